@@ -1,0 +1,209 @@
+/**
+ * @file sfs_client.h
+ * The stripefs client library: talk to a stripefs service directly over UCX,
+ * without a mount or a kernel client. Used by the ROMIO driver, the POSIX
+ * preload library and stripefs-ctl; usable by any C program.
+ *
+ * Conventions: every function returns 0 (or a byte count) on success and a
+ * negative errno on failure; sfs_client_error() then says what failed, naming
+ * the path, target or server. A client and its files are used by one thread
+ * at a time. Whoever creates an object destroys it; the library never frees
+ * a caller's buffers.
+ */
+#ifndef SFS_CLIENT_H
+#define SFS_CLIENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** A connection to one stripefs service (opaque). */
+typedef struct sfs_client sfs_client_t;
+/** An open file (opaque). */
+typedef struct sfs_file sfs_file_t;
+/** A nonblocking I/O request (opaque). */
+typedef struct sfs_request sfs_request_t;
+
+/** Fields of sfs_client_params_t that are set (bits are never reused). */
+enum {
+    SFS_CLIENT_PARAM_CONFIG   = 1u << 0, /**< config_path */
+    SFS_CLIENT_PARAM_MGMT     = 1u << 1, /**< mgmt */
+    SFS_CLIENT_PARAM_CONNAUTH = 1u << 2, /**< connauth_file */
+    SFS_CLIENT_PARAM_TIMEOUT  = 1u << 3, /**< timeout_ms */
+    SFS_CLIENT_PARAM_PROGRAM  = 1u << 4, /**< program */
+    SFS_CLIENT_PARAM_ADMIN    = 1u << 5, /**< connect as an administration tool */
+};
+
+/**
+ * Where the service is. Unset fields come from the environment, then from
+ * defaults:
+ *  - STRIPEFS_CONFIG: a cluster config file (its management address and
+ *    connauth file are used);
+ *  - STRIPEFS_MGMT ("host:port") and STRIPEFS_CONNAUTH (a connauth file);
+ *  - STRIPEFS_TIMEOUT: RPC timeout in seconds;
+ *  - else /etc/stripefs/stripefs.yaml, else ./stripefs-state/stripefs.yaml.
+ */
+typedef struct sfs_client_params {
+    uint64_t    field_mask;
+    const char *config_path;
+    const char *mgmt;
+    const char *connauth_file;
+    uint32_t    timeout_ms;
+    const char *program;
+} sfs_client_params_t;
+
+/** Connect and authenticate; fetches the cluster map. */
+int  sfs_client_connect(const sfs_client_params_t *params, sfs_client_t **client_p);
+/** Close every connection. Files must be closed first. */
+void sfs_client_disconnect(sfs_client_t *client);
+/** What the last failed call of this thread failed on. */
+const char *sfs_client_error(void);
+
+/* ------------------------------------------------------------------------ */
+
+#define SFS_FILE_TYPE_REGULAR 1
+#define SFS_FILE_TYPE_DIR     2
+#define SFS_CLIENT_MAX_TARGETS 128
+
+/** What stat says about a file or directory. */
+typedef struct sfs_stat {
+    uint64_t entry_id;
+    uint32_t type;  /**< SFS_FILE_TYPE_* */
+    uint32_t mode;  /**< permission bits */
+    uint32_t uid;
+    uint32_t gid;
+    uint64_t size;  /**< files: derived from the chunk files; dirs: 0 */
+    uint64_t nlink;
+    uint64_t atime_ns;
+    uint64_t mtime_ns;
+    uint64_t ctime_ns;
+    uint64_t chunk_size;   /**< the stripe pattern (dirs: default for new files) */
+    uint32_t stripe_count;
+    uint32_t target_count; /**< files: targets[] entries; dirs: 0 */
+    uint32_t targets[SFS_CLIENT_MAX_TARGETS];
+} sfs_stat_t;
+
+/** Stat a path; for files this asks every target for its chunk length. */
+int sfs_stat(sfs_client_t *client, const char *path, sfs_stat_t *stat);
+/** Stat without the size (one metadata round trip). */
+int sfs_lookup(sfs_client_t *client, const char *path, sfs_stat_t *stat);
+int sfs_mkdir(sfs_client_t *client, const char *path, uint32_t mode);
+int sfs_rmdir(sfs_client_t *client, const char *path);
+/** Remove a file; its chunk files are deleted in the background. */
+int sfs_unlink(sfs_client_t *client, const char *path);
+int sfs_rename(sfs_client_t *client, const char *from, const char *to);
+int sfs_chmod(sfs_client_t *client, const char *path, uint32_t mode);
+int sfs_utimens(sfs_client_t *client, const char *path, uint64_t atime_ns, uint64_t mtime_ns);
+/** Set a directory's pattern for new files (0 keeps a field). */
+int sfs_setpattern(sfs_client_t *client, const char *path, uint64_t chunk_size,
+                   uint32_t stripe_count);
+
+typedef struct sfs_dir_entry {
+    char     name[256];
+    uint64_t entry_id;
+    uint32_t type; /**< SFS_FILE_TYPE_* */
+} sfs_dir_entry_t;
+
+/** Up to `max` entries of a directory in name order after `after` ("" for
+ * the first); *eof_p is 1 when no more follow. */
+int sfs_readdir(sfs_client_t *client, const char *path, const char *after, sfs_dir_entry_t *entries,
+                uint32_t max, uint32_t *count_p, int *eof_p);
+
+typedef struct sfs_statfs {
+    uint64_t capacity; /**< bytes, online targets */
+    uint64_t free;
+    uint64_t files;
+    uint64_t dirs;
+    uint32_t targets;
+    uint32_t targets_online;
+} sfs_statfs_t;
+
+int sfs_statfs(sfs_client_t *client, sfs_statfs_t *statfs);
+
+/* ------------------------------------------------------------------------ */
+
+#define SFS_O_RDONLY 0x0
+#define SFS_O_WRONLY 0x1
+#define SFS_O_RDWR   0x2
+#define SFS_O_CREAT  0x40
+#define SFS_O_EXCL   0x80
+#define SFS_O_TRUNC  0x200
+
+enum {
+    SFS_OPEN_PARAM_CHUNK_SIZE   = 1u << 0,
+    SFS_OPEN_PARAM_STRIPE_COUNT = 1u << 1,
+    SFS_OPEN_PARAM_START_TARGET = 1u << 2,
+};
+
+/** Pattern wishes for a file being created (ignored if it exists). */
+typedef struct sfs_open_params {
+    uint64_t field_mask;
+    uint64_t chunk_size;
+    uint32_t stripe_count;
+    uint32_t start_target;
+} sfs_open_params_t;
+
+/** Open (and with SFS_O_CREAT create) a file. */
+int sfs_file_open(sfs_client_t *client, const char *path, int flags, uint32_t mode,
+                  const sfs_open_params_t *params, sfs_file_t **file_p);
+/** Close the handle (no I/O: data is on the targets already). */
+int sfs_file_close(sfs_file_t *file);
+
+/** Write `length` bytes at `offset`; returns bytes written or -errno. */
+ssize_t sfs_file_pwrite(sfs_file_t *file, const void *buf, size_t length, uint64_t offset);
+/** Read up to `length` bytes at `offset`; returns bytes read (short at end
+ * of file) or -errno. Holes read as zeros. */
+ssize_t sfs_file_pread(sfs_file_t *file, void *buf, size_t length, uint64_t offset);
+
+/** One piece of a list I/O: `length` bytes of the file at `offset`. */
+typedef struct sfs_file_extent {
+    uint64_t offset;
+    uint64_t length;
+} sfs_file_extent_t;
+
+/** List I/O: the file extents (any order) are filled from / stored into the
+ * memory pieces, in order; both lists cover the same number of bytes. All
+ * targets are addressed in parallel, pieces for one target travel together.
+ * Returns the bytes moved (reads stop counting at end of file). */
+ssize_t sfs_file_writev(sfs_file_t *file, const sfs_file_extent_t *extents, size_t extent_count,
+                        const struct iovec *memory, size_t memory_count);
+ssize_t sfs_file_readv(sfs_file_t *file, const sfs_file_extent_t *extents, size_t extent_count,
+                       const struct iovec *memory, size_t memory_count);
+
+/** Nonblocking versions: the buffers stay in use until the request is done. */
+int sfs_file_iwrite(sfs_file_t *file, const void *buf, size_t length, uint64_t offset,
+                    sfs_request_t **request_p);
+int sfs_file_iread(sfs_file_t *file, void *buf, size_t length, uint64_t offset,
+                   sfs_request_t **request_p);
+/** 1 when done. */
+int sfs_request_test(sfs_request_t *request);
+/** Wait; returns the bytes moved or -errno, and frees the request. */
+ssize_t sfs_request_wait(sfs_request_t *request);
+
+int sfs_file_size(sfs_file_t *file, uint64_t *size_p);
+int sfs_file_truncate(sfs_file_t *file, uint64_t size);
+/** Make everything written durable on the targets. */
+int sfs_file_sync(sfs_file_t *file);
+int sfs_file_stat(sfs_file_t *file, sfs_stat_t *stat);
+/** The file's path as the service knows it. */
+const char *sfs_file_path(const sfs_file_t *file);
+
+/** Serialise an open file so another process can use it without asking the
+ * metadata server: with buf NULL, *length_p gets the size needed. */
+int sfs_file_local2global(const sfs_file_t *file, void *buf, size_t *length_p);
+int sfs_file_global2local(sfs_client_t *client, const void *buf, size_t length,
+                          sfs_file_t **file_p);
+
+/** Normalise a user path ("stripefs:/a//b/../c" -> "/a/c"). */
+int sfs_path_canonical(const char *path, char *out, size_t out_size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,24 @@
+# client/: the cluster connection (shared with the servers) and the client
+# library libstripefs.
+noinst_LTLIBRARIES += libsfs_cluster.la
+libsfs_cluster_la_SOURCES = client/sfs_cluster.c client/sfs_cluster.h
+libsfs_cluster_la_CFLAGS  = $(AM_CFLAGS) $(UCX_CFLAGS)
+
+# The client library (public header: client/include/sfs/sfs_client.h), as a
+# convenience library for the project's own tools and as libstripefs.so.
+noinst_LTLIBRARIES += libsfs_client.la
+libsfs_client_la_SOURCES = \
+	client/sfs_client.c client/sfs_client_internal.h \
+	client/sfs_namespace.c \
+	client/sfs_file.c \
+	client/sfs_file_io.c \
+	client/sfs_admin.c client/sfs_admin.h
+libsfs_client_la_CFLAGS  = $(AM_CFLAGS) $(UCX_CFLAGS)
+
+lib_LTLIBRARIES += libstripefs.la
+libstripefs_la_SOURCES =
+libstripefs_la_LIBADD  = libsfs_client.la $(SFS_CORE_LIBS)
+libstripefs_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0 \
+	-export-symbols-regex '^sfs_(client|stat|lookup|mkdir|rmdir|unlink|rename|chmod|utimens|setpattern|readdir|statfs|file|request|path_canonical)'
+sfsincludedir = $(includedir)/sfs
+sfsinclude_HEADERS = client/include/sfs/sfs_client.h

@@ -1,0 +1,254 @@
+#define SFS_LOG_FAC "admin"
+#include "sfs_admin.h"
+#include "sfs_client_internal.h"
+
+#include "sfs_alloc.h"
+#include "sfs_errno.h"
+#include "sfs_log.h"
+#include "sfs_time.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+int sfs_admin_map(sfs_client_t *client, sfs_map_t **map_p)
+{
+    int rc = sfs_cluster_refresh_map(client->cluster);
+
+    return rc ? rc : sfs_map_dup(sfs_cluster_map(client->cluster), map_p);
+}
+
+int sfs_admin_ping(sfs_client_t *client, uint32_t node_id, double *rtt_us_p)
+{
+    sfs_tp_rpc_params_t params = {.opcode = SFS_OP_PING};
+    sfs_tp_rpc_t       *rpc;
+    sfs_tp_conn_t      *conn;
+    uint64_t            start;
+    int                 rc;
+
+    rc = sfs_cluster_node_conn(client->cluster, node_id, &conn);
+    if (rc) {
+        return rc;
+    }
+    start = sfs_time_ns();
+    rc    = sfs_tp_call(conn, &params, &rpc);
+    *rtt_us_p = (double)(sfs_time_ns() - start) / 1000.0;
+    sfs_tp_rpc_release(rpc);
+    return rc;
+}
+
+int sfs_admin_transports(sfs_client_t *client, uint32_t node_id, char *buf, size_t buflen)
+{
+    sfs_tp_conn_t *conn;
+    int            rc = sfs_cluster_node_conn(client->cluster, node_id, &conn);
+
+    if (rc == 0) {
+        snprintf(buf, buflen, "%s", sfs_tp_conn_transports(conn));
+    }
+    return rc;
+}
+
+int sfs_admin_sessions(sfs_client_t *client, uint32_t node_id, sfs_admin_session_t **sessions_p,
+                       uint32_t *count_p)
+{
+    sfs_tp_rpc_params_t  params = {.opcode = SFS_OP_NET_INFO, .alloc_reply = 1};
+    sfs_admin_session_t *sessions;
+    sfs_tp_rpc_t        *rpc;
+    const void          *reply;
+    size_t               length;
+    sfs_rbuf_t           rb;
+    uint32_t             count;
+    int                  rc;
+
+    rc = sfs_cluster_call_node(client->cluster, node_id, &params, &rpc);
+    if (rc) {
+        sfs_tp_rpc_release(rpc);
+        return rc;
+    }
+    reply = sfs_tp_rpc_reply_args(rpc, &length);
+    sfs_rbuf_init(&rb, reply, length);
+    sfs_rbuf_u32(&rb);
+    count = sfs_rbuf_u32(&rb);
+    if (rb.error || count > 1000000 || !SFS_ALLOC_ARRAY(sessions, count)) {
+        sfs_tp_rpc_release(rpc);
+        return rb.error ? sfs_error_set(-EPROTO, "malformed NET_INFO reply") : -ENOMEM;
+    }
+    sfs_rbuf_init(&rb, sfs_tp_rpc_reply_payload(rpc), sfs_tp_rpc_reply_payload_length(rpc));
+    for (uint32_t i = 0; i < count; i++) {
+        sessions[i].peer_kind = sfs_rbuf_u32(&rb);
+        sessions[i].peer_uuid = sfs_rbuf_u64(&rb);
+        sessions[i].pid       = sfs_rbuf_u32(&rb);
+        sfs_rbuf_str(&rb, sessions[i].host, sizeof(sessions[i].host));
+        sfs_rbuf_str(&rb, sessions[i].program, sizeof(sessions[i].program));
+        sfs_rbuf_str(&rb, sessions[i].transports, sizeof(sessions[i].transports));
+        sessions[i].age_ms = sfs_rbuf_u64(&rb);
+    }
+    sfs_tp_rpc_release(rpc);
+    if (rb.error) {
+        free(sessions);
+        return sfs_error_set(-EPROTO, "malformed NET_INFO sessions");
+    }
+    *sessions_p = sessions;
+    *count_p    = count;
+    return 0;
+}
+
+int sfs_admin_shutdown(sfs_client_t *client)
+{
+    sfs_tp_rpc_params_t params = {.opcode = SFS_OP_SHUTDOWN};
+    sfs_tp_rpc_t       *rpc;
+    int                 rc = sfs_cluster_call_mgmt(client->cluster, &params, &rpc);
+
+    sfs_tp_rpc_release(rpc);
+    return rc;
+}
+
+int sfs_admin_chunk_list(sfs_client_t *client, uint32_t target_id, uint64_t after, uint32_t max,
+                         uint64_t *ids, uint64_t *lengths, uint32_t *count_p)
+{
+    sfs_chunk_req_t     chunk;
+    uint8_t             args[64];
+    sfs_wbuf_t          wb;
+    sfs_tp_rpc_params_t params;
+    sfs_tp_conn_t      *conn;
+    sfs_tp_rpc_t       *rpc = NULL;
+    sfs_rbuf_t          rb;
+    const void         *reply;
+    size_t              length;
+    uint32_t            count;
+    int                 rc;
+
+    memset(&chunk, 0, offsetof(sfs_chunk_req_t, extents));
+    chunk.target_id = target_id;
+    chunk.entry_id  = after;
+    chunk.length    = max;
+    sfs_wbuf_init(&wb, args, sizeof(args));
+    sfs_proto_chunk_req_pack(&wb, SFS_OP_CHUNK_LIST, &chunk);
+    memset(&params, 0, sizeof(params));
+    params.opcode      = SFS_OP_CHUNK_LIST;
+    params.args        = args;
+    params.args_length = wb.length;
+    params.alloc_reply = 1;
+    rc                 = sfs_cluster_target_conn(client->cluster, target_id, &conn);
+    if (rc == 0) {
+        rc = sfs_tp_call(conn, &params, &rpc);
+    }
+    if (rc) {
+        sfs_tp_rpc_release(rpc);
+        return rc;
+    }
+    reply = sfs_tp_rpc_reply_args(rpc, &length);
+    sfs_rbuf_init(&rb, reply, length);
+    count = sfs_rbuf_u32(&rb);
+    if (rb.error || count > max) {
+        sfs_tp_rpc_release(rpc);
+        return sfs_error_set(-EPROTO, "malformed CHUNK_LIST reply from target %u", target_id);
+    }
+    sfs_rbuf_init(&rb, sfs_tp_rpc_reply_payload(rpc), sfs_tp_rpc_reply_payload_length(rpc));
+    for (uint32_t i = 0; i < count; i++) {
+        ids[i]     = sfs_rbuf_u64(&rb);
+        lengths[i] = sfs_rbuf_u64(&rb);
+    }
+    sfs_tp_rpc_release(rpc);
+    *count_p = count;
+    return rb.error ? sfs_error_set(-EPROTO, "malformed chunk list from target %u", target_id)
+                    : 0;
+}
+
+int sfs_admin_chunk_unlink(sfs_client_t *client, uint32_t target_id, const uint64_t *ids,
+                           uint32_t count)
+{
+    uint8_t             args[16 + 8 * SFS_PROTO_MAX_EXTENTS];
+    sfs_wbuf_t          wb;
+    sfs_tp_rpc_params_t params;
+    sfs_tp_conn_t      *conn;
+    sfs_tp_rpc_t       *rpc = NULL;
+    int                 rc;
+
+    if (count > SFS_PROTO_MAX_EXTENTS) {
+        return sfs_error_set(-EINVAL, "at most %d chunk files per call", SFS_PROTO_MAX_EXTENTS);
+    }
+    sfs_wbuf_init(&wb, args, sizeof(args));
+    sfs_wbuf_u32(&wb, target_id);
+    sfs_wbuf_u32(&wb, count);
+    for (uint32_t i = 0; i < count; i++) {
+        sfs_wbuf_u64(&wb, ids[i]);
+    }
+    memset(&params, 0, sizeof(params));
+    params.opcode      = SFS_OP_CHUNK_UNLINK;
+    params.args        = args;
+    params.args_length = wb.length;
+    rc                 = sfs_cluster_target_conn(client->cluster, target_id, &conn);
+    if (rc == 0) {
+        rc = sfs_tp_call(conn, &params, &rpc);
+    }
+    sfs_tp_rpc_release(rpc);
+    return rc;
+}
+
+int sfs_admin_inodes(sfs_client_t *client, uint64_t after, uint32_t max, sfs_attr_t *attrs,
+                     uint32_t *count_p, int *eof_p)
+{
+    sfs_meta_req_t *req = calloc(1, sizeof(*req));
+    sfs_tp_rpc_t   *rpc;
+    const void     *reply;
+    size_t          length;
+    sfs_rbuf_t      rb;
+    uint32_t        count;
+    int             rc;
+
+    if (!req) {
+        return -ENOMEM;
+    }
+    snprintf(req->path, sizeof(req->path), "/");
+    snprintf(req->path2, sizeof(req->path2), "%" PRIu64, after);
+    req->max_entries = max;
+    rc               = sfs_client_meta_call(client, SFS_OP_META_LIST, req, &rpc);
+    free(req);
+    if (rc) {
+        sfs_tp_rpc_release(rpc);
+        return rc;
+    }
+    reply = sfs_tp_rpc_reply_args(rpc, &length);
+    sfs_rbuf_init(&rb, reply, length);
+    count  = sfs_rbuf_u32(&rb);
+    *eof_p = sfs_rbuf_u8(&rb);
+    if (rb.error || count > max) {
+        sfs_tp_rpc_release(rpc);
+        return sfs_error_set(-EPROTO, "malformed META_LIST reply");
+    }
+    sfs_rbuf_init(&rb, sfs_tp_rpc_reply_payload(rpc), sfs_tp_rpc_reply_payload_length(rpc));
+    for (uint32_t i = 0; i < count; i++) {
+        sfs_proto_attr_unpack(&rb, &attrs[i]);
+    }
+    sfs_tp_rpc_release(rpc);
+    *count_p = count;
+    return rb.error ? sfs_error_set(-EPROTO, "malformed inode list") : 0;
+}
+
+int sfs_admin_meta_statfs(sfs_client_t *client, sfs_meta_statfs_t *stats)
+{
+    sfs_meta_req_t *req = calloc(1, sizeof(*req));
+    sfs_tp_rpc_t   *rpc;
+    int             rc;
+
+    if (!req) {
+        return -ENOMEM;
+    }
+    snprintf(req->path, sizeof(req->path), "/");
+    rc = sfs_client_meta_call(client, SFS_OP_META_STATFS, req, &rpc);
+    free(req);
+    if (rc == 0) {
+        size_t      length;
+        const void *reply = sfs_tp_rpc_reply_args(rpc, &length);
+        sfs_rbuf_t  rb;
+
+        sfs_rbuf_init(&rb, reply, length);
+        stats->files                 = sfs_rbuf_u64(&rb);
+        stats->dirs                  = sfs_rbuf_u64(&rb);
+        stats->pending_chunk_deletes = sfs_rbuf_u64(&rb);
+        rc = rb.error ? sfs_error_set(-EPROTO, "malformed statfs reply") : 0;
+    }
+    sfs_tp_rpc_release(rpc);
+    return rc;
+}

@@ -1,0 +1,47 @@
+/*
+ * Administration calls for the project's own tools (stripefs-ctl,
+ * stripefs-fsck): the cluster map, per-server probes, shutdown, and raw
+ * access to targets and metadata listings. Not part of the public API.
+ */
+#ifndef SFS_ADMIN_H
+#define SFS_ADMIN_H
+
+#include "sfs/sfs_client.h"
+#include "sfs_map.h"
+
+/* A fresh copy of the cluster map (the caller destroys it). */
+int sfs_admin_map(sfs_client_t *client, sfs_map_t **map_p);
+/* Round trip to one server rank, in microseconds. */
+int sfs_admin_ping(sfs_client_t *client, uint32_t node_id, double *rtt_us_p);
+
+typedef struct sfs_admin_session {
+    uint32_t peer_kind; /* SFS_PEER_* */
+    uint64_t peer_uuid;
+    uint32_t pid;
+    char     host[256];
+    char     program[256];
+    char     transports[256];
+    uint64_t age_ms;
+} sfs_admin_session_t;
+
+/* The sessions a server rank has (the caller frees *sessions_p). */
+int sfs_admin_sessions(sfs_client_t *client, uint32_t node_id, sfs_admin_session_t **sessions_p,
+                       uint32_t *count_p);
+/* Transports this process uses to reach a server rank. */
+int sfs_admin_transports(sfs_client_t *client, uint32_t node_id, char *buf, size_t buflen);
+/* Ask management to stop the whole service cleanly. */
+int sfs_admin_shutdown(sfs_client_t *client);
+
+/* Chunk files of a target after entry id `after` (for fsck). */
+int sfs_admin_chunk_list(sfs_client_t *client, uint32_t target_id, uint64_t after, uint32_t max,
+                         uint64_t *ids, uint64_t *lengths, uint32_t *count_p);
+/* Remove chunk files from a target (fsck --repair). */
+int sfs_admin_chunk_unlink(sfs_client_t *client, uint32_t target_id, const uint64_t *ids,
+                           uint32_t count);
+/* Inodes after entry id `after` (for fsck); attrs as sfs_proto.h has them. */
+int sfs_admin_inodes(sfs_client_t *client, uint64_t after, uint32_t max, sfs_attr_t *attrs,
+                     uint32_t *count_p, int *eof_p);
+/* Metadata counters (files, dirs, pending chunk deletions). */
+int sfs_admin_meta_statfs(sfs_client_t *client, sfs_meta_statfs_t *stats);
+
+#endif

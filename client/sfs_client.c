@@ -1,0 +1,226 @@
+/*
+ * Connecting to a service: where it is (parameters, environment, config
+ * file), the shared secret, the transport worker and the cluster map.
+ */
+#define SFS_LOG_FAC "client"
+#include "sfs_client_internal.h"
+
+#include "sfs_alloc.h"
+#include "sfs_config.h"
+#include "sfs_errno.h"
+#include "sfs_log.h"
+#include "sfs_path.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+const char *sfs_client_error(void)
+{
+    return sfs_error_detail();
+}
+
+int sfs_path_canonical(const char *path, char *out, size_t out_size)
+{
+    return sfs_path_normalize(path, out, out_size);
+}
+
+int sfs_client_path(const char *path, char *out)
+{
+    return sfs_path_normalize(path, out, SFS_PATH_MAX);
+}
+
+/* Split "host:port" (or "[v6]:port"). */
+static int sfs_client_parse_mgmt(const char *mgmt, char *host, size_t host_size, uint16_t *port_p)
+{
+    const char   *colon = strrchr(mgmt, ':');
+    unsigned long port;
+    char         *end;
+    size_t        n;
+
+    if (!colon || colon == mgmt) {
+        return sfs_error_set(-EINVAL, "management address '%s' is not host:port", mgmt);
+    }
+    port = strtoul(colon + 1, &end, 10);
+    if (*end || port == 0 || port > 65535) {
+        return sfs_error_set(-EINVAL, "management address '%s' has a bad port", mgmt);
+    }
+    n = (size_t)(colon - mgmt);
+    if (mgmt[0] == '[' && n >= 2 && mgmt[n - 1] == ']') {
+        mgmt++;
+        n -= 2;
+    }
+    if (n >= host_size) {
+        return sfs_error_set(-ENAMETOOLONG, "management host name too long");
+    }
+    memcpy(host, mgmt, n);
+    host[n]  = '\0';
+    *port_p  = (uint16_t)port;
+    return 0;
+}
+
+typedef struct sfs_client_where {
+    char     host[SFS_HOST_MAX];
+    uint16_t port;
+    char     connauth[PATH_MAX];
+    uint32_t timeout_ms;
+} sfs_client_where_t;
+
+static int sfs_client_from_config(const char *path, sfs_client_where_t *where)
+{
+    sfs_config_t            *config;
+    const sfs_config_host_t *host;
+    int                      rc = sfs_config_load(path, &config);
+
+    if (rc) {
+        return rc;
+    }
+    host = sfs_config_find_host(config, config->mgmt_host);
+    snprintf(where->host, sizeof(where->host), "%s",
+             host && host->address[0] ? host->address : config->mgmt_host);
+    where->port = config->mgmt_port;
+    if (!where->connauth[0]) {
+        snprintf(where->connauth, sizeof(where->connauth), "%s", config->connauth_file);
+    }
+    if (!where->timeout_ms) {
+        where->timeout_ms = config->rpc_timeout_ms;
+    }
+    sfs_config_destroy(config);
+    return 0;
+}
+
+static int sfs_client_locate(const sfs_client_params_t *params, sfs_client_where_t *where)
+{
+    const char *config   = SFS_PARAM_VALUE(params, config_path, SFS_CLIENT_PARAM_CONFIG, NULL);
+    const char *mgmt     = SFS_PARAM_VALUE(params, mgmt, SFS_CLIENT_PARAM_MGMT, NULL);
+    const char *connauth = SFS_PARAM_VALUE(params, connauth_file, SFS_CLIENT_PARAM_CONNAUTH, NULL);
+    const char *timeout  = getenv("STRIPEFS_TIMEOUT");
+    static const char *const defaults[] = {"/etc/stripefs/stripefs.yaml",
+                                           "./stripefs-state/stripefs.yaml"};
+
+    memset(where, 0, sizeof(*where));
+    where->timeout_ms = SFS_PARAM_VALUE(params, timeout_ms, SFS_CLIENT_PARAM_TIMEOUT, 0);
+    if (!where->timeout_ms && timeout && atof(timeout) > 0) {
+        where->timeout_ms = (uint32_t)(atof(timeout) * 1000);
+    }
+    if (!config && !mgmt) {
+        config = getenv("STRIPEFS_CONFIG");
+        mgmt   = getenv("STRIPEFS_MGMT");
+    }
+    if (!connauth) {
+        connauth = getenv("STRIPEFS_CONNAUTH");
+    }
+    if (connauth) {
+        snprintf(where->connauth, sizeof(where->connauth), "%s", connauth);
+    }
+    if (mgmt) {
+        int rc = sfs_client_parse_mgmt(mgmt, where->host, sizeof(where->host), &where->port);
+
+        if (rc) {
+            return rc;
+        }
+        if (!where->connauth[0]) {
+            return sfs_error_set(-EINVAL, "STRIPEFS_MGMT is set but no connauth file: set "
+                                          "STRIPEFS_CONNAUTH=/path/to/connauth");
+        }
+        return 0;
+    }
+    if (config) {
+        return sfs_client_from_config(config, where);
+    }
+    for (size_t i = 0; i < SFS_ARRAY_SIZE(defaults); i++) {
+        if (access(defaults[i], R_OK) == 0) {
+            return sfs_client_from_config(defaults[i], where);
+        }
+    }
+    return sfs_error_set(-ENOENT,
+                         "no stripefs service configured: set STRIPEFS_CONFIG=/path/cluster.yaml, "
+                         "or STRIPEFS_MGMT=host:port and STRIPEFS_CONNAUTH=/path/connauth");
+}
+
+int sfs_client_connect(const sfs_client_params_t *params, sfs_client_t **client_p)
+{
+    sfs_tp_worker_params_t wparams;
+    sfs_cluster_params_t   cparams;
+    sfs_client_where_t     where;
+    sfs_client_t          *client;
+    const char            *env;
+    int                    rc;
+
+    sfs_error_clear();
+    rc = sfs_client_locate(params, &where);
+    if (rc) {
+        return rc;
+    }
+    if (!SFS_ALLOC_PTR(client)) {
+        return -ENOMEM;
+    }
+    client->timeout_ms  = where.timeout_ms ? where.timeout_ms : 30000;
+    client->uid         = (uint32_t)getuid();
+    client->gid         = (uint32_t)getgid();
+    client->max_request = SFS_CLIENT_DEFAULT_MAX_REQUEST;
+    client->window      = SFS_CLIENT_DEFAULT_WINDOW;
+    if ((env = getenv("STRIPEFS_MAX_REQUEST")) != NULL && atol(env) >= 65536) {
+        client->max_request = (uint64_t)atol(env);
+    }
+    if ((env = getenv("STRIPEFS_WINDOW")) != NULL && atoi(env) > 0) {
+        client->window = (uint32_t)atoi(env);
+    }
+    rc = sfs_auth_load_connauth(where.connauth, &client->key);
+    if (rc) {
+        goto err_free;
+    }
+    memset(&wparams, 0, sizeof(wparams));
+    wparams.field_mask = SFS_TP_WORKER_PARAM_KEY | SFS_TP_WORKER_PARAM_PEER_KIND |
+                         SFS_TP_WORKER_PARAM_RPC_TIMEOUT | SFS_TP_WORKER_PARAM_NAME |
+                         SFS_TP_WORKER_PARAM_MAX_PAYLOAD;
+    wparams.key            = &client->key;
+    wparams.peer_kind      = (params && (params->field_mask & SFS_CLIENT_PARAM_ADMIN))
+                                     ? SFS_PEER_ADMIN
+                                     : SFS_PEER_CLIENT;
+    wparams.rpc_timeout_ms = client->timeout_ms;
+    wparams.name = SFS_PARAM_VALUE(params, program, SFS_CLIENT_PARAM_PROGRAM, "stripefs-client");
+    wparams.max_payload = client->max_request > (64u << 20) ? client->max_request : (64u << 20);
+    rc                  = sfs_tp_worker_create(&wparams, &client->worker);
+    if (rc) {
+        goto err_free;
+    }
+    memset(&cparams, 0, sizeof(cparams));
+    cparams.field_mask = SFS_CLUSTER_PARAM_MGMT_HOST | SFS_CLUSTER_PARAM_TIMEOUT;
+    cparams.worker     = client->worker;
+    cparams.mgmt_host  = where.host;
+    cparams.mgmt_port  = where.port;
+    cparams.connect_timeout_ms = client->timeout_ms < 10000 ? client->timeout_ms : 10000;
+    rc = sfs_cluster_connect(&cparams, &client->cluster);
+    if (rc) {
+        goto err_worker;
+    }
+    *client_p = client;
+    return 0;
+
+err_worker:
+    {
+        char detail[SFS_ERROR_DETAIL_MAX];
+
+        snprintf(detail, sizeof(detail), "%s", sfs_error_detail());
+        sfs_tp_worker_destroy(client->worker);
+        sfs_error_set(rc, "%s", detail);
+    }
+err_free:
+    free(client);
+    return rc;
+}
+
+void sfs_client_disconnect(sfs_client_t *client)
+{
+    if (!client) {
+        return;
+    }
+    if (client->open_files) {
+        sfs_debug("disconnect with %lu files still open", (unsigned long)client->open_files);
+    }
+    sfs_cluster_destroy(client->cluster);
+    sfs_tp_worker_destroy(client->worker);
+    free(client);
+}

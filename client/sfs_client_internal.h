@@ -1,0 +1,45 @@
+/* Internal structures of the client library (client/ only). */
+#ifndef SFS_CLIENT_INTERNAL_H
+#define SFS_CLIENT_INTERNAL_H
+
+#include "sfs/sfs_client.h"
+
+#include "sfs_cluster.h"
+#include "sfs_proto.h"
+#include "sfs_tp.h"
+
+#define SFS_CLIENT_DEFAULT_MAX_REQUEST (8u << 20) /* bytes per storage RPC */
+#define SFS_CLIENT_DEFAULT_WINDOW      32         /* storage RPCs in flight per operation */
+#define SFS_CLIENT_BOUNCE_PIECES       8          /* more pieces than this: pack them */
+#define SFS_CLIENT_BOUNCE_MAX          (1u << 20) /* ... if the request is this small */
+
+struct sfs_client {
+    sfs_tp_worker_t *worker;
+    sfs_cluster_t   *cluster;
+    sfs_auth_key_t   key;
+    uint32_t         timeout_ms;
+    uint32_t         uid;
+    uint32_t         gid;
+    uint64_t         max_request;
+    uint32_t         window;
+    uint64_t         open_files;
+};
+
+struct sfs_file {
+    sfs_client_t *client;
+    char          path[SFS_PATH_MAX];
+    sfs_attr_t    attr;
+    int           flags;
+};
+
+/* One blocking metadata RPC: pack `req` for `opcode`, call, and hand back
+ * the reply (the caller releases *rpc_p if set). */
+int sfs_client_meta_call(sfs_client_t *client, uint32_t opcode, const sfs_meta_req_t *req,
+                         sfs_tp_rpc_t **rpc_p);
+/* Normalise a user path into req->path; the error names the path. */
+int sfs_client_path(const char *path, char *out);
+/* Ask every target of a file for its chunk length (in parallel). */
+int sfs_client_chunk_lengths(sfs_client_t *client, const sfs_attr_t *attr, uint64_t *lengths);
+void sfs_client_attr_to_stat(const sfs_attr_t *attr, sfs_stat_t *stat);
+
+#endif

@@ -1,0 +1,331 @@
+#define SFS_LOG_FAC "cluster"
+#include "sfs_cluster.h"
+
+#include "sfs_alloc.h"
+#include "sfs_errno.h"
+#include "sfs_log.h"
+
+#include <stdio.h>
+#include <string.h>
+
+typedef struct sfs_cluster_node {
+    uint32_t       node_id;
+    sfs_tp_conn_t *conn;
+} sfs_cluster_node_t;
+
+struct sfs_cluster {
+    sfs_tp_worker_t    *worker;
+    char                mgmt_host[SFS_HOST_MAX];
+    uint16_t            mgmt_port;
+    void               *mgmt_address;
+    size_t              mgmt_address_length;
+    uint32_t            timeout_ms;
+    sfs_tp_conn_t      *mgmt;
+    sfs_map_t          *map;
+    sfs_cluster_node_t *nodes;
+    uint32_t            node_count;
+};
+
+static void sfs_cluster_node_name(const sfs_cluster_t *cluster, uint32_t node_id, char *buf,
+                                  size_t buflen)
+{
+    const sfs_map_node_t *node = cluster->map ? sfs_map_find_node(cluster->map, node_id) : NULL;
+    char                  roles[64];
+
+    if (!node) {
+        snprintf(buf, buflen, "server rank %u", node_id);
+        return;
+    }
+    snprintf(buf, buflen, "%s server (rank %u on %s)",
+             sfs_roles_string(node->roles, roles, sizeof(roles)), node_id, node->host);
+}
+
+static int sfs_cluster_connect_mgmt(sfs_cluster_t *cluster)
+{
+    char name[SFS_HOST_MAX + 64];
+    int  rc;
+
+    if (cluster->mgmt) {
+        if (sfs_tp_conn_status(cluster->mgmt) == 0) {
+            return 0;
+        }
+        sfs_tp_conn_destroy(cluster->mgmt);
+        cluster->mgmt = NULL;
+    }
+    if (cluster->mgmt_host[0]) {
+        /* the address changes when management restarts: ask again */
+        free(cluster->mgmt_address);
+        cluster->mgmt_address = NULL;
+        rc = sfs_tp_bootstrap_fetch(cluster->mgmt_host, cluster->mgmt_port, cluster->timeout_ms,
+                                    &cluster->mgmt_address, &cluster->mgmt_address_length);
+        if (rc) {
+            return rc;
+        }
+        snprintf(name, sizeof(name), "management server %s:%u", cluster->mgmt_host,
+                 cluster->mgmt_port);
+    } else {
+        snprintf(name, sizeof(name), "management server");
+    }
+    return sfs_tp_conn_create(cluster->worker, cluster->mgmt_address,
+                              cluster->mgmt_address_length, name, cluster->timeout_ms,
+                              &cluster->mgmt);
+}
+
+int sfs_cluster_connect(const sfs_cluster_params_t *params, sfs_cluster_t **cluster_p)
+{
+    sfs_cluster_t *cluster;
+    int            rc;
+
+    if (!params->worker) {
+        return sfs_error_set(-EINVAL, "cluster: no transport worker given");
+    }
+    if (!SFS_ALLOC_PTR(cluster)) {
+        return -ENOMEM;
+    }
+    cluster->worker     = params->worker;
+    cluster->timeout_ms = SFS_PARAM_VALUE(params, connect_timeout_ms, SFS_CLUSTER_PARAM_TIMEOUT,
+                                          10000);
+    if (params->field_mask & SFS_CLUSTER_PARAM_MGMT_HOST) {
+        snprintf(cluster->mgmt_host, sizeof(cluster->mgmt_host), "%s", params->mgmt_host);
+        cluster->mgmt_port = params->mgmt_port;
+    } else if (params->field_mask & SFS_CLUSTER_PARAM_MGMT_ADDRESS) {
+        cluster->mgmt_address = malloc(params->mgmt_address_length);
+        if (!cluster->mgmt_address) {
+            free(cluster);
+            return -ENOMEM;
+        }
+        memcpy(cluster->mgmt_address, params->mgmt_address, params->mgmt_address_length);
+        cluster->mgmt_address_length = params->mgmt_address_length;
+    } else {
+        free(cluster);
+        return sfs_error_set(-EINVAL, "cluster: no management address given");
+    }
+    rc = sfs_cluster_connect_mgmt(cluster);
+    if (rc == 0 && !(params->field_mask & SFS_CLUSTER_PARAM_NO_MAP)) {
+        rc = sfs_cluster_refresh_map(cluster);
+    }
+    if (rc) {
+        sfs_cluster_destroy(cluster);
+        return rc;
+    }
+    *cluster_p = cluster;
+    return 0;
+}
+
+void sfs_cluster_destroy(sfs_cluster_t *cluster)
+{
+    if (!cluster) {
+        return;
+    }
+    for (uint32_t i = 0; i < cluster->node_count; i++) {
+        sfs_tp_conn_destroy(cluster->nodes[i].conn);
+    }
+    free(cluster->nodes);
+    sfs_tp_conn_destroy(cluster->mgmt);
+    sfs_map_destroy(cluster->map);
+    free(cluster->mgmt_address);
+    free(cluster);
+}
+
+const sfs_map_t *sfs_cluster_map(const sfs_cluster_t *cluster)
+{
+    return cluster->map;
+}
+
+sfs_tp_worker_t *sfs_cluster_worker(const sfs_cluster_t *cluster)
+{
+    return cluster->worker;
+}
+
+int sfs_cluster_mgmt_conn(sfs_cluster_t *cluster, sfs_tp_conn_t **conn_p)
+{
+    int rc = sfs_cluster_connect_mgmt(cluster);
+
+    if (rc == 0) {
+        *conn_p = cluster->mgmt;
+    }
+    return rc;
+}
+
+int sfs_cluster_call_mgmt(sfs_cluster_t *cluster, const sfs_tp_rpc_params_t *params,
+                          sfs_tp_rpc_t **rpc_p)
+{
+    sfs_tp_conn_t *conn;
+    int            rc;
+
+    *rpc_p = NULL;
+    rc     = sfs_cluster_mgmt_conn(cluster, &conn);
+    return rc ? rc : sfs_tp_call(conn, params, rpc_p);
+}
+
+int sfs_cluster_refresh_map(sfs_cluster_t *cluster)
+{
+    sfs_tp_rpc_params_t params = {.opcode = SFS_OP_GET_MAP, .alloc_reply = 1};
+    sfs_tp_rpc_t       *rpc;
+    sfs_map_t          *map;
+    int                 rc;
+
+    rc = sfs_cluster_call_mgmt(cluster, &params, &rpc);
+    if (rc == 0) {
+        rc = sfs_map_unpack(sfs_tp_rpc_reply_payload(rpc), sfs_tp_rpc_reply_payload_length(rpc),
+                            &map);
+        if (rc) {
+            sfs_error_set(rc, "management sent a malformed cluster map");
+        }
+    }
+    sfs_tp_rpc_release(rpc);
+    if (rc) {
+        return rc;
+    }
+    /* connections to nodes whose address changed are remade on next use */
+    for (uint32_t i = 0; i < cluster->node_count; i++) {
+        const sfs_map_node_t *old_node =
+                cluster->map ? sfs_map_find_node(cluster->map, cluster->nodes[i].node_id) : NULL;
+        const sfs_map_node_t *new_node = sfs_map_find_node(map, cluster->nodes[i].node_id);
+
+        if (!new_node || !old_node || old_node->address_length != new_node->address_length ||
+            memcmp(old_node->address, new_node->address, new_node->address_length) != 0) {
+            sfs_tp_conn_destroy(cluster->nodes[i].conn);
+            cluster->nodes[i].conn = NULL;
+        }
+    }
+    sfs_map_destroy(cluster->map);
+    cluster->map = map;
+    return 0;
+}
+
+static sfs_cluster_node_t *sfs_cluster_node_slot(sfs_cluster_t *cluster, uint32_t node_id)
+{
+    sfs_cluster_node_t *grown;
+
+    for (uint32_t i = 0; i < cluster->node_count; i++) {
+        if (cluster->nodes[i].node_id == node_id) {
+            return &cluster->nodes[i];
+        }
+    }
+    grown = realloc(cluster->nodes, (cluster->node_count + 1) * sizeof(*grown));
+    if (!grown) {
+        return NULL;
+    }
+    cluster->nodes                      = grown;
+    cluster->nodes[cluster->node_count] = (sfs_cluster_node_t){.node_id = node_id};
+    return &cluster->nodes[cluster->node_count++];
+}
+
+int sfs_cluster_node_conn(sfs_cluster_t *cluster, uint32_t node_id, sfs_tp_conn_t **conn_p)
+{
+    sfs_cluster_node_t   *slot = sfs_cluster_node_slot(cluster, node_id);
+    const sfs_map_node_t *node;
+    char                  name[SFS_HOST_MAX + 64];
+    int                   rc, attempt;
+
+    if (!slot) {
+        return -ENOMEM;
+    }
+    if (cluster->map && node_id == cluster->map->mgmt_node && cluster->mgmt &&
+        sfs_tp_conn_status(cluster->mgmt) == 0) {
+        *conn_p = cluster->mgmt; /* one connection to that rank is enough */
+        return 0;
+    }
+    if (slot->conn && sfs_tp_conn_status(slot->conn) == 0) {
+        *conn_p = slot->conn;
+        return 0;
+    }
+    for (attempt = 0; attempt < 2; attempt++) {
+        if (slot->conn) {
+            sfs_tp_conn_destroy(slot->conn);
+            slot->conn = NULL;
+            /* it failed: it may have restarted with a new address */
+            rc = sfs_cluster_refresh_map(cluster);
+            if (rc) {
+                return rc;
+            }
+        }
+        node = cluster->map ? sfs_map_find_node(cluster->map, node_id) : NULL;
+        if (!node || !node->address_length) {
+            return sfs_error_set(-EHOSTDOWN, "server rank %u is not in the cluster map", node_id);
+        }
+        sfs_cluster_node_name(cluster, node_id, name, sizeof(name));
+        rc = sfs_tp_conn_create(cluster->worker, node->address, node->address_length, name,
+                                cluster->timeout_ms, &slot->conn);
+        if (rc == 0) {
+            *conn_p = slot->conn;
+            return 0;
+        }
+        if (rc == -EACCES) {
+            return rc; /* a different secret will not change on retry */
+        }
+        slot->conn = NULL;
+        if (attempt == 0) {
+            /* refresh the map and try once more */
+            int refresh = sfs_cluster_refresh_map(cluster);
+
+            if (refresh) {
+                return rc;
+            }
+        }
+    }
+    return rc;
+}
+
+int sfs_cluster_meta_conn(sfs_cluster_t *cluster, sfs_tp_conn_t **conn_p)
+{
+    if (!cluster->map) {
+        int rc = sfs_cluster_refresh_map(cluster);
+
+        if (rc) {
+            return rc;
+        }
+    }
+    return sfs_cluster_node_conn(cluster, cluster->map->meta_node, conn_p);
+}
+
+int sfs_cluster_target_conn(sfs_cluster_t *cluster, uint32_t target_id, sfs_tp_conn_t **conn_p)
+{
+    const sfs_map_target_t *target = cluster->map ? sfs_map_find_target(cluster->map, target_id)
+                                                  : NULL;
+    int                     rc;
+
+    if (!target) {
+        rc = sfs_cluster_refresh_map(cluster);
+        if (rc) {
+            return rc;
+        }
+        target = sfs_map_find_target(cluster->map, target_id);
+        if (!target) {
+            return sfs_error_set(-ENODEV, "storage target %u is not in the cluster map",
+                                 target_id);
+        }
+    }
+    rc = sfs_cluster_node_conn(cluster, target->node_id, conn_p);
+    if (rc) {
+        const char *detail = sfs_error_detail();
+        char        copy[SFS_ERROR_DETAIL_MAX];
+
+        snprintf(copy, sizeof(copy), "%s", detail);
+        sfs_error_set(rc, "storage target %u unreachable: %s", target_id, copy);
+    }
+    return rc;
+}
+
+int sfs_cluster_call_meta(sfs_cluster_t *cluster, const sfs_tp_rpc_params_t *params,
+                          sfs_tp_rpc_t **rpc_p)
+{
+    sfs_tp_conn_t *conn;
+    int            rc;
+
+    *rpc_p = NULL;
+    rc     = sfs_cluster_meta_conn(cluster, &conn);
+    return rc ? rc : sfs_tp_call(conn, params, rpc_p);
+}
+
+int sfs_cluster_call_node(sfs_cluster_t *cluster, uint32_t node_id,
+                          const sfs_tp_rpc_params_t *params, sfs_tp_rpc_t **rpc_p)
+{
+    sfs_tp_conn_t *conn;
+    int            rc;
+
+    *rpc_p = NULL;
+    rc     = sfs_cluster_node_conn(cluster, node_id, &conn);
+    return rc ? rc : sfs_tp_call(conn, params, rpc_p);
+}

@@ -1,0 +1,58 @@
+/*
+ * A process's view of a stripefs cluster: the connection to management, the
+ * cluster map, and connections to server nodes made on first use and remade
+ * after a failure. Shared by the client library and by servers that talk to
+ * other servers (heartbeats, metadata -> storage). No MPI here.
+ */
+#ifndef SFS_CLUSTER_H
+#define SFS_CLUSTER_H
+
+#include "sfs_map.h"
+#include "sfs_tp.h"
+
+typedef struct sfs_cluster sfs_cluster_t;
+
+enum {
+    SFS_CLUSTER_PARAM_MGMT_HOST    = 1u << 0, /* with mgmt_port: bootstrap over TCP */
+    SFS_CLUSTER_PARAM_MGMT_ADDRESS = 1u << 1, /* a known UCX worker address */
+    SFS_CLUSTER_PARAM_TIMEOUT      = 1u << 2,
+    SFS_CLUSTER_PARAM_NO_MAP       = 1u << 3, /* do not fetch the map at connect */
+};
+
+typedef struct sfs_cluster_params {
+    uint64_t         field_mask;
+    sfs_tp_worker_t *worker; /* required; the caller keeps owning it */
+    const char      *mgmt_host;
+    uint16_t         mgmt_port;
+    const void      *mgmt_address;
+    size_t           mgmt_address_length;
+    uint32_t         connect_timeout_ms; /* default 10000 */
+} sfs_cluster_params_t;
+
+int  sfs_cluster_connect(const sfs_cluster_params_t *params, sfs_cluster_t **cluster_p);
+void sfs_cluster_destroy(sfs_cluster_t *cluster);
+
+/* The current map (owned by the cluster; replaced by a refresh). */
+const sfs_map_t *sfs_cluster_map(const sfs_cluster_t *cluster);
+int              sfs_cluster_refresh_map(sfs_cluster_t *cluster);
+
+sfs_tp_worker_t *sfs_cluster_worker(const sfs_cluster_t *cluster);
+/* The management connection (remade if broken). */
+int sfs_cluster_mgmt_conn(sfs_cluster_t *cluster, sfs_tp_conn_t **conn_p);
+/* A connection to server node `node_id` (its rank). */
+int sfs_cluster_node_conn(sfs_cluster_t *cluster, uint32_t node_id, sfs_tp_conn_t **conn_p);
+/* The metadata server's connection. */
+int sfs_cluster_meta_conn(sfs_cluster_t *cluster, sfs_tp_conn_t **conn_p);
+/* The connection to the node serving storage target `target_id`. */
+int sfs_cluster_target_conn(sfs_cluster_t *cluster, uint32_t target_id, sfs_tp_conn_t **conn_p);
+
+/* A blocking RPC to management, metadata or a target's node, with the
+ * error detail naming the server. The caller releases *rpc_p (if set). */
+int sfs_cluster_call_mgmt(sfs_cluster_t *cluster, const sfs_tp_rpc_params_t *params,
+                          sfs_tp_rpc_t **rpc_p);
+int sfs_cluster_call_meta(sfs_cluster_t *cluster, const sfs_tp_rpc_params_t *params,
+                          sfs_tp_rpc_t **rpc_p);
+int sfs_cluster_call_node(sfs_cluster_t *cluster, uint32_t node_id,
+                          const sfs_tp_rpc_params_t *params, sfs_tp_rpc_t **rpc_p);
+
+#endif

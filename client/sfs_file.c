@@ -1,0 +1,248 @@
+/* Open files: create/open through the metadata server, then everything
+ * else goes to the targets directly (size, truncate, sync). */
+#define SFS_LOG_FAC "client"
+#include "sfs_client_internal.h"
+
+#include "sfs_alloc.h"
+#include "sfs_errno.h"
+#include "sfs_layout.h"
+#include "sfs_log.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define SFS_FILE_GLOBAL_MAGIC 0x53464647u /* "SFFG" */
+
+int sfs_file_open(sfs_client_t *client, const char *path, int flags, uint32_t mode,
+                  const sfs_open_params_t *params, sfs_file_t **file_p)
+{
+    sfs_meta_req_t *req;
+    sfs_file_t     *file;
+    sfs_tp_rpc_t   *rpc;
+    int             rc, created = 0;
+
+    if ((flags & 0x3) == 0x3) {
+        return sfs_error_set(-EINVAL, "%s: invalid access mode", path);
+    }
+    req = calloc(1, sizeof(*req));
+    if (!req || !SFS_ALLOC_PTR(file)) {
+        free(req);
+        return -ENOMEM;
+    }
+    rc = sfs_client_path(path, req->path);
+    if (rc) {
+        goto err;
+    }
+    file->client = client;
+    file->flags  = flags;
+    snprintf(file->path, sizeof(file->path), "%s", req->path);
+    if (flags & SFS_O_CREAT) {
+        req->mode         = mode;
+        req->uid          = client->uid;
+        req->gid          = client->gid;
+        req->flags        = (flags & SFS_O_EXCL) ? SFS_CREATE_EXCL : 0;
+        req->chunk_size   = SFS_PARAM_VALUE(params, chunk_size, SFS_OPEN_PARAM_CHUNK_SIZE, 0);
+        req->stripe_count = SFS_PARAM_VALUE(params, stripe_count, SFS_OPEN_PARAM_STRIPE_COUNT, 0);
+        req->start_target = SFS_PARAM_VALUE(params, start_target, SFS_OPEN_PARAM_START_TARGET, 0);
+        rc                = sfs_client_meta_call(client, SFS_OP_CREATE, req, &rpc);
+    } else {
+        rc = sfs_client_meta_call(client, SFS_OP_LOOKUP, req, &rpc);
+    }
+    if (rc == 0) {
+        size_t      length;
+        const void *reply = sfs_tp_rpc_reply_args(rpc, &length);
+        sfs_rbuf_t  rb;
+
+        sfs_rbuf_init(&rb, reply, length);
+        sfs_proto_attr_unpack(&rb, &file->attr);
+        if (flags & SFS_O_CREAT) {
+            created = sfs_rbuf_u8(&rb);
+        }
+        if (rb.error) {
+            rc = sfs_error_set(-EPROTO, "%s: malformed reply from the metadata server", path);
+        }
+    }
+    sfs_tp_rpc_release(rpc);
+    if (rc) {
+        goto err;
+    }
+    if (file->attr.type == SFS_TYPE_DIR) {
+        rc = sfs_error_set(-EISDIR, "%s is a directory", file->path);
+        goto err;
+    }
+    if (file->attr.pattern_targets == 0 ||
+        file->attr.pattern_targets != file->attr.pattern.stripe_count ||
+        sfs_pattern_validate(&file->attr.pattern) != 0) {
+        rc = sfs_error_set(-EIO, "%s has no valid stripe pattern (run stripefs-fsck)",
+                           file->path);
+        goto err;
+    }
+    if ((flags & SFS_O_TRUNC) && !created && (flags & 0x3) != SFS_O_RDONLY) {
+        rc = sfs_file_truncate(file, 0);
+        if (rc) {
+            goto err;
+        }
+    }
+    client->open_files++;
+    free(req);
+    *file_p = file;
+    return 0;
+
+err:
+    free(req);
+    free(file);
+    return rc;
+}
+
+int sfs_file_close(sfs_file_t *file)
+{
+    if (!file) {
+        return 0;
+    }
+    file->client->open_files--;
+    free(file);
+    return 0;
+}
+
+const char *sfs_file_path(const sfs_file_t *file)
+{
+    return file->path;
+}
+
+int sfs_file_size(sfs_file_t *file, uint64_t *size_p)
+{
+    uint64_t lengths[SFS_STRIPE_COUNT_MAX];
+    int      rc = sfs_client_chunk_lengths(file->client, &file->attr, lengths);
+
+    if (rc == 0) {
+        *size_p = sfs_layout_file_size(&file->attr.pattern, lengths);
+    }
+    return rc;
+}
+
+/* Send one chunk request per target in parallel and wait for all. */
+static int sfs_file_each_target(sfs_file_t *file, uint32_t opcode, uint64_t size)
+{
+    const sfs_pattern_t *pattern = &file->attr.pattern;
+    sfs_tp_rpc_t        *rpcs[SFS_STRIPE_COUNT_MAX];
+    uint32_t             last    = sfs_layout_last_byte_target(pattern, size);
+    int                  rc      = 0;
+
+    memset(rpcs, 0, sizeof(rpcs));
+    for (uint32_t t = 0; t < pattern->stripe_count && rc == 0; t++) {
+        sfs_chunk_req_t     chunk;
+        uint8_t             args[64];
+        sfs_wbuf_t          wb;
+        sfs_tp_rpc_params_t params;
+        sfs_tp_conn_t      *conn;
+
+        memset(&chunk, 0, offsetof(sfs_chunk_req_t, extents));
+        chunk.target_id = pattern->targets[t];
+        chunk.entry_id  = file->attr.entry_id;
+        if (opcode == SFS_OP_TRUNCATE) {
+            /* the target holding the last byte gets the exact length (it
+             * may grow, with a hole); the others are only cut */
+            chunk.length = sfs_layout_chunk_length_for_size(pattern, t, size);
+            chunk.flags  = (size > 0 && t == last) ? SFS_TRUNCATE_EXACT
+                                                   : SFS_TRUNCATE_SHRINK_ONLY;
+        }
+        sfs_wbuf_init(&wb, args, sizeof(args));
+        sfs_proto_chunk_req_pack(&wb, opcode, &chunk);
+        memset(&params, 0, sizeof(params));
+        params.opcode      = opcode;
+        params.args        = args;
+        params.args_length = wb.length;
+        rc = sfs_cluster_target_conn(file->client->cluster, chunk.target_id, &conn);
+        if (rc == 0) {
+            rc = sfs_tp_rpc_start(conn, &params, &rpcs[t]);
+        }
+    }
+    for (uint32_t t = 0; t < pattern->stripe_count; t++) {
+        int one;
+
+        if (!rpcs[t]) {
+            continue;
+        }
+        one = sfs_tp_rpc_wait(rpcs[t]);
+        if (one && !rc) {
+            rc = sfs_error_set(one, "%s: %s on storage target %u: %s", file->path,
+                               sfs_op_name(opcode), pattern->targets[t],
+                               sfs_tp_rpc_error_detail(rpcs[t]));
+        }
+        sfs_tp_rpc_release(rpcs[t]);
+    }
+    return rc;
+}
+
+int sfs_file_truncate(sfs_file_t *file, uint64_t size)
+{
+    if (size > (uint64_t)INT64_MAX) {
+        return sfs_error_set(-EFBIG, "%s: size %lu too large", file->path, (unsigned long)size);
+    }
+    return sfs_file_each_target(file, SFS_OP_TRUNCATE, size);
+}
+
+int sfs_file_sync(sfs_file_t *file)
+{
+    return sfs_file_each_target(file, SFS_OP_FSYNC, 0);
+}
+
+int sfs_file_stat(sfs_file_t *file, sfs_stat_t *stat)
+{
+    int rc;
+
+    sfs_client_attr_to_stat(&file->attr, stat);
+    rc = sfs_file_size(file, &stat->size);
+    return rc;
+}
+
+int sfs_file_local2global(const sfs_file_t *file, void *buf, size_t *length_p)
+{
+    uint8_t    tmp[SFS_PATH_MAX + 1024];
+    sfs_wbuf_t wb;
+
+    sfs_wbuf_init(&wb, tmp, sizeof(tmp));
+    sfs_wbuf_u32(&wb, SFS_FILE_GLOBAL_MAGIC);
+    sfs_wbuf_u32(&wb, (uint32_t)file->flags);
+    sfs_wbuf_str(&wb, file->path);
+    sfs_proto_attr_pack(&wb, &file->attr);
+    if (wb.error) {
+        return sfs_error_set(-EOVERFLOW, "%s: handle does not fit", file->path);
+    }
+    if (buf) {
+        if (*length_p < wb.length) {
+            return sfs_error_set(-EOVERFLOW, "%s: handle needs %zu bytes", file->path,
+                                 wb.length);
+        }
+        memcpy(buf, tmp, wb.length);
+    }
+    *length_p = wb.length;
+    return 0;
+}
+
+int sfs_file_global2local(sfs_client_t *client, const void *buf, size_t length,
+                          sfs_file_t **file_p)
+{
+    sfs_file_t *file;
+    sfs_rbuf_t  rb;
+
+    if (!SFS_ALLOC_PTR(file)) {
+        return -ENOMEM;
+    }
+    sfs_rbuf_init(&rb, buf, length);
+    if (sfs_rbuf_u32(&rb) != SFS_FILE_GLOBAL_MAGIC) {
+        free(file);
+        return sfs_error_set(-EINVAL, "not a stripefs file handle");
+    }
+    file->flags = (int)sfs_rbuf_u32(&rb);
+    sfs_rbuf_str(&rb, file->path, sizeof(file->path));
+    sfs_proto_attr_unpack(&rb, &file->attr);
+    if (rb.error || sfs_pattern_validate(&file->attr.pattern) != 0) {
+        free(file);
+        return sfs_error_set(-EINVAL, "malformed stripefs file handle");
+    }
+    file->client = client;
+    client->open_files++;
+    *file_p = file;
+    return 0;
+}

@@ -1,0 +1,578 @@
+/*
+ * The data path. A read or write of any list of file extents becomes
+ * requests to the targets: the extents are cut at chunk boundaries, sorted
+ * by target and chunk file offset, merged where they touch, and packed into
+ * as few requests per target as the size limit allows. Requests to all
+ * targets are in flight together (a window of them), and payloads move
+ * zero-copy between the caller's memory and the wire, except many tiny
+ * pieces, which are packed into one buffer first.
+ */
+#define SFS_LOG_FAC "client"
+#include "sfs_client_internal.h"
+
+#include "sfs_alloc.h"
+#include "sfs_errno.h"
+#include "sfs_layout.h"
+#include "sfs_log.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct sfs_io_segment {
+    uint32_t target_index;
+    uint64_t chunk_offset;
+    uint64_t length;
+    uint8_t *memory;
+    uint64_t order;
+} sfs_io_segment_t;
+
+typedef struct sfs_io_rpc {
+    sfs_tp_rpc_t *rpc;
+    uint32_t      target_index;
+    size_t        first;
+    size_t        count;
+    uint64_t      bytes;
+    uint64_t      chunk_end;
+    struct iovec *iov;
+    size_t        iov_count;
+    void         *bounce;
+    uint64_t      chunk_length;
+    int           done;
+} sfs_io_rpc_t;
+
+struct sfs_request {
+    sfs_file_t        *file;
+    int                write;
+    sfs_io_segment_t  *segments;
+    size_t             segment_count;
+    sfs_io_rpc_t      *rpcs;
+    size_t             rpc_count;
+    size_t            *order; /* issue order: round-robin over targets */
+    size_t             next;
+    size_t             in_flight;
+    size_t             finished;
+    int                status;
+    char               detail[SFS_ERROR_DETAIL_MAX];
+    uint64_t           total;
+    sfs_file_extent_t *extents;
+    size_t             extent_count;
+};
+
+static int sfs_io_segment_cmp(const void *a, const void *b)
+{
+    const sfs_io_segment_t *x = a, *y = b;
+
+    if (x->target_index != y->target_index) {
+        return x->target_index < y->target_index ? -1 : 1;
+    }
+    if (x->chunk_offset != y->chunk_offset) {
+        return x->chunk_offset < y->chunk_offset ? -1 : 1;
+    }
+    return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static void sfs_io_free(sfs_request_t *req)
+{
+    if (!req) {
+        return;
+    }
+    for (size_t i = 0; i < req->rpc_count; i++) {
+        sfs_tp_rpc_release(req->rpcs[i].rpc);
+        free(req->rpcs[i].iov);
+        free(req->rpcs[i].bounce);
+    }
+    free(req->rpcs);
+    free(req->order);
+    free(req->segments);
+    free(req->extents);
+    free(req);
+}
+
+/* Cut the file extents into per-chunk segments paired with memory. */
+static int sfs_io_segments(sfs_request_t *req, const sfs_file_extent_t *extents,
+                           size_t extent_count, const struct iovec *memory, size_t memory_count)
+{
+    const sfs_pattern_t *pattern   = &req->file->attr.pattern;
+    uint64_t             max_piece = req->file->client->max_request;
+    size_t               capacity  = 0, mem = 0;
+    uint64_t             mem_used  = 0, file_total = 0, mem_total = 0;
+
+    for (size_t i = 0; i < extent_count; i++) {
+        file_total += extents[i].length;
+        if (extents[i].offset + extents[i].length < extents[i].offset) {
+            return sfs_error_set(-EINVAL, "%s: extent at %lu overflows", req->file->path,
+                                 (unsigned long)extents[i].offset);
+        }
+    }
+    for (size_t i = 0; i < memory_count; i++) {
+        mem_total += memory[i].iov_len;
+    }
+    if (file_total != mem_total) {
+        return sfs_error_set(-EINVAL, "%s: list I/O of %lu file bytes into %lu memory bytes",
+                             req->file->path, (unsigned long)file_total,
+                             (unsigned long)mem_total);
+    }
+    req->total = file_total;
+    for (size_t e = 0; e < extent_count; e++) {
+        uint64_t offset = extents[e].offset;
+        uint64_t left   = extents[e].length;
+
+        while (left) {
+            uint64_t          in_chunk = pattern->chunk_size - offset % pattern->chunk_size;
+            uint64_t          take     = left < in_chunk ? left : in_chunk;
+            sfs_io_segment_t *seg;
+
+            while (memory[mem].iov_len == mem_used) {
+                mem++;
+                mem_used = 0;
+            }
+            if (take > memory[mem].iov_len - mem_used) {
+                take = memory[mem].iov_len - mem_used;
+            }
+            if (take > max_piece) {
+                take = max_piece;
+            }
+            if (req->segment_count == capacity) {
+                sfs_io_segment_t *grown;
+
+                capacity = capacity ? capacity * 2 : 16;
+                grown    = realloc(req->segments, capacity * sizeof(*grown));
+                if (!grown) {
+                    return -ENOMEM;
+                }
+                req->segments = grown;
+            }
+            seg               = &req->segments[req->segment_count];
+            seg->target_index = sfs_layout_target_index(pattern, offset);
+            seg->chunk_offset = sfs_layout_chunk_file_offset(pattern, offset);
+            seg->length       = take;
+            seg->memory       = (uint8_t *)memory[mem].iov_base + mem_used;
+            seg->order        = req->segment_count++;
+            offset += take;
+            left -= take;
+            mem_used += take;
+        }
+    }
+    return 0;
+}
+
+/* Group sorted segments into requests: one target each, at most
+ * max_request bytes and SFS_PROTO_MAX_EXTENTS merged extents. */
+static int sfs_io_plan(sfs_request_t *req)
+{
+    uint64_t max_bytes = req->file->client->max_request;
+    size_t   capacity  = 0;
+    size_t   i         = 0;
+    uint32_t targets   = req->file->attr.pattern.stripe_count;
+    size_t  *per_target_next, k = 0;
+
+    qsort(req->segments, req->segment_count, sizeof(*req->segments), sfs_io_segment_cmp);
+    while (i < req->segment_count) {
+        sfs_io_rpc_t *rpc;
+        uint32_t      extents = 0;
+        uint64_t      end     = UINT64_MAX;
+
+        if (req->rpc_count == capacity) {
+            sfs_io_rpc_t *grown;
+
+            capacity = capacity ? capacity * 2 : 8;
+            grown    = realloc(req->rpcs, capacity * sizeof(*grown));
+            if (!grown) {
+                return -ENOMEM;
+            }
+            req->rpcs = grown;
+        }
+        rpc = &req->rpcs[req->rpc_count++];
+        memset(rpc, 0, sizeof(*rpc));
+        rpc->target_index = req->segments[i].target_index;
+        rpc->first        = i;
+        while (i < req->segment_count &&
+               req->segments[i].target_index == rpc->target_index &&
+               (rpc->count == 0 || rpc->bytes + req->segments[i].length <= max_bytes)) {
+            const sfs_io_segment_t *seg     = &req->segments[i];
+            int                     merges  = seg->chunk_offset == end;
+
+            if (!merges && extents == SFS_PROTO_MAX_EXTENTS) {
+                break;
+            }
+            extents += !merges;
+            end = seg->chunk_offset + seg->length;
+            rpc->count++;
+            rpc->bytes += seg->length;
+            if (end > rpc->chunk_end) {
+                rpc->chunk_end = end;
+            }
+            i++;
+        }
+    }
+    /* issue order: the first request of every target, then the second... */
+    req->order      = calloc(req->rpc_count ? req->rpc_count : 1, sizeof(*req->order));
+    per_target_next = calloc(targets, sizeof(*per_target_next));
+    if (!req->order || !per_target_next) {
+        free(per_target_next);
+        return -ENOMEM;
+    }
+    for (uint32_t t = 0; t < targets; t++) {
+        per_target_next[t] = SIZE_MAX;
+    }
+    for (size_t r = req->rpc_count; r-- > 0;) {
+        per_target_next[req->rpcs[r].target_index] = r; /* first request of each target */
+    }
+    while (k < req->rpc_count) {
+        for (uint32_t t = 0; t < targets && k < req->rpc_count; t++) {
+            size_t r = per_target_next[t];
+
+            if (r == SIZE_MAX) {
+                continue;
+            }
+            req->order[k++] = r;
+            per_target_next[t] = (r + 1 < req->rpc_count && req->rpcs[r + 1].target_index == t)
+                                         ? r + 1
+                                         : SIZE_MAX;
+        }
+    }
+    free(per_target_next);
+    return 0;
+}
+
+static void sfs_io_fail(sfs_request_t *req, int status, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
+
+static void sfs_io_fail(sfs_request_t *req, int status, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (req->status) {
+        return; /* the first error is the one reported */
+    }
+    req->status = status;
+    va_start(ap, fmt);
+    vsnprintf(req->detail, sizeof(req->detail), fmt, ap);
+    va_end(ap);
+}
+
+static int sfs_io_start(sfs_request_t *req, sfs_io_rpc_t *rpc)
+{
+    sfs_file_t         *file     = req->file;
+    uint32_t            target   = file->attr.pattern.targets[rpc->target_index];
+    uint32_t            opcode   = req->write ? SFS_OP_WRITE : SFS_OP_READ;
+    sfs_chunk_req_t    *chunk    = malloc(sizeof(*chunk));
+    uint8_t            *args     = malloc(SFS_PROTO_ARGS_MAX);
+    sfs_tp_rpc_params_t params;
+    sfs_tp_conn_t      *conn;
+    sfs_wbuf_t          wb;
+    uint64_t            end = UINT64_MAX;
+    int                 rc;
+
+    if (!chunk || !args) {
+        free(chunk);
+        free(args);
+        return -ENOMEM;
+    }
+    memset(chunk, 0, offsetof(sfs_chunk_req_t, extents));
+    chunk->target_id = target;
+    chunk->entry_id  = file->attr.entry_id;
+    for (size_t s = rpc->first; s < rpc->first + rpc->count; s++) {
+        const sfs_io_segment_t *seg = &req->segments[s];
+
+        if (seg->chunk_offset == end) {
+            chunk->extents[chunk->extent_count - 1].length += seg->length;
+        } else {
+            chunk->extents[chunk->extent_count].chunk_offset = seg->chunk_offset;
+            chunk->extents[chunk->extent_count++].length     = seg->length;
+        }
+        end = seg->chunk_offset + seg->length;
+    }
+    sfs_wbuf_init(&wb, args, SFS_PROTO_ARGS_MAX);
+    sfs_proto_chunk_req_pack(&wb, opcode, chunk);
+    free(chunk);
+
+    if (rpc->count > SFS_CLIENT_BOUNCE_PIECES && rpc->bytes <= SFS_CLIENT_BOUNCE_MAX) {
+        /* many tiny pieces: one packed buffer moves faster than a long iov */
+        rpc->bounce = malloc(rpc->bytes ? rpc->bytes : 1);
+        rpc->iov    = calloc(1, sizeof(*rpc->iov));
+        if (!rpc->bounce || !rpc->iov) {
+            free(args);
+            return -ENOMEM;
+        }
+        if (req->write) {
+            uint8_t *p = rpc->bounce;
+
+            for (size_t s = rpc->first; s < rpc->first + rpc->count; s++) {
+                memcpy(p, req->segments[s].memory, req->segments[s].length);
+                p += req->segments[s].length;
+            }
+        }
+        rpc->iov[0].iov_base = rpc->bounce;
+        rpc->iov[0].iov_len  = rpc->bytes;
+        rpc->iov_count       = 1;
+    } else {
+        rpc->iov = calloc(rpc->count ? rpc->count : 1, sizeof(*rpc->iov));
+        if (!rpc->iov) {
+            free(args);
+            return -ENOMEM;
+        }
+        for (size_t s = 0; s < rpc->count; s++) {
+            rpc->iov[s].iov_base = req->segments[rpc->first + s].memory;
+            rpc->iov[s].iov_len  = req->segments[rpc->first + s].length;
+        }
+        rpc->iov_count = rpc->count;
+    }
+    memset(&params, 0, sizeof(params));
+    params.opcode      = opcode;
+    params.args        = args;
+    params.args_length = wb.length;
+    if (req->write) {
+        params.payload       = rpc->iov;
+        params.payload_count = rpc->iov_count;
+    } else {
+        params.reply_iov       = rpc->iov;
+        params.reply_iov_count = rpc->iov_count;
+    }
+    rc = wb.error ? -EMSGSIZE : sfs_cluster_target_conn(file->client->cluster, target, &conn);
+    if (rc == 0) {
+        rc = sfs_tp_rpc_start(conn, &params, &rpc->rpc);
+    }
+    free(args);
+    if (rc) {
+        sfs_io_fail(req, rc, "%s: %s on storage target %u: %s", file->path,
+                    sfs_op_name(opcode), target, sfs_error_detail());
+    }
+    return rc;
+}
+
+static void sfs_io_complete_rpc(sfs_request_t *req, sfs_io_rpc_t *rpc)
+{
+    int    status = sfs_tp_rpc_status(rpc->rpc);
+    size_t length;
+
+    rpc->done = 1;
+    if (status) {
+        sfs_io_fail(req, status, "%s: %s on storage target %u: %s", req->file->path,
+                    req->write ? "write" : "read",
+                    req->file->attr.pattern.targets[rpc->target_index],
+                    sfs_tp_rpc_error_detail(rpc->rpc));
+    } else {
+        const void *reply = sfs_tp_rpc_reply_args(rpc->rpc, &length);
+        sfs_rbuf_t  rb;
+
+        sfs_rbuf_init(&rb, reply, length);
+        rpc->chunk_length = sfs_rbuf_u64(&rb);
+        if (!req->write && rpc->bounce) {
+            const uint8_t *p = rpc->bounce;
+
+            for (size_t s = rpc->first; s < rpc->first + rpc->count; s++) {
+                memcpy(req->segments[s].memory, p, req->segments[s].length);
+                p += req->segments[s].length;
+            }
+        }
+    }
+    sfs_tp_rpc_release(rpc->rpc);
+    rpc->rpc = NULL;
+    free(rpc->bounce);
+    rpc->bounce = NULL;
+}
+
+/* Move the request along; with `block`, until it is finished. */
+static void sfs_io_advance(sfs_request_t *req, int block)
+{
+    sfs_tp_worker_t *worker = req->file->client->worker;
+    uint32_t         window = req->file->client->window;
+
+    for (;;) {
+        while (!req->status && req->next < req->rpc_count && req->in_flight < window) {
+            sfs_io_rpc_t *rpc = &req->rpcs[req->order[req->next++]];
+
+            if (sfs_io_start(req, rpc) != 0) {
+                rpc->done = 1;
+                req->finished++;
+                break;
+            }
+            req->in_flight++;
+        }
+        if (req->in_flight == 0 && (req->status || req->next == req->rpc_count)) {
+            return;
+        }
+        sfs_tp_worker_progress(worker, block ? -1 : 0);
+        for (size_t i = 0; i < req->next; i++) {
+            sfs_io_rpc_t *rpc = &req->rpcs[req->order[i]];
+
+            if (!rpc->done && rpc->rpc && sfs_tp_rpc_is_done(rpc->rpc)) {
+                sfs_io_complete_rpc(req, rpc);
+                req->in_flight--;
+                req->finished++;
+            }
+        }
+        if (!block) {
+            return;
+        }
+    }
+}
+
+static int sfs_io_finished(const sfs_request_t *req)
+{
+    return req->in_flight == 0 && (req->status || req->next == req->rpc_count);
+}
+
+/* Bytes a read returns: a short chunk means the end of the file may be
+ * inside the range, so the size decides. */
+static ssize_t sfs_io_read_result(sfs_request_t *req)
+{
+    sfs_file_t *file  = req->file;
+    int         short_read = 0;
+    uint64_t    lengths[SFS_STRIPE_COUNT_MAX];
+    uint64_t    size, result = 0;
+    int         rc;
+
+    for (size_t i = 0; i < req->rpc_count; i++) {
+        short_read |= req->rpcs[i].chunk_end > req->rpcs[i].chunk_length;
+    }
+    if (!short_read) {
+        return (ssize_t)req->total;
+    }
+    rc = sfs_client_chunk_lengths(file->client, &file->attr, lengths);
+    if (rc) {
+        return rc;
+    }
+    size = sfs_layout_file_size(&file->attr.pattern, lengths);
+    for (size_t e = 0; e < req->extent_count; e++) {
+        const sfs_file_extent_t *x = &req->extents[e];
+
+        if (x->offset < size) {
+            result += size - x->offset < x->length ? size - x->offset : x->length;
+        }
+    }
+    return (ssize_t)result;
+}
+
+static int sfs_io_create(sfs_file_t *file, int write, const sfs_file_extent_t *extents,
+                         size_t extent_count, const struct iovec *memory, size_t memory_count,
+                         sfs_request_t **req_p)
+{
+    sfs_request_t *req;
+    int            rc;
+
+    if (write && (file->flags & 0x3) == SFS_O_RDONLY) {
+        return sfs_error_set(-EBADF, "%s is open read-only", file->path);
+    }
+    if (!write && (file->flags & 0x3) == SFS_O_WRONLY) {
+        return sfs_error_set(-EBADF, "%s is open write-only", file->path);
+    }
+    if (!SFS_ALLOC_PTR(req)) {
+        return -ENOMEM;
+    }
+    req->file  = file;
+    req->write = write;
+    if (!write) {
+        req->extents = malloc((extent_count ? extent_count : 1) * sizeof(*extents));
+        if (!req->extents) {
+            free(req);
+            return -ENOMEM;
+        }
+        memcpy(req->extents, extents, extent_count * sizeof(*extents));
+        req->extent_count = extent_count;
+    }
+    rc = sfs_io_segments(req, extents, extent_count, memory, memory_count);
+    if (rc == 0) {
+        rc = sfs_io_plan(req);
+    }
+    if (rc) {
+        sfs_io_free(req);
+        return rc;
+    }
+    *req_p = req;
+    return 0;
+}
+
+static ssize_t sfs_io_finish(sfs_request_t *req)
+{
+    ssize_t result;
+
+    sfs_io_advance(req, 1);
+    if (req->status) {
+        result = sfs_error_set(req->status, "%s", req->detail);
+    } else {
+        result = req->write ? (ssize_t)req->total : sfs_io_read_result(req);
+    }
+    sfs_io_free(req);
+    return result;
+}
+
+static ssize_t sfs_io_run(sfs_file_t *file, int write, const sfs_file_extent_t *extents,
+                          size_t extent_count, const struct iovec *memory, size_t memory_count)
+{
+    sfs_request_t *req = NULL;
+    int            rc  = sfs_io_create(file, write, extents, extent_count, memory, memory_count,
+                                       &req);
+
+    return rc ? rc : sfs_io_finish(req);
+}
+
+ssize_t sfs_file_writev(sfs_file_t *file, const sfs_file_extent_t *extents, size_t extent_count,
+                        const struct iovec *memory, size_t memory_count)
+{
+    return sfs_io_run(file, 1, extents, extent_count, memory, memory_count);
+}
+
+ssize_t sfs_file_readv(sfs_file_t *file, const sfs_file_extent_t *extents, size_t extent_count,
+                       const struct iovec *memory, size_t memory_count)
+{
+    return sfs_io_run(file, 0, extents, extent_count, memory, memory_count);
+}
+
+ssize_t sfs_file_pwrite(sfs_file_t *file, const void *buf, size_t length, uint64_t offset)
+{
+    sfs_file_extent_t extent = {offset, length};
+    struct iovec      iov    = {(void *)buf, length};
+
+    return length ? sfs_io_run(file, 1, &extent, 1, &iov, 1) : 0;
+}
+
+ssize_t sfs_file_pread(sfs_file_t *file, void *buf, size_t length, uint64_t offset)
+{
+    sfs_file_extent_t extent = {offset, length};
+    struct iovec      iov    = {buf, length};
+
+    return length ? sfs_io_run(file, 0, &extent, 1, &iov, 1) : 0;
+}
+
+static int sfs_io_start_async(sfs_file_t *file, int write, void *buf, size_t length,
+                              uint64_t offset, sfs_request_t **request_p)
+{
+    sfs_file_extent_t extent = {offset, length};
+    struct iovec      iov    = {buf, length};
+    int               rc     = sfs_io_create(file, write, &extent, length ? 1 : 0, &iov,
+                                             length ? 1 : 0, request_p);
+
+    if (rc == 0) {
+        sfs_io_advance(*request_p, 0);
+    }
+    return rc;
+}
+
+int sfs_file_iwrite(sfs_file_t *file, const void *buf, size_t length, uint64_t offset,
+                    sfs_request_t **request_p)
+{
+    return sfs_io_start_async(file, 1, (void *)buf, length, offset, request_p);
+}
+
+int sfs_file_iread(sfs_file_t *file, void *buf, size_t length, uint64_t offset,
+                   sfs_request_t **request_p)
+{
+    return sfs_io_start_async(file, 0, buf, length, offset, request_p);
+}
+
+int sfs_request_test(sfs_request_t *request)
+{
+    if (!sfs_io_finished(request)) {
+        sfs_io_advance(request, 0);
+    }
+    return sfs_io_finished(request);
+}
+
+ssize_t sfs_request_wait(sfs_request_t *request)
+{
+    return sfs_io_finish(request);
+}

@@ -1,0 +1,402 @@
+/* Namespace calls: each one metadata RPC (stat of a file adds the chunk
+ * length queries to its targets). */
+#define SFS_LOG_FAC "client"
+#include "sfs_client_internal.h"
+
+#include "sfs_alloc.h"
+#include "sfs_errno.h"
+#include "sfs_layout.h"
+#include "sfs_log.h"
+#include "sfs_map.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int sfs_client_meta_call(sfs_client_t *client, uint32_t opcode, const sfs_meta_req_t *req,
+                         sfs_tp_rpc_t **rpc_p)
+{
+    uint8_t             args[SFS_PROTO_ARGS_MAX];
+    sfs_wbuf_t          wb;
+    sfs_tp_rpc_params_t params;
+    int                 rc;
+
+    sfs_wbuf_init(&wb, args, sizeof(args));
+    sfs_proto_meta_req_pack(&wb, opcode, req);
+    if (wb.error) {
+        *rpc_p = NULL;
+        return sfs_error_set(-ENAMETOOLONG, "%s: arguments too long", sfs_op_name(opcode));
+    }
+    memset(&params, 0, sizeof(params));
+    params.opcode      = opcode;
+    params.args        = args;
+    params.args_length = wb.length;
+    params.alloc_reply = 1;
+    rc                 = sfs_cluster_call_meta(client->cluster, &params, rpc_p);
+    if (rc && *rpc_p && sfs_tp_rpc_error_detail(*rpc_p)[0]) {
+        /* the server's own words name the path: prefer them */
+        sfs_error_set(rc, "%s", sfs_tp_rpc_error_detail(*rpc_p));
+    }
+    return rc;
+}
+
+void sfs_client_attr_to_stat(const sfs_attr_t *attr, sfs_stat_t *stat)
+{
+    memset(stat, 0, sizeof(*stat));
+    stat->entry_id     = attr->entry_id;
+    stat->type         = attr->type == SFS_TYPE_DIR ? SFS_FILE_TYPE_DIR : SFS_FILE_TYPE_REGULAR;
+    stat->mode         = attr->mode;
+    stat->uid          = attr->uid;
+    stat->gid          = attr->gid;
+    stat->nlink        = attr->nlink;
+    stat->atime_ns     = attr->atime_ns;
+    stat->mtime_ns     = attr->mtime_ns;
+    stat->ctime_ns     = attr->ctime_ns;
+    stat->chunk_size   = attr->pattern.chunk_size;
+    stat->stripe_count = attr->pattern.stripe_count;
+    stat->target_count = attr->pattern_targets;
+    for (uint32_t i = 0; i < attr->pattern_targets && i < SFS_CLIENT_MAX_TARGETS; i++) {
+        stat->targets[i] = attr->pattern.targets[i];
+    }
+}
+
+/* A metadata call whose reply is an attribute block. */
+static int sfs_client_meta_attr(sfs_client_t *client, uint32_t opcode, sfs_meta_req_t *req,
+                                sfs_attr_t *attr, int *created_p)
+{
+    sfs_tp_rpc_t *rpc;
+    const void   *reply;
+    size_t        length;
+    sfs_rbuf_t    rb;
+    int           rc;
+
+    rc = sfs_client_meta_call(client, opcode, req, &rpc);
+    if (rc == 0 && attr) {
+        reply = sfs_tp_rpc_reply_args(rpc, &length);
+        sfs_rbuf_init(&rb, reply, length);
+        sfs_proto_attr_unpack(&rb, attr);
+        if (created_p) {
+            *created_p = sfs_rbuf_u8(&rb);
+        }
+        if (rb.error) {
+            rc = sfs_error_set(-EPROTO, "metadata server sent a malformed %s reply",
+                               sfs_op_name(opcode));
+        }
+    }
+    sfs_tp_rpc_release(rpc);
+    return rc;
+}
+
+static sfs_meta_req_t *sfs_client_req(sfs_client_t *client, const char *path, int *rc_p)
+{
+    sfs_meta_req_t *req = calloc(1, sizeof(*req));
+
+    if (!req) {
+        *rc_p = -ENOMEM;
+        return NULL;
+    }
+    *rc_p = sfs_client_path(path, req->path);
+    if (*rc_p) {
+        free(req);
+        return NULL;
+    }
+    req->uid = client->uid;
+    req->gid = client->gid;
+    return req;
+}
+
+int sfs_lookup(sfs_client_t *client, const char *path, sfs_stat_t *stat)
+{
+    sfs_attr_t      attr;
+    int             rc;
+    sfs_meta_req_t *req = sfs_client_req(client, path, &rc);
+
+    if (!req) {
+        return rc;
+    }
+    rc = sfs_client_meta_attr(client, SFS_OP_LOOKUP, req, &attr, NULL);
+    free(req);
+    if (rc == 0) {
+        sfs_client_attr_to_stat(&attr, stat);
+    }
+    return rc;
+}
+
+int sfs_client_chunk_lengths(sfs_client_t *client, const sfs_attr_t *attr, uint64_t *lengths)
+{
+    sfs_tp_rpc_t *rpcs[SFS_STRIPE_COUNT_MAX];
+    uint8_t       args[SFS_STRIPE_COUNT_MAX][32];
+    uint32_t      n  = attr->pattern_targets;
+    int           rc = 0;
+
+    memset(rpcs, 0, sizeof(rpcs));
+    for (uint32_t t = 0; t < n; t++) {
+        sfs_chunk_req_t     chunk;
+        sfs_tp_rpc_params_t params;
+        sfs_tp_conn_t      *conn;
+        sfs_wbuf_t          wb;
+
+        memset(&chunk, 0, offsetof(sfs_chunk_req_t, extents));
+        chunk.target_id = attr->pattern.targets[t];
+        chunk.entry_id  = attr->entry_id;
+        sfs_wbuf_init(&wb, args[t], sizeof(args[t]));
+        sfs_proto_chunk_req_pack(&wb, SFS_OP_CHUNK_STAT, &chunk);
+        memset(&params, 0, sizeof(params));
+        params.opcode      = SFS_OP_CHUNK_STAT;
+        params.args        = args[t];
+        params.args_length = wb.length;
+        rc = sfs_cluster_target_conn(client->cluster, chunk.target_id, &conn);
+        if (rc == 0) {
+            rc = sfs_tp_rpc_start(conn, &params, &rpcs[t]);
+        }
+        if (rc) {
+            break;
+        }
+    }
+    for (uint32_t t = 0; t < n; t++) {
+        int one;
+
+        if (!rpcs[t]) {
+            continue;
+        }
+        one = sfs_tp_rpc_wait(rpcs[t]);
+        if (one == 0) {
+            size_t      length;
+            const void *reply = sfs_tp_rpc_reply_args(rpcs[t], &length);
+            sfs_rbuf_t  rb;
+
+            sfs_rbuf_init(&rb, reply, length);
+            lengths[t] = sfs_rbuf_u64(&rb);
+            if (rb.error) {
+                one = -EPROTO;
+            }
+        }
+        if (one && !rc) {
+            rc = sfs_error_set(one, "storage target %u: chunk length of entry %016lx: %s",
+                               attr->pattern.targets[t], (unsigned long)attr->entry_id,
+                               sfs_tp_rpc_error_detail(rpcs[t])[0]
+                                       ? sfs_tp_rpc_error_detail(rpcs[t])
+                                       : sfs_strerror(one));
+        }
+        sfs_tp_rpc_release(rpcs[t]);
+    }
+    return rc;
+}
+
+int sfs_stat(sfs_client_t *client, const char *path, sfs_stat_t *stat)
+{
+    sfs_attr_t      attr;
+    uint64_t        lengths[SFS_STRIPE_COUNT_MAX];
+    int             rc;
+    sfs_meta_req_t *req = sfs_client_req(client, path, &rc);
+
+    if (!req) {
+        return rc;
+    }
+    rc = sfs_client_meta_attr(client, SFS_OP_LOOKUP, req, &attr, NULL);
+    free(req);
+    if (rc) {
+        return rc;
+    }
+    sfs_client_attr_to_stat(&attr, stat);
+    if (attr.type == SFS_TYPE_FILE && attr.pattern_targets) {
+        rc = sfs_client_chunk_lengths(client, &attr, lengths);
+        if (rc == 0) {
+            attr.pattern.stripe_count = attr.pattern_targets;
+            stat->size                = sfs_layout_file_size(&attr.pattern, lengths);
+        }
+    }
+    return rc;
+}
+
+int sfs_mkdir(sfs_client_t *client, const char *path, uint32_t mode)
+{
+    int             rc;
+    sfs_meta_req_t *req = sfs_client_req(client, path, &rc);
+
+    if (!req) {
+        return rc;
+    }
+    req->mode = mode;
+    rc        = sfs_client_meta_attr(client, SFS_OP_MKDIR, req, NULL, NULL);
+    free(req);
+    return rc;
+}
+
+static int sfs_client_simple(sfs_client_t *client, uint32_t opcode, const char *path)
+{
+    int             rc;
+    sfs_meta_req_t *req = sfs_client_req(client, path, &rc);
+
+    if (!req) {
+        return rc;
+    }
+    rc = sfs_client_meta_attr(client, opcode, req, NULL, NULL);
+    free(req);
+    return rc;
+}
+
+int sfs_rmdir(sfs_client_t *client, const char *path)
+{
+    return sfs_client_simple(client, SFS_OP_RMDIR, path);
+}
+
+int sfs_unlink(sfs_client_t *client, const char *path)
+{
+    return sfs_client_simple(client, SFS_OP_UNLINK, path);
+}
+
+int sfs_rename(sfs_client_t *client, const char *from, const char *to)
+{
+    int             rc;
+    sfs_meta_req_t *req = sfs_client_req(client, from, &rc);
+
+    if (!req) {
+        return rc;
+    }
+    rc = sfs_client_path(to, req->path2);
+    if (rc == 0) {
+        rc = sfs_client_meta_attr(client, SFS_OP_RENAME, req, NULL, NULL);
+    }
+    free(req);
+    return rc;
+}
+
+int sfs_chmod(sfs_client_t *client, const char *path, uint32_t mode)
+{
+    int             rc;
+    sfs_meta_req_t *req = sfs_client_req(client, path, &rc);
+
+    if (!req) {
+        return rc;
+    }
+    req->flags = SFS_SETATTR_MODE;
+    req->mode  = mode;
+    rc         = sfs_client_meta_attr(client, SFS_OP_SETATTR, req, NULL, NULL);
+    free(req);
+    return rc;
+}
+
+int sfs_utimens(sfs_client_t *client, const char *path, uint64_t atime_ns, uint64_t mtime_ns)
+{
+    int             rc;
+    sfs_meta_req_t *req = sfs_client_req(client, path, &rc);
+
+    if (!req) {
+        return rc;
+    }
+    req->flags    = SFS_SETATTR_ATIME | SFS_SETATTR_MTIME;
+    req->atime_ns = atime_ns;
+    req->mtime_ns = mtime_ns;
+    rc            = sfs_client_meta_attr(client, SFS_OP_SETATTR, req, NULL, NULL);
+    free(req);
+    return rc;
+}
+
+int sfs_setpattern(sfs_client_t *client, const char *path, uint64_t chunk_size,
+                   uint32_t stripe_count)
+{
+    int             rc;
+    sfs_meta_req_t *req = sfs_client_req(client, path, &rc);
+
+    if (!req) {
+        return rc;
+    }
+    req->chunk_size   = chunk_size;
+    req->stripe_count = stripe_count;
+    rc                = sfs_client_meta_attr(client, SFS_OP_SETPATTERN, req, NULL, NULL);
+    free(req);
+    return rc;
+}
+
+int sfs_readdir(sfs_client_t *client, const char *path, const char *after, sfs_dir_entry_t *entries,
+                uint32_t max, uint32_t *count_p, int *eof_p)
+{
+    sfs_tp_rpc_t   *rpc;
+    const void     *reply;
+    size_t          length;
+    sfs_rbuf_t      rb;
+    uint32_t        count;
+    int             rc;
+    sfs_meta_req_t *req = sfs_client_req(client, path, &rc);
+
+    *count_p = 0;
+    *eof_p   = 1;
+    if (!req) {
+        return rc;
+    }
+    snprintf(req->path2, sizeof(req->path2), "%s", after ? after : "");
+    req->max_entries = max;
+    rc               = sfs_client_meta_call(client, SFS_OP_READDIR, req, &rpc);
+    free(req);
+    if (rc) {
+        sfs_tp_rpc_release(rpc);
+        return rc;
+    }
+    reply = sfs_tp_rpc_reply_args(rpc, &length);
+    sfs_rbuf_init(&rb, reply, length);
+    count  = sfs_rbuf_u32(&rb);
+    *eof_p = sfs_rbuf_u8(&rb);
+    if (rb.error || count > max) {
+        sfs_tp_rpc_release(rpc);
+        return sfs_error_set(-EPROTO, "metadata server sent a malformed READDIR reply");
+    }
+    sfs_rbuf_init(&rb, sfs_tp_rpc_reply_payload(rpc), sfs_tp_rpc_reply_payload_length(rpc));
+    for (uint32_t i = 0; i < count; i++) {
+        sfs_dirent_t dirent;
+
+        sfs_proto_dirent_unpack(&rb, &dirent);
+        snprintf(entries[i].name, sizeof(entries[i].name), "%s", dirent.name);
+        entries[i].entry_id = dirent.entry_id;
+        entries[i].type     = dirent.type == SFS_TYPE_DIR ? SFS_FILE_TYPE_DIR
+                                                          : SFS_FILE_TYPE_REGULAR;
+    }
+    sfs_tp_rpc_release(rpc);
+    if (rb.error) {
+        return sfs_error_set(-EPROTO, "metadata server sent malformed directory entries");
+    }
+    *count_p = count;
+    return 0;
+}
+
+int sfs_statfs(sfs_client_t *client, sfs_statfs_t *statfs)
+{
+    const sfs_map_t *map;
+    sfs_meta_req_t  *req;
+    sfs_tp_rpc_t    *rpc;
+    int              rc;
+
+    memset(statfs, 0, sizeof(*statfs));
+    rc = sfs_cluster_refresh_map(client->cluster);
+    if (rc) {
+        return rc;
+    }
+    map = sfs_cluster_map(client->cluster);
+    for (uint32_t i = 0; i < map->target_count; i++) {
+        statfs->targets++;
+        if (map->targets[i].state == SFS_STATE_ONLINE) {
+            statfs->targets_online++;
+            statfs->capacity += map->targets[i].capacity;
+            statfs->free += map->targets[i].free;
+        }
+    }
+    req = sfs_client_req(client, "/", &rc);
+    if (!req) {
+        return rc;
+    }
+    rc = sfs_client_meta_call(client, SFS_OP_META_STATFS, req, &rpc);
+    free(req);
+    if (rc == 0) {
+        size_t      length;
+        const void *reply = sfs_tp_rpc_reply_args(rpc, &length);
+        sfs_rbuf_t  rb;
+
+        sfs_rbuf_init(&rb, reply, length);
+        statfs->files = sfs_rbuf_u64(&rb);
+        statfs->dirs  = sfs_rbuf_u64(&rb);
+        if (rb.error) {
+            rc = sfs_error_set(-EPROTO, "metadata server sent a malformed statfs reply");
+        }
+    }
+    sfs_tp_rpc_release(rpc);
+    return rc;
+}

@@ -1,0 +1,116 @@
+/*
+ * The cluster configuration (YAML, parsed with libyaml): which host runs
+ * management and metadata, the storage targets, the default stripe pattern,
+ * ports, the connauth file, timeouts and limits.
+ *
+ * Every error names the file, the line and the key, e.g.
+ *   "cluster.yaml:14: storage[2].id: duplicate target id 201 (first at line 9)"
+ * and is recorded with sfs_error_set(); the functions return -EINVAL for a bad
+ * config and -errno for a file that cannot be read.
+ */
+#ifndef SFS_CONFIG_H
+#define SFS_CONFIG_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SFS_CONFIG_NAME_MAX      256
+#define SFS_CONFIG_DEFAULT_PORT  8008
+#define SFS_CONFIG_MAX_TARGETS   1024
+#define SFS_CONFIG_MAX_HOSTS     1024
+
+typedef struct sfs_config_host {
+    char     name[SFS_CONFIG_NAME_MAX];    /* host name as the MPI job sees it */
+    char     address[SFS_CONFIG_NAME_MAX]; /* address others reach it at ("" = resolve name) */
+    uint32_t ranks;                        /* server ranks started on this host (default 1) */
+    int      line;
+} sfs_config_host_t;
+
+typedef struct sfs_config_target {
+    uint32_t id;                     /* e.g. 101; 1..65535, unique */
+    char     host[SFS_CONFIG_NAME_MAX];
+    char     dir[PATH_MAX];          /* absolute after loading */
+    uint64_t capacity;               /* bytes; 0 = the file system's size */
+    uint64_t bandwidth;              /* bytes/s disk cap emulation; 0 = none */
+    int      line;
+} sfs_config_target_t;
+
+typedef struct sfs_config {
+    char path[PATH_MAX];             /* file it was loaded from ("" if parsed from memory) */
+    char cluster_name[SFS_CONFIG_NAME_MAX];
+    char connauth_file[PATH_MAX];    /* absolute after loading */
+
+    char     mgmt_host[SFS_CONFIG_NAME_MAX];
+    uint16_t mgmt_port;              /* default SFS_CONFIG_DEFAULT_PORT */
+
+    char meta_host[SFS_CONFIG_NAME_MAX];
+    char meta_dir[PATH_MAX];         /* absolute after loading */
+    int  meta_sync;                  /* 1 (default): commits are durable (fsync) */
+
+    sfs_config_host_t   *hosts;      /* hosts named under `hosts:` plus every host a role names */
+    uint32_t             host_count;
+    sfs_config_target_t *targets;
+    uint32_t             target_count;
+
+    uint64_t default_chunk_size;     /* default 512 KiB */
+    uint32_t default_stripe_count;   /* default 4 (capped at target_count when used) */
+
+    uint32_t rpc_timeout_ms;         /* default 30000 */
+    uint32_t connect_timeout_ms;     /* default 10000 */
+    uint32_t heartbeat_interval_ms;  /* default 2000 */
+    uint32_t offline_timeout_ms;     /* default 20000; probably-offline at half of it */
+
+    uint64_t max_message_size;       /* default 64 MiB: larger messages are refused */
+    uint32_t io_threads;             /* storage disk threads per rank, default 4 */
+} sfs_config_t;
+
+/* Load and validate a config file. Relative paths inside it are taken
+ * relative to the file's directory. */
+int sfs_config_load(const char *path, sfs_config_t **config_p);
+
+/* Parse and validate YAML text; `name` is used in messages and to resolve
+ * relative paths (its directory; "." if it has none). */
+int sfs_config_parse(const char *text, size_t length, const char *name, sfs_config_t **config_p);
+
+void sfs_config_destroy(sfs_config_t *config);
+
+/* Write YAML for `config` to `path` (mode 0644), so that loading it back
+ * gives the same config. */
+int sfs_config_write(const sfs_config_t *config, const char *path);
+
+/* A config for a list of hosts: mgmt and meta on hosts[0], one storage
+ * target per host with id (i+1)*100+1 in `<storage_dir>` on each host, the
+ * meta store in `<meta_dir>`. The caller destroys it. */
+int sfs_config_generate(const char *const *hosts, uint32_t host_count, const char *storage_dir,
+                        const char *meta_dir, const char *connauth_file, uint16_t port,
+                        sfs_config_t **config_p);
+
+/* The one-host default for trying stripefs out and for tests: all roles on
+ * this host, `target_count` targets (ids 101, 102, ...) in
+ * <state_dir>/targets/<id>, meta in <state_dir>/meta, connauth in
+ * <state_dir>/connauth. */
+int sfs_config_one_host(const char *state_dir, const char *hostname, uint32_t target_count,
+                        uint16_t port, sfs_config_t **config_p);
+
+/* The host entry matching `hostname` (case-insensitive; "imaging-01" matches
+ * "imaging-01.example.org" and the reverse), or NULL. An exact match wins;
+ * a short name that matches two full names finds nothing (NULL). */
+const sfs_config_host_t *sfs_config_find_host(const sfs_config_t *config, const char *hostname);
+
+/* 1 if the two host names denote the same host by the rule above. */
+int sfs_config_host_matches(const char *config_name, const char *hostname);
+
+/* Parse "512K", "4MiB", "12T", "100M", "65536" (binary units) into bytes.
+ * A fraction is allowed if the result is whole ("1.5K"). -EINVAL for junk,
+ * -ERANGE above 2^64-1; the detail is recorded with sfs_error_set(). */
+int sfs_parse_size(const char *text, uint64_t *bytes_p);
+
+/* Parse "30s", "500ms", "2m", "1h", "1d", "10" (seconds) into milliseconds;
+ * -EINVAL for junk, -ERANGE above 2^32-1 ms (about 49 days). */
+int sfs_parse_duration_ms(const char *text, uint32_t *ms_p);
+
+/* Format bytes as "12.0T", "512K", "3.4G" into buf. */
+const char *sfs_format_size(uint64_t bytes, char *buf, size_t buflen);
+
+#endif

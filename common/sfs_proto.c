@@ -1,0 +1,379 @@
+#include "sfs_proto.h"
+
+#include <errno.h>
+#include <string.h>
+
+static const char *const sfs_op_names[SFS_OP_MAX] = {
+#define SFS_PROTO_OP_NAME(_name, _num, _role) [_num] = #_name,
+    SFS_PROTO_OPS(SFS_PROTO_OP_NAME)
+#undef SFS_PROTO_OP_NAME
+};
+
+static const int sfs_op_roles[SFS_OP_MAX] = {
+#define SFS_PROTO_OP_ROLE(_name, _num, _role) [_num] = (int)SFS_ROLE_##_role + 1,
+    SFS_PROTO_OPS(SFS_PROTO_OP_ROLE)
+#undef SFS_PROTO_OP_ROLE
+};
+
+const char *sfs_op_name(uint32_t opcode)
+{
+    return opcode < SFS_OP_MAX ? sfs_op_names[opcode] : NULL;
+}
+
+int sfs_op_role(uint32_t opcode)
+{
+    /* roles are stored +1 so that 0 means "no such opcode" */
+    return (opcode < SFS_OP_MAX && sfs_op_roles[opcode]) ? sfs_op_roles[opcode] - 1 : -1;
+}
+
+void sfs_proto_hdr_pack(const sfs_proto_hdr_t *hdr, uint8_t out[SFS_PROTO_HDR_SIZE])
+{
+    sfs_wbuf_t wb;
+
+    sfs_wbuf_init(&wb, out, SFS_PROTO_HDR_SIZE);
+    sfs_wbuf_u32(&wb, hdr->magic);
+    sfs_wbuf_u16(&wb, hdr->version);
+    sfs_wbuf_u16(&wb, hdr->opcode);
+    sfs_wbuf_u32(&wb, hdr->flags);
+    sfs_wbuf_u32(&wb, hdr->args_length);
+    sfs_wbuf_u64(&wb, hdr->request_id);
+    sfs_wbuf_u64(&wb, hdr->session_id);
+    sfs_wbuf_i32(&wb, hdr->status);
+    sfs_wbuf_u32(&wb, hdr->sender);
+    sfs_wbuf_u64(&wb, hdr->payload_length);
+    sfs_wbuf_bytes(&wb, hdr->mac, SFS_PROTO_MAC_SIZE);
+}
+
+int sfs_proto_hdr_unpack(const void *in, size_t length, uint64_t max_payload,
+                         sfs_proto_hdr_t *hdr)
+{
+    sfs_rbuf_t rb;
+
+    if (length != SFS_PROTO_HDR_SIZE) {
+        return -EBADMSG;
+    }
+    sfs_rbuf_init(&rb, in, length);
+    hdr->magic          = sfs_rbuf_u32(&rb);
+    hdr->version        = sfs_rbuf_u16(&rb);
+    hdr->opcode         = sfs_rbuf_u16(&rb);
+    hdr->flags          = sfs_rbuf_u32(&rb);
+    hdr->args_length    = sfs_rbuf_u32(&rb);
+    hdr->request_id     = sfs_rbuf_u64(&rb);
+    hdr->session_id     = sfs_rbuf_u64(&rb);
+    hdr->status         = sfs_rbuf_i32(&rb);
+    hdr->sender         = sfs_rbuf_u32(&rb);
+    hdr->payload_length = sfs_rbuf_u64(&rb);
+    sfs_rbuf_bytes(&rb, hdr->mac, SFS_PROTO_MAC_SIZE);
+    if (rb.error) {
+        return -EBADMSG;
+    }
+    if (hdr->magic != SFS_PROTO_MAGIC || hdr->version != SFS_PROTO_VERSION) {
+        return -EPROTO;
+    }
+    if (sfs_op_name(hdr->opcode) == NULL || (hdr->flags & ~SFS_PROTO_FLAG_REPLY) != 0 ||
+        hdr->args_length > SFS_PROTO_ARGS_MAX || hdr->payload_length > max_payload) {
+        return -EBADMSG;
+    }
+    if (!(hdr->flags & SFS_PROTO_FLAG_REPLY) && hdr->status != 0) {
+        return -EBADMSG;
+    }
+    if (hdr->status > 0 || hdr->status < -4095) {
+        return -EBADMSG;
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------------- */
+
+static void sfs_proto_pattern_pack(sfs_wbuf_t *wb, const sfs_pattern_t *pattern,
+                                   uint32_t target_count)
+{
+    sfs_wbuf_u32(wb, pattern->type);
+    sfs_wbuf_u64(wb, pattern->chunk_size);
+    sfs_wbuf_u32(wb, pattern->stripe_count);
+    sfs_wbuf_u32(wb, target_count);
+    for (uint32_t i = 0; i < target_count && i < SFS_STRIPE_COUNT_MAX; i++) {
+        sfs_wbuf_u32(wb, pattern->targets[i]);
+    }
+}
+
+static void sfs_proto_pattern_unpack(sfs_rbuf_t *rb, sfs_pattern_t *pattern,
+                                     uint32_t *target_count_p)
+{
+    uint32_t target_count;
+
+    memset(pattern, 0, sizeof(*pattern));
+    pattern->type         = sfs_rbuf_u32(rb);
+    pattern->chunk_size   = sfs_rbuf_u64(rb);
+    pattern->stripe_count = sfs_rbuf_u32(rb);
+    target_count          = sfs_rbuf_u32(rb);
+    if (target_count > SFS_STRIPE_COUNT_MAX || pattern->stripe_count > SFS_STRIPE_COUNT_MAX ||
+        (target_count != 0 && target_count != pattern->stripe_count)) {
+        rb->error      = -EBADMSG;
+        *target_count_p = 0;
+        return;
+    }
+    for (uint32_t i = 0; i < target_count; i++) {
+        pattern->targets[i] = sfs_rbuf_u32(rb);
+    }
+    *target_count_p = target_count;
+}
+
+void sfs_proto_attr_pack(sfs_wbuf_t *wb, const sfs_attr_t *attr)
+{
+    sfs_wbuf_u64(wb, attr->entry_id);
+    sfs_wbuf_u64(wb, attr->parent_id);
+    sfs_wbuf_u32(wb, attr->type);
+    sfs_wbuf_u32(wb, attr->mode);
+    sfs_wbuf_u32(wb, attr->uid);
+    sfs_wbuf_u32(wb, attr->gid);
+    sfs_wbuf_u64(wb, attr->ctime_ns);
+    sfs_wbuf_u64(wb, attr->mtime_ns);
+    sfs_wbuf_u64(wb, attr->atime_ns);
+    sfs_wbuf_u64(wb, attr->nlink);
+    sfs_proto_pattern_pack(wb, &attr->pattern, attr->pattern_targets);
+}
+
+void sfs_proto_attr_unpack(sfs_rbuf_t *rb, sfs_attr_t *attr)
+{
+    attr->entry_id  = sfs_rbuf_u64(rb);
+    attr->parent_id = sfs_rbuf_u64(rb);
+    attr->type      = sfs_rbuf_u32(rb);
+    attr->mode      = sfs_rbuf_u32(rb);
+    attr->uid       = sfs_rbuf_u32(rb);
+    attr->gid       = sfs_rbuf_u32(rb);
+    attr->ctime_ns  = sfs_rbuf_u64(rb);
+    attr->mtime_ns  = sfs_rbuf_u64(rb);
+    attr->atime_ns  = sfs_rbuf_u64(rb);
+    attr->nlink     = sfs_rbuf_u64(rb);
+    sfs_proto_pattern_unpack(rb, &attr->pattern, &attr->pattern_targets);
+    if (!rb->error && attr->type != SFS_TYPE_FILE && attr->type != SFS_TYPE_DIR) {
+        rb->error = -EBADMSG;
+    }
+}
+
+/* ---------------------------------------------------------------------- */
+
+void sfs_proto_hello_req_pack(sfs_wbuf_t *wb, const sfs_hello_req_t *req)
+{
+    sfs_wbuf_u32(wb, req->peer_kind);
+    sfs_wbuf_u64(wb, req->peer_uuid);
+    sfs_wbuf_u32(wb, req->pid);
+    sfs_wbuf_str(wb, req->host);
+    sfs_wbuf_str(wb, req->program);
+    sfs_wbuf_bytes(wb, req->nonce, SFS_NONCE_SIZE);
+    sfs_wbuf_blob(wb, req->address, req->address_length);
+}
+
+void sfs_proto_hello_req_unpack(sfs_rbuf_t *rb, sfs_hello_req_t *req)
+{
+    req->peer_kind = sfs_rbuf_u32(rb);
+    req->peer_uuid = sfs_rbuf_u64(rb);
+    req->pid       = sfs_rbuf_u32(rb);
+    sfs_rbuf_str(rb, req->host, sizeof(req->host));
+    sfs_rbuf_str(rb, req->program, sizeof(req->program));
+    sfs_rbuf_bytes(rb, req->nonce, SFS_NONCE_SIZE);
+    req->address = sfs_rbuf_blob(rb, &req->address_length);
+    if (!rb->error && (req->peer_kind < SFS_PEER_CLIENT || req->peer_kind > SFS_PEER_ADMIN ||
+                       req->address_length == 0 || req->address_length > SFS_ADDRESS_MAX)) {
+        rb->error = -EBADMSG;
+    }
+}
+
+void sfs_proto_hello_reply_pack(sfs_wbuf_t *wb, const sfs_hello_reply_t *reply)
+{
+    sfs_wbuf_u64(wb, reply->session_id);
+    sfs_wbuf_u32(wb, reply->server_node);
+    sfs_wbuf_str(wb, reply->server_host);
+    sfs_wbuf_bytes(wb, reply->nonce, SFS_NONCE_SIZE);
+    sfs_wbuf_bytes(wb, reply->proof, SFS_PROOF_SIZE);
+}
+
+void sfs_proto_hello_reply_unpack(sfs_rbuf_t *rb, sfs_hello_reply_t *reply)
+{
+    reply->session_id  = sfs_rbuf_u64(rb);
+    reply->server_node = sfs_rbuf_u32(rb);
+    sfs_rbuf_str(rb, reply->server_host, sizeof(reply->server_host));
+    sfs_rbuf_bytes(rb, reply->nonce, SFS_NONCE_SIZE);
+    sfs_rbuf_bytes(rb, reply->proof, SFS_PROOF_SIZE);
+}
+
+void sfs_proto_auth_req_pack(sfs_wbuf_t *wb, const sfs_auth_req_t *req)
+{
+    sfs_wbuf_bytes(wb, req->proof, SFS_PROOF_SIZE);
+}
+
+void sfs_proto_auth_req_unpack(sfs_rbuf_t *rb, sfs_auth_req_t *req)
+{
+    sfs_rbuf_bytes(rb, req->proof, SFS_PROOF_SIZE);
+}
+
+/* ---------------------------------------------------------------------- */
+
+void sfs_proto_meta_req_pack(sfs_wbuf_t *wb, uint32_t opcode, const sfs_meta_req_t *req)
+{
+    sfs_wbuf_str(wb, req->path);
+    switch (opcode) {
+    case SFS_OP_CREATE:
+    case SFS_OP_MKDIR:
+    case SFS_OP_SETPATTERN:
+        sfs_wbuf_u32(wb, req->flags);
+        sfs_wbuf_u32(wb, req->mode);
+        sfs_wbuf_u32(wb, req->uid);
+        sfs_wbuf_u32(wb, req->gid);
+        sfs_wbuf_u64(wb, req->chunk_size);
+        sfs_wbuf_u32(wb, req->stripe_count);
+        sfs_wbuf_u32(wb, req->start_target);
+        break;
+    case SFS_OP_RENAME:
+        sfs_wbuf_str(wb, req->path2);
+        sfs_wbuf_u32(wb, req->flags);
+        break;
+    case SFS_OP_READDIR:
+    case SFS_OP_META_LIST:
+        sfs_wbuf_str(wb, req->path2);
+        sfs_wbuf_u32(wb, req->max_entries);
+        break;
+    case SFS_OP_SETATTR:
+        sfs_wbuf_u32(wb, req->flags);
+        sfs_wbuf_u32(wb, req->mode);
+        sfs_wbuf_u32(wb, req->uid);
+        sfs_wbuf_u32(wb, req->gid);
+        sfs_wbuf_u64(wb, req->atime_ns);
+        sfs_wbuf_u64(wb, req->mtime_ns);
+        break;
+    default: /* LOOKUP, RMDIR, UNLINK, META_STATFS: the path only */
+        break;
+    }
+}
+
+void sfs_proto_meta_req_unpack(sfs_rbuf_t *rb, uint32_t opcode, sfs_meta_req_t *req)
+{
+    req->path2[0]     = '\0';
+    req->flags        = 0;
+    req->mode         = 0;
+    req->uid          = 0;
+    req->gid          = 0;
+    req->chunk_size   = 0;
+    req->stripe_count = 0;
+    req->start_target = 0;
+    req->max_entries  = 0;
+    req->atime_ns     = 0;
+    req->mtime_ns     = 0;
+
+    sfs_rbuf_str(rb, req->path, sizeof(req->path));
+    switch (opcode) {
+    case SFS_OP_CREATE:
+    case SFS_OP_MKDIR:
+    case SFS_OP_SETPATTERN:
+        req->flags        = sfs_rbuf_u32(rb);
+        req->mode         = sfs_rbuf_u32(rb);
+        req->uid          = sfs_rbuf_u32(rb);
+        req->gid          = sfs_rbuf_u32(rb);
+        req->chunk_size   = sfs_rbuf_u64(rb);
+        req->stripe_count = sfs_rbuf_u32(rb);
+        req->start_target = sfs_rbuf_u32(rb);
+        break;
+    case SFS_OP_RENAME:
+        sfs_rbuf_str(rb, req->path2, sizeof(req->path2));
+        req->flags = sfs_rbuf_u32(rb);
+        break;
+    case SFS_OP_READDIR:
+    case SFS_OP_META_LIST:
+        sfs_rbuf_str(rb, req->path2, sizeof(req->path2));
+        req->max_entries = sfs_rbuf_u32(rb);
+        break;
+    case SFS_OP_SETATTR:
+        req->flags    = sfs_rbuf_u32(rb);
+        req->mode     = sfs_rbuf_u32(rb);
+        req->uid      = sfs_rbuf_u32(rb);
+        req->gid      = sfs_rbuf_u32(rb);
+        req->atime_ns = sfs_rbuf_u64(rb);
+        req->mtime_ns = sfs_rbuf_u64(rb);
+        break;
+    default:
+        break;
+    }
+}
+
+void sfs_proto_dirent_pack(sfs_wbuf_t *wb, const sfs_dirent_t *dirent)
+{
+    sfs_wbuf_str(wb, dirent->name);
+    sfs_wbuf_u64(wb, dirent->entry_id);
+    sfs_wbuf_u32(wb, dirent->type);
+}
+
+void sfs_proto_dirent_unpack(sfs_rbuf_t *rb, sfs_dirent_t *dirent)
+{
+    sfs_rbuf_str(rb, dirent->name, sizeof(dirent->name));
+    dirent->entry_id = sfs_rbuf_u64(rb);
+    dirent->type     = sfs_rbuf_u32(rb);
+}
+
+/* ---------------------------------------------------------------------- */
+
+void sfs_proto_chunk_req_pack(sfs_wbuf_t *wb, uint32_t opcode, const sfs_chunk_req_t *req)
+{
+    sfs_wbuf_u32(wb, req->target_id);
+    sfs_wbuf_u64(wb, req->entry_id);
+    sfs_wbuf_u32(wb, req->flags);
+    sfs_wbuf_u64(wb, req->length);
+    if (opcode == SFS_OP_WRITE || opcode == SFS_OP_READ) {
+        if (req->extent_count > SFS_PROTO_MAX_EXTENTS) {
+            wb->error = -EMSGSIZE;
+            return;
+        }
+        sfs_wbuf_u32(wb, req->extent_count);
+        for (uint32_t i = 0; i < req->extent_count; i++) {
+            sfs_wbuf_u64(wb, req->extents[i].chunk_offset);
+            sfs_wbuf_u64(wb, req->extents[i].length);
+        }
+    }
+}
+
+void sfs_proto_chunk_req_unpack(sfs_rbuf_t *rb, uint32_t opcode, sfs_chunk_req_t *req)
+{
+    req->target_id    = sfs_rbuf_u32(rb);
+    req->entry_id     = sfs_rbuf_u64(rb);
+    req->flags        = sfs_rbuf_u32(rb);
+    req->length       = sfs_rbuf_u64(rb);
+    req->extent_count = 0;
+    if (opcode == SFS_OP_WRITE || opcode == SFS_OP_READ) {
+        uint32_t count = sfs_rbuf_u32(rb);
+
+        if (count > SFS_PROTO_MAX_EXTENTS) {
+            rb->error = -EBADMSG;
+            return;
+        }
+        for (uint32_t i = 0; i < count; i++) {
+            uint64_t offset = sfs_rbuf_u64(rb);
+            uint64_t length = sfs_rbuf_u64(rb);
+
+            /* reject wrap-around and offsets no file system can hold */
+            if (length > INT64_MAX || offset > (uint64_t)INT64_MAX - length) {
+                rb->error = -EBADMSG;
+                return;
+            }
+            req->extents[i].chunk_offset = offset;
+            req->extents[i].length       = length;
+        }
+        req->extent_count = count;
+    }
+    if (opcode == SFS_OP_TRUNCATE &&
+        (req->length > INT64_MAX || req->flags > SFS_TRUNCATE_SHRINK_ONLY)) {
+        rb->error = -EBADMSG;
+    }
+}
+
+uint64_t sfs_chunk_req_bytes(const sfs_chunk_req_t *req)
+{
+    uint64_t total = 0;
+
+    for (uint32_t i = 0; i < req->extent_count; i++) {
+        if (total + req->extents[i].length < total) {
+            return UINT64_MAX; /* saturate: never equals a real payload length */
+        }
+        total += req->extents[i].length;
+    }
+    return total;
+}

@@ -1,0 +1,253 @@
+/*
+ * The stripefs wire protocol, shared by client and service.
+ *
+ * Every message is one UCX active message: its AM header is the fixed 64-byte
+ * sfs_proto_hdr_t below; its data is the operation's arguments
+ * (args_length bytes, encoded with sfs_buf.h) followed by the bulk payload
+ * (payload_length bytes: file data, a map, directory entries). Requests and
+ * replies share the header layout; a reply has SFS_PROTO_FLAG_REPLY and the
+ * request's id, and carries the result as a negative errno in `status`.
+ *
+ * Authenticated messages carry a MAC (keyed by the session key) over the
+ * first 48 header bytes and the arguments; see sfs_auth.h.
+ */
+#ifndef SFS_PROTO_H
+#define SFS_PROTO_H
+
+#include "sfs_buf.h"
+#include "sfs_layout.h"
+
+#include <stdint.h>
+
+#define SFS_PROTO_MAGIC    0x31534653u /* "SFS1" */
+#define SFS_PROTO_VERSION  1
+#define SFS_PROTO_HDR_SIZE 64
+#define SFS_PROTO_MAC_SIZE 16
+#define SFS_PROTO_MAC_COVERS 48 /* header bytes covered by the MAC (all but the MAC) */
+#define SFS_PROTO_ARGS_MAX 16384 /* largest argument block accepted */
+
+#define SFS_PROTO_FLAG_REPLY 0x1u
+
+/* Active message ids registered with UCX. */
+#define SFS_AM_ID_REQUEST 11
+#define SFS_AM_ID_REPLY   12
+
+#define SFS_PATH_MAX 4096 /* including the NUL */
+#define SFS_NAME_MAX 255
+#define SFS_HOST_MAX 256
+#define SFS_NONCE_SIZE 32
+#define SFS_PROOF_SIZE 32
+#define SFS_ADDRESS_MAX 4096 /* UCX worker address */
+#define SFS_PROTO_MAX_EXTENTS 512 /* extents in one chunk I/O request */
+
+/*
+ * The operations: name, number, the role that serves it. Numbers are never
+ * reused. Requests to a role a server does not have get -EOPNOTSUPP.
+ */
+#define SFS_PROTO_OPS(_)                                                                           \
+    _(HELLO, 1, ANY)           /* start the authentication handshake */                            \
+    _(AUTH, 2, ANY)            /* finish it */                                                     \
+    _(PING, 3, ANY)            /* liveness / round-trip probe */                                   \
+    _(NET_INFO, 4, ANY)        /* sessions this server has, with their transports */              \
+    _(BYE, 5, ANY)             /* the peer closes its session (no reply) */                        \
+    _(REGISTER, 10, MGMT)      /* a server rank joins */                                           \
+    _(HEARTBEAT, 11, MGMT)     /* a server rank reports free space */                              \
+    _(GET_MAP, 12, MGMT)       /* nodes and targets with states */                                 \
+    _(SHUTDOWN, 13, MGMT)      /* stop the whole service cleanly */                                \
+    _(STOP, 14, ANY)           /* mgmt tells a server rank to stop */                              \
+    _(LOOKUP, 20, META)        /* path -> attributes */                                            \
+    _(CREATE, 21, META)        /* create a file (optionally exclusive) */                          \
+    _(MKDIR, 22, META)                                                                             \
+    _(RMDIR, 23, META)                                                                             \
+    _(UNLINK, 24, META)                                                                            \
+    _(RENAME, 25, META)                                                                            \
+    _(READDIR, 26, META)                                                                           \
+    _(SETPATTERN, 27, META)    /* a directory's default stripe pattern */                          \
+    _(SETATTR, 28, META)       /* mode, owner, times */                                            \
+    _(META_STATFS, 29, META)   /* entry counts */                                                  \
+    _(META_LIST, 30, META)     /* every file entry and its pattern (fsck) */                       \
+    _(WRITE, 40, STORAGE)      /* list I/O write to one chunk file */                              \
+    _(READ, 41, STORAGE)       /* list I/O read from one chunk file */                             \
+    _(CHUNK_STAT, 42, STORAGE) /* chunk file length */                                             \
+    _(TRUNCATE, 43, STORAGE)                                                                       \
+    _(FSYNC, 44, STORAGE)                                                                          \
+    _(CHUNK_UNLINK, 45, STORAGE) /* remove chunk files of unlinked entries */                     \
+    _(CHUNK_LIST, 46, STORAGE)   /* chunk files of a target (fsck) */
+
+typedef enum {
+#define SFS_PROTO_OP_ENUM(_name, _num, _role) SFS_OP_##_name = _num,
+    SFS_PROTO_OPS(SFS_PROTO_OP_ENUM)
+#undef SFS_PROTO_OP_ENUM
+    SFS_OP_MAX = 64
+} sfs_op_t;
+
+/* Roles a server rank can have (bit mask). */
+#define SFS_ROLE_ANY     0u
+#define SFS_ROLE_MGMT    0x1u
+#define SFS_ROLE_META    0x2u
+#define SFS_ROLE_STORAGE 0x4u
+
+/* Name of an opcode ("WRITE"), or NULL if unknown. */
+const char *sfs_op_name(uint32_t opcode);
+/* Role serving an opcode (SFS_ROLE_*), or -1 if unknown. */
+int sfs_op_role(uint32_t opcode);
+
+typedef struct sfs_proto_hdr {
+    uint32_t magic;
+    uint16_t version;
+    uint16_t opcode;
+    uint32_t flags;
+    uint32_t args_length;
+    uint64_t request_id;
+    uint64_t session_id;
+    int32_t  status;
+    uint32_t sender;         /* sender's node id (server rank) or 0 for clients */
+    uint64_t payload_length;
+    uint8_t  mac[SFS_PROTO_MAC_SIZE];
+} sfs_proto_hdr_t;
+
+void sfs_proto_hdr_pack(const sfs_proto_hdr_t *hdr, uint8_t out[SFS_PROTO_HDR_SIZE]);
+/* Decode and check magic, version, opcode, lengths against `max_payload`.
+ * Returns 0, -EPROTO (magic/version) or -EBADMSG. */
+int sfs_proto_hdr_unpack(const void *in, size_t length, uint64_t max_payload,
+                         sfs_proto_hdr_t *hdr);
+
+/* ---------------------------------------------------------------------- */
+/* Attributes and patterns                                                */
+
+#define SFS_TYPE_FILE 1u
+#define SFS_TYPE_DIR  2u
+
+typedef struct sfs_attr {
+    uint64_t      entry_id;
+    uint64_t      parent_id;
+    uint32_t      type; /* SFS_TYPE_* */
+    uint32_t      mode; /* permission bits */
+    uint32_t      uid;
+    uint32_t      gid;
+    uint64_t      ctime_ns;
+    uint64_t      mtime_ns;
+    uint64_t      atime_ns;
+    uint64_t      nlink;   /* dirs: 2 + subdirectories; files: 1 */
+    /* files: the pattern with its targets; directories: the default pattern
+     * for new files, stripe_count = desired count, no targets. */
+    sfs_pattern_t pattern;
+    uint32_t      pattern_targets; /* entries of pattern.targets that are valid */
+} sfs_attr_t;
+
+void sfs_proto_attr_pack(sfs_wbuf_t *wb, const sfs_attr_t *attr);
+void sfs_proto_attr_unpack(sfs_rbuf_t *rb, sfs_attr_t *attr);
+
+/* ---------------------------------------------------------------------- */
+/* Handshake                                                              */
+
+#define SFS_PEER_CLIENT 1u
+#define SFS_PEER_SERVER 2u
+#define SFS_PEER_ADMIN  3u
+
+typedef struct sfs_hello_req {
+    uint32_t peer_kind;
+    uint64_t peer_uuid;
+    uint32_t pid;
+    char     host[SFS_HOST_MAX];
+    char     program[SFS_NAME_MAX + 1];
+    uint8_t  nonce[SFS_NONCE_SIZE];
+    const void *address;   /* the peer's UCX worker address (points into the message) */
+    size_t      address_length;
+} sfs_hello_req_t;
+
+typedef struct sfs_hello_reply {
+    uint64_t session_id; /* pending until AUTH succeeds */
+    uint32_t server_node;
+    char     server_host[SFS_HOST_MAX];
+    uint8_t  nonce[SFS_NONCE_SIZE];
+    uint8_t  proof[SFS_PROOF_SIZE]; /* proves the server knows the secret */
+} sfs_hello_reply_t;
+
+typedef struct sfs_auth_req {
+    uint8_t proof[SFS_PROOF_SIZE]; /* proves the client knows the secret */
+} sfs_auth_req_t;
+
+void sfs_proto_hello_req_pack(sfs_wbuf_t *wb, const sfs_hello_req_t *req);
+void sfs_proto_hello_req_unpack(sfs_rbuf_t *rb, sfs_hello_req_t *req);
+void sfs_proto_hello_reply_pack(sfs_wbuf_t *wb, const sfs_hello_reply_t *reply);
+void sfs_proto_hello_reply_unpack(sfs_rbuf_t *rb, sfs_hello_reply_t *reply);
+void sfs_proto_auth_req_pack(sfs_wbuf_t *wb, const sfs_auth_req_t *req);
+void sfs_proto_auth_req_unpack(sfs_rbuf_t *rb, sfs_auth_req_t *req);
+
+/* ---------------------------------------------------------------------- */
+/* Metadata requests                                                      */
+
+#define SFS_CREATE_EXCL 0x1u /* fail with -EEXIST if the name exists */
+
+typedef struct sfs_meta_req {
+    char     path[SFS_PATH_MAX];
+    char     path2[SFS_PATH_MAX]; /* RENAME: new path; READDIR: resume after this name */
+    uint32_t flags;               /* CREATE: SFS_CREATE_*; SETATTR: SFS_SETATTR_* mask */
+    uint32_t mode;
+    uint32_t uid;
+    uint32_t gid;
+    uint64_t chunk_size;   /* CREATE/SETPATTERN: 0 = inherit */
+    uint32_t stripe_count; /* CREATE/SETPATTERN: 0 = inherit */
+    uint32_t start_target; /* CREATE: first target id wanted, 0 = chooser decides */
+    uint64_t atime_ns;
+    uint64_t mtime_ns;
+    uint32_t max_entries;  /* READDIR */
+} sfs_meta_req_t;
+
+#define SFS_SETATTR_MODE  0x1u
+#define SFS_SETATTR_OWNER 0x2u
+#define SFS_SETATTR_ATIME 0x4u
+#define SFS_SETATTR_MTIME 0x8u
+
+void sfs_proto_meta_req_pack(sfs_wbuf_t *wb, uint32_t opcode, const sfs_meta_req_t *req);
+void sfs_proto_meta_req_unpack(sfs_rbuf_t *rb, uint32_t opcode, sfs_meta_req_t *req);
+
+/* READDIR reply: args = u32 count, u8 eof; payload = entries. */
+typedef struct sfs_dirent {
+    char     name[SFS_NAME_MAX + 1];
+    uint64_t entry_id;
+    uint32_t type;
+} sfs_dirent_t;
+
+void sfs_proto_dirent_pack(sfs_wbuf_t *wb, const sfs_dirent_t *dirent);
+void sfs_proto_dirent_unpack(sfs_rbuf_t *rb, sfs_dirent_t *dirent);
+
+typedef struct sfs_meta_statfs {
+    uint64_t files;
+    uint64_t dirs;
+    uint64_t pending_chunk_deletes;
+} sfs_meta_statfs_t;
+
+/* ---------------------------------------------------------------------- */
+/* Storage requests                                                       */
+
+typedef struct sfs_io_extent {
+    uint64_t chunk_offset;
+    uint64_t length;
+} sfs_io_extent_t;
+
+#define SFS_TRUNCATE_EXACT       0u /* set the chunk file length */
+#define SFS_TRUNCATE_SHRINK_ONLY 1u /* only cut a longer chunk file */
+
+#define SFS_WRITE_SYNC 0x1u /* fdatasync before replying */
+
+typedef struct sfs_chunk_req {
+    uint32_t        target_id;
+    uint64_t        entry_id;
+    uint32_t        flags;  /* WRITE: SFS_WRITE_*; TRUNCATE: SFS_TRUNCATE_* */
+    uint64_t        length; /* TRUNCATE */
+    uint32_t        extent_count;
+    sfs_io_extent_t extents[SFS_PROTO_MAX_EXTENTS];
+} sfs_chunk_req_t;
+
+/* Encode/decode a chunk request (WRITE, READ, CHUNK_STAT, TRUNCATE, FSYNC).
+ * Unpack checks the extents: count <= SFS_PROTO_MAX_EXTENTS, no overflow
+ * of offset + length. */
+void sfs_proto_chunk_req_pack(sfs_wbuf_t *wb, uint32_t opcode, const sfs_chunk_req_t *req);
+void sfs_proto_chunk_req_unpack(sfs_rbuf_t *rb, uint32_t opcode, sfs_chunk_req_t *req);
+
+/* Total bytes the extents of a request cover. */
+uint64_t sfs_chunk_req_bytes(const sfs_chunk_req_t *req);
+
+#endif

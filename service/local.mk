@@ -1,0 +1,21 @@
+# service/: the stripefs-server MPI program (management, metadata, storage).
+noinst_LTLIBRARIES += libsfs_service.la
+libsfs_service_la_SOURCES = \
+	service/sfs_service.c service/sfs_service.h \
+	service/sfs_roles.c service/sfs_roles.h \
+	service/sfs_workq.c service/sfs_workq.h \
+	service/sfs_mgmt.c \
+	service/sfs_meta.c \
+	service/sfs_meta_store.c service/sfs_meta_store.h \
+	service/sfs_storage.c \
+	service/sfs_chunk_store.c service/sfs_chunk_store.h
+libsfs_service_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/service
+libsfs_service_la_CFLAGS   = $(AM_CFLAGS) $(UCX_CFLAGS) $(LMDB_CFLAGS) $(SODIUM_CFLAGS)
+libsfs_service_la_LIBADD   = $(LMDB_LIBS)
+
+# The server is an MPI program: compiled with Open MPI's flags.
+bin_PROGRAMS += stripefs-server
+stripefs_server_SOURCES  = service/sfs_server_main.c
+stripefs_server_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/service
+stripefs_server_CFLAGS   = $(AM_CFLAGS) $(MPI_OMPI_CFLAGS)
+stripefs_server_LDADD    = libsfs_service.la $(SFS_CORE_LIBS) $(MPI_OMPI_LIBS)

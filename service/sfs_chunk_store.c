@@ -1,0 +1,593 @@
+#define SFS_LOG_FAC "chunk"
+#include "sfs_chunk_store.h"
+
+#include "sfs_alloc.h"
+#include "sfs_errno.h"
+#include "sfs_log.h"
+#include "sfs_time.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SFS_CHUNK_MARKER "target.id"
+
+struct sfs_chunk_target {
+    uint32_t        id;
+    char            dir[PATH_MAX];
+    int             chunks_fd;
+    uint64_t        capacity_limit;
+    uint64_t        bandwidth;
+    uint64_t        used_bytes; /* atomic: bytes in chunk files */
+    pthread_mutex_t throttle_lock;
+    uint64_t        disk_free_at_ns; /* emulated disk: busy until then */
+};
+
+static void sfs_chunk_name(uint64_t entry_id, char *buf, size_t buflen)
+{
+    snprintf(buf, buflen, "%02x/%016" PRIx64, (unsigned)(entry_id & 0xff), entry_id);
+}
+
+static int sfs_chunk_mkdirs(const char *path)
+{
+    char   copy[PATH_MAX];
+    size_t n = strlen(path);
+
+    if (n >= sizeof(copy)) {
+        return -ENAMETOOLONG;
+    }
+    memcpy(copy, path, n + 1);
+    for (char *p = copy + 1; *p; p++) {
+        if (*p == '/') {
+            *p = '\0';
+            if (mkdir(copy, 0755) != 0 && errno != EEXIST) {
+                return -errno;
+            }
+            *p = '/';
+        }
+    }
+    if (mkdir(copy, 0700) != 0 && errno != EEXIST) {
+        return -errno;
+    }
+    return 0;
+}
+
+/* Tie the directory to the target id, or check that it is tied to it. */
+static int sfs_chunk_check_marker(sfs_chunk_target_t *target, const char *cluster_name)
+{
+    char  path[PATH_MAX + 32];
+    char  line[512];
+    FILE *file;
+    int   fd;
+
+    snprintf(path, sizeof(path), "%s/%s", target->dir, SFS_CHUNK_MARKER);
+    file = fopen(path, "r");
+    if (file) {
+        unsigned id = 0;
+        char     cluster[SFS_CONFIG_NAME_MAX] = "";
+
+        if (!fgets(line, sizeof(line), file) ||
+            sscanf(line, "stripefs target %u cluster %255s", &id, cluster) < 1) {
+            fclose(file);
+            return sfs_error_set(-EINVAL, "target directory %s: %s is not a stripefs marker",
+                                 target->dir, path);
+        }
+        fclose(file);
+        if (id != target->id) {
+            return sfs_error_set(-EINVAL,
+                                 "target directory %s belongs to target %u, but the config "
+                                 "gives it to target %u",
+                                 target->dir, id, target->id);
+        }
+        return 0;
+    }
+    if (errno != ENOENT) {
+        int rc = -errno;
+
+        return sfs_error_set(rc, "cannot read %s: %s", path, strerror(-rc));
+    }
+    fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        int rc = -errno;
+
+        return sfs_error_set(rc, "cannot create %s: %s", path, strerror(-rc));
+    }
+    snprintf(line, sizeof(line), "stripefs target %u cluster %s\n", target->id, cluster_name);
+    if (write(fd, line, strlen(line)) != (ssize_t)strlen(line) || fsync(fd) != 0) {
+        int rc = -errno;
+
+        close(fd);
+        return sfs_error_set(rc, "cannot write %s: %s", path, strerror(-rc));
+    }
+    close(fd);
+    return 0;
+}
+
+static uint64_t sfs_chunk_scan_used(sfs_chunk_target_t *target)
+{
+    uint64_t used = 0;
+
+    for (unsigned sub = 0; sub < 256; sub++) {
+        char           name[4];
+        int            fd;
+        DIR           *dir;
+        struct dirent *de;
+
+        snprintf(name, sizeof(name), "%02x", sub);
+        fd = openat(target->chunks_fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0 || !(dir = fdopendir(fd))) {
+            if (fd >= 0) {
+                close(fd);
+            }
+            continue;
+        }
+        while ((de = readdir(dir)) != NULL) {
+            struct stat st;
+
+            if (de->d_name[0] != '.' && fstatat(dirfd(dir), de->d_name, &st, 0) == 0) {
+                used += (uint64_t)st.st_size;
+            }
+        }
+        closedir(dir);
+    }
+    return used;
+}
+
+int sfs_chunk_target_open(const sfs_config_target_t *config, const char *cluster_name,
+                          sfs_chunk_target_t **target_p)
+{
+    sfs_chunk_target_t *target;
+    char                path[PATH_MAX + 16];
+    int                 rc;
+
+    if (!SFS_ALLOC_PTR(target)) {
+        return -ENOMEM;
+    }
+    target->id             = config->id;
+    target->capacity_limit = config->capacity;
+    target->bandwidth      = config->bandwidth;
+    target->chunks_fd      = -1;
+    pthread_mutex_init(&target->throttle_lock, NULL);
+    snprintf(target->dir, sizeof(target->dir), "%s", config->dir);
+    rc = sfs_chunk_mkdirs(target->dir);
+    if (rc) {
+        sfs_error_set(rc, "cannot create target directory %s: %s", target->dir, strerror(-rc));
+        goto err;
+    }
+    rc = sfs_chunk_check_marker(target, cluster_name);
+    if (rc) {
+        goto err;
+    }
+    snprintf(path, sizeof(path), "%s/chunks", target->dir);
+    if (mkdir(path, 0700) != 0 && errno != EEXIST) {
+        rc = -errno;
+        sfs_error_set(rc, "cannot create %s: %s", path, strerror(-rc));
+        goto err;
+    }
+    target->chunks_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (target->chunks_fd < 0) {
+        rc = -errno;
+        sfs_error_set(rc, "cannot open %s: %s", path, strerror(-rc));
+        goto err;
+    }
+    for (unsigned sub = 0; sub < 256; sub++) {
+        char name[4];
+
+        snprintf(name, sizeof(name), "%02x", sub);
+        if (mkdirat(target->chunks_fd, name, 0700) != 0 && errno != EEXIST) {
+            rc = -errno;
+            sfs_error_set(rc, "cannot create %s/%s: %s", path, name, strerror(-rc));
+            goto err;
+        }
+    }
+    target->used_bytes = sfs_chunk_scan_used(target);
+    *target_p          = target;
+    return 0;
+
+err:
+    sfs_chunk_target_close(target);
+    return rc;
+}
+
+void sfs_chunk_target_close(sfs_chunk_target_t *target)
+{
+    if (!target) {
+        return;
+    }
+    if (target->chunks_fd >= 0) {
+        close(target->chunks_fd);
+    }
+    pthread_mutex_destroy(&target->throttle_lock);
+    free(target);
+}
+
+uint32_t sfs_chunk_target_id(const sfs_chunk_target_t *target)
+{
+    return target->id;
+}
+
+const char *sfs_chunk_target_dir(const sfs_chunk_target_t *target)
+{
+    return target->dir;
+}
+
+uint64_t sfs_chunk_target_bandwidth(const sfs_chunk_target_t *target)
+{
+    return target->bandwidth;
+}
+
+int sfs_chunk_target_space(sfs_chunk_target_t *target, uint64_t *capacity_p, uint64_t *free_p)
+{
+    struct statvfs st;
+    uint64_t       capacity, avail, used;
+
+    if (fstatvfs(target->chunks_fd, &st) != 0) {
+        int rc = -errno;
+
+        return sfs_error_set(rc, "target %u: statvfs %s: %s", target->id, target->dir,
+                             strerror(-rc));
+    }
+    capacity = (uint64_t)st.f_blocks * st.f_frsize;
+    avail    = (uint64_t)st.f_bavail * st.f_frsize;
+    if (target->capacity_limit) {
+        used = __atomic_load_n(&target->used_bytes, __ATOMIC_RELAXED);
+        if (target->capacity_limit < capacity) {
+            capacity = target->capacity_limit;
+        }
+        if (capacity - (used < capacity ? used : capacity) < avail) {
+            avail = capacity - (used < capacity ? used : capacity);
+        }
+    }
+    *capacity_p = capacity;
+    *free_p     = avail;
+    return 0;
+}
+
+int sfs_chunk_target_sync(sfs_chunk_target_t *target)
+{
+    if (syncfs(target->chunks_fd) != 0) {
+        int rc = -errno;
+
+        return sfs_error_set(rc, "target %u: syncfs %s: %s", target->id, target->dir,
+                             strerror(-rc));
+    }
+    return 0;
+}
+
+/* Emulated disk bandwidth: the disk serves one request at a time at
+ * `bandwidth` bytes/s, so a request waits for the ones before it. */
+static void sfs_chunk_throttle(sfs_chunk_target_t *target, uint64_t bytes)
+{
+    uint64_t        now, finish;
+    struct timespec ts;
+
+    if (!target->bandwidth || !bytes) {
+        return;
+    }
+    pthread_mutex_lock(&target->throttle_lock);
+    now = sfs_time_ns();
+    if (target->disk_free_at_ns < now) {
+        target->disk_free_at_ns = now;
+    }
+    target->disk_free_at_ns += bytes * 1000000000ull / target->bandwidth;
+    finish = target->disk_free_at_ns;
+    pthread_mutex_unlock(&target->throttle_lock);
+    if (finish > now) {
+        ts.tv_sec  = (time_t)(finish / 1000000000ull);
+        ts.tv_nsec = (long)(finish % 1000000000ull);
+        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {
+        }
+    }
+}
+
+static int sfs_chunk_open(sfs_chunk_target_t *target, uint64_t entry_id, int flags)
+{
+    char name[32];
+    int  fd;
+
+    sfs_chunk_name(entry_id, name, sizeof(name));
+    fd = openat(target->chunks_fd, name, flags | O_CLOEXEC, 0600);
+    return fd < 0 ? -errno : fd;
+}
+
+int sfs_chunk_write(sfs_chunk_target_t *target, uint64_t entry_id, const sfs_io_extent_t *extents,
+                    uint32_t count, const void *data, int sync, uint64_t *length_p)
+{
+    const uint8_t *src = data;
+    struct stat    st;
+    uint64_t       end = 0, total = 0;
+    int            fd, rc = 0;
+
+    for (uint32_t i = 0; i < count; i++) {
+        total += extents[i].length;
+        if (extents[i].chunk_offset + extents[i].length > end) {
+            end = extents[i].chunk_offset + extents[i].length;
+        }
+    }
+    fd = sfs_chunk_open(target, entry_id, O_RDWR | O_CREAT);
+    if (fd < 0) {
+        return sfs_error_set(fd, "target %u: cannot open chunk %016" PRIx64 ": %s", target->id,
+                             entry_id, strerror(-fd));
+    }
+    if (fstat(fd, &st) != 0) {
+        rc = -errno;
+        goto out;
+    }
+    if (target->capacity_limit && end > (uint64_t)st.st_size &&
+        __atomic_load_n(&target->used_bytes, __ATOMIC_RELAXED) + (end - (uint64_t)st.st_size) >
+                target->capacity_limit) {
+        rc = sfs_error_set(-ENOSPC, "target %u is full (capacity limit %" PRIu64 " bytes)",
+                           target->id, target->capacity_limit);
+        goto out_nodetail;
+    }
+    sfs_chunk_throttle(target, total);
+    for (uint32_t i = 0; i < count; i++) {
+        uint64_t done = 0;
+
+        while (done < extents[i].length) {
+            ssize_t put = pwrite(fd, src + done, extents[i].length - done,
+                                 (off_t)(extents[i].chunk_offset + done));
+
+            if (put < 0) {
+                if (errno == EINTR) {
+                    continue;
+                }
+                rc = -errno;
+                goto out;
+            }
+            done += (uint64_t)put;
+        }
+        src += extents[i].length;
+    }
+    if (sync && fdatasync(fd) != 0) {
+        rc = -errno;
+        goto out;
+    }
+    if (end > (uint64_t)st.st_size) {
+        __atomic_add_fetch(&target->used_bytes, end - (uint64_t)st.st_size, __ATOMIC_RELAXED);
+    }
+    *length_p = end > (uint64_t)st.st_size ? end : (uint64_t)st.st_size;
+out:
+    if (rc) {
+        sfs_error_set(rc, "target %u: writing chunk %016" PRIx64 " failed: %s", target->id,
+                      entry_id, sfs_strerror(rc));
+    }
+out_nodetail:
+    close(fd);
+    return rc;
+}
+
+int sfs_chunk_read(sfs_chunk_target_t *target, uint64_t entry_id, const sfs_io_extent_t *extents,
+                   uint32_t count, void *buf, uint64_t *length_p)
+{
+    uint8_t    *dst = buf;
+    struct stat st;
+    uint64_t    total = 0;
+    int         fd, rc = 0;
+
+    for (uint32_t i = 0; i < count; i++) {
+        total += extents[i].length;
+    }
+    fd = sfs_chunk_open(target, entry_id, O_RDONLY);
+    if (fd == -ENOENT) {
+        memset(buf, 0, total);
+        *length_p = 0;
+        return 0;
+    }
+    if (fd < 0) {
+        return sfs_error_set(fd, "target %u: cannot open chunk %016" PRIx64 ": %s", target->id,
+                             entry_id, strerror(-fd));
+    }
+    if (fstat(fd, &st) != 0) {
+        rc = -errno;
+        goto out;
+    }
+    sfs_chunk_throttle(target, total);
+    for (uint32_t i = 0; i < count; i++) {
+        uint64_t done = 0;
+
+        while (done < extents[i].length) {
+            ssize_t got = pread(fd, dst + done, extents[i].length - done,
+                                (off_t)(extents[i].chunk_offset + done));
+
+            if (got < 0) {
+                if (errno == EINTR) {
+                    continue;
+                }
+                rc = -errno;
+                goto out;
+            }
+            if (got == 0) {
+                /* past the end of the chunk file: a hole */
+                memset(dst + done, 0, extents[i].length - done);
+                break;
+            }
+            done += (uint64_t)got;
+        }
+        dst += extents[i].length;
+    }
+    *length_p = (uint64_t)st.st_size;
+out:
+    if (rc) {
+        sfs_error_set(rc, "target %u: reading chunk %016" PRIx64 " failed: %s", target->id,
+                      entry_id, sfs_strerror(rc));
+    }
+    close(fd);
+    return rc;
+}
+
+int sfs_chunk_stat(sfs_chunk_target_t *target, uint64_t entry_id, uint64_t *length_p)
+{
+    char        name[32];
+    struct stat st;
+
+    sfs_chunk_name(entry_id, name, sizeof(name));
+    if (fstatat(target->chunks_fd, name, &st, 0) != 0) {
+        if (errno == ENOENT) {
+            *length_p = 0;
+            return 0;
+        }
+        return sfs_error_set(-errno, "target %u: stat chunk %016" PRIx64 ": %m", target->id,
+                             entry_id);
+    }
+    *length_p = (uint64_t)st.st_size;
+    return 0;
+}
+
+int sfs_chunk_truncate(sfs_chunk_target_t *target, uint64_t entry_id, uint64_t length,
+                       uint32_t mode)
+{
+    struct stat st;
+    int         fd, rc = 0;
+
+    fd = sfs_chunk_open(target, entry_id, O_RDWR | (mode == SFS_TRUNCATE_EXACT ? O_CREAT : 0));
+    if (fd == -ENOENT) {
+        return 0; /* shrinking a chunk file that does not exist */
+    }
+    if (fd < 0) {
+        return sfs_error_set(fd, "target %u: cannot open chunk %016" PRIx64 ": %s", target->id,
+                             entry_id, strerror(-fd));
+    }
+    if (fstat(fd, &st) != 0) {
+        rc = -errno;
+    } else if ((uint64_t)st.st_size != length &&
+               (mode == SFS_TRUNCATE_EXACT || (uint64_t)st.st_size > length)) {
+        if (ftruncate(fd, (off_t)length) != 0) {
+            rc = -errno;
+        } else if ((uint64_t)st.st_size > length) {
+            __atomic_sub_fetch(&target->used_bytes, (uint64_t)st.st_size - length,
+                               __ATOMIC_RELAXED);
+        } else {
+            __atomic_add_fetch(&target->used_bytes, length - (uint64_t)st.st_size,
+                               __ATOMIC_RELAXED);
+        }
+    }
+    close(fd);
+    if (rc) {
+        return sfs_error_set(rc, "target %u: truncating chunk %016" PRIx64 ": %s", target->id,
+                             entry_id, strerror(-rc));
+    }
+    return 0;
+}
+
+int sfs_chunk_fsync(sfs_chunk_target_t *target, uint64_t entry_id)
+{
+    int fd = sfs_chunk_open(target, entry_id, O_RDONLY);
+    int rc = 0;
+
+    if (fd == -ENOENT) {
+        return 0;
+    }
+    if (fd < 0) {
+        return sfs_error_set(fd, "target %u: cannot open chunk %016" PRIx64 ": %s", target->id,
+                             entry_id, strerror(-fd));
+    }
+    if (fdatasync(fd) != 0) {
+        rc = sfs_error_set(-errno, "target %u: fsync chunk %016" PRIx64 ": %m", target->id,
+                           entry_id);
+    }
+    close(fd);
+    return rc;
+}
+
+int sfs_chunk_unlink(sfs_chunk_target_t *target, uint64_t entry_id)
+{
+    char        name[32];
+    struct stat st;
+
+    sfs_chunk_name(entry_id, name, sizeof(name));
+    if (fstatat(target->chunks_fd, name, &st, 0) != 0) {
+        return errno == ENOENT ? 0 : sfs_error_set(-errno, "target %u: stat chunk: %m",
+                                                   target->id);
+    }
+    if (unlinkat(target->chunks_fd, name, 0) != 0) {
+        return errno == ENOENT ? 0
+                               : sfs_error_set(-errno, "target %u: unlink chunk %016" PRIx64
+                                                       ": %m",
+                                               target->id, entry_id);
+    }
+    __atomic_sub_fetch(&target->used_bytes, (uint64_t)st.st_size, __ATOMIC_RELAXED);
+    return 0;
+}
+
+typedef struct sfs_chunk_entry {
+    uint64_t id;
+    uint64_t length;
+} sfs_chunk_entry_t;
+
+static int sfs_chunk_entry_cmp(const void *a, const void *b)
+{
+    const sfs_chunk_entry_t *x = a, *y = b;
+
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+int sfs_chunk_list(sfs_chunk_target_t *target, uint64_t after, uint32_t max, uint64_t *ids,
+                   uint64_t *lengths, uint32_t *count_p)
+{
+    sfs_chunk_entry_t *found = NULL;
+    size_t             count = 0, capacity = 0;
+
+    /* a full walk per page: simple, and fsck is not a hot path */
+    for (unsigned sub = 0; sub < 256; sub++) {
+        char           name[4];
+        int            fd;
+        DIR           *dir;
+        struct dirent *de;
+
+        snprintf(name, sizeof(name), "%02x", sub);
+        fd = openat(target->chunks_fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0 || !(dir = fdopendir(fd))) {
+            if (fd >= 0) {
+                close(fd);
+            }
+            continue;
+        }
+        while ((de = readdir(dir)) != NULL) {
+            char       *end;
+            uint64_t    id;
+            struct stat st;
+
+            if (de->d_name[0] == '.') {
+                continue;
+            }
+            id = strtoull(de->d_name, &end, 16);
+            if (*end != '\0' || id <= after || fstatat(dirfd(dir), de->d_name, &st, 0) != 0) {
+                continue;
+            }
+            if (count == capacity) {
+                sfs_chunk_entry_t *grown;
+
+                capacity = capacity ? capacity * 2 : 1024;
+                grown    = realloc(found, capacity * sizeof(*grown));
+                if (!grown) {
+                    closedir(dir);
+                    free(found);
+                    return -ENOMEM;
+                }
+                found = grown;
+            }
+            found[count].id       = id;
+            found[count++].length = (uint64_t)st.st_size;
+        }
+        closedir(dir);
+    }
+    if (count) {
+        qsort(found, count, sizeof(*found), sfs_chunk_entry_cmp);
+    }
+    *count_p = (uint32_t)(count < max ? count : max);
+    for (uint32_t i = 0; i < *count_p; i++) {
+        ids[i]     = found[i].id;
+        lengths[i] = found[i].length;
+    }
+    free(found);
+    return 0;
+}

@@ -1,0 +1,55 @@
+/*
+ * Chunk files of one storage target: one file per (file, target), named by
+ * the file's entry id, under <target dir>/chunks/<id % 256>/<id>. A
+ * <target dir>/target.id marker ties the directory to its target id so a
+ * misconfigured host cannot write into another target's directory.
+ *
+ * All calls are blocking disk I/O and thread-safe: they run on the storage
+ * I/O threads, never on the progress thread.
+ */
+#ifndef SFS_CHUNK_STORE_H
+#define SFS_CHUNK_STORE_H
+
+#include "sfs_config.h"
+#include "sfs_proto.h"
+
+#include <stdint.h>
+
+typedef struct sfs_chunk_target sfs_chunk_target_t;
+
+/* Open (creating if needed) the target's directory. */
+int  sfs_chunk_target_open(const sfs_config_target_t *config, const char *cluster_name,
+                           sfs_chunk_target_t **target_p);
+void sfs_chunk_target_close(sfs_chunk_target_t *target);
+uint32_t    sfs_chunk_target_id(const sfs_chunk_target_t *target);
+const char *sfs_chunk_target_dir(const sfs_chunk_target_t *target);
+uint64_t    sfs_chunk_target_bandwidth(const sfs_chunk_target_t *target);
+
+/* Capacity (the config's limit or the file system's size) and free bytes. */
+int sfs_chunk_target_space(sfs_chunk_target_t *target, uint64_t *capacity_p, uint64_t *free_p);
+/* Flush everything written to this target to disk (syncfs). */
+int sfs_chunk_target_sync(sfs_chunk_target_t *target);
+
+/* Write `data` (the extents' bytes back to back) at the extents of the chunk
+ * file of `entry_id`; *length_p gets the chunk file's length afterwards. */
+int sfs_chunk_write(sfs_chunk_target_t *target, uint64_t entry_id, const sfs_io_extent_t *extents,
+                    uint32_t count, const void *data, int sync, uint64_t *length_p);
+/* Read the extents into `buf` back to back; bytes past the end of the chunk
+ * file (holes, or no file) read as zeros. *length_p gets the chunk length. */
+int sfs_chunk_read(sfs_chunk_target_t *target, uint64_t entry_id, const sfs_io_extent_t *extents,
+                   uint32_t count, void *buf, uint64_t *length_p);
+/* Length of the chunk file (0 if there is none). */
+int sfs_chunk_stat(sfs_chunk_target_t *target, uint64_t entry_id, uint64_t *length_p);
+/* SFS_TRUNCATE_EXACT or SFS_TRUNCATE_SHRINK_ONLY. */
+int sfs_chunk_truncate(sfs_chunk_target_t *target, uint64_t entry_id, uint64_t length,
+                       uint32_t mode);
+int sfs_chunk_fsync(sfs_chunk_target_t *target, uint64_t entry_id);
+/* Remove the chunk file; 0 also when there was none. */
+int sfs_chunk_unlink(sfs_chunk_target_t *target, uint64_t entry_id);
+
+/* Chunk files in entry id order after `after`: up to `max` (id, length)
+ * pairs; *count_p gets how many. For the consistency checker. */
+int sfs_chunk_list(sfs_chunk_target_t *target, uint64_t after, uint32_t max, uint64_t *ids,
+                   uint64_t *lengths, uint32_t *count_p);
+
+#endif

@@ -1,0 +1,433 @@
+/*
+ * A server rank: transport, role dispatch, registration and heartbeats,
+ * and the common requests every rank serves (PING, NET_INFO, STOP).
+ */
+#define SFS_LOG_FAC "server"
+#include "sfs_service.h"
+
+#include "sfs_alloc.h"
+#include "sfs_errno.h"
+#include "sfs_log.h"
+#include "sfs_time.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#define SFS_SERVICE_MAX_TARGETS_PER_RANK 256
+
+static void sfs_service_reply_net_info(sfs_service_t *service, sfs_tp_request_t *req);
+
+static void sfs_service_dispatch(sfs_tp_request_t *req, void *arg)
+{
+    sfs_service_t *service = arg;
+    uint32_t       opcode  = sfs_tp_request_opcode(req);
+    int            role    = sfs_op_role(opcode);
+
+    if (service->stop_requested && opcode != SFS_OP_PING && opcode != SFS_OP_STOP &&
+        opcode != SFS_OP_HEARTBEAT && opcode != SFS_OP_SHUTDOWN) {
+        sfs_tp_request_reply_error(req, -ESHUTDOWN, "server rank %u is shutting down",
+                                   service->rank);
+        return;
+    }
+    switch (role) {
+    case SFS_ROLE_ANY:
+        switch (opcode) {
+        case SFS_OP_PING: {
+            uint8_t    out[16];
+            sfs_wbuf_t wb;
+
+            sfs_wbuf_init(&wb, out, sizeof(out));
+            sfs_wbuf_u32(&wb, service->rank);
+            sfs_wbuf_u32(&wb, service->roles);
+            sfs_tp_request_reply(req, 0, out, wb.length, NULL, 0, NULL, NULL);
+            return;
+        }
+        case SFS_OP_NET_INFO:
+            sfs_service_reply_net_info(service, req);
+            return;
+        case SFS_OP_STOP: {
+            int rc = sfs_service_flush(service);
+
+            sfs_info("stop requested by management%s", rc ? " (flush reported errors)" : "");
+            if (rc) {
+                sfs_tp_request_reply_error(req, rc, "rank %u: flush failed: %s", service->rank,
+                                           sfs_error_detail());
+            } else {
+                sfs_tp_request_reply(req, 0, NULL, 0, NULL, 0, NULL, NULL);
+            }
+            sfs_service_request_stop(service);
+            return;
+        }
+        default:
+            break;
+        }
+        break;
+    case SFS_ROLE_MGMT:
+        if (service->mgmt) {
+            sfs_mgmt_handle(service->mgmt, req);
+            return;
+        }
+        sfs_tp_request_reply_error(req, -EOPNOTSUPP,
+                                   "rank %u on %s is not the management server", service->rank,
+                                   service->host);
+        return;
+    case SFS_ROLE_META:
+        if (service->meta) {
+            sfs_meta_handle(service->meta, req);
+            return;
+        }
+        sfs_tp_request_reply_error(req, -EOPNOTSUPP, "rank %u on %s is not the metadata server",
+                                   service->rank, service->host);
+        return;
+    case SFS_ROLE_STORAGE:
+        if (service->storage) {
+            sfs_storage_handle(service->storage, req);
+            return;
+        }
+        sfs_tp_request_reply_error(req, -EOPNOTSUPP, "rank %u on %s serves no storage targets",
+                                   service->rank, service->host);
+        return;
+    default:
+        break;
+    }
+    sfs_tp_request_reply_error(req, -EOPNOTSUPP, "rank %u: operation %u not supported",
+                               service->rank, opcode);
+}
+
+typedef struct sfs_net_info_ctx {
+    sfs_wbuf_t wb;
+    uint32_t   count;
+} sfs_net_info_ctx_t;
+
+static void sfs_service_net_info_visit(sfs_tp_session_t *session, void *arg)
+{
+    sfs_net_info_ctx_t *ctx = arg;
+
+    sfs_wbuf_u32(&ctx->wb, sfs_tp_session_peer_kind(session));
+    sfs_wbuf_u64(&ctx->wb, sfs_tp_session_peer_uuid(session));
+    sfs_wbuf_u32(&ctx->wb, sfs_tp_session_peer_pid(session));
+    sfs_wbuf_str(&ctx->wb, sfs_tp_session_peer_host(session));
+    sfs_wbuf_str(&ctx->wb, sfs_tp_session_peer_program(session));
+    sfs_wbuf_str(&ctx->wb, sfs_tp_session_transports(session));
+    sfs_wbuf_u64(&ctx->wb, sfs_tp_session_age_ms(session));
+    if (!ctx->wb.error) {
+        ctx->count++;
+    }
+}
+
+static void sfs_service_free_cb(void *arg)
+{
+    free(arg);
+}
+
+static void sfs_service_reply_net_info(sfs_service_t *service, sfs_tp_request_t *req)
+{
+    size_t             capacity = 1 << 20;
+    uint8_t           *buf      = malloc(capacity);
+    uint8_t            args[16];
+    sfs_wbuf_t         wb;
+    sfs_net_info_ctx_t ctx;
+    struct iovec       iov;
+
+    if (!buf) {
+        sfs_tp_request_reply_error(req, -ENOMEM, "out of memory");
+        return;
+    }
+    sfs_wbuf_init(&ctx.wb, buf, capacity);
+    ctx.count = 0;
+    sfs_tp_worker_visit_sessions(service->worker, sfs_service_net_info_visit, &ctx);
+    sfs_wbuf_init(&wb, args, sizeof(args));
+    sfs_wbuf_u32(&wb, service->rank);
+    sfs_wbuf_u32(&wb, ctx.count);
+    iov.iov_base = buf;
+    iov.iov_len  = ctx.wb.error ? 0 : ctx.wb.length;
+    sfs_tp_request_reply(req, 0, args, wb.length, &iov, 1, sfs_service_free_cb, buf);
+}
+
+int sfs_service_create(const sfs_config_t *config, const sfs_role_plan_t *plan, uint32_t rank,
+                       sfs_service_t **service_p)
+{
+    sfs_tp_worker_params_t params;
+    sfs_service_t         *service;
+    char                   identity[64];
+    int                    rc;
+
+    if (!SFS_ALLOC_PTR(service)) {
+        return -ENOMEM;
+    }
+    service->config = config;
+    service->plan   = plan;
+    service->rank   = rank;
+    service->roles  = plan->ranks[rank].roles;
+    snprintf(service->host, sizeof(service->host), "%s",
+             config->hosts[plan->ranks[rank].host_index].name);
+    snprintf(identity, sizeof(identity), "rank %u", rank);
+    sfs_log_set_identity(identity);
+
+    rc = sfs_auth_load_connauth(config->connauth_file, &service->key);
+    if (rc) {
+        goto err_free;
+    }
+    memset(&params, 0, sizeof(params));
+    params.field_mask = SFS_TP_WORKER_PARAM_NODE_ID | SFS_TP_WORKER_PARAM_PEER_KIND |
+                        SFS_TP_WORKER_PARAM_HOST | SFS_TP_WORKER_PARAM_KEY |
+                        SFS_TP_WORKER_PARAM_HANDLER | SFS_TP_WORKER_PARAM_MAX_PAYLOAD |
+                        SFS_TP_WORKER_PARAM_RPC_TIMEOUT | SFS_TP_WORKER_PARAM_NAME;
+    params.node_id        = rank;
+    params.peer_kind      = SFS_PEER_SERVER;
+    params.host           = service->host;
+    params.name           = "stripefs-server";
+    params.key            = &service->key;
+    params.on_request     = sfs_service_dispatch;
+    params.handler_arg    = service;
+    params.max_payload    = config->max_message_size;
+    params.rpc_timeout_ms = config->rpc_timeout_ms;
+    if (service->roles & SFS_ROLE_MGMT) {
+        params.field_mask |= SFS_TP_WORKER_PARAM_BOOTSTRAP_PORT;
+        params.bootstrap_port = config->mgmt_port;
+    }
+    rc = sfs_tp_worker_create(&params, &service->worker);
+    if (rc) {
+        goto err_free;
+    }
+    if (service->roles & SFS_ROLE_STORAGE) {
+        rc = sfs_storage_create(service, &service->storage);
+        if (rc) {
+            goto err_destroy;
+        }
+    }
+    if (service->roles & SFS_ROLE_META) {
+        rc = sfs_meta_create(service, &service->meta);
+        if (rc) {
+            goto err_destroy;
+        }
+    }
+    if (service->roles & SFS_ROLE_MGMT) {
+        rc = sfs_mgmt_create(service, &service->mgmt);
+        if (rc) {
+            goto err_destroy;
+        }
+    }
+    *service_p = service;
+    return 0;
+
+err_destroy:
+    sfs_service_destroy(service);
+    return rc;
+err_free:
+    free(service);
+    return rc;
+}
+
+static size_t sfs_service_pack_targets(sfs_service_t *service, sfs_wbuf_t *wb, int with_dirs)
+{
+    sfs_target_report_t *reports;
+    uint32_t             count = 0;
+
+    reports = calloc(SFS_SERVICE_MAX_TARGETS_PER_RANK, sizeof(*reports));
+    if (!reports) {
+        wb->error = -ENOMEM;
+        return 0;
+    }
+    if (service->storage) {
+        count = sfs_storage_report(service->storage, reports, SFS_SERVICE_MAX_TARGETS_PER_RANK);
+    }
+    sfs_wbuf_u32(wb, count);
+    for (uint32_t i = 0; i < count; i++) {
+        sfs_wbuf_u32(wb, reports[i].target_id);
+        if (with_dirs) {
+            sfs_wbuf_str(wb, reports[i].dir);
+        }
+        sfs_wbuf_u64(wb, reports[i].capacity);
+        sfs_wbuf_u64(wb, reports[i].free);
+        sfs_wbuf_u64(wb, reports[i].bandwidth);
+    }
+    free(reports);
+    return count;
+}
+
+static int sfs_service_send_register(sfs_service_t *service)
+{
+    size_t              capacity = SFS_PROTO_ARGS_MAX;
+    uint8_t            *args     = malloc(capacity);
+    const void         *address;
+    size_t              address_length;
+    sfs_wbuf_t          wb;
+    sfs_tp_rpc_params_t params;
+    sfs_tp_rpc_t       *rpc;
+    int                 rc;
+
+    if (!args) {
+        return -ENOMEM;
+    }
+    address = sfs_tp_worker_address(service->worker, &address_length);
+    sfs_wbuf_init(&wb, args, capacity);
+    sfs_wbuf_u32(&wb, service->rank);
+    sfs_wbuf_u32(&wb, service->roles);
+    sfs_wbuf_u32(&wb, (uint32_t)getpid());
+    sfs_wbuf_str(&wb, service->host);
+    sfs_wbuf_blob(&wb, address, address_length);
+    sfs_service_pack_targets(service, &wb, 1);
+    if (wb.error) {
+        free(args);
+        return sfs_error_set(wb.error, "rank %u: registration does not fit a message",
+                             service->rank);
+    }
+    memset(&params, 0, sizeof(params));
+    params.opcode      = SFS_OP_REGISTER;
+    params.args        = args;
+    params.args_length = wb.length;
+    rc                 = sfs_cluster_call_mgmt(service->cluster, &params, &rpc);
+    sfs_tp_rpc_release(rpc);
+    free(args);
+    if (rc == 0) {
+        service->registered = 1;
+    }
+    return rc;
+}
+
+int sfs_service_register(sfs_service_t *service, const void *mgmt_address, size_t length)
+{
+    sfs_cluster_params_t params;
+    int                  rc;
+
+    memset(&params, 0, sizeof(params));
+    params.field_mask = SFS_CLUSTER_PARAM_MGMT_ADDRESS | SFS_CLUSTER_PARAM_NO_MAP |
+                        SFS_CLUSTER_PARAM_TIMEOUT;
+    params.worker              = service->worker;
+    params.mgmt_address        = mgmt_address;
+    params.mgmt_address_length = length;
+    params.connect_timeout_ms  = service->config->connect_timeout_ms;
+    rc                         = sfs_cluster_connect(&params, &service->cluster);
+    if (rc) {
+        return rc;
+    }
+    rc = sfs_service_send_register(service);
+    if (rc) {
+        return rc;
+    }
+    service->next_heartbeat_ms = sfs_time_ms() + service->config->heartbeat_interval_ms;
+    return 0;
+}
+
+static void sfs_service_heartbeat_done(sfs_tp_rpc_t *rpc, void *arg)
+{
+    sfs_service_t *service = arg;
+    int            status  = sfs_tp_rpc_status(rpc);
+
+    if (status == 0) {
+        size_t         length;
+        const uint8_t *reply = sfs_tp_rpc_reply_args(rpc, &length);
+        sfs_rbuf_t     rb;
+
+        sfs_rbuf_init(&rb, reply, length);
+        if ((sfs_rbuf_u32(&rb) & 1) && !rb.error) {
+            /* management does not know us (it restarted): register again */
+            service->registered = 0;
+        }
+    } else if (status != -ECANCELED) {
+        sfs_warn("heartbeat to management failed: %s", sfs_tp_rpc_error_detail(rpc));
+    }
+}
+
+static void sfs_service_heartbeat(sfs_service_t *service)
+{
+    uint8_t             args[SFS_PROTO_ARGS_MAX];
+    sfs_wbuf_t          wb;
+    sfs_tp_rpc_params_t params;
+    sfs_tp_conn_t      *conn;
+    uint64_t            now = sfs_time_ms();
+
+    if (!service->cluster || now < service->next_heartbeat_ms) {
+        return;
+    }
+    service->next_heartbeat_ms = now + service->config->heartbeat_interval_ms;
+    if (service->heartbeat_rpc) {
+        if (!sfs_tp_rpc_is_done(service->heartbeat_rpc)) {
+            return; /* the last one is still out */
+        }
+        sfs_tp_rpc_release(service->heartbeat_rpc);
+        service->heartbeat_rpc = NULL;
+    }
+    if (!service->registered) {
+        if (sfs_service_send_register(service) == 0) {
+            sfs_info("registered again with management");
+        }
+        return;
+    }
+    if (sfs_cluster_mgmt_conn(service->cluster, &conn) != 0) {
+        sfs_warn("management unreachable: %s", sfs_error_detail());
+        return;
+    }
+    sfs_wbuf_init(&wb, args, sizeof(args));
+    sfs_wbuf_u32(&wb, service->rank);
+    sfs_service_pack_targets(service, &wb, 0);
+    memset(&params, 0, sizeof(params));
+    params.opcode      = SFS_OP_HEARTBEAT;
+    params.args        = args;
+    params.args_length = wb.length;
+    params.cb          = sfs_service_heartbeat_done;
+    params.cb_arg      = service;
+    if (wb.error || sfs_tp_rpc_start(conn, &params, &service->heartbeat_rpc) != 0) {
+        service->heartbeat_rpc = NULL;
+    }
+}
+
+int sfs_service_progress(sfs_service_t *service, int timeout_ms)
+{
+    int rc = sfs_tp_worker_progress(service->worker, timeout_ms);
+
+    sfs_service_heartbeat(service);
+    if (service->mgmt) {
+        sfs_mgmt_timer(service->mgmt);
+    }
+    if (service->meta) {
+        sfs_meta_timer(service->meta);
+    }
+    return rc;
+}
+
+void sfs_service_request_stop(sfs_service_t *service)
+{
+    service->stop_requested = 1;
+    if (service->worker) {
+        sfs_tp_worker_wakeup(service->worker);
+    }
+}
+
+int sfs_service_stopping(const sfs_service_t *service)
+{
+    return service->stop_requested;
+}
+
+int sfs_service_flush(sfs_service_t *service)
+{
+    int rc = 0, one;
+
+    if (service->meta && (one = sfs_meta_flush(service->meta)) != 0) {
+        rc = one;
+    }
+    if (service->storage && (one = sfs_storage_flush(service->storage)) != 0) {
+        rc = one;
+    }
+    return rc;
+}
+
+void sfs_service_destroy(sfs_service_t *service)
+{
+    if (!service) {
+        return;
+    }
+    if (service->heartbeat_rpc) {
+        sfs_tp_rpc_release(service->heartbeat_rpc);
+        service->heartbeat_rpc = NULL;
+    }
+    /* roles first: their threads may still post completions to the worker */
+    sfs_meta_destroy(service->meta);
+    sfs_storage_destroy(service->storage);
+    sfs_mgmt_destroy(service->mgmt);
+    sfs_cluster_destroy(service->cluster);
+    sfs_tp_worker_destroy(service->worker);
+    free(service);
+}

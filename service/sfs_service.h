@@ -1,0 +1,82 @@
+/*
+ * One server rank of the stripefs service: its transport worker, the roles
+ * the config gave it (management, metadata, storage), the dispatch of
+ * requests to them, heartbeats to management, and a clean stop.
+ */
+#ifndef SFS_SERVICE_H
+#define SFS_SERVICE_H
+
+#include "sfs_cluster.h"
+#include "sfs_config.h"
+#include "sfs_roles.h"
+#include "sfs_tp.h"
+
+#include <signal.h>
+
+typedef struct sfs_mgmt    sfs_mgmt_t;
+typedef struct sfs_meta    sfs_meta_t;
+typedef struct sfs_storage sfs_storage_t;
+
+typedef struct sfs_service {
+    const sfs_config_t     *config;
+    const sfs_role_plan_t  *plan;
+    uint32_t                rank;
+    uint32_t                roles;
+    char                    host[SFS_HOST_MAX];
+    sfs_auth_key_t          key;
+    sfs_tp_worker_t        *worker;
+    sfs_cluster_t          *cluster; /* this rank's connections to the others */
+    sfs_mgmt_t             *mgmt;
+    sfs_meta_t             *meta;
+    sfs_storage_t          *storage;
+    volatile sig_atomic_t   stop_requested;
+    uint64_t                next_heartbeat_ms;
+    sfs_tp_rpc_t           *heartbeat_rpc;
+    int                     registered;
+} sfs_service_t;
+
+/* Open this rank's roles (target directories, metadata store) and its
+ * transport; management also starts listening on its bootstrap port. */
+int  sfs_service_create(const sfs_config_t *config, const sfs_role_plan_t *plan, uint32_t rank,
+                        sfs_service_t **service_p);
+/* Register with management (whose worker address the caller learnt from the
+ * MPI job): returns once management has acknowledged. */
+int  sfs_service_register(sfs_service_t *service, const void *mgmt_address, size_t length);
+/* Serve one round of events: progress, timers, heartbeats. */
+int  sfs_service_progress(sfs_service_t *service, int timeout_ms);
+/* Ask this rank to stop (async-signal-safe). */
+void sfs_service_request_stop(sfs_service_t *service);
+int  sfs_service_stopping(const sfs_service_t *service);
+/* Flush everything durable (metadata commits, chunk files). */
+int  sfs_service_flush(sfs_service_t *service);
+void sfs_service_destroy(sfs_service_t *service);
+
+/* Role entry points, called by the dispatcher (sfs_service.c). */
+int  sfs_mgmt_create(sfs_service_t *service, sfs_mgmt_t **mgmt_p);
+void sfs_mgmt_handle(sfs_mgmt_t *mgmt, sfs_tp_request_t *req);
+void sfs_mgmt_timer(sfs_mgmt_t *mgmt);
+void sfs_mgmt_destroy(sfs_mgmt_t *mgmt);
+
+int  sfs_meta_create(sfs_service_t *service, sfs_meta_t **meta_p);
+void sfs_meta_handle(sfs_meta_t *meta, sfs_tp_request_t *req);
+void sfs_meta_timer(sfs_meta_t *meta);
+/* Re-read the target list from management at the next timer tick. */
+void sfs_meta_map_changed(sfs_meta_t *meta);
+int  sfs_meta_flush(sfs_meta_t *meta);
+void sfs_meta_destroy(sfs_meta_t *meta);
+
+int  sfs_storage_create(sfs_service_t *service, sfs_storage_t **storage_p);
+void sfs_storage_handle(sfs_storage_t *storage, sfs_tp_request_t *req);
+/* Fill in this rank's targets for REGISTER/HEARTBEAT. */
+typedef struct sfs_target_report {
+    uint32_t target_id;
+    char     dir[PATH_MAX];
+    uint64_t capacity;
+    uint64_t free;
+    uint64_t bandwidth;
+} sfs_target_report_t;
+uint32_t sfs_storage_report(sfs_storage_t *storage, sfs_target_report_t *reports, uint32_t max);
+int  sfs_storage_flush(sfs_storage_t *storage);
+void sfs_storage_destroy(sfs_storage_t *storage);
+
+#endif

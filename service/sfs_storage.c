@@ -1,0 +1,378 @@
+/*
+ * The storage role: decode and check chunk requests on the progress thread,
+ * run the disk I/O on the I/O threads, reply on the progress thread.
+ */
+#define SFS_LOG_FAC "storage"
+#include "sfs_service.h"
+
+#include "sfs_alloc.h"
+#include "sfs_chunk_store.h"
+#include "sfs_errno.h"
+#include "sfs_log.h"
+#include "sfs_workq.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#define SFS_STORAGE_LIST_MAX 4096
+
+struct sfs_storage {
+    sfs_service_t       *service;
+    sfs_chunk_target_t **targets;
+    uint32_t             target_count;
+    sfs_workq_t         *workq;
+    uint64_t             in_flight;
+};
+
+typedef struct sfs_storage_op {
+    sfs_work_t          work;
+    sfs_storage_t      *storage;
+    sfs_tp_request_t   *req;
+    sfs_chunk_target_t *target;
+    uint32_t            opcode;
+    sfs_chunk_req_t     chunk; /* decoded request */
+    void               *data;  /* WRITE: the payload; READ: the reply buffer */
+    uint64_t            data_length;
+    int                 owns_data; /* data is a pool buffer of ours */
+    uint64_t            length; /* chunk length after the operation */
+    uint32_t            count;  /* CHUNK_UNLINK / CHUNK_LIST results */
+    uint64_t           *ids;
+    uint64_t           *lengths;
+    int                 status;
+    char                detail[SFS_ERROR_DETAIL_MAX];
+} sfs_storage_op_t;
+
+int sfs_storage_create(sfs_service_t *service, sfs_storage_t **storage_p)
+{
+    const sfs_rank_roles_t *mine = &service->plan->ranks[service->rank];
+    sfs_storage_t          *storage;
+    int                     rc;
+
+    if (!SFS_ALLOC_PTR(storage) || !SFS_ALLOC_ARRAY(storage->targets, mine->target_count)) {
+        free(storage);
+        return -ENOMEM;
+    }
+    storage->service = service;
+    for (uint32_t i = 0; i < mine->target_count; i++) {
+        const sfs_config_target_t *config = &service->config->targets[mine->targets[i]];
+
+        rc = sfs_chunk_target_open(config, service->config->cluster_name, &storage->targets[i]);
+        if (rc) {
+            goto err;
+        }
+        storage->target_count = i + 1;
+        sfs_info("storage target %u in %s%s", config->id, config->dir,
+                 config->bandwidth ? " (emulated disk bandwidth cap)" : "");
+    }
+    rc = sfs_workq_create(service->config->io_threads, "storage-io", service->worker,
+                          &storage->workq);
+    if (rc) {
+        goto err;
+    }
+    *storage_p = storage;
+    return 0;
+
+err:
+    sfs_storage_destroy(storage);
+    return rc;
+}
+
+void sfs_storage_destroy(sfs_storage_t *storage)
+{
+    if (!storage) {
+        return;
+    }
+    if (storage->workq) {
+        sfs_workq_destroy(storage->workq);
+        /* replies of finished items are posted to the progress thread */
+        while (storage->in_flight) {
+            sfs_tp_worker_progress(storage->service->worker, 10);
+        }
+    }
+    for (uint32_t i = 0; i < storage->target_count; i++) {
+        sfs_chunk_target_close(storage->targets[i]);
+    }
+    free(storage->targets);
+    free(storage);
+}
+
+uint32_t sfs_storage_report(sfs_storage_t *storage, sfs_target_report_t *reports, uint32_t max)
+{
+    uint32_t n = 0;
+
+    for (uint32_t i = 0; i < storage->target_count && n < max; i++) {
+        sfs_chunk_target_t  *target = storage->targets[i];
+        sfs_target_report_t *r      = &reports[n];
+
+        r->target_id = sfs_chunk_target_id(target);
+        r->bandwidth = sfs_chunk_target_bandwidth(target);
+        snprintf(r->dir, sizeof(r->dir), "%s", sfs_chunk_target_dir(target));
+        if (sfs_chunk_target_space(target, &r->capacity, &r->free) != 0) {
+            r->capacity = r->free = 0;
+        }
+        n++;
+    }
+    return n;
+}
+
+int sfs_storage_flush(sfs_storage_t *storage)
+{
+    int rc = 0;
+
+    for (uint32_t i = 0; i < storage->target_count; i++) {
+        int one = sfs_chunk_target_sync(storage->targets[i]);
+
+        if (one) {
+            sfs_error("%s", sfs_error_detail());
+            rc = one;
+        }
+    }
+    return rc;
+}
+
+static sfs_chunk_target_t *sfs_storage_find(sfs_storage_t *storage, uint32_t target_id)
+{
+    for (uint32_t i = 0; i < storage->target_count; i++) {
+        if (sfs_chunk_target_id(storage->targets[i]) == target_id) {
+            return storage->targets[i];
+        }
+    }
+    return NULL;
+}
+
+static void sfs_storage_run(sfs_work_t *work)
+{
+    sfs_storage_op_t   *op     = sfs_container_of(work, sfs_storage_op_t, work);
+    sfs_chunk_target_t *target = op->target;
+    sfs_chunk_req_t    *chunk  = &op->chunk;
+
+    sfs_error_clear();
+    switch (op->opcode) {
+    case SFS_OP_WRITE:
+        op->status = sfs_chunk_write(target, chunk->entry_id, chunk->extents, chunk->extent_count,
+                                     op->data, chunk->flags & SFS_WRITE_SYNC, &op->length);
+        break;
+    case SFS_OP_READ:
+        op->status = sfs_chunk_read(target, chunk->entry_id, chunk->extents, chunk->extent_count,
+                                    op->data, &op->length);
+        break;
+    case SFS_OP_CHUNK_STAT:
+        op->status = sfs_chunk_stat(target, chunk->entry_id, &op->length);
+        break;
+    case SFS_OP_TRUNCATE:
+        op->status = sfs_chunk_truncate(target, chunk->entry_id, chunk->length, chunk->flags);
+        op->length = chunk->length;
+        break;
+    case SFS_OP_FSYNC:
+        op->status = sfs_chunk_fsync(target, chunk->entry_id);
+        break;
+    case SFS_OP_CHUNK_UNLINK:
+        op->count = 0;
+        for (uint32_t i = 0; i < chunk->extent_count; i++) {
+            /* the ids travel in the extents' chunk_offset fields */
+            int rc = sfs_chunk_unlink(target, chunk->extents[i].chunk_offset);
+
+            if (rc) {
+                op->status = rc;
+                break;
+            }
+            op->count++;
+        }
+        break;
+    case SFS_OP_CHUNK_LIST:
+        op->status = sfs_chunk_list(target, chunk->entry_id, (uint32_t)chunk->length, op->ids,
+                                    op->lengths, &op->count);
+        break;
+    default:
+        op->status = -EOPNOTSUPP;
+        break;
+    }
+    if (op->status) {
+        snprintf(op->detail, sizeof(op->detail), "%s",
+                 sfs_error_detail()[0] ? sfs_error_detail() : sfs_strerror(op->status));
+    }
+}
+
+static void sfs_storage_release_buf(void *arg)
+{
+    sfs_storage_op_t *op = arg;
+
+    if (op->owns_data) {
+        sfs_tp_buf_put(op->storage->service->worker, op->data);
+    }
+    free(op->ids);
+    free(op->lengths);
+    free(op);
+}
+
+static void sfs_storage_done(sfs_work_t *work)
+{
+    sfs_storage_op_t *op = sfs_container_of(work, sfs_storage_op_t, work);
+    uint8_t           args[32];
+    sfs_wbuf_t        wb;
+    struct iovec      iov;
+
+    op->storage->in_flight--;
+    if (op->status) {
+        if (op->status != -ENOENT) {
+            sfs_warn("%s", op->detail);
+        }
+        sfs_tp_request_reply_error(op->req, op->status, "%s", op->detail);
+        sfs_storage_release_buf(op);
+        return;
+    }
+    sfs_wbuf_init(&wb, args, sizeof(args));
+    switch (op->opcode) {
+    case SFS_OP_READ:
+        sfs_wbuf_u64(&wb, op->length);
+        iov.iov_base = op->data;
+        iov.iov_len  = op->data_length;
+        sfs_tp_request_reply(op->req, 0, args, wb.length, &iov, 1, sfs_storage_release_buf, op);
+        return;
+    case SFS_OP_CHUNK_LIST: {
+        uint8_t   *list = sfs_tp_buf_get(op->storage->service->worker, (size_t)op->count * 16 + 1);
+        sfs_wbuf_t lb;
+
+        if (!list) {
+            sfs_tp_request_reply_error(op->req, -ENOMEM, "out of memory");
+            sfs_storage_release_buf(op);
+            return;
+        }
+        sfs_wbuf_init(&lb, list, (size_t)op->count * 16);
+        for (uint32_t i = 0; i < op->count; i++) {
+            sfs_wbuf_u64(&lb, op->ids[i]);
+            sfs_wbuf_u64(&lb, op->lengths[i]);
+        }
+        op->data      = list; /* released with the op */
+        op->owns_data = 1;
+        sfs_wbuf_u32(&wb, op->count);
+        iov.iov_base = list;
+        iov.iov_len  = lb.length;
+        sfs_tp_request_reply(op->req, 0, args, wb.length, &iov, 1, sfs_storage_release_buf, op);
+        return;
+    }
+    case SFS_OP_CHUNK_UNLINK:
+        sfs_wbuf_u32(&wb, op->count);
+        break;
+    default:
+        sfs_wbuf_u64(&wb, op->length);
+        break;
+    }
+    sfs_tp_request_reply(op->req, 0, args, wb.length, NULL, 0, NULL, NULL);
+    sfs_storage_release_buf(op);
+}
+
+/* CHUNK_UNLINK carries a list of entry ids; decode it into the extents. */
+static int sfs_storage_unpack_unlink(sfs_rbuf_t *rb, sfs_chunk_req_t *chunk)
+{
+    chunk->target_id    = sfs_rbuf_u32(rb);
+    chunk->extent_count = sfs_rbuf_u32(rb);
+    if (rb->error || chunk->extent_count > SFS_PROTO_MAX_EXTENTS) {
+        return -EBADMSG;
+    }
+    for (uint32_t i = 0; i < chunk->extent_count; i++) {
+        chunk->extents[i].chunk_offset = sfs_rbuf_u64(rb);
+        chunk->extents[i].length       = 0;
+    }
+    return rb->error ? -EBADMSG : 0;
+}
+
+void sfs_storage_handle(sfs_storage_t *storage, sfs_tp_request_t *req)
+{
+    uint32_t          opcode = sfs_tp_request_opcode(req);
+    sfs_storage_op_t *op;
+    const void       *args;
+    size_t            args_length, payload_length;
+    void             *payload;
+    sfs_rbuf_t        rb;
+    uint64_t          bytes;
+
+    if (!SFS_ALLOC_PTR(op)) {
+        sfs_tp_request_reply_error(req, -ENOMEM, "out of memory");
+        return;
+    }
+    op->storage = storage;
+    op->req     = req;
+    op->opcode  = opcode;
+    args        = sfs_tp_request_args(req, &args_length);
+    payload     = sfs_tp_request_payload(req, &payload_length);
+    sfs_rbuf_init(&rb, args, args_length);
+    if (opcode == SFS_OP_CHUNK_UNLINK) {
+        sfs_storage_unpack_unlink(&rb, &op->chunk);
+    } else {
+        sfs_proto_chunk_req_unpack(&rb, opcode, &op->chunk);
+    }
+    if (rb.error || sfs_rbuf_remaining(&rb) != 0) {
+        sfs_tp_request_reply_error(req, -EBADMSG, "malformed %s request", sfs_op_name(opcode));
+        goto err;
+    }
+    op->target = sfs_storage_find(storage, op->chunk.target_id);
+    if (!op->target) {
+        sfs_tp_request_reply_error(req, -ENODEV, "rank %u does not serve storage target %u",
+                                   storage->service->rank, op->chunk.target_id);
+        goto err;
+    }
+    bytes = sfs_chunk_req_bytes(&op->chunk);
+    switch (opcode) {
+    case SFS_OP_WRITE:
+        if (bytes != payload_length) {
+            sfs_tp_request_reply_error(req, -EBADMSG,
+                                       "WRITE extents cover %" PRIu64 " bytes, payload has %zu",
+                                       bytes, payload_length);
+            goto err;
+        }
+        /* written straight from the request's buffer, which lives until
+         * the reply has gone */
+        op->data        = payload;
+        op->data_length = payload_length;
+        break;
+    case SFS_OP_READ:
+        if (bytes > sfs_tp_worker_max_payload(storage->service->worker)) {
+            sfs_tp_request_reply_error(req, -EMSGSIZE, "READ of %" PRIu64 " bytes is too large",
+                                       bytes);
+            goto err;
+        }
+        op->data      = sfs_tp_buf_get(storage->service->worker, bytes ? bytes : 1);
+        op->owns_data = 1;
+        if (!op->data) {
+            sfs_tp_request_reply_error(req, -ENOMEM, "out of memory for a %" PRIu64
+                                                     "-byte read",
+                                       bytes);
+            goto err;
+        }
+        op->data_length = bytes;
+        break;
+    case SFS_OP_CHUNK_LIST:
+        if (op->chunk.length == 0 || op->chunk.length > SFS_STORAGE_LIST_MAX) {
+            op->chunk.length = SFS_STORAGE_LIST_MAX;
+        }
+        op->ids     = calloc(op->chunk.length, sizeof(uint64_t));
+        op->lengths = calloc(op->chunk.length, sizeof(uint64_t));
+        if (!op->ids || !op->lengths) {
+            sfs_tp_request_reply_error(req, -ENOMEM, "out of memory");
+            goto err;
+        }
+        break;
+    default:
+        if (payload_length) {
+            sfs_tp_request_reply_error(req, -EBADMSG, "%s carries no payload",
+                                       sfs_op_name(opcode));
+            goto err;
+        }
+        break;
+    }
+    op->work.run  = sfs_storage_run;
+    op->work.done = sfs_storage_done;
+    storage->in_flight++;
+    sfs_workq_submit(storage->workq, &op->work);
+    return;
+
+err:
+    if (op->owns_data && op->data) {
+        sfs_tp_buf_put(storage->service->worker, op->data);
+    }
+    free(op->ids);
+    free(op->lengths);
+    free(op);
+}

@@ -1,0 +1,19 @@
+# tests/: unit tests (cmocka), fuzz targets (libFuzzer), MPI integration
+# tests (shell scripts that start the real service). tests/run-suite.sh runs
+# them all and prints "N passed, N failed".
+
+# Libraries a unit test links; each test adds its own.
+SFS_UNIT_LDADD = $(CMOCKA_LIBS)
+SFS_UNIT_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_layout
+tests_unit_test_layout_SOURCES = tests/unit/test_layout.c
+tests_unit_test_layout_CFLAGS  = $(SFS_UNIT_CFLAGS)
+tests_unit_test_layout_LDADD   = libsfs_layout.la $(SFS_UNIT_LDADD)
+endif
+
+include tests/unit/config.mk
+include tests/fuzz/local.mk
+
+EXTRA_DIST += tests/run-suite.sh tests/lib tests/mpi tests/fuzz/corpus

@@ -1,0 +1,12 @@
+# ucx_transport/: request/response RPC over UCX active messages.
+noinst_LTLIBRARIES += libsfs_transport.la
+libsfs_transport_la_SOURCES = \
+	ucx_transport/sfs_tp.h ucx_transport/sfs_tp_internal.h \
+	ucx_transport/sfs_tp_worker.c \
+	ucx_transport/sfs_tp_bootstrap.c \
+	ucx_transport/sfs_tp_conn.c \
+	ucx_transport/sfs_tp_rpc.c \
+	ucx_transport/sfs_tp_session.c \
+	ucx_transport/sfs_tp_request.c
+libsfs_transport_la_CFLAGS  = $(AM_CFLAGS) $(UCX_CFLAGS) $(SODIUM_CFLAGS)
+libsfs_transport_la_LIBADD  = $(UCX_LIBS) -lucp

@@ -1,0 +1,210 @@
+/*
+ * Request/response RPC over UCX active messages.
+ *
+ * One worker per process, driven by one thread (the "progress thread"):
+ * every call below except sfs_tp_worker_post() and the buffer pool must be
+ * made on it. Other threads hand work back with sfs_tp_worker_post().
+ *
+ * Peers reach each other by UCX worker address, so UCX picks shared memory
+ * or CMA between processes of one host and TCP (or RDMA) between hosts. A
+ * process learns a server's address either from the cluster map or from the
+ * server's bootstrap port (a plain TCP socket that hands out the address).
+ *
+ * Connections are mutually authenticated (sfs_auth.h) before any request is
+ * served, and every later message carries a MAC. Every RPC has a deadline;
+ * a peer that dies fails its RPCs at once with -ECONNRESET, one that hangs
+ * fails them with -ETIMEDOUT, and the error detail names the peer.
+ *
+ * This layer knows nothing of files: it moves an opcode, an argument block
+ * and a payload, and returns a status, reply arguments and a reply payload.
+ */
+#ifndef SFS_TP_H
+#define SFS_TP_H
+
+#include "sfs_auth.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+typedef struct sfs_tp_worker  sfs_tp_worker_t;
+typedef struct sfs_tp_conn    sfs_tp_conn_t;
+typedef struct sfs_tp_rpc     sfs_tp_rpc_t;
+typedef struct sfs_tp_request sfs_tp_request_t;
+typedef struct sfs_tp_session sfs_tp_session_t;
+
+/* A server's handler for authenticated requests; called on the progress
+ * thread with the whole request received. The handler (or code it hands the
+ * request to) must end it with exactly one sfs_tp_request_reply*(). */
+typedef void (*sfs_tp_request_handler_t)(sfs_tp_request_t *req, void *arg);
+
+/* Called on the progress thread when an RPC completes (also on error). */
+typedef void (*sfs_tp_rpc_cb_t)(sfs_tp_rpc_t *rpc, void *arg);
+
+/* Called when a session ends (peer gone or closed); servers use it to drop
+ * per-client state. */
+typedef void (*sfs_tp_session_end_cb_t)(sfs_tp_session_t *session, void *arg);
+
+typedef void (*sfs_tp_post_cb_t)(void *arg);
+
+enum {
+    SFS_TP_WORKER_PARAM_NODE_ID        = 1u << 0,
+    SFS_TP_WORKER_PARAM_PEER_KIND      = 1u << 1,
+    SFS_TP_WORKER_PARAM_HOST           = 1u << 2,
+    SFS_TP_WORKER_PARAM_KEY            = 1u << 3,
+    SFS_TP_WORKER_PARAM_HANDLER        = 1u << 4,
+    SFS_TP_WORKER_PARAM_MAX_PAYLOAD    = 1u << 5,
+    SFS_TP_WORKER_PARAM_RPC_TIMEOUT    = 1u << 6,
+    SFS_TP_WORKER_PARAM_SPIN_US        = 1u << 7,
+    SFS_TP_WORKER_PARAM_BOOTSTRAP_PORT = 1u << 8,
+    SFS_TP_WORKER_PARAM_SESSION_END    = 1u << 9,
+    SFS_TP_WORKER_PARAM_NAME           = 1u << 10,
+};
+
+typedef struct sfs_tp_worker_params {
+    uint64_t                 field_mask;
+    uint32_t                 node_id;        /* servers: their rank; clients: 0 */
+    uint32_t                 peer_kind;      /* SFS_PEER_*, default SFS_PEER_CLIENT */
+    const char              *host;           /* default: gethostname() */
+    const char              *name;           /* program name shown to peers */
+    const sfs_auth_key_t    *key;            /* cluster key: required */
+    sfs_tp_request_handler_t on_request;     /* servers only */
+    void                    *handler_arg;
+    sfs_tp_session_end_cb_t  on_session_end;
+    uint64_t                 max_payload;    /* default 64 MiB */
+    uint32_t                 rpc_timeout_ms; /* default 30000 */
+    uint32_t                 spin_us;        /* busy-poll before sleeping, default 50 */
+    uint16_t                 bootstrap_port; /* serve the worker address on this TCP port */
+} sfs_tp_worker_params_t;
+
+int  sfs_tp_worker_create(const sfs_tp_worker_params_t *params, sfs_tp_worker_t **worker_p);
+/* Closes every connection and session (in-flight RPCs fail with
+ * -ECANCELED), then frees the worker. */
+void sfs_tp_worker_destroy(sfs_tp_worker_t *worker);
+
+/* Make progress; when nothing happens for spin_us, sleep until something
+ * arrives or `timeout_ms` passes (0 = just poll, -1 = no limit). Also fires
+ * RPC deadlines and posted callbacks. Returns 0 or a negative errno. */
+int sfs_tp_worker_progress(sfs_tp_worker_t *worker, int timeout_ms);
+
+/* Run `cb(arg)` on the progress thread soon. Safe from any thread. */
+int sfs_tp_worker_post(sfs_tp_worker_t *worker, sfs_tp_post_cb_t cb, void *arg);
+
+/* Wake a sleeping progress thread (e.g. to notice a stop flag). Any thread. */
+void sfs_tp_worker_wakeup(sfs_tp_worker_t *worker);
+
+/* This worker's UCX address (owned by the worker). */
+const void *sfs_tp_worker_address(const sfs_tp_worker_t *worker, size_t *length_p);
+
+uint32_t sfs_tp_worker_node_id(const sfs_tp_worker_t *worker);
+uint64_t sfs_tp_worker_max_payload(const sfs_tp_worker_t *worker);
+uint32_t sfs_tp_worker_rpc_timeout(const sfs_tp_worker_t *worker);
+
+/* The TCP port the bootstrap listener is bound to (0 if none). */
+uint16_t sfs_tp_worker_bootstrap_port(const sfs_tp_worker_t *worker);
+
+/* ---------------------------------------------------------------------- */
+/* Bootstrap: ask a server's bootstrap port for its worker address.        */
+
+int sfs_tp_bootstrap_fetch(const char *host, uint16_t port, uint32_t timeout_ms,
+                           void **address_p, size_t *length_p);
+
+/* ---------------------------------------------------------------------- */
+/* Connections (the requesting side).                                      */
+
+/* Connect to the server with worker address `address` and authenticate.
+ * `peer_name` names the server in errors ("meta server (rank 0 on host a)").
+ * Blocks for at most `timeout_ms`. */
+int  sfs_tp_conn_create(sfs_tp_worker_t *worker, const void *address, size_t address_length,
+                        const char *peer_name, uint32_t timeout_ms, sfs_tp_conn_t **conn_p);
+/* Fail what is in flight with -ECANCELED and close. */
+void sfs_tp_conn_destroy(sfs_tp_conn_t *conn);
+/* 0 while usable; the error that broke it otherwise. */
+int  sfs_tp_conn_status(const sfs_tp_conn_t *conn);
+const char *sfs_tp_conn_name(const sfs_tp_conn_t *conn);
+uint32_t    sfs_tp_conn_server_node(const sfs_tp_conn_t *conn);
+/* Transports UCX uses for this connection, e.g. "posix/memory, cma/memory". */
+const char *sfs_tp_conn_transports(sfs_tp_conn_t *conn);
+
+/* ---------------------------------------------------------------------- */
+/* RPCs (the requesting side).                                              */
+
+typedef struct sfs_tp_rpc_params {
+    uint32_t            opcode;
+    const void         *args; /* encoded arguments (copied before return) */
+    size_t              args_length;
+    const struct iovec *payload; /* must stay valid until the RPC completes */
+    size_t              payload_count;
+    struct iovec       *reply_iov; /* where a reply payload lands (zero-copy) */
+    size_t              reply_iov_count;
+    int                 alloc_reply; /* else: allocate a buffer for the reply payload */
+    uint32_t            timeout_ms;  /* 0: the worker's default */
+    sfs_tp_rpc_cb_t     cb;          /* optional completion callback */
+    void               *cb_arg;
+} sfs_tp_rpc_params_t;
+
+/* Send a request. On success *rpc_p is an RPC the caller waits on (or
+ * polls) and then releases. Fails at once if the connection is broken. */
+int  sfs_tp_rpc_start(sfs_tp_conn_t *conn, const sfs_tp_rpc_params_t *params,
+                      sfs_tp_rpc_t **rpc_p);
+int  sfs_tp_rpc_is_done(const sfs_tp_rpc_t *rpc);
+/* Progress until done; returns the RPC's status (0 or negative errno). */
+int  sfs_tp_rpc_wait(sfs_tp_rpc_t *rpc);
+int  sfs_tp_rpc_status(const sfs_tp_rpc_t *rpc);
+/* The reply's argument block (valid until release). */
+const void *sfs_tp_rpc_reply_args(const sfs_tp_rpc_t *rpc, size_t *length_p);
+/* The reply payload: its length, and with alloc_reply its buffer. */
+uint64_t sfs_tp_rpc_reply_payload_length(const sfs_tp_rpc_t *rpc);
+void    *sfs_tp_rpc_reply_payload(const sfs_tp_rpc_t *rpc);
+/* The server's or the transport's explanation of a failed RPC. */
+const char *sfs_tp_rpc_error_detail(const sfs_tp_rpc_t *rpc);
+/* Release a completed RPC; releasing one in flight cancels it. */
+void sfs_tp_rpc_release(sfs_tp_rpc_t *rpc);
+
+/* Start, wait, and on failure record the error detail (sfs_error_set) as
+ * "<peer>: <OPCODE>: <detail>". The caller releases *rpc_p if it is set;
+ * it is set whenever the request was sent. */
+int sfs_tp_call(sfs_tp_conn_t *conn, const sfs_tp_rpc_params_t *params, sfs_tp_rpc_t **rpc_p);
+
+/* ---------------------------------------------------------------------- */
+/* Requests (the serving side).                                            */
+
+uint32_t    sfs_tp_request_opcode(const sfs_tp_request_t *req);
+const void *sfs_tp_request_args(const sfs_tp_request_t *req, size_t *length_p);
+/* The request payload, fully received (valid until the reply completes). */
+void       *sfs_tp_request_payload(const sfs_tp_request_t *req, size_t *length_p);
+sfs_tp_session_t *sfs_tp_request_session(const sfs_tp_request_t *req);
+sfs_tp_worker_t  *sfs_tp_request_worker(const sfs_tp_request_t *req);
+
+/* Reply and end the request. `args` is copied; `payload` must stay valid
+ * until `release(release_arg)` is called (on the progress thread) after the
+ * reply has been sent or has failed. */
+void sfs_tp_request_reply(sfs_tp_request_t *req, int status, const void *args, size_t args_length,
+                          const struct iovec *payload, size_t payload_count,
+                          sfs_tp_post_cb_t release, void *release_arg);
+/* Reply with an error status and an explanation that reaches the caller. */
+void sfs_tp_request_reply_error(sfs_tp_request_t *req, int status, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
+
+/* The authenticated peer behind a session. */
+uint32_t    sfs_tp_session_peer_kind(const sfs_tp_session_t *session);
+uint64_t    sfs_tp_session_peer_uuid(const sfs_tp_session_t *session);
+uint32_t    sfs_tp_session_peer_pid(const sfs_tp_session_t *session);
+const char *sfs_tp_session_peer_host(const sfs_tp_session_t *session);
+const char *sfs_tp_session_peer_program(const sfs_tp_session_t *session);
+uint64_t    sfs_tp_session_id(const sfs_tp_session_t *session);
+uint64_t    sfs_tp_session_age_ms(const sfs_tp_session_t *session);
+const char *sfs_tp_session_transports(sfs_tp_session_t *session);
+
+/* Iterate over authenticated sessions (for NET_INFO). */
+typedef void (*sfs_tp_session_visit_t)(sfs_tp_session_t *session, void *arg);
+void sfs_tp_worker_visit_sessions(sfs_tp_worker_t *worker, sfs_tp_session_visit_t visit,
+                                  void *arg);
+
+/* ---------------------------------------------------------------------- */
+/* Payload buffers, pooled by size class. Thread-safe.                      */
+
+void *sfs_tp_buf_get(sfs_tp_worker_t *worker, size_t size);
+void  sfs_tp_buf_put(sfs_tp_worker_t *worker, void *buf);
+
+#endif

@@ -1,0 +1,285 @@
+/*
+ * Connections from this process to a server: endpoint by worker address,
+ * then the mutual authentication handshake (sfs_auth.h).
+ */
+#define SFS_LOG_FAC "ucx"
+#include "sfs_tp_internal.h"
+
+#include "sfs_alloc.h"
+#include "sfs_errno.h"
+#include "sfs_log.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static void sfs_tp_conn_close_ep_cb(void *arg)
+{
+    ucp_ep_h ep = ((void **)arg)[0];
+
+    sfs_tp_ep_close(((void **)arg)[1], ep, 1);
+    free(arg);
+}
+
+/* Close an endpoint outside of UCX callbacks. */
+static void sfs_tp_conn_close_ep_later(sfs_tp_worker_t *worker, ucp_ep_h ep)
+{
+    void **pair = malloc(2 * sizeof(void *));
+
+    if (!pair) {
+        sfs_tp_ep_close(worker, ep, 1); /* best effort */
+        return;
+    }
+    pair[0] = ep;
+    pair[1] = worker;
+    if (sfs_tp_worker_post(worker, sfs_tp_conn_close_ep_cb, pair) != 0) {
+        free(pair);
+        sfs_tp_ep_close(worker, ep, 1);
+    }
+}
+
+void sfs_tp_conn_fail(sfs_tp_conn_t *conn, int status, const char *why)
+{
+    sfs_list_t *elem, *tmp;
+
+    if (conn->status) {
+        return;
+    }
+    conn->status = status;
+    sfs_warn("connection to %s failed: %s", conn->name, why);
+    sfs_list_for_each_safe(elem, tmp, &conn->rpcs) {
+        sfs_tp_rpc_t *rpc = sfs_container_of(elem, sfs_tp_rpc_t, conn_list);
+
+        sfs_tp_rpc_fail(rpc, status, "%s", why);
+    }
+    if (conn->ep) {
+        sfs_tp_conn_close_ep_later(conn->worker, conn->ep);
+        conn->ep = NULL;
+    }
+}
+
+static void sfs_tp_conn_err_cb(void *arg, ucp_ep_h ep, ucs_status_t status)
+{
+    sfs_tp_conn_t *conn = arg;
+    char           why[256];
+
+    (void)ep;
+    snprintf(why, sizeof(why), "connection lost (%s)", ucs_status_string(status));
+    sfs_tp_conn_fail(conn, -ECONNRESET, why);
+}
+
+static int sfs_tp_conn_hello(sfs_tp_conn_t *conn, uint32_t timeout_ms)
+{
+    sfs_tp_worker_t    *worker = conn->worker;
+    sfs_hello_req_t     hello;
+    sfs_hello_reply_t   reply;
+    sfs_auth_req_t      auth;
+    uint8_t             args[SFS_PROTO_ARGS_MAX];
+    uint8_t             expected[SFS_PROOF_SIZE];
+    sfs_wbuf_t          wb;
+    sfs_rbuf_t          rb;
+    sfs_tp_rpc_params_t params;
+    sfs_tp_rpc_t       *rpc;
+    const void         *reply_args;
+    size_t              reply_length;
+    int                 server_ok, rc;
+
+    memset(&hello, 0, sizeof(hello));
+    hello.peer_kind = worker->peer_kind;
+    hello.peer_uuid = worker->uuid;
+    hello.pid       = (uint32_t)getpid();
+    snprintf(hello.host, sizeof(hello.host), "%s", worker->host);
+    snprintf(hello.program, sizeof(hello.program), "%s", worker->name);
+    sfs_auth_random(hello.nonce, sizeof(hello.nonce));
+    hello.address        = worker->address;
+    hello.address_length = worker->address_length;
+    sfs_wbuf_init(&wb, args, sizeof(args));
+    sfs_proto_hello_req_pack(&wb, &hello);
+    if (wb.error) {
+        return sfs_error_set(wb.error, "%s: HELLO does not fit", conn->name);
+    }
+
+    memset(&params, 0, sizeof(params));
+    params.opcode      = SFS_OP_HELLO;
+    params.args        = args;
+    params.args_length = wb.length;
+    params.timeout_ms  = timeout_ms;
+    rc                 = sfs_tp_call(conn, &params, &rpc);
+    if (rc) {
+        goto out;
+    }
+    reply_args = sfs_tp_rpc_reply_args(rpc, &reply_length);
+    sfs_rbuf_init(&rb, reply_args, reply_length);
+    sfs_proto_hello_reply_unpack(&rb, &reply);
+    if (rb.error || reply.session_id == 0) {
+        rc = sfs_error_set(-EPROTO, "%s: malformed HELLO reply", conn->name);
+        goto out;
+    }
+    sfs_tp_rpc_release(rpc);
+    rpc = NULL;
+
+    sfs_auth_server_proof(&worker->key, hello.nonce, reply.nonce, reply.session_id, expected);
+    server_ok = sfs_auth_proof_check(expected, reply.proof) == 0;
+    conn->session_id  = reply.session_id;
+    conn->server_node = reply.server_node;
+    sfs_auth_session_key(&worker->key, hello.nonce, reply.nonce, reply.session_id,
+                         &conn->session_key);
+
+    /* Answer even when the server's proof is wrong: the server then logs the
+     * failed attempt at once instead of when the pending session expires. */
+    sfs_auth_client_proof(&worker->key, hello.nonce, reply.nonce, reply.session_id, auth.proof);
+    sfs_wbuf_init(&wb, args, sizeof(args));
+    sfs_proto_auth_req_pack(&wb, &auth);
+    params.opcode      = SFS_OP_AUTH;
+    params.args        = args;
+    params.args_length = wb.length;
+    rc                 = sfs_tp_call(conn, &params, &rpc);
+    if (!server_ok) {
+        rc = sfs_error_set(-EACCES,
+                           "%s could not prove it holds this cluster's connauth secret: the "
+                           "connauth file differs between this host and the server",
+                           conn->name);
+        goto out;
+    }
+    if (rc == -EACCES) {
+        rc = sfs_error_set(-EACCES,
+                           "%s refused authentication: this process's connauth secret does not "
+                           "match the cluster's",
+                           conn->name);
+        goto out;
+    }
+    if (rc) {
+        goto out;
+    }
+    conn->authenticated = 1;
+out:
+    sfs_tp_rpc_release(rpc);
+    return rc;
+}
+
+int sfs_tp_conn_create(sfs_tp_worker_t *worker, const void *address, size_t address_length,
+                       const char *peer_name, uint32_t timeout_ms, sfs_tp_conn_t **conn_p)
+{
+    ucp_ep_params_t ep_params;
+    sfs_tp_conn_t  *conn;
+    ucs_status_t    status;
+    int             rc;
+
+    if (!SFS_ALLOC_PTR(conn)) {
+        return -ENOMEM;
+    }
+    conn->worker = worker;
+    sfs_list_init(&conn->rpcs);
+    snprintf(conn->name, sizeof(conn->name), "%s", peer_name);
+
+    memset(&ep_params, 0, sizeof(ep_params));
+    ep_params.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS |
+                           UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE | UCP_EP_PARAM_FIELD_ERR_HANDLER;
+    ep_params.address         = address;
+    ep_params.err_mode        = UCP_ERR_HANDLING_MODE_PEER;
+    ep_params.err_handler.cb  = sfs_tp_conn_err_cb;
+    ep_params.err_handler.arg = conn;
+    status = ucp_ep_create(worker->ucp_worker, &ep_params, &conn->ep);
+    if (status != UCS_OK) {
+        rc = sfs_error_set(-EHOSTUNREACH, "cannot create a UCX endpoint to %s: %s", peer_name,
+                           ucs_status_string(status));
+        free(conn);
+        return rc;
+    }
+    (void)address_length;
+    sfs_list_add_tail(&worker->conns, &conn->list);
+
+    rc = sfs_tp_conn_hello(conn, timeout_ms);
+    if (rc) {
+        sfs_tp_conn_destroy(conn);
+        return rc;
+    }
+    sfs_tp_describe_transports(conn->ep, conn->transports, sizeof(conn->transports));
+    sfs_debug("connected to %s (node %u) over %s", conn->name, conn->server_node,
+              conn->transports);
+    *conn_p = conn;
+    return 0;
+}
+
+/* Tell the server this session is over, so it does not wait for the
+ * transport to notice the process is gone. Best effort, no reply. */
+static void sfs_tp_conn_say_bye(sfs_tp_conn_t *conn)
+{
+    ucp_request_param_t param;
+    sfs_proto_hdr_t     hdr;
+    uint8_t             packed[SFS_PROTO_HDR_SIZE];
+    ucs_status_ptr_t    sreq;
+
+    memset(&hdr, 0, sizeof(hdr));
+    hdr.magic      = SFS_PROTO_MAGIC;
+    hdr.version    = SFS_PROTO_VERSION;
+    hdr.opcode     = SFS_OP_BYE;
+    hdr.request_id = conn->worker->next_request_id++;
+    hdr.session_id = conn->session_id;
+    hdr.sender     = conn->worker->node_id;
+    sfs_tp_hdr_seal(&hdr, &conn->session_key, NULL, 0, packed);
+    memset(&param, 0, sizeof(param));
+    param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+    param.flags        = UCP_AM_SEND_FLAG_EAGER;
+    sreq = ucp_am_send_nbx(conn->ep, SFS_AM_ID_REQUEST, packed, sizeof(packed), NULL, 0, &param);
+    if (UCS_PTR_IS_PTR(sreq)) {
+        /* the header buffer is on this stack: finish the send before returning */
+        for (int i = 0; i < 10000 && ucp_request_check_status(sreq) == UCS_INPROGRESS; i++) {
+            ucp_worker_progress(conn->worker->ucp_worker);
+        }
+        if (ucp_request_check_status(sreq) == UCS_INPROGRESS) {
+            ucp_request_cancel(conn->worker->ucp_worker, sreq);
+        }
+        ucp_request_free(sreq);
+    }
+}
+
+void sfs_tp_conn_destroy(sfs_tp_conn_t *conn)
+{
+    sfs_tp_worker_t *worker;
+    sfs_list_t      *elem, *tmp;
+
+    if (!conn) {
+        return;
+    }
+    worker = conn->worker;
+    sfs_list_for_each_safe(elem, tmp, &conn->rpcs) {
+        sfs_tp_rpc_t *rpc = sfs_container_of(elem, sfs_tp_rpc_t, conn_list);
+
+        sfs_tp_rpc_fail(rpc, -ECANCELED, "connection to %s closed", conn->name);
+    }
+    if (conn->ep) {
+        if (conn->authenticated && !conn->status) {
+            sfs_tp_conn_say_bye(conn);
+        }
+        /* a healthy endpoint is flushed first, so the goodbye arrives */
+        sfs_tp_ep_close(worker, conn->ep, conn->status != 0);
+        conn->ep = NULL;
+    }
+    /* RPCs whose buffers UCX still holds settle during this progress */
+    for (int i = 0; i < 100; i++) {
+        ucp_worker_progress(worker->ucp_worker);
+    }
+    sfs_list_del(&conn->list);
+    free(conn);
+}
+
+int sfs_tp_conn_status(const sfs_tp_conn_t *conn)
+{
+    return conn->status;
+}
+
+const char *sfs_tp_conn_name(const sfs_tp_conn_t *conn)
+{
+    return conn->name;
+}
+
+uint32_t sfs_tp_conn_server_node(const sfs_tp_conn_t *conn)
+{
+    return conn->server_node;
+}
+
+const char *sfs_tp_conn_transports(sfs_tp_conn_t *conn)
+{
+    return conn->transports[0] ? conn->transports : "unknown";
+}

@@ -1,0 +1,295 @@
+/*
+ * Incoming requests: checked, fully received (rendezvous payloads into a
+ * pooled buffer), authenticated, handed to the server's handler, and
+ * answered with sfs_tp_request_reply().
+ */
+#define SFS_LOG_FAC "ucx"
+#include "sfs_tp_internal.h"
+
+#include "sfs_alloc.h"
+#include "sfs_errno.h"
+#include "sfs_log.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static void sfs_tp_request_free(sfs_tp_request_t *req)
+{
+    if (req->reply_iov != req->reply_iov_inline) {
+        free(req->reply_iov);
+    }
+    free(req->reply_args);
+    sfs_tp_buf_put(req->worker, req->data);
+    sfs_tp_session_put(req->session);
+    free(req);
+}
+
+static void sfs_tp_request_dispatch(sfs_tp_request_t *req)
+{
+    sfs_tp_worker_t  *worker  = req->worker;
+    sfs_tp_session_t *session = req->session;
+
+    if (sfs_auth_mac_check(&session->session_key, req->packed_hdr, req->data,
+                           req->hdr.args_length) != 0) {
+        sfs_warn("request %s from %s pid %u failed its integrity check: refused",
+                 sfs_op_name(req->hdr.opcode), session->peer_host, session->peer_pid);
+        sfs_tp_request_reply_error(req, -EACCES, "request failed its integrity check");
+        return;
+    }
+    if (!worker->on_request) {
+        sfs_tp_request_reply_error(req, -EOPNOTSUPP, "this process serves no requests");
+        return;
+    }
+    worker->on_request(req, worker->handler_arg);
+}
+
+static void sfs_tp_request_recv_cb(void *request, ucs_status_t status, size_t length,
+                                   void *user_data)
+{
+    sfs_tp_request_t *req = user_data;
+
+    (void)length;
+    ucp_request_free(request);
+    if (status != UCS_OK) {
+        sfs_debug("receiving a %s request failed: %s", sfs_op_name(req->hdr.opcode),
+                  ucs_status_string(status));
+        sfs_tp_request_free(req);
+        return;
+    }
+    sfs_tp_request_dispatch(req);
+}
+
+ucs_status_t sfs_tp_am_request_cb(void *arg, const void *header, size_t header_length, void *data,
+                                  size_t length, const ucp_am_recv_param_t *param)
+{
+    sfs_tp_worker_t    *worker = arg;
+    int                 rndv   = (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) != 0;
+    sfs_proto_hdr_t     hdr;
+    sfs_tp_session_t   *session;
+    sfs_tp_request_t   *req;
+    ucp_request_param_t rparam;
+    ucs_status_ptr_t    rreq;
+    int                 rc;
+
+    rc = sfs_proto_hdr_unpack(header, header_length, worker->max_payload, &hdr);
+    if (rc || (hdr.flags & SFS_PROTO_FLAG_REPLY)) {
+        sfs_tp_note_dropped(worker, rc == -EPROTO ? "wrong protocol magic or version"
+                                                  : "malformed or oversized request header");
+        goto drop;
+    }
+    if ((uint64_t)hdr.args_length + hdr.payload_length != length) {
+        sfs_tp_note_dropped(worker, "request lengths disagree with the message");
+        goto drop;
+    }
+    if (hdr.opcode == SFS_OP_HELLO || hdr.opcode == SFS_OP_AUTH) {
+        if (rndv || hdr.payload_length) {
+            sfs_tp_note_dropped(worker, "handshake message with a payload");
+            goto drop;
+        }
+        if (hdr.opcode == SFS_OP_HELLO) {
+            sfs_tp_session_handle_hello(worker, &hdr, data, length);
+        } else {
+            sfs_tp_session_handle_auth(worker, &hdr, header, data, length);
+        }
+        return UCS_OK;
+    }
+    session = sfs_tp_session_find(worker, hdr.session_id);
+    if (!session || !session->authenticated) {
+        sfs_tp_note_dropped(worker, "request without an authenticated session");
+        goto drop;
+    }
+    if (hdr.opcode == SFS_OP_BYE) {
+        if (!rndv && sfs_auth_mac_check(&session->session_key, header, data,
+                                        hdr.args_length) == 0) {
+            sfs_tp_session_close(session, "closed by the peer");
+        }
+        goto drop;
+    }
+    if (!SFS_ALLOC_PTR(req)) {
+        goto drop;
+    }
+    req->worker  = worker;
+    req->session = session;
+    sfs_tp_session_get(session);
+    req->hdr = hdr;
+    memcpy(req->packed_hdr, header, SFS_PROTO_HDR_SIZE);
+    req->data_length = length;
+    req->data        = sfs_tp_buf_get(worker, length ? length : 1);
+    if (!req->data) {
+        sfs_error("out of memory for a %zu-byte %s request", length, sfs_op_name(hdr.opcode));
+        sfs_tp_session_put(session);
+        free(req);
+        goto drop;
+    }
+    if (!rndv) {
+        memcpy(req->data, data, length);
+        sfs_tp_request_dispatch(req);
+        return UCS_OK;
+    }
+    memset(&rparam, 0, sizeof(rparam));
+    rparam.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
+                          UCP_OP_ATTR_FIELD_DATATYPE;
+    rparam.cb.recv_am   = sfs_tp_request_recv_cb;
+    rparam.user_data    = req;
+    rparam.datatype     = ucp_dt_make_contig(1);
+    rreq = ucp_am_recv_data_nbx(worker->ucp_worker, data, req->data, length, &rparam);
+    if (UCS_PTR_IS_ERR(rreq)) {
+        sfs_debug("cannot receive a %s request: %s", sfs_op_name(hdr.opcode),
+                  ucs_status_string(UCS_PTR_STATUS(rreq)));
+        sfs_tp_request_free(req);
+        return UCS_OK;
+    }
+    if (rreq == NULL) {
+        sfs_tp_request_dispatch(req);
+    }
+    return UCS_OK;
+
+drop:
+    if (rndv) {
+        ucp_am_data_release(worker->ucp_worker, data);
+    }
+    return UCS_OK;
+}
+
+uint32_t sfs_tp_request_opcode(const sfs_tp_request_t *req)
+{
+    return req->hdr.opcode;
+}
+
+const void *sfs_tp_request_args(const sfs_tp_request_t *req, size_t *length_p)
+{
+    *length_p = req->hdr.args_length;
+    return req->data;
+}
+
+void *sfs_tp_request_payload(const sfs_tp_request_t *req, size_t *length_p)
+{
+    *length_p = req->hdr.payload_length;
+    return req->data + req->hdr.args_length;
+}
+
+sfs_tp_session_t *sfs_tp_request_session(const sfs_tp_request_t *req)
+{
+    return req->session;
+}
+
+sfs_tp_worker_t *sfs_tp_request_worker(const sfs_tp_request_t *req)
+{
+    return req->worker;
+}
+
+static void sfs_tp_request_reply_cb(void *request, ucs_status_t status, void *user_data)
+{
+    sfs_tp_request_t *req = user_data;
+
+    if (status != UCS_OK) {
+        sfs_debug("reply to %s for %s failed: %s", sfs_op_name(req->hdr.opcode),
+                  req->session->peer_host, ucs_status_string(status));
+    }
+    ucp_request_free(request);
+    if (req->release) {
+        req->release(req->release_arg);
+    }
+    sfs_tp_request_free(req);
+}
+
+void sfs_tp_request_reply(sfs_tp_request_t *req, int status, const void *args, size_t args_length,
+                          const struct iovec *payload, size_t payload_count,
+                          sfs_tp_post_cb_t release, void *release_arg)
+{
+    sfs_proto_hdr_t hdr;
+    uint64_t        payload_length = 0;
+    size_t          iov_count      = 0;
+    void           *sreq;
+    int             rc;
+
+    if (req->replied) {
+        sfs_error("%s request answered twice", sfs_op_name(req->hdr.opcode));
+        return;
+    }
+    req->replied     = 1;
+    req->release     = release;
+    req->release_arg = release_arg;
+    if (args_length > SFS_PROTO_ARGS_MAX) {
+        sfs_error("%s reply arguments too large (%zu bytes)", sfs_op_name(req->hdr.opcode),
+                  args_length);
+        args_length = 0;
+        status      = -EMSGSIZE;
+        payload_count = 0;
+    }
+    if (status != 0) {
+        payload_count = 0; /* error replies carry their explanation only */
+    }
+    req->reply_iov = req->reply_iov_inline;
+    if (payload_count + 1 > SFS_TP_INLINE_IOV) {
+        req->reply_iov = calloc(payload_count + 1, sizeof(*req->reply_iov));
+        if (!req->reply_iov) {
+            req->reply_iov = req->reply_iov_inline;
+            payload_count  = 0;
+            status         = -ENOMEM;
+            args_length    = 0;
+        }
+    }
+    if (args_length) {
+        req->reply_args = malloc(args_length);
+        if (!req->reply_args) {
+            args_length   = 0;
+            status        = -ENOMEM;
+            payload_count = 0;
+        } else {
+            memcpy(req->reply_args, args, args_length);
+            req->reply_iov[iov_count].buffer   = req->reply_args;
+            req->reply_iov[iov_count++].length = args_length;
+        }
+    }
+    for (size_t i = 0; i < payload_count; i++) {
+        payload_length += payload[i].iov_len;
+        if (payload[i].iov_len) {
+            req->reply_iov[iov_count].buffer   = payload[i].iov_base;
+            req->reply_iov[iov_count++].length = payload[i].iov_len;
+        }
+    }
+
+    memset(&hdr, 0, sizeof(hdr));
+    hdr.magic          = SFS_PROTO_MAGIC;
+    hdr.version        = SFS_PROTO_VERSION;
+    hdr.opcode         = req->hdr.opcode;
+    hdr.flags          = SFS_PROTO_FLAG_REPLY;
+    hdr.args_length    = (uint32_t)args_length;
+    hdr.request_id     = req->hdr.request_id;
+    hdr.session_id     = req->hdr.session_id;
+    hdr.status         = status;
+    hdr.sender         = req->worker->node_id;
+    hdr.payload_length = payload_length;
+    sfs_tp_hdr_seal(&hdr, &req->session->session_key, req->reply_args, args_length,
+                    req->reply_hdr);
+
+    rc = sfs_tp_session_send(req->session, req->reply_hdr, req->reply_iov, iov_count,
+                             sfs_tp_request_reply_cb, req, &sreq);
+    if (rc != 0 || sreq == NULL) {
+        if (rc) {
+            sfs_debug("cannot reply to %s from %s: peer gone", sfs_op_name(req->hdr.opcode),
+                      req->session->peer_host);
+        }
+        if (req->release) {
+            req->release(req->release_arg);
+        }
+        sfs_tp_request_free(req);
+    }
+}
+
+void sfs_tp_request_reply_error(sfs_tp_request_t *req, int status, const char *fmt, ...)
+{
+    char       text[SFS_TP_DETAIL_MAX];
+    uint8_t    args[SFS_TP_DETAIL_MAX + 8];
+    sfs_wbuf_t wb;
+    va_list    ap;
+
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof(text), fmt, ap);
+    va_end(ap);
+    sfs_wbuf_init(&wb, args, sizeof(args));
+    sfs_wbuf_str(&wb, text);
+    sfs_tp_request_reply(req, status ? status : -EIO, args, wb.length, NULL, 0, NULL, NULL);
+}

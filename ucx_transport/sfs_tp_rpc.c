@@ -1,0 +1,519 @@
+/*
+ * Outgoing RPCs: send a request, receive its reply (rendezvous replies land
+ * straight in the caller's buffers), deadlines.
+ *
+ * An RPC is complete for its owner when its reply (or failure) is final AND
+ * UCX no longer holds any of its buffers; only then may the caller reuse the
+ * payload memory, so a failure never races with a transfer still running.
+ */
+#define SFS_LOG_FAC "ucx"
+#include "sfs_tp_internal.h"
+
+#include "sfs_alloc.h"
+#include "sfs_errno.h"
+#include "sfs_log.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static void sfs_tp_rpc_free(sfs_tp_rpc_t *rpc)
+{
+    if (rpc->send_iov != rpc->send_iov_inline) {
+        free(rpc->send_iov);
+    }
+    free(rpc->args);
+    free(rpc->reply_args);
+    free(rpc->reply_payload);
+    free(rpc->recv_iov);
+    free(rpc);
+}
+
+static int sfs_tp_rpc_settled(const sfs_tp_rpc_t *rpc)
+{
+    return rpc->done && !rpc->send_pending && !rpc->recv_pending;
+}
+
+/* Called whenever one of done/send_pending/recv_pending changes. */
+static void sfs_tp_rpc_check(sfs_tp_rpc_t *rpc)
+{
+    if (!sfs_tp_rpc_settled(rpc)) {
+        return;
+    }
+    if (rpc->released) {
+        sfs_tp_rpc_free(rpc);
+        return;
+    }
+    if (rpc->cb) {
+        sfs_tp_rpc_cb_t cb = rpc->cb;
+
+        rpc->cb = NULL; /* once */
+        cb(rpc, rpc->cb_arg);
+    }
+}
+
+/* The outcome is final: unhook from the tables. */
+static void sfs_tp_rpc_finish(sfs_tp_rpc_t *rpc, int status)
+{
+    if (rpc->done) {
+        return;
+    }
+    rpc->done   = 1;
+    rpc->status = status;
+    if (rpc->hashed) {
+        sfs_hash_del(&rpc->worker->rpcs, &rpc->link);
+        rpc->hashed = 0;
+    }
+    sfs_list_del(&rpc->conn_list);
+}
+
+void sfs_tp_rpc_fail(sfs_tp_rpc_t *rpc, int status, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (rpc->done) {
+        return;
+    }
+    va_start(ap, fmt);
+    vsnprintf(rpc->error_detail, sizeof(rpc->error_detail), fmt, ap);
+    va_end(ap);
+    sfs_tp_rpc_finish(rpc, status);
+    sfs_tp_rpc_check(rpc);
+}
+
+static void sfs_tp_rpc_send_cb(void *request, ucs_status_t status, void *user_data)
+{
+    sfs_tp_rpc_t *rpc = user_data;
+
+    rpc->send_pending = 0;
+    ucp_request_free(request);
+    if (status != UCS_OK && !rpc->done) {
+        sfs_tp_rpc_fail(rpc, status == UCS_ERR_CANCELED ? -ECANCELED : -ECONNRESET,
+                        "sending %s to %s failed: %s", sfs_op_name(rpc->opcode), rpc->conn->name,
+                        ucs_status_string(status));
+        return;
+    }
+    sfs_tp_rpc_check(rpc);
+}
+
+int sfs_tp_rpc_start(sfs_tp_conn_t *conn, const sfs_tp_rpc_params_t *params,
+                     sfs_tp_rpc_t **rpc_p)
+{
+    sfs_tp_worker_t    *worker = conn->worker;
+    ucp_request_param_t param;
+    sfs_proto_hdr_t     hdr;
+    sfs_tp_rpc_t       *rpc;
+    ucs_status_ptr_t    sreq;
+    uint64_t            payload_length = 0;
+    size_t              iov_count      = 0;
+    uint32_t            timeout_ms;
+
+    if (conn->status) {
+        return sfs_error_set(conn->status, "%s: connection lost earlier: %s", conn->name,
+                             sfs_strerror(conn->status));
+    }
+    if (params->args_length > SFS_PROTO_ARGS_MAX) {
+        return sfs_error_set(-EMSGSIZE, "%s: %s arguments too large (%zu bytes)", conn->name,
+                             sfs_op_name(params->opcode), params->args_length);
+    }
+    for (size_t i = 0; i < params->payload_count; i++) {
+        payload_length += params->payload[i].iov_len;
+    }
+    if (payload_length > worker->max_payload) {
+        return sfs_error_set(-EMSGSIZE, "%s: %s payload of %lu bytes exceeds the limit of %lu",
+                             conn->name, sfs_op_name(params->opcode),
+                             (unsigned long)payload_length, (unsigned long)worker->max_payload);
+    }
+    if (!SFS_ALLOC_PTR(rpc)) {
+        return -ENOMEM;
+    }
+    rpc->conn            = conn;
+    rpc->worker          = worker;
+    rpc->opcode          = params->opcode;
+    rpc->request_id      = worker->next_request_id++;
+    rpc->reply_iov       = params->reply_iov;
+    rpc->reply_iov_count = params->reply_iov_count;
+    rpc->alloc_reply     = params->alloc_reply;
+    rpc->cb              = params->cb;
+    rpc->cb_arg          = params->cb_arg;
+    rpc->args_length     = params->args_length;
+    sfs_list_init(&rpc->conn_list);
+    if (params->args_length) {
+        rpc->args = malloc(params->args_length);
+        if (!rpc->args) {
+            free(rpc);
+            return -ENOMEM;
+        }
+        memcpy(rpc->args, params->args, params->args_length);
+    }
+    rpc->send_iov = rpc->send_iov_inline;
+    if (params->payload_count + 1 > SFS_TP_INLINE_IOV) {
+        rpc->send_iov = calloc(params->payload_count + 1, sizeof(*rpc->send_iov));
+        if (!rpc->send_iov) {
+            rpc->send_iov = rpc->send_iov_inline;
+            sfs_tp_rpc_free(rpc);
+            return -ENOMEM;
+        }
+    }
+    if (rpc->args_length) {
+        rpc->send_iov[iov_count].buffer   = rpc->args;
+        rpc->send_iov[iov_count++].length = rpc->args_length;
+    }
+    for (size_t i = 0; i < params->payload_count; i++) {
+        if (params->payload[i].iov_len) {
+            rpc->send_iov[iov_count].buffer   = params->payload[i].iov_base;
+            rpc->send_iov[iov_count++].length = params->payload[i].iov_len;
+        }
+    }
+    rpc->send_iov_count = iov_count;
+
+    memset(&hdr, 0, sizeof(hdr));
+    hdr.magic          = SFS_PROTO_MAGIC;
+    hdr.version        = SFS_PROTO_VERSION;
+    hdr.opcode         = (uint16_t)params->opcode;
+    hdr.args_length    = (uint32_t)rpc->args_length;
+    hdr.request_id     = rpc->request_id;
+    hdr.session_id     = conn->session_id;
+    hdr.sender         = worker->node_id;
+    hdr.payload_length = payload_length;
+    sfs_tp_hdr_seal(&hdr, conn->session_id ? &conn->session_key : NULL, rpc->args,
+                    rpc->args_length, rpc->hdr);
+
+    timeout_ms       = params->timeout_ms ? params->timeout_ms : worker->rpc_timeout_ms;
+    rpc->deadline_ms = sfs_tp_now_ms() + timeout_ms;
+    sfs_hash_add(&worker->rpcs, &rpc->link, rpc->request_id);
+    rpc->hashed = 1;
+    sfs_list_add_tail(&conn->rpcs, &rpc->conn_list);
+
+    memset(&param, 0, sizeof(param));
+    param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
+                         UCP_OP_ATTR_FIELD_DATATYPE;
+    param.cb.send   = sfs_tp_rpc_send_cb;
+    param.user_data = rpc;
+    param.datatype  = iov_count ? ucp_dt_make_iov() : ucp_dt_make_contig(1);
+    sreq = ucp_am_send_nbx(conn->ep, SFS_AM_ID_REQUEST, rpc->hdr, SFS_PROTO_HDR_SIZE,
+                           iov_count ? (void *)rpc->send_iov : NULL, iov_count, &param);
+    if (UCS_PTR_IS_ERR(sreq)) {
+        int rc = -ECONNRESET;
+
+        sfs_tp_rpc_finish(rpc, rc);
+        sfs_tp_rpc_free(rpc);
+        return sfs_error_set(rc, "%s: cannot send %s: %s", conn->name,
+                             sfs_op_name(params->opcode),
+                             ucs_status_string(UCS_PTR_STATUS(sreq)));
+    }
+    rpc->send_pending = sreq != NULL;
+    sfs_trace("rpc %lu: %s to %s, %zu+%lu bytes", (unsigned long)rpc->request_id,
+              sfs_op_name(rpc->opcode), conn->name, rpc->args_length,
+              (unsigned long)payload_length);
+    *rpc_p = rpc;
+    return 0;
+}
+
+int sfs_tp_rpc_is_done(const sfs_tp_rpc_t *rpc)
+{
+    return sfs_tp_rpc_settled(rpc);
+}
+
+int sfs_tp_rpc_wait(sfs_tp_rpc_t *rpc)
+{
+    sfs_tp_worker_t *worker = rpc->worker;
+
+    while (!sfs_tp_rpc_settled(rpc)) {
+        int rc = sfs_tp_worker_progress(worker, -1);
+
+        if (rc) {
+            return rc;
+        }
+    }
+    return rpc->status;
+}
+
+int sfs_tp_rpc_status(const sfs_tp_rpc_t *rpc)
+{
+    return rpc->status;
+}
+
+const void *sfs_tp_rpc_reply_args(const sfs_tp_rpc_t *rpc, size_t *length_p)
+{
+    *length_p = rpc->status == 0 ? rpc->reply_args_length : 0;
+    return rpc->reply_args;
+}
+
+uint64_t sfs_tp_rpc_reply_payload_length(const sfs_tp_rpc_t *rpc)
+{
+    return rpc->reply_payload_length;
+}
+
+void *sfs_tp_rpc_reply_payload(const sfs_tp_rpc_t *rpc)
+{
+    return rpc->reply_payload;
+}
+
+const char *sfs_tp_rpc_error_detail(const sfs_tp_rpc_t *rpc)
+{
+    return rpc->error_detail;
+}
+
+void sfs_tp_rpc_release(sfs_tp_rpc_t *rpc)
+{
+    if (!rpc) {
+        return;
+    }
+    if (!rpc->done) {
+        /* cancelled by its owner: a late reply finds no RPC and is dropped */
+        sfs_tp_rpc_finish(rpc, -ECANCELED);
+    }
+    rpc->released = 1;
+    rpc->cb       = NULL;
+    if (sfs_tp_rpc_settled(rpc)) {
+        sfs_tp_rpc_free(rpc);
+    }
+}
+
+int sfs_tp_call(sfs_tp_conn_t *conn, const sfs_tp_rpc_params_t *params, sfs_tp_rpc_t **rpc_p)
+{
+    sfs_tp_rpc_t *rpc;
+    int           rc;
+
+    *rpc_p = NULL;
+    rc     = sfs_tp_rpc_start(conn, params, &rpc);
+    if (rc) {
+        return rc;
+    }
+    *rpc_p = rpc;
+    rc     = sfs_tp_rpc_wait(rpc);
+    if (rc) {
+        const char *detail = rpc->error_detail[0] ? rpc->error_detail : sfs_strerror(rc);
+
+        sfs_error_set(rc, "%s: %s: %s", conn->name, sfs_op_name(params->opcode), detail);
+    }
+    return rc;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Replies                                                                  */
+
+static void sfs_tp_rpc_reply_complete(sfs_tp_rpc_t *rpc)
+{
+    sfs_tp_conn_t  *conn = rpc->conn;
+    sfs_proto_hdr_t hdr;
+    int             status;
+
+    sfs_proto_hdr_unpack(rpc->reply_hdr, SFS_PROTO_HDR_SIZE, UINT64_MAX, &hdr);
+    status = hdr.status;
+    if (conn->session_id && rpc->opcode != SFS_OP_HELLO &&
+        sfs_auth_mac_check(&conn->session_key, rpc->reply_hdr, rpc->reply_args,
+                           rpc->reply_args_length) != 0) {
+        /* a refused AUTH cannot be sealed with a key the server rejected */
+        if (!(rpc->opcode == SFS_OP_AUTH && status == -EACCES)) {
+            sfs_tp_rpc_fail(rpc, -EACCES, "reply to %s from %s failed its integrity check",
+                            sfs_op_name(rpc->opcode), conn->name);
+            return;
+        }
+    }
+    if (status != 0) {
+        sfs_rbuf_t rb;
+        char       detail[SFS_TP_DETAIL_MAX];
+
+        sfs_rbuf_init(&rb, rpc->reply_args, rpc->reply_args_length);
+        sfs_rbuf_str(&rb, detail, sizeof(detail));
+        sfs_tp_rpc_fail(rpc, status, "%s", rb.error ? sfs_strerror(status) : detail);
+        return;
+    }
+    sfs_tp_rpc_finish(rpc, 0);
+    sfs_tp_rpc_check(rpc);
+}
+
+static void sfs_tp_rpc_recv_cb(void *request, ucs_status_t status, size_t length,
+                               void *user_data)
+{
+    sfs_tp_rpc_t *rpc = user_data;
+
+    (void)length;
+    ucp_request_free(request);
+    rpc->recv_pending = 0;
+    if (rpc->done) { /* failed meanwhile (connection closed): just settle */
+        sfs_tp_rpc_check(rpc);
+        return;
+    }
+    if (status != UCS_OK) {
+        sfs_tp_rpc_fail(rpc, -ECONNRESET, "receiving the reply to %s from %s failed: %s",
+                        sfs_op_name(rpc->opcode), rpc->conn->name, ucs_status_string(status));
+        return;
+    }
+    sfs_tp_rpc_reply_complete(rpc);
+}
+
+/* Build the receive iov for a reply payload of `length` bytes: into the
+ * caller's reply iov (trimmed) or a fresh buffer. Returns the count (0 for
+ * no payload) or a negative errno. */
+static int sfs_tp_rpc_payload_iov(sfs_tp_rpc_t *rpc, uint64_t length, ucp_dt_iov_t *iov,
+                                  size_t max)
+{
+    uint64_t left  = length;
+    size_t   count = 0;
+
+    if (length == 0) {
+        return 0;
+    }
+    if (rpc->alloc_reply) {
+        rpc->reply_payload = malloc(length);
+        if (!rpc->reply_payload) {
+            return -ENOMEM;
+        }
+        iov[0].buffer = rpc->reply_payload;
+        iov[0].length = length;
+        return 1;
+    }
+    for (size_t i = 0; i < rpc->reply_iov_count && left; i++) {
+        size_t take = rpc->reply_iov[i].iov_len < left ? rpc->reply_iov[i].iov_len : left;
+
+        if (!take) {
+            continue;
+        }
+        if (count == max) {
+            return -EMSGSIZE;
+        }
+        iov[count].buffer   = rpc->reply_iov[i].iov_base;
+        iov[count++].length = take;
+        left -= take;
+    }
+    return left ? -EMSGSIZE : (int)count;
+}
+
+ucs_status_t sfs_tp_am_reply_cb(void *arg, const void *header, size_t header_length, void *data,
+                                size_t length, const ucp_am_recv_param_t *param)
+{
+    sfs_tp_worker_t    *worker = arg;
+    int                 rndv   = (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) != 0;
+    sfs_proto_hdr_t     hdr;
+    sfs_hash_link_t    *link;
+    sfs_tp_rpc_t       *rpc;
+    ucp_request_param_t rparam;
+    ucs_status_ptr_t    rreq;
+    size_t              max_iov;
+    int                 count;
+
+    if (sfs_proto_hdr_unpack(header, header_length, UINT64_MAX, &hdr) != 0 ||
+        !(hdr.flags & SFS_PROTO_FLAG_REPLY)) {
+        sfs_tp_note_dropped(worker, "malformed reply header");
+        goto drop;
+    }
+    link = sfs_hash_find(&worker->rpcs, hdr.request_id);
+    if (!link) {
+        sfs_debug("reply %lu to an RPC that is gone (timed out or cancelled)",
+                  (unsigned long)hdr.request_id);
+        goto drop;
+    }
+    rpc = sfs_container_of(link, sfs_tp_rpc_t, link);
+    if (hdr.session_id != rpc->conn->session_id || hdr.opcode != rpc->opcode) {
+        sfs_tp_note_dropped(worker, "reply does not match its request");
+        goto drop;
+    }
+    if ((uint64_t)hdr.args_length + hdr.payload_length != length) {
+        sfs_tp_rpc_fail(rpc, -EPROTO, "malformed reply to %s from %s (lengths disagree)",
+                        sfs_op_name(rpc->opcode), rpc->conn->name);
+        goto drop;
+    }
+    /* the RPC is now claimed: a duplicate reply finds nothing */
+    sfs_hash_del(&worker->rpcs, &rpc->link);
+    rpc->hashed = 0;
+    memcpy(rpc->reply_hdr, header, SFS_PROTO_HDR_SIZE);
+    rpc->reply_args_length    = hdr.args_length;
+    rpc->reply_payload_length = hdr.status == 0 ? hdr.payload_length : 0;
+    rpc->reply_args           = malloc(hdr.args_length ? hdr.args_length : 1);
+    max_iov                   = rpc->reply_iov_count + 2;
+    rpc->recv_iov             = calloc(max_iov, sizeof(*rpc->recv_iov));
+    if (!rpc->reply_args || !rpc->recv_iov) {
+        sfs_tp_rpc_fail(rpc, -ENOMEM, "out of memory receiving a reply");
+        goto drop;
+    }
+    rpc->recv_iov[0].buffer = rpc->reply_args;
+    rpc->recv_iov[0].length = hdr.args_length;
+    count = hdr.status == 0 ? sfs_tp_rpc_payload_iov(rpc, hdr.payload_length, rpc->recv_iov + 1,
+                                                    max_iov - 1)
+                            : 0;
+    if (count < 0) {
+        sfs_tp_rpc_fail(rpc, count, "reply to %s from %s: payload of %lu bytes does not fit",
+                        sfs_op_name(rpc->opcode), rpc->conn->name,
+                        (unsigned long)hdr.payload_length);
+        goto drop;
+    }
+    if (!rndv) {
+        const uint8_t *src = data;
+
+        memcpy(rpc->reply_args, src, hdr.args_length);
+        src += hdr.args_length;
+        for (int i = 1; i <= count; i++) {
+            memcpy(rpc->recv_iov[i].buffer, src, rpc->recv_iov[i].length);
+            src += rpc->recv_iov[i].length;
+        }
+        sfs_tp_rpc_reply_complete(rpc);
+        return UCS_OK;
+    }
+    if (hdr.status != 0 && hdr.payload_length) {
+        sfs_tp_rpc_fail(rpc, -EPROTO, "error reply from %s carries a payload", rpc->conn->name);
+        goto drop;
+    }
+    memset(&rparam, 0, sizeof(rparam));
+    rparam.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
+                          UCP_OP_ATTR_FIELD_DATATYPE;
+    rparam.cb.recv_am   = sfs_tp_rpc_recv_cb;
+    rparam.user_data    = rpc;
+    rparam.datatype     = ucp_dt_make_iov();
+    {
+        /* UCX dislikes zero-length iov entries: skip an empty argument block */
+        ucp_dt_iov_t *iov   = rpc->recv_iov;
+        size_t        total = (size_t)count + 1;
+
+        if (hdr.args_length == 0) {
+            iov++;
+            total--;
+        }
+        rreq = ucp_am_recv_data_nbx(worker->ucp_worker, data, iov, total, &rparam);
+    }
+    if (UCS_PTR_IS_ERR(rreq)) {
+        sfs_tp_rpc_fail(rpc, -ECONNRESET, "cannot receive the reply to %s from %s: %s",
+                        sfs_op_name(rpc->opcode), rpc->conn->name,
+                        ucs_status_string(UCS_PTR_STATUS(rreq)));
+        return UCS_OK;
+    }
+    if (rreq == NULL) {
+        sfs_tp_rpc_reply_complete(rpc);
+    } else {
+        rpc->recv_pending = 1;
+    }
+    return UCS_OK;
+
+drop:
+    if (rndv) {
+        ucp_am_data_release(worker->ucp_worker, data);
+    }
+    return UCS_OK;
+}
+
+void sfs_tp_rpcs_check_deadlines(sfs_tp_worker_t *worker, uint64_t now_ms)
+{
+    sfs_list_t *elem, *tmp;
+
+    sfs_list_for_each_safe(elem, tmp, &worker->conns) {
+        sfs_tp_conn_t *conn = sfs_container_of(elem, sfs_tp_conn_t, list);
+        sfs_list_t    *relem, *rtmp;
+
+        sfs_list_for_each_safe(relem, rtmp, &conn->rpcs) {
+            sfs_tp_rpc_t *rpc = sfs_container_of(relem, sfs_tp_rpc_t, conn_list);
+            char          why[SFS_TP_DETAIL_MAX];
+
+            if (rpc->done || rpc->recv_pending || now_ms < rpc->deadline_ms) {
+                continue;
+            }
+            /* A server that does not answer in time is treated as failed:
+             * closing the endpoint also returns every buffer UCX holds. */
+            snprintf(why, sizeof(why), "no reply to %s within the timeout (server down or hung?)",
+                     sfs_op_name(rpc->opcode));
+            sfs_tp_conn_fail(conn, -ETIMEDOUT, why);
+            break;
+        }
+    }
+}

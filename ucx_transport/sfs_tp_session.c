@@ -1,0 +1,348 @@
+/*
+ * The serving side of the handshake, and sessions: one per authenticated
+ * peer, with the endpoint replies go out on. A session that does not finish
+ * the handshake in time is dropped; so is one whose endpoint fails.
+ */
+#define SFS_LOG_FAC "auth"
+#include "sfs_tp_internal.h"
+
+#include "sfs_alloc.h"
+#include "sfs_errno.h"
+#include "sfs_log.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define SFS_TP_HANDSHAKE_TIMEOUT_MS 15000
+
+sfs_tp_session_t *sfs_tp_session_find(sfs_tp_worker_t *worker, uint64_t session_id)
+{
+    sfs_hash_link_t *link = sfs_hash_find(&worker->sessions, session_id);
+
+    return link ? sfs_container_of(link, sfs_tp_session_t, link) : NULL;
+}
+
+void sfs_tp_session_get(sfs_tp_session_t *session)
+{
+    session->refcount++;
+}
+
+void sfs_tp_session_put(sfs_tp_session_t *session)
+{
+    if (--session->refcount == 0) {
+        free(session);
+    }
+}
+
+static void sfs_tp_session_close_ep_cb(void *arg)
+{
+    sfs_tp_session_t *session = arg;
+
+    if (session->ep) {
+        /* a live peer gets what was already queued (e.g. a refusal) first */
+        sfs_tp_ep_close(session->worker, session->ep, session->peer_failed);
+        session->ep = NULL;
+    }
+    sfs_tp_session_put(session);
+}
+
+void sfs_tp_session_close(sfs_tp_session_t *session, const char *why)
+{
+    sfs_tp_worker_t *worker = session->worker;
+
+    if (session->closed) {
+        return;
+    }
+    session->closed = 1;
+    if (!session->authenticated) {
+        worker->pending_sessions--;
+    }
+    sfs_hash_del(&worker->sessions, &session->link);
+    sfs_list_del(&session->list);
+    if (session->authenticated) {
+        sfs_debug("session %016lx (%s pid %u) ended: %s", (unsigned long)session->id,
+                  session->peer_host, session->peer_pid, why);
+        if (worker->on_session_end) {
+            worker->on_session_end(session, worker->handler_arg);
+        }
+    }
+    /* the endpoint is closed outside any UCX callback; the table's
+     * reference is dropped there */
+    if (sfs_tp_worker_post(worker, sfs_tp_session_close_ep_cb, session) != 0) {
+        sfs_tp_session_close_ep_cb(session);
+    }
+}
+
+static void sfs_tp_session_err_cb(void *arg, ucp_ep_h ep, ucs_status_t status)
+{
+    sfs_tp_session_t *session = arg;
+    char              why[128];
+
+    (void)ep;
+    snprintf(why, sizeof(why), "peer gone (%s)", ucs_status_string(status));
+    session->peer_failed = 1;
+    sfs_tp_session_close(session, why);
+}
+
+void sfs_tp_sessions_expire(sfs_tp_worker_t *worker, uint64_t now_ms)
+{
+    sfs_list_t *elem, *tmp;
+
+    if (worker->pending_sessions == 0) {
+        return;
+    }
+    sfs_list_for_each_safe(elem, tmp, &worker->session_list) {
+        sfs_tp_session_t *session = sfs_container_of(elem, sfs_tp_session_t, list);
+
+        if (!session->authenticated && now_ms - session->created_ms > SFS_TP_HANDSHAKE_TIMEOUT_MS) {
+            sfs_warn("authentication refused: %s pid %u (%s) did not finish the handshake",
+                     session->peer_host, session->peer_pid, session->peer_program);
+            sfs_tp_session_close(session, "handshake timed out");
+        }
+    }
+}
+
+static void sfs_tp_session_send_cb(void *request, ucs_status_t status, void *user_data)
+{
+    (void)status;
+    free(user_data);
+    ucp_request_free(request);
+}
+
+int sfs_tp_session_send(sfs_tp_session_t *session, const uint8_t *packed_hdr,
+                        const ucp_dt_iov_t *iov, size_t iov_count, ucp_send_nbx_callback_t cb,
+                        void *cb_arg, void **ucx_req_p)
+{
+    ucp_request_param_t param;
+    ucs_status_ptr_t    sreq;
+
+    *ucx_req_p = NULL;
+    if (session->closed || !session->ep) {
+        return -ECONNRESET;
+    }
+    memset(&param, 0, sizeof(param));
+    param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
+                         UCP_OP_ATTR_FIELD_DATATYPE;
+    param.cb.send   = cb;
+    param.user_data = cb_arg;
+    param.datatype  = iov_count ? ucp_dt_make_iov() : ucp_dt_make_contig(1);
+    sreq = ucp_am_send_nbx(session->ep, SFS_AM_ID_REPLY, packed_hdr, SFS_PROTO_HDR_SIZE,
+                           iov_count ? (void *)iov : NULL, iov_count, &param);
+    if (UCS_PTR_IS_ERR(sreq)) {
+        return -ECONNRESET;
+    }
+    *ucx_req_p = sreq;
+    return 0;
+}
+
+/* A small reply that needs no payload (handshake). The header and the
+ * arguments travel in one heap block freed when the send completes. */
+static void sfs_tp_session_reply_small(sfs_tp_session_t *session, const sfs_proto_hdr_t *req_hdr,
+                                       int status, const void *args, size_t args_length,
+                                       const sfs_auth_key_t *key)
+{
+    sfs_proto_hdr_t hdr;
+    uint8_t        *block = malloc(SFS_PROTO_HDR_SIZE + args_length + 1);
+    ucp_dt_iov_t    iov;
+    void           *sreq;
+
+    if (!block) {
+        return;
+    }
+    memset(&hdr, 0, sizeof(hdr));
+    hdr.magic       = SFS_PROTO_MAGIC;
+    hdr.version     = SFS_PROTO_VERSION;
+    hdr.opcode      = req_hdr->opcode;
+    hdr.flags       = SFS_PROTO_FLAG_REPLY;
+    hdr.args_length = (uint32_t)args_length;
+    hdr.request_id  = req_hdr->request_id;
+    hdr.session_id  = req_hdr->session_id;
+    hdr.status      = status;
+    hdr.sender      = session->worker->node_id;
+    memcpy(block + SFS_PROTO_HDR_SIZE, args, args_length);
+    sfs_tp_hdr_seal(&hdr, key, block + SFS_PROTO_HDR_SIZE, args_length, block);
+    iov.buffer = block + SFS_PROTO_HDR_SIZE;
+    iov.length = args_length;
+    if (sfs_tp_session_send(session, block, &iov, args_length ? 1 : 0, sfs_tp_session_send_cb,
+                            block, &sreq) != 0) {
+        free(block);
+        return;
+    }
+    if (sreq == NULL) {
+        free(block);
+    }
+}
+
+static void sfs_tp_error_args(int status, const char *text, uint8_t *buf, size_t cap,
+                              size_t *length_p)
+{
+    sfs_wbuf_t wb;
+
+    (void)status;
+    sfs_wbuf_init(&wb, buf, cap);
+    sfs_wbuf_str(&wb, text);
+    *length_p = wb.error ? 0 : wb.length;
+}
+
+void sfs_tp_session_handle_hello(sfs_tp_worker_t *worker, const sfs_proto_hdr_t *hdr,
+                                 const void *args, size_t args_length)
+{
+    sfs_hello_req_t   hello;
+    sfs_hello_reply_t reply;
+    sfs_tp_session_t *session;
+    ucp_ep_params_t   ep_params;
+    uint8_t           out[512];
+    sfs_wbuf_t        wb;
+    sfs_rbuf_t        rb;
+    ucs_status_t      status;
+
+    sfs_rbuf_init(&rb, args, args_length);
+    sfs_proto_hello_req_unpack(&rb, &hello);
+    if (rb.error || sfs_rbuf_remaining(&rb) != 0 || hdr->session_id != 0) {
+        sfs_tp_note_dropped(worker, "malformed HELLO");
+        return;
+    }
+    if (worker->pending_sessions >= SFS_TP_MAX_PENDING_SESSIONS) {
+        sfs_tp_note_dropped(worker, "too many unauthenticated sessions");
+        return;
+    }
+    if (!SFS_ALLOC_PTR(session)) {
+        return;
+    }
+    session->worker    = worker;
+    session->refcount  = 1; /* the table's reference */
+    session->peer_kind = hello.peer_kind;
+    session->peer_uuid = hello.peer_uuid;
+    session->peer_pid  = hello.pid;
+    snprintf(session->peer_host, sizeof(session->peer_host), "%s", hello.host);
+    snprintf(session->peer_program, sizeof(session->peer_program), "%s", hello.program);
+    memcpy(session->client_nonce, hello.nonce, SFS_NONCE_SIZE);
+    sfs_auth_random(session->server_nonce, SFS_NONCE_SIZE);
+    session->created_ms = sfs_tp_now_ms();
+    do {
+        session->id = sfs_auth_random_u64();
+    } while (session->id == 0 || sfs_tp_session_find(worker, session->id));
+
+    memset(&ep_params, 0, sizeof(ep_params));
+    ep_params.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS |
+                           UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE | UCP_EP_PARAM_FIELD_ERR_HANDLER;
+    ep_params.address         = hello.address;
+    ep_params.err_mode        = UCP_ERR_HANDLING_MODE_PEER;
+    ep_params.err_handler.cb  = sfs_tp_session_err_cb;
+    ep_params.err_handler.arg = session;
+    status = ucp_ep_create(worker->ucp_worker, &ep_params, &session->ep);
+    if (status != UCS_OK) {
+        sfs_warn("cannot reach back to %s pid %u: %s", hello.host, hello.pid,
+                 ucs_status_string(status));
+        free(session);
+        return;
+    }
+    sfs_hash_add(&worker->sessions, &session->link, session->id);
+    sfs_list_add_tail(&worker->session_list, &session->list);
+    worker->pending_sessions++;
+
+    memset(&reply, 0, sizeof(reply));
+    reply.session_id  = session->id;
+    reply.server_node = worker->node_id;
+    snprintf(reply.server_host, sizeof(reply.server_host), "%s", worker->host);
+    memcpy(reply.nonce, session->server_nonce, SFS_NONCE_SIZE);
+    sfs_auth_server_proof(&worker->key, session->client_nonce, session->server_nonce,
+                          session->id, reply.proof);
+    sfs_auth_session_key(&worker->key, session->client_nonce, session->server_nonce,
+                         session->id, &session->session_key);
+    sfs_wbuf_init(&wb, out, sizeof(out));
+    sfs_proto_hello_reply_pack(&wb, &reply);
+    sfs_tp_session_reply_small(session, hdr, 0, out, wb.length, NULL);
+}
+
+void sfs_tp_session_handle_auth(sfs_tp_worker_t *worker, const sfs_proto_hdr_t *hdr,
+                                const uint8_t *packed_hdr, const void *args, size_t args_length)
+{
+    sfs_tp_session_t *session = sfs_tp_session_find(worker, hdr->session_id);
+    sfs_auth_req_t    auth;
+    uint8_t           expected[SFS_PROOF_SIZE];
+    uint8_t           out[256];
+    size_t            out_length;
+    sfs_rbuf_t        rb;
+
+    if (!session || session->authenticated) {
+        sfs_tp_note_dropped(worker, "AUTH for an unknown or finished handshake (replay?)");
+        return;
+    }
+    sfs_rbuf_init(&rb, args, args_length);
+    sfs_proto_auth_req_unpack(&rb, &auth);
+    sfs_auth_client_proof(&worker->key, session->client_nonce, session->server_nonce, session->id,
+                          expected);
+    if (rb.error || sfs_rbuf_remaining(&rb) != 0 ||
+        sfs_auth_proof_check(expected, auth.proof) != 0 ||
+        sfs_auth_mac_check(&session->session_key, packed_hdr, args, args_length) != 0) {
+        sfs_warn("authentication refused: %s pid %u (%s) does not hold this cluster's connauth "
+                 "secret",
+                 session->peer_host, session->peer_pid, session->peer_program);
+        sfs_tp_error_args(-EACCES, "authentication refused: wrong connauth secret", out,
+                          sizeof(out), &out_length);
+        sfs_tp_session_reply_small(session, hdr, -EACCES, out, out_length, NULL);
+        sfs_tp_session_close(session, "authentication refused");
+        return;
+    }
+    session->authenticated = 1;
+    worker->pending_sessions--;
+    sfs_tp_describe_transports(session->ep, session->transports, sizeof(session->transports));
+    sfs_debug("session %016lx: %s pid %u (%s) authenticated over %s", (unsigned long)session->id,
+              session->peer_host, session->peer_pid, session->peer_program, session->transports);
+    sfs_tp_session_reply_small(session, hdr, 0, NULL, 0, &session->session_key);
+}
+
+uint32_t sfs_tp_session_peer_kind(const sfs_tp_session_t *session)
+{
+    return session->peer_kind;
+}
+
+uint64_t sfs_tp_session_peer_uuid(const sfs_tp_session_t *session)
+{
+    return session->peer_uuid;
+}
+
+uint32_t sfs_tp_session_peer_pid(const sfs_tp_session_t *session)
+{
+    return session->peer_pid;
+}
+
+const char *sfs_tp_session_peer_host(const sfs_tp_session_t *session)
+{
+    return session->peer_host;
+}
+
+const char *sfs_tp_session_peer_program(const sfs_tp_session_t *session)
+{
+    return session->peer_program;
+}
+
+uint64_t sfs_tp_session_id(const sfs_tp_session_t *session)
+{
+    return session->id;
+}
+
+uint64_t sfs_tp_session_age_ms(const sfs_tp_session_t *session)
+{
+    return sfs_tp_now_ms() - session->created_ms;
+}
+
+const char *sfs_tp_session_transports(sfs_tp_session_t *session)
+{
+    return session->transports[0] ? session->transports : "unknown";
+}
+
+void sfs_tp_worker_visit_sessions(sfs_tp_worker_t *worker, sfs_tp_session_visit_t visit,
+                                  void *arg)
+{
+    sfs_list_t *elem, *tmp;
+
+    sfs_list_for_each_safe(elem, tmp, &worker->session_list) {
+        sfs_tp_session_t *session = sfs_container_of(elem, sfs_tp_session_t, list);
+
+        if (session->authenticated) {
+            visit(session, arg);
+        }
+    }
+}
