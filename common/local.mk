@@ -1,0 +1,20 @@
+# common/: error codes, logging, wire codec, protocol, auth, config, paths.
+noinst_LTLIBRARIES += libsfs_common.la
+libsfs_common_la_SOURCES = \
+	common/sfs_errno.c common/sfs_errno.h \
+	common/sfs_log.c common/sfs_log.h \
+	common/sfs_alloc.h \
+	common/sfs_config.c common/sfs_config.h common/sfs_units.c
+libsfs_common_la_CFLAGS  = $(AM_CFLAGS) $(YAML_CFLAGS)
+libsfs_common_la_LIBADD  = $(YAML_LIBS)
+
+# Wire codec, protocol, authentication and path rules.
+libsfs_common_la_SOURCES += \
+	common/sfs_buf.h \
+	common/sfs_proto.c common/sfs_proto.h \
+	common/sfs_auth.c common/sfs_auth.h \
+	common/sfs_path.c common/sfs_path.h \
+	common/sfs_map.c common/sfs_map.h \
+	common/sfs_list.h common/sfs_hash.h common/sfs_time.h
+libsfs_common_la_CFLAGS  += $(SODIUM_CFLAGS)
+libsfs_common_la_LIBADD += $(SODIUM_LIBS) -lpthread

@@ -1,0 +1,40 @@
+# tests/fuzz/: libFuzzer targets. `make fuzzers` builds them with clang (never
+# `make all` or `make check`); tests/fuzz/test_fuzz.sh runs each for a while.
+# They compile the common .c files they need directly (not libsfs_common.la),
+# so that every line is instrumented for coverage and the sanitizers.
+#
+# To add a target fuzz_<name>, inside the `if HAVE_CLANG` block:
+#   1. FUZZ_TARGETS += tests/fuzz/fuzz_<name>
+#   2. FUZZ_<NAME>_SRCS = the entry point and the .c files it needs, from
+#      $(top_srcdir); FUZZ_<NAME>_DEPS = headers; FUZZ_<NAME>_LIBS = libraries
+#   3. a rule like the one for fuzz_config (two lines, using $(FUZZ_LINK))
+#   4. seeds in tests/fuzz/corpus/<name>/ and the sources in EXTRA_DIST below.
+if HAVE_CLANG
+FUZZ_TARGETS = tests/fuzz/fuzz_config
+
+FUZZ_CFLAGS = -g -O1 -std=gnu11 -Wall -Wextra -Wno-unused-parameter \
+	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer \
+	-I$(top_srcdir)/common -I$(top_srcdir)/layout -I$(top_builddir)
+FUZZ_LINK = $(MKDIR_P) tests/fuzz && $(CLANG) $(FUZZ_CFLAGS) -o $@
+FUZZ_COMMON_SRCS = $(top_srcdir)/common/sfs_errno.c $(top_srcdir)/common/sfs_log.c
+FUZZ_COMMON_DEPS = $(top_srcdir)/common/sfs_errno.h $(top_srcdir)/common/sfs_log.h \
+	$(top_srcdir)/common/sfs_alloc.h
+
+FUZZ_CONFIG_SRCS = $(top_srcdir)/tests/fuzz/fuzz_config.c $(top_srcdir)/common/sfs_config.c \
+	$(top_srcdir)/common/sfs_units.c $(FUZZ_COMMON_SRCS)
+FUZZ_CONFIG_DEPS = $(top_srcdir)/common/sfs_config.h $(FUZZ_COMMON_DEPS)
+FUZZ_CONFIG_LIBS = $(YAML_CFLAGS) $(YAML_LIBS)
+tests/fuzz/fuzz_config: $(FUZZ_CONFIG_SRCS) $(FUZZ_CONFIG_DEPS)
+	$(AM_V_CCLD)$(FUZZ_LINK) $(FUZZ_CONFIG_SRCS) $(FUZZ_CONFIG_LIBS)
+
+fuzzers: $(FUZZ_TARGETS)
+CLEANFILES += $(FUZZ_TARGETS)
+else
+fuzzers:
+	@echo "make fuzzers: configure found no clang; install clang and run configure again" >&2
+	@exit 1
+endif
+.PHONY: fuzzers
+
+EXTRA_DIST += tests/fuzz/README.md tests/fuzz/test_fuzz.sh tests/fuzz/fuzz_config.c \
+	tests/fuzz/config.dict

@@ -1,0 +1,1063 @@
+/*
+ * Tests of the cluster config (common/sfs_config.c, common/sfs_units.c):
+ * the examples, every kind of error and its FILE:LINE: KEY message, sizes and
+ * durations, write -> load round trips, generated configs and host matching.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "sfs_config.h"
+#include "sfs_errno.h"
+
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#ifndef SFS_TEST_SRCDIR
+#define SFS_TEST_SRCDIR "."
+#endif
+
+#define KIB (1ull << 10)
+#define MIB (1ull << 20)
+#define GIB (1ull << 30)
+#define TIB (1ull << 40)
+
+static const char imaging_yaml[] =
+    "cluster: imaging\n"
+    "connauth_file: /etc/stripefs/connauth\n"
+    "mgmt: {host: imaging-01, port: 8008}\n"
+    "meta: {host: imaging-01, dir: /var/lib/stripefs/meta, sync: true}\n"
+    "hosts:\n"
+    "  - {name: imaging-01, ranks: 1}\n"
+    "  - {name: imaging-02, ranks: 1}\n"
+    "  - {name: imaging-03, ranks: 1}\n"
+    "  - {name: imaging-04, ranks: 1}\n"
+    "storage:\n"
+    "  - {id: 101, host: imaging-01, dir: /mnt/14t_drive/stripefs, capacity: 12T}\n"
+    "  - {id: 201, host: imaging-02, dir: /mnt/14t_drive/stripefs, capacity: 12T}\n"
+    "  - {id: 301, host: imaging-03, dir: /mnt/7t_drive/stripefs, capacity: 7T}\n"
+    "  - {id: 401, host: imaging-04, dir: /mnt/7t_drive/stripefs, capacity: 7T}\n"
+    "pattern: {chunk_size: 512K, stripe_count: 4}\n"
+    "timeouts: {rpc: 30s, connect: 10s, heartbeat: 2s, offline: 20s}\n"
+    "limits: {max_message: 64M, io_threads: 4}\n";
+
+/* A small valid config that the error cases below change one line of. */
+#define BASE_TOP                                                                                   \
+    "connauth_file: /etc/sfs/connauth\n" /* 1 */                                                   \
+    "mgmt: {host: h1}\n"                 /* 2 */                                                   \
+    "meta: {host: h1, dir: /meta}\n"     /* 3 */
+#define BASE_STORAGE                                                                               \
+    "storage:\n"                          /* 4 */                                                  \
+    "  - {id: 101, host: h1, dir: /t1}\n" /* 5 */
+#define BASE BASE_TOP BASE_STORAGE
+
+static char test_tmp_dir[PATH_MAX];
+
+static int setup_tmp(void **state)
+{
+    const char *root = getenv("SFS_TEST_TMP");
+
+    snprintf(test_tmp_dir, sizeof(test_tmp_dir), "%s/test_config.XXXXXX", root ? root : "/tmp");
+    return mkdtemp(test_tmp_dir) ? 0 : -1;
+}
+
+static int teardown_tmp(void **state)
+{
+    char command[PATH_MAX + 16];
+
+    snprintf(command, sizeof(command), "rm -rf '%s'", test_tmp_dir);
+    return system(command) == 0 ? 0 : -1;
+}
+
+static sfs_config_t *parse_ok(const char *text, const char *name)
+{
+    sfs_config_t *config = NULL;
+    int           rc     = sfs_config_parse(text, strlen(text), name, &config);
+
+    if (rc != 0) {
+        fail_msg("parse failed: %s: %s", sfs_strerror(rc), sfs_error_detail());
+    }
+    assert_non_null(config);
+    return config;
+}
+
+/* Parse `length` bytes and expect -EINVAL with every non-NULL string in the
+ * message. */
+static void expect_error_len(const char *text, size_t length, const char *want1, const char *want2)
+{
+    sfs_config_t *config = (sfs_config_t *)0x1;
+    int           rc;
+
+    sfs_error_clear();
+    rc = sfs_config_parse(text, length, "t.yaml", &config);
+    if (rc != -EINVAL) {
+        fail_msg("expected -EINVAL, got %s (%s) for:\n%.300s", sfs_strerror(rc), sfs_error_detail(),
+                 text);
+    }
+    assert_ptr_equal(config, (sfs_config_t *)0x1); /* output untouched on failure */
+    if ((want1 && !strstr(sfs_error_detail(), want1)) ||
+        (want2 && !strstr(sfs_error_detail(), want2))) {
+        fail_msg("message '%s' lacks '%s' / '%s'", sfs_error_detail(), want1 ? want1 : "",
+                 want2 ? want2 : "");
+    }
+}
+
+static void expect_error(const char *text, const char *want1, const char *want2)
+{
+    expect_error_len(text, strlen(text), want1, want2);
+}
+
+static void check_imaging(const sfs_config_t *config)
+{
+    static const uint32_t ids[]        = {101, 201, 301, 401};
+    static const char    *dirs[]       = {"/mnt/14t_drive/stripefs", "/mnt/14t_drive/stripefs",
+                                          "/mnt/7t_drive/stripefs", "/mnt/7t_drive/stripefs"};
+    static const uint64_t capacities[] = {12 * TIB, 12 * TIB, 7 * TIB, 7 * TIB};
+    char                  name[32];
+
+    assert_string_equal(config->cluster_name, "imaging");
+    assert_string_equal(config->connauth_file, "/etc/stripefs/connauth");
+    assert_string_equal(config->mgmt_host, "imaging-01");
+    assert_int_equal(config->mgmt_port, 8008);
+    assert_string_equal(config->meta_host, "imaging-01");
+    assert_string_equal(config->meta_dir, "/var/lib/stripefs/meta");
+    assert_int_equal(config->meta_sync, 1);
+    assert_int_equal(config->host_count, 4);
+    assert_int_equal(config->target_count, 4);
+    for (uint32_t i = 0; i < 4; i++) {
+        snprintf(name, sizeof(name), "imaging-%02u", i + 1);
+        assert_string_equal(config->hosts[i].name, name);
+        assert_string_equal(config->hosts[i].address, "");
+        assert_int_equal(config->hosts[i].ranks, 1);
+        assert_int_equal(config->targets[i].id, ids[i]);
+        assert_string_equal(config->targets[i].host, name);
+        assert_string_equal(config->targets[i].dir, dirs[i]);
+        assert_int_equal(config->targets[i].capacity, capacities[i]);
+        assert_int_equal(config->targets[i].bandwidth, 0);
+    }
+    assert_int_equal(config->default_chunk_size, 512 * KIB);
+    assert_int_equal(config->default_stripe_count, 4);
+    assert_int_equal(config->rpc_timeout_ms, 30000);
+    assert_int_equal(config->connect_timeout_ms, 10000);
+    assert_int_equal(config->heartbeat_interval_ms, 2000);
+    assert_int_equal(config->offline_timeout_ms, 20000);
+    assert_int_equal(config->max_message_size, 64 * MIB);
+    assert_int_equal(config->io_threads, 4);
+}
+
+/* Everything but `path` and the line numbers. */
+static void assert_config_equal(const sfs_config_t *a, const sfs_config_t *b)
+{
+    assert_string_equal(a->cluster_name, b->cluster_name);
+    assert_string_equal(a->connauth_file, b->connauth_file);
+    assert_string_equal(a->mgmt_host, b->mgmt_host);
+    assert_int_equal(a->mgmt_port, b->mgmt_port);
+    assert_string_equal(a->meta_host, b->meta_host);
+    assert_string_equal(a->meta_dir, b->meta_dir);
+    assert_int_equal(a->meta_sync, b->meta_sync);
+    assert_int_equal(a->host_count, b->host_count);
+    for (uint32_t i = 0; i < a->host_count; i++) {
+        assert_string_equal(a->hosts[i].name, b->hosts[i].name);
+        assert_string_equal(a->hosts[i].address, b->hosts[i].address);
+        assert_int_equal(a->hosts[i].ranks, b->hosts[i].ranks);
+    }
+    assert_int_equal(a->target_count, b->target_count);
+    for (uint32_t i = 0; i < a->target_count; i++) {
+        assert_int_equal(a->targets[i].id, b->targets[i].id);
+        assert_string_equal(a->targets[i].host, b->targets[i].host);
+        assert_string_equal(a->targets[i].dir, b->targets[i].dir);
+        assert_int_equal(a->targets[i].capacity, b->targets[i].capacity);
+        assert_int_equal(a->targets[i].bandwidth, b->targets[i].bandwidth);
+    }
+    assert_int_equal(a->default_chunk_size, b->default_chunk_size);
+    assert_int_equal(a->default_stripe_count, b->default_stripe_count);
+    assert_int_equal(a->rpc_timeout_ms, b->rpc_timeout_ms);
+    assert_int_equal(a->connect_timeout_ms, b->connect_timeout_ms);
+    assert_int_equal(a->heartbeat_interval_ms, b->heartbeat_interval_ms);
+    assert_int_equal(a->offline_timeout_ms, b->offline_timeout_ms);
+    assert_int_equal(a->max_message_size, b->max_message_size);
+    assert_int_equal(a->io_threads, b->io_threads);
+}
+
+static int ends_with(const char *text, const char *end)
+{
+    size_t text_len = strlen(text), end_len = strlen(end);
+
+    return text[0] == '/' && text_len >= end_len && strcmp(text + text_len - end_len, end) == 0;
+}
+
+static const char *src_dir(void)
+{
+    const char *src = getenv("SFS_SRC");
+
+    return src && *src ? src : SFS_TEST_SRCDIR;
+}
+
+/* ------------------------------------------------------------------ */
+
+static void test_imaging_parses(void **state)
+{
+    sfs_config_t *config = parse_ok(imaging_yaml, "/etc/stripefs/imaging.yaml");
+
+    check_imaging(config);
+    assert_string_equal(config->path, ""); /* parsed from memory */
+    assert_int_equal(config->targets[2].line, 13);
+    assert_int_equal(config->hosts[1].line, 7);
+    sfs_config_destroy(config);
+}
+
+static void test_examples_load(void **state)
+{
+    char          path[PATH_MAX], expected[64];
+    sfs_config_t *config = NULL;
+    int           rc;
+
+    snprintf(path, sizeof(path), "%s/examples/imaging.yaml", src_dir());
+    rc = sfs_config_load(path, &config);
+    if (rc != 0) {
+        fail_msg("%s: %s", path, sfs_error_detail());
+    }
+    check_imaging(config);
+    assert_string_equal(config->path, path);
+    sfs_config_destroy(config);
+
+    /* Relative paths start at the examples directory (however the source
+     * directory was spelled, so only the ends are compared). */
+    snprintf(path, sizeof(path), "%s/examples/one-host.yaml", src_dir());
+    rc = sfs_config_load(path, &config);
+    if (rc != 0) {
+        fail_msg("%s: %s", path, sfs_error_detail());
+    }
+    assert_int_equal(config->host_count, 1);
+    assert_string_equal(config->hosts[0].name, "localhost");
+    assert_string_equal(config->mgmt_host, "localhost");
+    assert_string_equal(config->meta_host, "localhost");
+    assert_int_equal(config->target_count, 4);
+    for (uint32_t i = 0; i < 4; i++) {
+        snprintf(expected, sizeof(expected), "/examples/stripefs-state/targets/%u", 101 + i);
+        assert_int_equal(config->targets[i].id, 101 + i);
+        assert_true(ends_with(config->targets[i].dir, expected));
+        assert_int_equal(config->targets[i].capacity, 0);
+    }
+    assert_true(ends_with(config->meta_dir, "/examples/stripefs-state/meta"));
+    assert_true(ends_with(config->connauth_file, "/examples/stripefs-state/connauth"));
+    sfs_config_destroy(config);
+}
+
+static void test_defaults(void **state)
+{
+    sfs_config_t *config = parse_ok(BASE, "t.yaml");
+
+    assert_string_equal(config->cluster_name, "stripefs");
+    assert_int_equal(config->mgmt_port, SFS_CONFIG_DEFAULT_PORT);
+    assert_int_equal(config->meta_sync, 1);
+    assert_int_equal(config->default_chunk_size, 512 * KIB);
+    assert_int_equal(config->default_stripe_count, 4);
+    assert_int_equal(config->rpc_timeout_ms, 30000);
+    assert_int_equal(config->connect_timeout_ms, 10000);
+    assert_int_equal(config->heartbeat_interval_ms, 2000);
+    assert_int_equal(config->offline_timeout_ms, 20000);
+    assert_int_equal(config->max_message_size, 64 * MIB);
+    assert_int_equal(config->io_threads, 4);
+    /* No hosts: list: the roles' hosts, once each, ranks 1. */
+    assert_int_equal(config->host_count, 1);
+    assert_string_equal(config->hosts[0].name, "h1");
+    assert_int_equal(config->hosts[0].ranks, 1);
+    sfs_config_destroy(config);
+}
+
+static void test_values(void **state)
+{
+    sfs_config_t *config =
+        parse_ok("cluster: lab.2\n"
+                 "connauth_file: auth/key\n"
+                 "mgmt:\n"
+                 "  host: a\n"
+                 "  port: 9000\n"
+                 "meta: {host: b.example.org, dir: './m/../meta/', sync: no}\n"
+                 "storage:\n"
+                 "  - id: 7\n"
+                 "    host: A.example.org\n"
+                 "    dir: \"/data//x/./y/\"\n"
+                 "    capacity: 1.5T\n"
+                 "    bandwidth: 100MB/s\n"
+                 "  - {id: 8, host: b, dir: /data/x/y, capacity: 12345, bandwidth: 1G}\n"
+                 "  - {id: 9, host: c, dir: /}\n"
+                 "pattern: {chunk_size: 4G, stripe_count: 128}\n"
+                 "timeouts: {rpc: 1500ms, connect: 1m, heartbeat: 1, offline: 1h}\n"
+                 "limits: {max_message: 4K, io_threads: 256}\n",
+                 "/etc/sfs/c.yaml");
+
+    assert_string_equal(config->cluster_name, "lab.2");
+    assert_string_equal(config->connauth_file, "/etc/sfs/auth/key");
+    assert_int_equal(config->mgmt_port, 9000);
+    assert_string_equal(config->meta_dir, "/etc/sfs/meta");
+    assert_int_equal(config->meta_sync, 0);
+    /* The roles' hosts by their fullest names: "a" is "A.example.org", "b" is
+     * "b.example.org". */
+    assert_int_equal(config->host_count, 3);
+    assert_string_equal(config->hosts[0].name, "A.example.org");
+    assert_int_equal(config->hosts[0].line, 9);
+    assert_string_equal(config->hosts[1].name, "b.example.org");
+    assert_string_equal(config->hosts[2].name, "c");
+    assert_int_equal(config->hosts[2].line, 14);
+    assert_string_equal(config->targets[0].dir, "/data/x/y");
+    assert_int_equal(config->targets[0].capacity, 3 * TIB / 2);
+    assert_int_equal(config->targets[0].bandwidth, 100 * MIB);
+    assert_int_equal(config->targets[0].line, 8);
+    assert_int_equal(config->targets[1].capacity, 12345);
+    assert_int_equal(config->targets[1].bandwidth, GIB);
+    assert_string_equal(config->targets[2].dir, "/");
+    assert_int_equal(config->default_chunk_size, 4 * GIB);
+    assert_int_equal(config->default_stripe_count, 128);
+    assert_int_equal(config->rpc_timeout_ms, 1500);
+    assert_int_equal(config->connect_timeout_ms, 60000);
+    assert_int_equal(config->heartbeat_interval_ms, 1000);
+    assert_int_equal(config->offline_timeout_ms, 3600000);
+    assert_int_equal(config->max_message_size, 4 * KIB);
+    assert_int_equal(config->io_threads, 256);
+    sfs_config_destroy(config);
+}
+
+static void test_syntax_errors(void **state)
+{
+    expect_error("connauth_file: /x\nmgmt: {host: h1\n", "t.yaml:", "invalid YAML");
+    expect_error("connauth_file: /x\nmgmt:\n  host: h1\n    port: 1\n",
+                 "t.yaml:4:", "column 9: invalid YAML: mapping values are not allowed");
+    expect_error("storage:\n  - {id: 1\n  - x\n", "t.yaml:", "invalid YAML");
+    expect_error("key: \"unterminated\n", "t.yaml:", "invalid YAML");
+    /* Control characters are a reader error, placed by byte offset. */
+    expect_error("connauth_file: /x\nmgmt: \x01\n", "t.yaml:2: invalid YAML: control", "0x1");
+    /* Invalid UTF-8. */
+    expect_error("connauth_file: /x\xff\n", "t.yaml:1: invalid YAML", NULL);
+}
+
+static void test_document_errors(void **state)
+{
+    static const char nul_text[] = BASE "cluster: a\0b\n";
+
+    expect_error("", "t.yaml:1: the file is empty", NULL);
+    expect_error("# just a comment\n\n", "t.yaml:", "the file is empty");
+    expect_error("---\n", "t.yaml:", "the file is empty");
+    expect_error("- a\n- b\n", "t.yaml:1: expected a mapping of settings", "found a list");
+    expect_error("hello\n", "t.yaml:1: expected a mapping of settings", "found 'hello'");
+    expect_error(BASE "---\nmore: 1\n", "t.yaml:6: a second YAML document", NULL);
+    expect_error_len(nul_text, sizeof(nul_text) - 1, "t.yaml:6: NUL byte in the file", NULL);
+    expect_error(BASE "cluster: \"a\\0b\"\n", "t.yaml:6: cluster: the value contains a NUL byte",
+                 NULL);
+    expect_error("? [a, b]\n: c\n", "t.yaml:1: expected a key name, found a list", NULL);
+    expect_error("!!map {connauth_file: /x}\n", "t.yaml:1: YAML tags", NULL);
+}
+
+static void test_key_errors(void **state)
+{
+    /* Missing required keys, at the line of the mapping that lacks them. */
+    expect_error("mgmt: {host: h1}\nmeta: {host: h1, dir: /m}\n" BASE_STORAGE,
+                 "t.yaml:1: connauth_file: required key is missing", NULL);
+    expect_error(BASE_TOP, "t.yaml:1: storage: required key is missing", NULL);
+    expect_error("connauth_file: /x\nmgmt: {port: 1}\nmeta: {host: h1, dir: /m}\n" BASE_STORAGE,
+                 "t.yaml:2: mgmt.host: required key is missing", NULL);
+    expect_error(BASE_TOP "storage:\n  - {id: 101, host: h1}\n",
+                 "t.yaml:5: storage[0].dir: required key is missing", NULL);
+    expect_error(BASE "hosts:\n  - {ranks: 2}\n",
+                 "t.yaml:7: hosts[0].name: required key is missing", NULL);
+    /* Unknown keys, with a suggestion for typos. */
+    expect_error("clustr: x\n" BASE, "t.yaml:1: clustr: unknown key (did you mean 'cluster'?)",
+                 NULL);
+    expect_error(BASE_TOP "storage:\n  - {id: 101, host: h1, dir: /t1, capcity: 1T}\n",
+                 "t.yaml:5: storage[0].capcity: unknown key (did you mean 'capacity'?)", NULL);
+    expect_error(BASE "pattern: {chunk: 1M}\n", "t.yaml:6: pattern.chunk: unknown key", NULL);
+    expect_error(BASE "frobnicate: 1\n", "t.yaml:6: frobnicate: unknown key", NULL);
+    expect_error(BASE "timeouts: {RPC: 1s}\n", "timeouts.RPC: unknown key (did you mean 'rpc'?)",
+                 NULL);
+    /* Keys given twice. */
+    expect_error(BASE "mgmt: {host: h1}\n", "t.yaml:6: mgmt: given twice (first at line 2)", NULL);
+    expect_error(BASE_TOP "storage:\n  - {id: 101, id: 102, host: h1, dir: /t1}\n",
+                 "t.yaml:5: storage[0].id: given twice", NULL);
+}
+
+static void test_type_errors(void **state)
+{
+    expect_error(BASE "cluster: [a]\n", "t.yaml:6: cluster: expected a name, found a list", NULL);
+    expect_error(BASE "mgmt2: 1\n", "mgmt2: unknown key", NULL);
+    expect_error("connauth_file: /x\nmgmt: h1\n", "t.yaml:2: mgmt: expected a mapping",
+                 "found 'h1'");
+    expect_error("connauth_file: /x\nmgmt: {host: h1, port: abc}\n",
+                 "t.yaml:2: mgmt.port: expected a whole number, found 'abc'", NULL);
+    expect_error("connauth_file: /x\nmgmt: {host: h1, port: \"8008\"}\n",
+                 "t.yaml:2: mgmt.port: expected a number, found the quoted string '8008'", NULL);
+    expect_error("connauth_file: /x\nmgmt: {host: h1, port: -1}\n",
+                 "mgmt.port: expected a whole number", NULL);
+    expect_error("connauth_file: /x\nmgmt: {host: {a: b}}\n",
+                 "t.yaml:2: mgmt.host: expected a name, found a mapping", NULL);
+    expect_error("connauth_file: /x\nmgmt: {host: }\n",
+                 "t.yaml:2: mgmt.host: expected a name, found no value", NULL);
+    expect_error("connauth_file: ~\n", "t.yaml:1: connauth_file: expected a path, found no value",
+                 NULL);
+    expect_error(BASE_TOP "storage: {id: 1}\n",
+                 "t.yaml:4: storage: expected a list of targets, found a mapping", NULL);
+    expect_error(BASE_TOP "storage:\n  - 101\n", "t.yaml:5: storage[0]: expected a target",
+                 "found '101'");
+    expect_error(BASE_TOP "storage: []\n", "t.yaml:4: storage: the list is empty", NULL);
+    expect_error(BASE "hosts: []\n", "t.yaml:6: hosts: the list is empty", NULL);
+    expect_error(BASE "hosts: h1\n", "t.yaml:6: hosts: expected a list of hosts", NULL);
+    expect_error("connauth_file: /x\nmeta: {host: h1, dir: /m, sync: maybe}\n",
+                 "t.yaml:2: meta.sync: expected true or false, found 'maybe'", NULL);
+    expect_error("connauth_file: /x\nmeta: {host: h1, dir: /m, sync: 'true'}\n",
+                 "meta.sync: expected true or false", NULL);
+    expect_error("connauth_file: /x\nmeta: {host: &h h1, dir: /m}\nmgmt: {host: *h}\n",
+                 "t.yaml:3: mgmt.host: aliases (*h) are not supported", NULL);
+    expect_error("connauth_file: /x\nmgmt: {host: !!str h1}\n",
+                 "t.yaml:2: mgmt.host: YAML tags (tag:yaml.org,2002:str) are not supported", NULL);
+    expect_error("connauth_file: /x\nmgmt: {host: h 1}\n",
+                 "t.yaml:2: mgmt.host: 'h 1' is not a valid host name", NULL);
+    expect_error("cluster: 'my cluster'\n",
+                 "t.yaml:1: cluster: 'my cluster' is not a valid "
+                 "cluster name",
+                 NULL);
+    expect_error(BASE "hosts:\n  - {name: h1, address: 'a b'}\n",
+                 "t.yaml:7: hosts[0].address: 'a b' is not a valid address", NULL);
+    expect_error("connauth_file: \"/x\\ny\"\n",
+                 "t.yaml:1: connauth_file: '/x\\x0ay' is not a "
+                 "valid path: no control characters",
+                 NULL);
+    expect_error("connauth_file: ''\n",
+                 "connauth_file: '' is not a valid path: the value is "
+                 "empty",
+                 NULL);
+}
+
+static void test_range_errors(void **state)
+{
+    expect_error("connauth_file: /x\nmgmt: {host: h1, port: 70000}\n",
+                 "t.yaml:2: mgmt.port: 70000 is out of range (1..65535)", NULL);
+    expect_error("connauth_file: /x\nmgmt: {host: h1, port: 0}\n",
+                 "mgmt.port: 0 is out of range (1..65535)", NULL);
+    expect_error("connauth_file: /x\nmgmt: {host: h1, port: 99999999999999999999999999}\n",
+                 "mgmt.port: 99999999999999999999999999 is out of range", NULL);
+    expect_error(BASE "hosts:\n  - {name: h1, ranks: 0}\n",
+                 "t.yaml:7: hosts[0].ranks: 0 is out of range (1..64)", NULL);
+    expect_error(BASE "hosts:\n  - {name: h1, ranks: 65}\n",
+                 "t.yaml:7: hosts[0].ranks: 65 is out of range (1..64)", NULL);
+    expect_error(BASE_TOP "storage:\n  - {id: 0, host: h1, dir: /t1}\n",
+                 "t.yaml:5: storage[0].id: 0 is out of range (1..65535)", NULL);
+    expect_error(BASE_TOP "storage:\n  - {id: 65536, host: h1, dir: /t1}\n",
+                 "storage[0].id: 65536 is out of range", NULL);
+    expect_error(BASE "pattern: {chunk_size: 100K}\n",
+                 "t.yaml:6: pattern.chunk_size: 100K is not a power of two", NULL);
+    expect_error(BASE "pattern: {chunk_size: 32K}\n",
+                 "pattern.chunk_size: 32K is out of range (64K..4G)", NULL);
+    expect_error(BASE "pattern: {chunk_size: 8G}\n", "pattern.chunk_size: 8G is out of range",
+                 NULL);
+    expect_error(BASE "pattern: {stripe_count: 0}\n",
+                 "pattern.stripe_count: 0 is out of range (1..128)", NULL);
+    expect_error(BASE "pattern: {stripe_count: 129}\n", "pattern.stripe_count: 129 is out", NULL);
+    expect_error(BASE "limits: {max_message: 1K}\n",
+                 "t.yaml:6: limits.max_message: 1K is out of range (4K..4G)", NULL);
+    expect_error(BASE "limits: {io_threads: 0}\n", "limits.io_threads: 0 is out of range", NULL);
+    expect_error(BASE "limits: {io_threads: 257}\n", "limits.io_threads: 257 is out of range",
+                 NULL);
+}
+
+static void test_size_duration_errors(void **state)
+{
+    expect_error(BASE_TOP "storage:\n  - {id: 101, host: h1, dir: /t1, capacity: 12X}\n",
+                 "t.yaml:5: storage[0].capacity: bad size '12X': unknown unit 'X'", NULL);
+    expect_error(BASE_TOP "storage:\n  - {id: 101, host: h1, dir: /t1, capacity: lots}\n",
+                 "storage[0].capacity: bad size 'lots'", NULL);
+    expect_error(BASE_TOP "storage:\n  - {id: 101, host: h1, dir: /t1, capacity: 17E}\n",
+                 "storage[0].capacity: size '17E' is too large", NULL);
+    expect_error(BASE_TOP "storage:\n  - {id: 101, host: h1, dir: /t1, bandwidth: 100M/h}\n",
+                 "storage[0].bandwidth: bad size", NULL);
+    expect_error(BASE_TOP "storage:\n  - {id: 101, host: h1, dir: /t1, capacity: [1]}\n",
+                 "storage[0].capacity: expected a size like 512K", "found a list");
+    expect_error(BASE "timeouts: {rpc: 30 parsecs}\n",
+                 "t.yaml:6: timeouts.rpc: bad duration '30 parsecs': unknown unit", NULL);
+    expect_error(BASE "timeouts: {rpc: 0}\n", "timeouts.rpc: 0 is too short (at least 1ms)", NULL);
+    expect_error(BASE "timeouts: {connect: 60d}\n",
+                 "timeouts.connect: duration '60d' is too "
+                 "large",
+                 NULL);
+    expect_error(BASE "timeouts: {heartbeat: 2s, offline: 2s}\n",
+                 "t.yaml:6: timeouts.offline: 2s must be longer than the heartbeat interval (2s)",
+                 NULL);
+    expect_error(BASE "timeouts: {heartbeat: 30s}\n",
+                 "timeouts.offline: 20s must be longer than the heartbeat interval (30s)", NULL);
+}
+
+static void test_cross_errors(void **state)
+{
+    expect_error(BASE "  - {id: 101, host: h1, dir: /t2}\n",
+                 "t.yaml:6: storage[1].id: duplicate target id 101 (first at line 5)", NULL);
+    expect_error(BASE_TOP "storage:\n  - id: 101\n    host: h1\n    dir: /t1\n"
+                          "  - host: h1\n    dir: /t2\n    id: 101\n",
+                 "t.yaml:10: storage[1].id: duplicate target id 101 (first at line 5)", NULL);
+    expect_error(BASE "  - {id: 102, host: h1, dir: /t1}\n",
+                 "t.yaml:6: storage[1].dir: /t1 on host h1 is already the directory of target 101 "
+                 "at line 5",
+                 NULL);
+    /* Same directory spelled differently, host by its full name. */
+    expect_error(BASE "  - {id: 102, host: H1.example.org, dir: /x/../t1/}\n",
+                 "storage[1].dir: /t1 on host H1.example.org is already the directory", NULL);
+    expect_error(BASE "  - {id: 102, host: h1, dir: /meta}\n",
+                 "t.yaml:3: meta.dir: /meta on host h1 is also the directory of target 102 at "
+                 "line 6",
+                 NULL);
+    expect_error(BASE "hosts:\n  - {name: h1}\n  - {name: h2}\n  - {name: H1.example.org}\n",
+                 "t.yaml:9: hosts[2].name: host 'H1.example.org' is listed twice (as 'h1' at line "
+                 "7)",
+                 NULL);
+    expect_error(BASE "  - {id: 201, host: h2, dir: /t1}\nhosts:\n  - {name: h1}\n",
+                 "t.yaml:6: storage[1].host: host 'h2' is not in the hosts list at line 7", NULL);
+    expect_error("connauth_file: /x\nmgmt: {host: m}\nmeta: {host: h1, dir: /m}\n" BASE_STORAGE
+                 "hosts:\n  - {name: h1}\n",
+                 "t.yaml:2: mgmt.host: host 'm' is not in the hosts list", NULL);
+    expect_error("connauth_file: /x\nmgmt: {host: a}\nmeta: {host: a.x.org, dir: /m}\n"
+                 "storage:\n  - {id: 1, host: a.y.org, dir: /t}\n",
+                 "t.yaml:2: mgmt.host: host 'a' matches both 'a.x.org' at line 3 and 'a.y.org' "
+                 "at line 5",
+                 NULL);
+}
+
+static void test_too_long(void **state)
+{
+    size_t big  = 5000;
+    char  *text = malloc(big + 256);
+    char  *name = malloc(big);
+
+    assert_non_null(text);
+    assert_non_null(name);
+    memset(name, 'h', 300);
+    name[300] = '\0';
+    snprintf(text, big + 256, "connauth_file: /x\nmgmt: {host: %s}\n", name);
+    expect_error(text, "t.yaml:2: mgmt.host: the value is too long (300 bytes, at most 255)", NULL);
+
+    name[0] = '/';
+    memset(name + 1, 'd', PATH_MAX);
+    name[PATH_MAX] = '\0';
+    snprintf(text, big + 256, "connauth_file: %s\n", name);
+    expect_error(text, "t.yaml:1: connauth_file: the value is too long (4096 bytes, at most 4095)",
+                 NULL);
+
+    /* Short enough by itself, too long once joined to the config's directory. */
+    memset(name, 'd', PATH_MAX - 10);
+    name[PATH_MAX - 10] = '\0';
+    snprintf(text, big + 256, "connauth_file: %s\n", name);
+    expect_error(text, "connauth_file: 'dddd", "is too long once made absolute");
+
+    memset(name, '1', 100);
+    name[100] = '\0';
+    snprintf(text, big + 256, BASE "pattern: {chunk_size: %s}\n", name);
+    expect_error(text, "pattern.chunk_size: expected a size like 512K, found a 100-byte value",
+                 NULL);
+    free(name);
+    free(text);
+}
+
+static void test_too_many(void **state)
+{
+    size_t size = 1100 * 64 + 256;
+    char  *text = malloc(size);
+    size_t used;
+
+    assert_non_null(text);
+    used = (size_t)snprintf(text, size, "%s", BASE_TOP "storage:\n");
+    for (int i = 0; i < 1025; i++) {
+        used += (size_t)snprintf(text + used, size - used, "  - {id: %d, host: h1, dir: /t%d}\n",
+                                 i + 1, i);
+    }
+    expect_error(text, "t.yaml:1029: storage[1024]: too many targets (at most 1024)", NULL);
+
+    /* 1024 is fine. */
+    *strstr(text, "  - {id: 1025,") = '\0';
+    {
+        sfs_config_t *config = parse_ok(text, "t.yaml");
+
+        assert_int_equal(config->target_count, 1024);
+        sfs_config_destroy(config);
+    }
+    free(text);
+}
+
+static void test_too_many_hosts(void **state)
+{
+    size_t size = 1100 * 48 + 256;
+    char  *text = malloc(size);
+    size_t used;
+
+    assert_non_null(text);
+    used = (size_t)snprintf(text, size, "%s", BASE "hosts:\n");
+    for (int i = 0; i < 1025; i++) {
+        used += (size_t)snprintf(text + used, size - used, "  - {name: h%d}\n", i + 1);
+    }
+    expect_error(text, "t.yaml:1031: hosts[1024]: too many hosts (at most 1024)", NULL);
+
+    /* Without a hosts list: 1024 target hosts plus distinct mgmt and meta hosts. */
+    used = (size_t)snprintf(text, size, "%s",
+                            "connauth_file: /k\nmgmt: {host: m}\nmeta: {host: n, dir: /m}\n"
+                            "storage:\n");
+    for (int i = 0; i < 1024; i++) {
+        used += (size_t)snprintf(text + used, size - used, "  - {id: %d, host: h%d, dir: /t}\n",
+                                 i + 1, i);
+    }
+    expect_error(text, "t.yaml:1027: hosts: too many hosts (at most 1024)", NULL);
+    free(text);
+}
+
+static void test_sizes(void **state)
+{
+    static const struct {
+        const char *text;
+        uint64_t    bytes;
+    } good[] = {
+        {"512K", 512 * KIB},
+        {"4MiB", 4 * MIB},
+        {"12T", 12 * TIB},
+        {"100M", 100 * MIB},
+        {"65536", 65536},
+        {"0", 0},
+        {"1.5K", 1536},
+        {"0.5k", 512},
+        {"1 KiB", KIB},
+        {"2gb", 2 * GIB},
+        {"3P", 3ull << 50},
+        {"15E", 15ull << 60},
+        {"7B", 7},
+        {"18446744073709551615", UINT64_MAX},
+        {"000000000000000000000000000000000001K", KIB},
+    };
+    static const struct {
+        const char *text;
+        int         rc;
+    } bad[] = {
+        {"", -EINVAL},
+        {"K", -EINVAL},
+        {"-1", -EINVAL},
+        {"1.K", -EINVAL},
+        {".5K", -EINVAL},
+        {"0.1K", -EINVAL},
+        {"1.5", -EINVAL},
+        {"12X", -EINVAL},
+        {"1KK", -EINVAL},
+        {"1 2", -EINVAL},
+        {"0x10", -EINVAL},
+        {"16E", -ERANGE},
+        {"18446744073709551616", -ERANGE},
+        {"99999999999999999999999999999999999", -ERANGE},
+        {"1.0000000000000000001K", -EINVAL},
+    };
+    uint64_t bytes;
+
+    for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+        bytes = 1;
+        if (sfs_parse_size(good[i].text, &bytes) != 0 || bytes != good[i].bytes) {
+            fail_msg("'%s': got %" PRIu64 " (%s), want %" PRIu64, good[i].text, bytes,
+                     sfs_error_detail(), good[i].bytes);
+        }
+    }
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        bytes = 7;
+        if (sfs_parse_size(bad[i].text, &bytes) != bad[i].rc || bytes != 7) {
+            fail_msg("'%s' should fail with %s", bad[i].text, sfs_strerror(bad[i].rc));
+        }
+        assert_non_null(strstr(sfs_error_detail(), "size"));
+    }
+    assert_int_equal(sfs_parse_size(NULL, &bytes), -EINVAL);
+}
+
+static void test_durations(void **state)
+{
+    static const struct {
+        const char *text;
+        uint32_t    ms;
+    } good[] = {
+        {"30s", 30000},
+        {"500ms", 500},
+        {"2m", 120000},
+        {"1h", 3600000},
+        {"10", 10000},
+        {"1d", 86400000},
+        {"1.5s", 1500},
+        {"0.25", 250},
+        {"2 min", 120000},
+        {"49d", 4233600000u},
+        {"4294967295ms", UINT32_MAX},
+        {"0", 0},
+        {"3SEC", 3000},
+    };
+    static const struct {
+        const char *text;
+        int         rc;
+    } bad[] = {
+        {"", -EINVAL},      {"s", -EINVAL},   {"5x", -EINVAL},  {"0.0005s", -EINVAL},
+        {"1.5ms", -EINVAL}, {"-1s", -EINVAL}, {"50d", -ERANGE}, {"4294967296ms", -ERANGE},
+        {"1e3", -EINVAL},
+    };
+    uint32_t ms;
+
+    for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+        ms = 1;
+        if (sfs_parse_duration_ms(good[i].text, &ms) != 0 || ms != good[i].ms) {
+            fail_msg("'%s': got %" PRIu32 " (%s), want %" PRIu32, good[i].text, ms,
+                     sfs_error_detail(), good[i].ms);
+        }
+    }
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        ms = 7;
+        if (sfs_parse_duration_ms(bad[i].text, &ms) != bad[i].rc || ms != 7) {
+            fail_msg("'%s' should fail with %s", bad[i].text, sfs_strerror(bad[i].rc));
+        }
+    }
+    assert_int_equal(sfs_parse_duration_ms(NULL, &ms), -EINVAL);
+}
+
+static void test_format_size(void **state)
+{
+    char buf[32];
+
+    assert_string_equal(sfs_format_size(0, buf, sizeof(buf)), "0B");
+    assert_string_equal(sfs_format_size(1023, buf, sizeof(buf)), "1023B");
+    assert_string_equal(sfs_format_size(1024, buf, sizeof(buf)), "1.0K");
+    assert_string_equal(sfs_format_size(512 * KIB, buf, sizeof(buf)), "512K");
+    assert_string_equal(sfs_format_size(12 * TIB, buf, sizeof(buf)), "12.0T");
+    assert_string_equal(sfs_format_size(3 * GIB + 400 * MIB, buf, sizeof(buf)), "3.4G");
+    assert_string_equal(sfs_format_size(1023 * KIB + 1000, buf, sizeof(buf)), "1024K");
+    assert_string_equal(sfs_format_size(UINT64_MAX, buf, sizeof(buf)), "16.0E");
+    assert_string_equal(sfs_format_size(12 * TIB, buf, 3), "12");
+    assert_string_equal(sfs_format_size(12 * TIB, NULL, 0), "");
+}
+
+static void round_trip(const sfs_config_t *config, const char *file)
+{
+    char          path[PATH_MAX + 64];
+    sfs_config_t *again = NULL;
+    struct stat   st;
+    int           rc;
+
+    snprintf(path, sizeof(path), "%s/%s", test_tmp_dir, file);
+    rc = sfs_config_write(config, path);
+    if (rc != 0) {
+        fail_msg("write %s: %s", path, sfs_error_detail());
+    }
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0644);
+    rc = sfs_config_load(path, &again);
+    if (rc != 0) {
+        fail_msg("load %s: %s", path, sfs_error_detail());
+    }
+    assert_config_equal(config, again);
+    assert_string_equal(again->path, path);
+    sfs_config_destroy(again);
+}
+
+static void test_round_trip(void **state)
+{
+    sfs_config_t *config = parse_ok(imaging_yaml, "/etc/stripefs/imaging.yaml");
+
+    round_trip(config, "imaging.yaml");
+    sfs_config_destroy(config);
+
+    /* Strings that YAML would read differently unless quoted, and values
+     * that are not round numbers. */
+    config = parse_ok("cluster: 'null'\n"
+                      "connauth_file: \"/etc/my auth: #1/key'\\\"\"\n"
+                      "mgmt: {host: '123', port: 65535}\n"
+                      "meta: {host: 'true', dir: \"/- dash/\\u00e9t\\u00e9 [x]{y}\", sync: off}\n"
+                      "hosts:\n"
+                      "  - {name: '123', ranks: 64, address: 'fe80::1%eth0'}\n"
+                      "  - {name: 'true', address: '10.0.0.2'}\n"
+                      "  - {name: 'null'}\n"
+                      "storage:\n"
+                      "  - {id: 65535, host: 'null', dir: '/~', capacity: 12345, bandwidth: 1}\n"
+                      "  - {id: 1, host: '123', dir: '/a,b', capacity: 1536}\n"
+                      "pattern: {chunk_size: 64K, stripe_count: 1}\n"
+                      "timeouts: {rpc: 1ms, connect: 1500ms, heartbeat: 90s, offline: 49d}\n"
+                      "limits: {max_message: 4G, io_threads: 1}\n",
+                      "/x/t.yaml");
+    assert_string_equal(config->cluster_name, "null");
+    assert_string_equal(config->connauth_file, "/etc/my auth: #1/key'\"");
+    assert_string_equal(config->meta_dir, "/- dash/\xc3\xa9t\xc3\xa9 [x]{y}");
+    round_trip(config, "quoted.yaml");
+    sfs_config_destroy(config);
+}
+
+static void test_write_errors(void **state)
+{
+    sfs_config_t *config = parse_ok(BASE, "t.yaml");
+    char          path[PATH_MAX + 64];
+
+    snprintf(path, sizeof(path), "%s/no/such/dir/c.yaml", test_tmp_dir);
+    assert_int_equal(sfs_config_write(config, path), -ENOENT);
+    assert_non_null(strstr(sfs_error_detail(), "cannot create"));
+    assert_int_equal(sfs_config_write(NULL, path), -EINVAL);
+    assert_int_equal(sfs_config_write(config, NULL), -EINVAL);
+    sfs_config_destroy(config);
+}
+
+static void test_load_errors(void **state)
+{
+    char          path[PATH_MAX + 64];
+    sfs_config_t *config = NULL;
+    FILE         *file;
+
+    snprintf(path, sizeof(path), "%s/missing.yaml", test_tmp_dir);
+    assert_int_equal(sfs_config_load(path, &config), -ENOENT);
+    assert_non_null(strstr(sfs_error_detail(), "missing.yaml"));
+    assert_int_equal(sfs_config_load(test_tmp_dir, &config), -EISDIR);
+    assert_int_equal(sfs_config_load(NULL, &config), -EINVAL);
+    assert_int_equal(sfs_config_load(path, NULL), -EINVAL);
+    assert_null(config);
+
+    /* Errors name the file as given; relative paths start at its directory. */
+    snprintf(path, sizeof(path), "%s/sub", test_tmp_dir);
+    assert_int_equal(mkdir(path, 0755), 0);
+    snprintf(path, sizeof(path), "%s/sub/c.yaml", test_tmp_dir);
+    file = fopen(path, "w");
+    assert_non_null(file);
+    fputs(BASE "cluster: bad name\n", file);
+    fclose(file);
+    assert_int_equal(sfs_config_load(path, &config), -EINVAL);
+    assert_non_null(strstr(sfs_error_detail(), "/sub/c.yaml:6: cluster: 'bad name'"));
+
+    file = fopen(path, "w");
+    assert_non_null(file);
+    fputs("connauth_file: ../auth\nmgmt: {host: h1}\nmeta: {host: h1, dir: m}\n"
+          "storage:\n  - {id: 1, host: h1, dir: ./t/../t1}\n",
+          file);
+    fclose(file);
+    assert_int_equal(sfs_config_load(path, &config), 0);
+    snprintf(path, sizeof(path), "%s/auth", test_tmp_dir);
+    assert_string_equal(config->connauth_file, path);
+    snprintf(path, sizeof(path), "%s/sub/m", test_tmp_dir);
+    assert_string_equal(config->meta_dir, path);
+    snprintf(path, sizeof(path), "%s/sub/t1", test_tmp_dir);
+    assert_string_equal(config->targets[0].dir, path);
+    sfs_config_destroy(config);
+
+    assert_int_equal(sfs_config_parse(NULL, 1, "x", &config), -EINVAL);
+    assert_int_equal(sfs_config_parse(BASE, strlen(BASE), "x", NULL), -EINVAL);
+}
+
+static void test_parse_relative_name(void **state)
+{
+    char          cwd[PATH_MAX], expected[PATH_MAX + 32];
+    sfs_config_t *config;
+
+    assert_non_null(getcwd(cwd, sizeof(cwd)));
+    config = parse_ok("connauth_file: k\nmgmt: {host: h}\nmeta: {host: h, dir: m}\n"
+                      "storage:\n  - {id: 1, host: h, dir: t}\n",
+                      "conf/c.yaml");
+    snprintf(expected, sizeof(expected), "%s/conf/k", strcmp(cwd, "/") ? cwd : "");
+    assert_string_equal(config->connauth_file, expected);
+    sfs_config_destroy(config);
+
+    config = parse_ok("connauth_file: k\nmgmt: {host: h}\nmeta: {host: h, dir: m}\n"
+                      "storage:\n  - {id: 1, host: h, dir: t}\n",
+                      NULL);
+    snprintf(expected, sizeof(expected), "%s/k", strcmp(cwd, "/") ? cwd : "");
+    assert_string_equal(config->connauth_file, expected);
+    sfs_config_destroy(config);
+}
+
+static void test_generate(void **state)
+{
+    static const char *const hosts[] = {"imaging-01", "imaging-02", "imaging-03", "imaging-04"};
+    static const char *const dup[]   = {"a", "b", "A.example.org"};
+    static const char *const bad[]   = {"a", "b c"};
+    const char              *many[700];
+    sfs_config_t            *config = NULL;
+    int                      rc;
+
+    rc = sfs_config_generate(hosts, 4, "/mnt/data/stripefs", "/var/lib/stripefs/meta",
+                             "/etc/stripefs/connauth", 0, &config);
+    if (rc != 0) {
+        fail_msg("generate: %s", sfs_error_detail());
+    }
+    assert_string_equal(config->cluster_name, "stripefs");
+    assert_string_equal(config->mgmt_host, "imaging-01");
+    assert_string_equal(config->meta_host, "imaging-01");
+    assert_int_equal(config->mgmt_port, SFS_CONFIG_DEFAULT_PORT);
+    assert_string_equal(config->meta_dir, "/var/lib/stripefs/meta");
+    assert_string_equal(config->connauth_file, "/etc/stripefs/connauth");
+    assert_int_equal(config->host_count, 4);
+    assert_int_equal(config->target_count, 4);
+    for (uint32_t i = 0; i < 4; i++) {
+        assert_string_equal(config->hosts[i].name, hosts[i]);
+        assert_int_equal(config->hosts[i].ranks, 1);
+        assert_int_equal(config->targets[i].id, (i + 1) * 100 + 1);
+        assert_string_equal(config->targets[i].host, hosts[i]);
+        assert_string_equal(config->targets[i].dir, "/mnt/data/stripefs");
+    }
+    assert_int_equal(config->default_chunk_size, 512 * KIB);
+    round_trip(config, "generated.yaml");
+    sfs_config_destroy(config);
+
+    rc = sfs_config_generate(hosts, 1, "/d", "/m", "/k", 9000, &config);
+    assert_int_equal(rc, 0);
+    assert_int_equal(config->mgmt_port, 9000);
+    sfs_config_destroy(config);
+
+    config = NULL;
+    assert_int_equal(sfs_config_generate(dup, 3, "/d", "/m", "/k", 0, &config), -EINVAL);
+    assert_non_null(strstr(sfs_error_detail(), "hosts[2].name: host 'A.example.org' is listed "
+                                               "twice (as 'a')"));
+    assert_int_equal(sfs_config_generate(bad, 2, "/d", "/m", "/k", 0, &config), -EINVAL);
+    assert_non_null(strstr(sfs_error_detail(), "hosts[1].name: 'b c'"));
+    assert_int_equal(sfs_config_generate(hosts, 4, NULL, "/m", "/k", 0, &config), -EINVAL);
+    assert_non_null(strstr(sfs_error_detail(), "storage[0].dir: not given"));
+    assert_int_equal(sfs_config_generate(hosts, 4, "/d", "/d", "/k", 0, &config), -EINVAL);
+    assert_non_null(strstr(sfs_error_detail(), "meta.dir: /d on host imaging-01"));
+    assert_int_equal(sfs_config_generate(hosts, 0, "/d", "/m", "/k", 0, &config), -EINVAL);
+    assert_int_equal(sfs_config_generate(NULL, 1, "/d", "/m", "/k", 0, &config), -EINVAL);
+    for (size_t i = 0; i < 700; i++) {
+        many[i] = "x";
+    }
+    assert_int_equal(sfs_config_generate(many, 656, "/d", "/m", "/k", 0, &config), -EINVAL);
+    assert_null(config);
+}
+
+static void test_generate_many(void **state)
+{
+    static char   names[655][16];
+    const char   *hosts[655];
+    sfs_config_t *config = NULL;
+
+    for (int i = 0; i < 655; i++) {
+        snprintf(names[i], sizeof(names[i]), "node%03d", i);
+        hosts[i] = names[i];
+    }
+    assert_int_equal(sfs_config_generate(hosts, 655, "/d", "/m", "/k", 0, &config), 0);
+    assert_int_equal(config->targets[654].id, 65501);
+    sfs_config_destroy(config);
+}
+
+static void test_one_host(void **state)
+{
+    sfs_config_t *config = NULL;
+    char          expected[PATH_MAX + 64], cwd[PATH_MAX], this_host[256];
+    int           rc;
+
+    rc = sfs_config_one_host("/tmp/sfs-state/", "node1", 4, 0, &config);
+    if (rc != 0) {
+        fail_msg("one_host: %s", sfs_error_detail());
+    }
+    assert_int_equal(config->host_count, 1);
+    assert_string_equal(config->hosts[0].name, "node1");
+    assert_int_equal(config->hosts[0].ranks, 1);
+    assert_string_equal(config->mgmt_host, "node1");
+    assert_string_equal(config->meta_host, "node1");
+    assert_int_equal(config->mgmt_port, SFS_CONFIG_DEFAULT_PORT);
+    assert_string_equal(config->meta_dir, "/tmp/sfs-state/meta");
+    assert_string_equal(config->connauth_file, "/tmp/sfs-state/connauth");
+    assert_int_equal(config->target_count, 4);
+    for (uint32_t i = 0; i < 4; i++) {
+        snprintf(expected, sizeof(expected), "/tmp/sfs-state/targets/%u", 101 + i);
+        assert_int_equal(config->targets[i].id, 101 + i);
+        assert_string_equal(config->targets[i].host, "node1");
+        assert_string_equal(config->targets[i].dir, expected);
+    }
+    round_trip(config, "one-host.yaml");
+    sfs_config_destroy(config);
+
+    /* Relative state dir: from the current directory; no name: this host. */
+    assert_non_null(getcwd(cwd, sizeof(cwd)));
+    assert_int_equal(gethostname(this_host, sizeof(this_host)), 0);
+    assert_int_equal(sfs_config_one_host("state", NULL, 1, 9001, &config), 0);
+    snprintf(expected, sizeof(expected), "%s/state/targets/101", strcmp(cwd, "/") ? cwd : "");
+    assert_string_equal(config->targets[0].dir, expected);
+    assert_string_equal(config->hosts[0].name, this_host);
+    assert_int_equal(config->mgmt_port, 9001);
+    sfs_config_destroy(config);
+
+    config = NULL;
+    assert_int_equal(sfs_config_one_host("/s", "h", 0, 0, &config), -EINVAL);
+    assert_int_equal(sfs_config_one_host("/s", "h", 1025, 0, &config), -EINVAL);
+    assert_int_equal(sfs_config_one_host(NULL, "h", 1, 0, &config), -EINVAL);
+    assert_int_equal(sfs_config_one_host("/s", "bad host", 1, 0, &config), -EINVAL);
+    assert_null(config);
+}
+
+static void test_host_matching(void **state)
+{
+    sfs_config_t            *config;
+    const sfs_config_host_t *host;
+
+    assert_true(sfs_config_host_matches("imaging-01", "imaging-01"));
+    assert_true(sfs_config_host_matches("IMAGING-01", "imaging-01"));
+    assert_true(sfs_config_host_matches("imaging-01", "imaging-01.example.org"));
+    assert_true(sfs_config_host_matches("imaging-01.example.org", "imaging-01"));
+    assert_true(sfs_config_host_matches("Imaging-01.Example.org", "imaging-01.example.ORG"));
+    assert_false(sfs_config_host_matches("imaging-01", "imaging-010"));
+    assert_false(sfs_config_host_matches("imaging-0", "imaging-01.example.org"));
+    assert_false(sfs_config_host_matches("imaging-01.a.org", "imaging-01.b.org"));
+    assert_false(sfs_config_host_matches("imaging-01.a", "imaging-01.a.org"));
+    assert_false(sfs_config_host_matches("10", "10.0.0.1"));
+    assert_true(sfs_config_host_matches("10.0.0.1", "10.0.0.1"));
+    assert_false(sfs_config_host_matches("", ""));
+    assert_false(sfs_config_host_matches(NULL, "a"));
+    assert_false(sfs_config_host_matches("a", NULL));
+
+    config = parse_ok(imaging_yaml, "t.yaml");
+    host   = sfs_config_find_host(config, "IMAGING-03.lab.example.org");
+    assert_non_null(host);
+    assert_string_equal(host->name, "imaging-03");
+    assert_ptr_equal(sfs_config_find_host(config, "imaging-04"), &config->hosts[3]);
+    assert_null(sfs_config_find_host(config, "imaging-05"));
+    assert_null(sfs_config_find_host(config, NULL));
+    assert_null(sfs_config_find_host(NULL, "imaging-01"));
+    sfs_config_destroy(config);
+
+    /* An exact match wins; a short name matching two full names is ambiguous. */
+    config = parse_ok("connauth_file: /k\nmgmt: {host: a.x.org}\nmeta: {host: a.x.org, dir: /m}\n"
+                      "storage:\n  - {id: 1, host: a.y.org, dir: /t}\n"
+                      "  - {id: 2, host: b, dir: /t}\n",
+                      "t.yaml");
+    assert_int_equal(config->host_count, 3);
+    assert_ptr_equal(sfs_config_find_host(config, "a.y.org"), &config->hosts[1]);
+    assert_null(sfs_config_find_host(config, "a"));
+    assert_ptr_equal(sfs_config_find_host(config, "b.z.org"), &config->hosts[2]);
+    sfs_config_destroy(config);
+}
+
+int main(void)
+{
+    // clang-format off
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_imaging_parses),
+        cmocka_unit_test(test_examples_load),
+        cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_values),
+        cmocka_unit_test(test_syntax_errors),
+        cmocka_unit_test(test_document_errors),
+        cmocka_unit_test(test_key_errors),
+        cmocka_unit_test(test_type_errors),
+        cmocka_unit_test(test_range_errors),
+        cmocka_unit_test(test_size_duration_errors),
+        cmocka_unit_test(test_cross_errors),
+        cmocka_unit_test(test_too_long),
+        cmocka_unit_test(test_too_many),
+        cmocka_unit_test(test_too_many_hosts),
+        cmocka_unit_test(test_sizes),
+        cmocka_unit_test(test_durations),
+        cmocka_unit_test(test_format_size),
+        cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_write_errors),
+        cmocka_unit_test(test_load_errors),
+        cmocka_unit_test(test_parse_relative_name),
+        cmocka_unit_test(test_generate),
+        cmocka_unit_test(test_generate_many),
+        cmocka_unit_test(test_one_host),
+        cmocka_unit_test(test_host_matching),
+    };
+    // clang-format on
+
+    return cmocka_run_group_tests(tests, setup_tmp, teardown_tmp);
+}
