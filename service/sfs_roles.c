@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 void sfs_role_plan_destroy(sfs_role_plan_t *plan)
 {
@@ -19,10 +20,25 @@ void sfs_role_plan_destroy(sfs_role_plan_t *plan)
     free(plan);
 }
 
+/* "localhost" in a config means the host this job runs on (one-host use). */
+static int sfs_role_host_matches(const char *config_name, const char *hostname)
+{
+    char self[256];
+
+    if (sfs_config_host_matches(config_name, hostname)) {
+        return 1;
+    }
+    if (strcmp(config_name, "localhost") != 0 || gethostname(self, sizeof(self)) != 0) {
+        return 0;
+    }
+    self[sizeof(self) - 1] = '\0';
+    return sfs_config_host_matches(self, hostname);
+}
+
 static int sfs_role_find_host(const sfs_config_t *config, const char *name)
 {
     for (uint32_t h = 0; h < config->host_count; h++) {
-        if (sfs_config_host_matches(config->hosts[h].name, name)) {
+        if (sfs_role_host_matches(config->hosts[h].name, name)) {
             return (int)h;
         }
     }
@@ -106,7 +122,8 @@ int sfs_role_plan_create(const sfs_config_t *config, const char *const *hostname
             sfs_rank_roles_t *rr;
             uint32_t         *grown;
 
-            if (!sfs_config_host_matches(config->hosts[h].name, config->targets[t].host)) {
+            if (!sfs_config_host_matches(config->hosts[h].name, config->targets[t].host) &&
+                strcmp(config->hosts[h].name, config->targets[t].host) != 0) {
                 continue;
             }
             rr    = &plan->ranks[locals[first_storage + next % (k - first_storage)]];

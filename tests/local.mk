@@ -17,3 +17,8 @@ include tests/unit/config.mk
 include tests/fuzz/local.mk
 
 EXTRA_DIST += tests/run-suite.sh tests/lib tests/mpi tests/fuzz/corpus
+
+# Test programs the integration tests drive (built by `make check`).
+check_PROGRAMS += tests/progs/sfs_client_check
+tests_progs_sfs_client_check_SOURCES = tests/progs/sfs_client_check.c
+tests_progs_sfs_client_check_LDADD   = libsfs_client.la $(SFS_CORE_LIBS)

@@ -2,3 +2,11 @@
 bin_PROGRAMS += stripefs-ctl
 stripefs_ctl_SOURCES = tools/stripefs_ctl.c
 stripefs_ctl_LDADD   = libsfs_client.la $(SFS_CORE_LIBS)
+
+# stripefs-service: the launcher (mpirun with the right options, clean stop).
+bin_SCRIPTS += stripefs-service
+CLEANFILES  += stripefs-service
+EXTRA_DIST  += tools/stripefs-service.in
+stripefs-service: $(srcdir)/tools/stripefs-service.in Makefile
+	$(AM_V_GEN)sed -e 's|%MPIRUN_OMPI%|$(MPIRUN_OMPI)|g' $(srcdir)/tools/stripefs-service.in >$@.tmp && \
+	chmod +x $@.tmp && mv $@.tmp $@

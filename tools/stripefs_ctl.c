@@ -762,6 +762,27 @@ static int ctl_genconfig(ctl_t *ctl, int argc, char **argv)
     return rc ? ctl_fail("genconfig", rc) : 0;
 }
 
+static int ctl_hosts_of(ctl_t *ctl, int argc, char **argv)
+{
+    sfs_config_t *config;
+    int           rc;
+
+    (void)ctl;
+    if (argc != 2) {
+        fprintf(stderr, "usage: stripefs-ctl hosts-of CLUSTER.yaml\n");
+        return EXIT_USAGE;
+    }
+    rc = sfs_config_load(argv[1], &config);
+    if (rc) {
+        return ctl_fail("hosts-of", rc);
+    }
+    for (uint32_t h = 0; h < config->host_count; h++) {
+        printf("%s:%u\n", config->hosts[h].name, config->hosts[h].ranks);
+    }
+    sfs_config_destroy(config);
+    return 0;
+}
+
 static const ctl_verb_t ctl_verbs[] = {
         {"listnodes", ctl_listnodes, 1, "listnodes [--nodetype management|meta|storage]",
          "List the server ranks with their roles, state and time since last contact."},
@@ -793,6 +814,8 @@ static const ctl_verb_t ctl_verbs[] = {
          "genconfig --hosts H1,H2,... [--storage-dir DIR] [--meta-dir DIR] [--connauth F] "
          "[--port N] [-o FILE]",
          "Write a cluster config: mgmt and meta on the first host, one target per host."},
+        {"hosts-of", ctl_hosts_of, 0, "hosts-of CLUSTER.yaml",
+         "Print HOST:RANKS for every host of a config (what mpirun --host needs)."},
 };
 
 static void ctl_usage(FILE *out)
