@@ -547,10 +547,10 @@ static void test_too_long(void **state)
     expect_error(text, "t.yaml:1: connauth_file: the value is too long (4096 bytes, at most 4095)",
                  NULL);
 
-    /* Short enough by itself, too long once joined to the config's directory. */
-    /* 4094 bytes: accepted as a value, too long joined to any directory */
-    memset(name, 'd', PATH_MAX - 2);
-    name[PATH_MAX - 2] = '\0';
+    /* Short enough by itself (4095 bytes), too long once joined to the
+     * config's directory, whatever the working directory is. */
+    memset(name, 'd', PATH_MAX - 1);
+    name[PATH_MAX - 1] = '\0';
     snprintf(text, big + 256, "connauth_file: %s\n", name);
     expect_error(text, "connauth_file: 'dddd", "is too long once made absolute");
 
