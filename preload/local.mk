@@ -1,0 +1,1 @@
+# preload/: the POSIX preload library (see preload/README.md)
