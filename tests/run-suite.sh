@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Run every stripefs test and print "N passed, N failed[, N skipped]" last.
 #
-#   tests/run-suite.sh --build DIR [--filter REGEX] [--label NAME]
+#   tests/run-suite.sh --build DIR [--filter REGEX] [--label NAME] [--counts FILE]
 #
+# --counts FILE appends "passed failed skipped" to FILE (for combined totals).
 # A test is a unit-test binary DIR/tests/unit/test_* or a script
 # tests/<group>/test_*.sh. Exit status 0 is a pass, 77 a skip (the test must
 # print why; skips are listed at the end), anything else a failure. Each test
@@ -13,11 +14,13 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 build=""
 filter=""
 label=""
+counts=""
 while [ $# -gt 0 ]; do
     case "$1" in
     --build) build=$2; shift 2 ;;
     --filter) filter=$2; shift 2 ;;
     --label) label=$2; shift 2 ;;
+    --counts) counts=$2; shift 2 ;;
     *) echo "run-suite.sh: unknown argument '$1'" >&2; exit 2 ;;
     esac
 done
@@ -70,6 +73,7 @@ echo
 [ ${#failures[@]} -gt 0 ] && { echo "Failed:"; printf '  %s\n' "${failures[@]}"; }
 [ ${#skips[@]} -gt 0 ] && { echo "Skipped:"; printf '  %s\n' "${skips[@]}"; }
 echo "Logs: $log_dir"
+[ -n "$counts" ] && echo "$passed $failed $skipped" >>"$counts"
 if [ $skipped -gt 0 ]; then
     echo "$passed passed, $failed failed, $skipped skipped"
 else

@@ -123,7 +123,9 @@ ucs_status_t sfs_tp_am_request_cb(void *arg, const void *header, size_t header_l
         goto drop;
     }
     if (!rndv) {
-        memcpy(req->data, data, length);
+        if (length) {
+            memcpy(req->data, data, length);
+        }
         sfs_tp_request_dispatch(req);
         return UCS_OK;
     }

@@ -443,7 +443,9 @@ ucs_status_t sfs_tp_am_reply_cb(void *arg, const void *header, size_t header_len
     if (!rndv) {
         const uint8_t *src = data;
 
-        memcpy(rpc->reply_args, src, hdr.args_length);
+        if (hdr.args_length) {
+            memcpy(rpc->reply_args, src, hdr.args_length);
+        }
         src += hdr.args_length;
         for (int i = 1; i <= count; i++) {
             memcpy(rpc->recv_iov[i].buffer, src, rpc->recv_iov[i].length);

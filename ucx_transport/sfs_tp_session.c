@@ -159,7 +159,9 @@ static void sfs_tp_session_reply_small(sfs_tp_session_t *session, const sfs_prot
     hdr.session_id  = req_hdr->session_id;
     hdr.status      = status;
     hdr.sender      = session->worker->node_id;
-    memcpy(block + SFS_PROTO_HDR_SIZE, args, args_length);
+    if (args_length) {
+        memcpy(block + SFS_PROTO_HDR_SIZE, args, args_length);
+    }
     sfs_tp_hdr_seal(&hdr, key, block + SFS_PROTO_HDR_SIZE, args_length, block);
     iov.buffer = block + SFS_PROTO_HDR_SIZE;
     iov.length = args_length;

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Install every Debian 12 package stripefs needs to build, test and benchmark,
+# and fetch the ROMIO source. Idempotent and quiet when all is there already.
+# Run as root (it calls apt-get); as another user it only checks.
+set -euo pipefail
+
+packages=(
+    # build
+    gcc make autoconf automake libtool pkg-config dpkg-dev
+    # MPI: Open MPI (default) and MPICH (the second library)
+    openmpi-bin libopenmpi-dev mpich libmpich-dev
+    # transport, config, metadata store, crypto, tests
+    libucx-dev ucx-utils libyaml-dev liblmdb-dev libsodium-dev libcmocka-dev
+    # parallel HDF5 for the HDF5 tests
+    libhdf5-openmpi-dev hdf5-tools
+    # fuzzing and sanitizers (clang's libFuzzer and runtimes)
+    clang libclang-rt-14-dev
+    # test and benchmark tools: network namespaces, process tools, plots
+    iproute2 procps gnuplot-nox
+)
+
+missing=()
+for pkg in "${packages[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
+        missing+=("$pkg")
+    fi
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+    if [ "$(id -u)" != 0 ]; then
+        echo "install-deps: missing packages (run as root to install): ${missing[*]}" >&2
+        exit 1
+    fi
+    echo "install-deps: installing ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq >/dev/null
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# ROMIO comes from Debian's mpich source package (see docs/romio.md)
+bash "$(dirname "$0")/fetch-romio.sh"

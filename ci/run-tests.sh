@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# The whole test suite, from a clean clone on a fresh Debian 12 machine:
+# installs what is missing, builds, runs every test against the real
+# service, then runs the unit and service tests again built with
+# AddressSanitizer and UBSan. The last line is "TOTAL: N passed, N failed".
+#
+#   bash ci/run-tests.sh            # everything
+#   SFS_QUICK=1 bash ci/run-tests.sh  # skip the sanitizer pass
+set -uo pipefail
+cd "$(dirname "$0")/.."
+src=$(pwd)
+jobs=${SFS_JOBS:-$(nproc)}
+counts=$(mktemp /tmp/sfs-counts.XXXXXX)
+
+step() { echo; echo "=== $*"; }
+die() { echo "run-tests: $*" >&2; echo "TOTAL: 0 passed, 1 failed"; exit 1; }
+
+step "dependencies"
+bash ci/install-deps.sh || die "installing dependencies failed"
+
+step "build (_build)"
+autoreconf -fi >/tmp/sfs-autoreconf.log 2>&1 || { cat /tmp/sfs-autoreconf.log; die "autoreconf failed"; }
+mkdir -p _build
+(cd _build && { [ -f Makefile ] || ../configure --enable-werror >configure.log 2>&1 || { tail -n 30 configure.log; exit 1; }; }) \
+    || die "configure failed"
+(cd _build && make -j"$jobs" >make.log 2>&1 && make -j"$jobs" check TESTS= >>make.log 2>&1) \
+    || { tail -n 40 _build/make.log; die "build failed (see _build/make.log)"; }
+(cd _build && { make -j"$jobs" fuzzers >>make.log 2>&1 || true; })
+echo "built: $(ls _build/stripefs-server _build/stripefs-ctl 2>/dev/null | tr '\n' ' ')"
+
+step "tests"
+tests/run-suite.sh --build _build --label main --counts "$counts"
+
+if [ -z "${SFS_QUICK:-}" ]; then
+    step "sanitizer build (_build-asan: AddressSanitizer + UBSan)"
+    mkdir -p _build-asan
+    (cd _build-asan && { [ -f Makefile ] || ../configure --enable-werror --enable-sanitizers \
+        >configure.log 2>&1 || { tail -n 30 configure.log; exit 1; }; }) || die "configure (asan) failed"
+    # the servers, tools and test programs; the MPI-IO library is never
+    # instrumented (it is preloaded into programs without the runtime)
+    (cd _build-asan && make -j"$jobs" stripefs-server stripefs-ctl stripefs-service >make.log 2>&1 \
+        && make -j"$jobs" check TESTS= >>make.log 2>&1) \
+        || { tail -n 40 _build-asan/make.log; die "sanitizer build failed"; }
+    step "tests under the sanitizers"
+    ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:halt_on_error=1" \
+    SFS_SERVER_ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:halt_on_error=1" \
+    LSAN_OPTIONS="suppressions=$src/ci/lsan.supp:print_suppressions=0" \
+    UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" \
+        tests/run-suite.sh --build _build-asan --label asan --filter '^tests/(unit|service)/' \
+        --counts "$counts"
+fi
+
+read -r passed failed skipped < <(awk '{p += $1; f += $2; s += $3} END {print p+0, f+0, s+0}' "$counts")
+rm -f "$counts"
+echo
+if [ "$skipped" -gt 0 ]; then
+    echo "TOTAL: $passed passed, $failed failed, $skipped skipped"
+else
+    echo "TOTAL: $passed passed, $failed failed"
+fi
+[ "$failed" -eq 0 ]
