@@ -365,6 +365,49 @@ void sfs_proto_chunk_req_unpack(sfs_rbuf_t *rb, uint32_t opcode, sfs_chunk_req_t
     }
 }
 
+void sfs_proto_register_req_pack(sfs_wbuf_t *wb, const sfs_register_req_t *req)
+{
+    sfs_wbuf_u32(wb, req->rank);
+    sfs_wbuf_u32(wb, req->roles);
+    sfs_wbuf_u32(wb, req->pid);
+    sfs_wbuf_str(wb, req->host);
+    sfs_wbuf_blob(wb, req->address, req->address_length);
+    sfs_wbuf_u32(wb, req->target_count);
+    for (uint32_t i = 0; i < req->target_count && i < SFS_REGISTER_MAX_TARGETS; i++) {
+        sfs_wbuf_u32(wb, req->targets[i].target_id);
+        sfs_wbuf_str(wb, req->targets[i].dir);
+        sfs_wbuf_u64(wb, req->targets[i].capacity);
+        sfs_wbuf_u64(wb, req->targets[i].free);
+        sfs_wbuf_u64(wb, req->targets[i].bandwidth);
+    }
+}
+
+void sfs_proto_register_req_unpack(sfs_rbuf_t *rb, sfs_register_req_t *req)
+{
+    req->rank  = sfs_rbuf_u32(rb);
+    req->roles = sfs_rbuf_u32(rb);
+    req->pid   = sfs_rbuf_u32(rb);
+    sfs_rbuf_str(rb, req->host, sizeof(req->host));
+    req->address      = sfs_rbuf_blob(rb, &req->address_length);
+    req->target_count = sfs_rbuf_u32(rb);
+    if (rb->error || req->target_count > SFS_REGISTER_MAX_TARGETS || req->address_length == 0 ||
+        req->address_length > SFS_ADDRESS_MAX ||
+        (req->roles & ~(SFS_ROLE_MGMT | SFS_ROLE_META | SFS_ROLE_STORAGE))) {
+        rb->error        = -EBADMSG;
+        req->target_count = 0;
+        return;
+    }
+    for (uint32_t i = 0; i < req->target_count; i++) {
+        sfs_register_target_t *t = &req->targets[i];
+
+        t->target_id = sfs_rbuf_u32(rb);
+        sfs_rbuf_str(rb, t->dir, sizeof(t->dir));
+        t->capacity  = sfs_rbuf_u64(rb);
+        t->free      = sfs_rbuf_u64(rb);
+        t->bandwidth = sfs_rbuf_u64(rb);
+    }
+}
+
 uint64_t sfs_chunk_req_bytes(const sfs_chunk_req_t *req)
 {
     uint64_t total = 0;

@@ -247,6 +247,34 @@ typedef struct sfs_chunk_req {
 void sfs_proto_chunk_req_pack(sfs_wbuf_t *wb, uint32_t opcode, const sfs_chunk_req_t *req);
 void sfs_proto_chunk_req_unpack(sfs_rbuf_t *rb, uint32_t opcode, sfs_chunk_req_t *req);
 
+/* ---------------------------------------------------------------------- */
+/* Management requests                                                    */
+
+#define SFS_REGISTER_MAX_TARGETS 64
+
+typedef struct sfs_register_target {
+    uint32_t target_id;
+    char     dir[SFS_PATH_MAX];
+    uint64_t capacity;
+    uint64_t free;
+    uint64_t bandwidth;
+} sfs_register_target_t;
+
+/* REGISTER: a server rank, its roles, its address and its targets. */
+typedef struct sfs_register_req {
+    uint32_t              rank;
+    uint32_t              roles;
+    uint32_t              pid;
+    char                  host[SFS_HOST_MAX];
+    const void           *address; /* points into the message */
+    size_t                address_length;
+    uint32_t              target_count;
+    sfs_register_target_t targets[SFS_REGISTER_MAX_TARGETS];
+} sfs_register_req_t;
+
+void sfs_proto_register_req_pack(sfs_wbuf_t *wb, const sfs_register_req_t *req);
+void sfs_proto_register_req_unpack(sfs_rbuf_t *rb, sfs_register_req_t *req);
+
 /* Total bytes the extents of a request cover. */
 uint64_t sfs_chunk_req_bytes(const sfs_chunk_req_t *req);
 

@@ -123,51 +123,18 @@ static uint32_t sfs_mgmt_state_of(const sfs_mgmt_t *mgmt, const sfs_mgmt_node_t 
     return silent <= offline ? SFS_STATE_PROBABLY_OFFLINE : SFS_STATE_OFFLINE;
 }
 
-/* Decode a REGISTER request (exported for the wire fuzzer). */
-typedef struct sfs_mgmt_registration {
-    uint32_t            rank;
-    uint32_t            roles;
-    uint32_t            pid;
-    char                host[SFS_HOST_MAX];
-    const void         *address;
-    size_t              address_length;
-    uint32_t            target_count;
-    sfs_target_report_t targets[64];
-} sfs_mgmt_registration_t;
-
-int sfs_mgmt_registration_unpack(const void *args, size_t length, sfs_mgmt_registration_t *reg);
-
-int sfs_mgmt_registration_unpack(const void *args, size_t length, sfs_mgmt_registration_t *reg)
+static int sfs_mgmt_registration_unpack(const void *args, size_t length, sfs_register_req_t *reg)
 {
     sfs_rbuf_t rb;
 
     sfs_rbuf_init(&rb, args, length);
-    reg->rank  = sfs_rbuf_u32(&rb);
-    reg->roles = sfs_rbuf_u32(&rb);
-    reg->pid   = sfs_rbuf_u32(&rb);
-    sfs_rbuf_str(&rb, reg->host, sizeof(reg->host));
-    reg->address      = sfs_rbuf_blob(&rb, &reg->address_length);
-    reg->target_count = sfs_rbuf_u32(&rb);
-    if (rb.error || reg->target_count > SFS_ARRAY_SIZE(reg->targets) ||
-        reg->address_length == 0 || reg->address_length > SFS_ADDRESS_MAX ||
-        (reg->roles & ~(SFS_ROLE_MGMT | SFS_ROLE_META | SFS_ROLE_STORAGE))) {
-        return -EBADMSG;
-    }
-    for (uint32_t i = 0; i < reg->target_count; i++) {
-        sfs_target_report_t *t = &reg->targets[i];
-
-        t->target_id = sfs_rbuf_u32(&rb);
-        sfs_rbuf_str(&rb, t->dir, sizeof(t->dir));
-        t->capacity  = sfs_rbuf_u64(&rb);
-        t->free      = sfs_rbuf_u64(&rb);
-        t->bandwidth = sfs_rbuf_u64(&rb);
-    }
+    sfs_proto_register_req_unpack(&rb, reg);
     return rb.error || sfs_rbuf_remaining(&rb) ? -EBADMSG : 0;
 }
 
 static void sfs_mgmt_handle_register(sfs_mgmt_t *mgmt, sfs_tp_request_t *req)
 {
-    sfs_mgmt_registration_t *reg;
+    sfs_register_req_t      *reg;
     sfs_mgmt_node_t         *node;
     const void              *args;
     size_t                   length;

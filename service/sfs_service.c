@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define SFS_SERVICE_MAX_TARGETS_PER_RANK 256
+#define SFS_SERVICE_MAX_TARGETS_PER_RANK SFS_REGISTER_MAX_TARGETS
 
 static void sfs_service_reply_net_info(sfs_service_t *service, sfs_tp_request_t *req);
 
@@ -220,7 +220,7 @@ err_free:
     return rc;
 }
 
-static size_t sfs_service_pack_targets(sfs_service_t *service, sfs_wbuf_t *wb, int with_dirs)
+static size_t sfs_service_pack_targets(sfs_service_t *service, sfs_wbuf_t *wb)
 {
     sfs_target_report_t *reports;
     uint32_t             count = 0;
@@ -236,9 +236,6 @@ static size_t sfs_service_pack_targets(sfs_service_t *service, sfs_wbuf_t *wb, i
     sfs_wbuf_u32(wb, count);
     for (uint32_t i = 0; i < count; i++) {
         sfs_wbuf_u32(wb, reports[i].target_id);
-        if (with_dirs) {
-            sfs_wbuf_str(wb, reports[i].dir);
-        }
         sfs_wbuf_u64(wb, reports[i].capacity);
         sfs_wbuf_u64(wb, reports[i].free);
         sfs_wbuf_u64(wb, reports[i].bandwidth);
@@ -249,30 +246,39 @@ static size_t sfs_service_pack_targets(sfs_service_t *service, sfs_wbuf_t *wb, i
 
 static int sfs_service_send_register(sfs_service_t *service)
 {
-    size_t              capacity = SFS_PROTO_ARGS_MAX;
-    uint8_t            *args     = malloc(capacity);
-    const void         *address;
-    size_t              address_length;
-    sfs_wbuf_t          wb;
-    sfs_tp_rpc_params_t params;
-    sfs_tp_rpc_t       *rpc;
-    int                 rc;
+    sfs_register_req_t  *reg  = calloc(1, sizeof(*reg));
+    sfs_target_report_t *reps = calloc(SFS_REGISTER_MAX_TARGETS, sizeof(*reps));
+    uint8_t             *args = malloc(SFS_PROTO_ARGS_MAX);
+    sfs_wbuf_t           wb;
+    sfs_tp_rpc_params_t  params;
+    sfs_tp_rpc_t        *rpc;
+    int                  rc;
 
-    if (!args) {
-        return -ENOMEM;
+    if (!reg || !reps || !args) {
+        rc = -ENOMEM;
+        goto out;
     }
-    address = sfs_tp_worker_address(service->worker, &address_length);
-    sfs_wbuf_init(&wb, args, capacity);
-    sfs_wbuf_u32(&wb, service->rank);
-    sfs_wbuf_u32(&wb, service->roles);
-    sfs_wbuf_u32(&wb, (uint32_t)getpid());
-    sfs_wbuf_str(&wb, service->host);
-    sfs_wbuf_blob(&wb, address, address_length);
-    sfs_service_pack_targets(service, &wb, 1);
+    reg->rank    = service->rank;
+    reg->roles   = service->roles;
+    reg->pid     = (uint32_t)getpid();
+    reg->address = sfs_tp_worker_address(service->worker, &reg->address_length);
+    snprintf(reg->host, sizeof(reg->host), "%s", service->host);
+    if (service->storage) {
+        reg->target_count = sfs_storage_report(service->storage, reps, SFS_REGISTER_MAX_TARGETS);
+    }
+    for (uint32_t i = 0; i < reg->target_count; i++) {
+        reg->targets[i].target_id = reps[i].target_id;
+        reg->targets[i].capacity  = reps[i].capacity;
+        reg->targets[i].free      = reps[i].free;
+        reg->targets[i].bandwidth = reps[i].bandwidth;
+        snprintf(reg->targets[i].dir, sizeof(reg->targets[i].dir), "%s", reps[i].dir);
+    }
+    sfs_wbuf_init(&wb, args, SFS_PROTO_ARGS_MAX);
+    sfs_proto_register_req_pack(&wb, reg);
     if (wb.error) {
-        free(args);
-        return sfs_error_set(wb.error, "rank %u: registration does not fit a message",
-                             service->rank);
+        rc = sfs_error_set(wb.error, "rank %u: registration does not fit a message",
+                           service->rank);
+        goto out;
     }
     memset(&params, 0, sizeof(params));
     params.opcode      = SFS_OP_REGISTER;
@@ -280,10 +286,13 @@ static int sfs_service_send_register(sfs_service_t *service)
     params.args_length = wb.length;
     rc                 = sfs_cluster_call_mgmt(service->cluster, &params, &rpc);
     sfs_tp_rpc_release(rpc);
-    free(args);
     if (rc == 0) {
         service->registered = 1;
     }
+out:
+    free(reg);
+    free(reps);
+    free(args);
     return rc;
 }
 
@@ -362,7 +371,7 @@ static void sfs_service_heartbeat(sfs_service_t *service)
     }
     sfs_wbuf_init(&wb, args, sizeof(args));
     sfs_wbuf_u32(&wb, service->rank);
-    sfs_service_pack_targets(service, &wb, 0);
+    sfs_service_pack_targets(service, &wb);
     memset(&params, 0, sizeof(params));
     params.opcode      = SFS_OP_HEARTBEAT;
     params.args        = args;

@@ -10,7 +10,7 @@
 #   3. a rule like the one for fuzz_config (two lines, using $(FUZZ_LINK))
 #   4. seeds in tests/fuzz/corpus/<name>/ and the sources in EXTRA_DIST below.
 if HAVE_CLANG
-FUZZ_TARGETS = tests/fuzz/fuzz_config
+FUZZ_TARGETS = tests/fuzz/fuzz_config tests/fuzz/fuzz_wire
 
 FUZZ_CFLAGS = -g -O1 -std=gnu11 -Wall -Wextra -Wno-unused-parameter \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer \
@@ -27,6 +27,14 @@ FUZZ_CONFIG_LIBS = $(YAML_CFLAGS) $(YAML_LIBS)
 tests/fuzz/fuzz_config: $(FUZZ_CONFIG_SRCS) $(FUZZ_CONFIG_DEPS)
 	$(AM_V_CCLD)$(FUZZ_LINK) $(FUZZ_CONFIG_SRCS) $(FUZZ_CONFIG_LIBS)
 
+# the wire protocol: headers, every request and reply decoder, maps, paths
+FUZZ_WIRE_SRCS = $(top_srcdir)/tests/fuzz/fuzz_wire.c $(top_srcdir)/common/sfs_proto.c \
+	$(top_srcdir)/common/sfs_map.c $(top_srcdir)/common/sfs_path.c $(FUZZ_COMMON_SRCS)
+FUZZ_WIRE_DEPS = $(top_srcdir)/common/sfs_proto.h $(top_srcdir)/common/sfs_buf.h \
+	$(top_srcdir)/common/sfs_map.h $(top_srcdir)/common/sfs_path.h $(FUZZ_COMMON_DEPS)
+tests/fuzz/fuzz_wire: $(FUZZ_WIRE_SRCS) $(FUZZ_WIRE_DEPS)
+	$(AM_V_CCLD)$(FUZZ_LINK) $(FUZZ_WIRE_SRCS)
+
 fuzzers: $(FUZZ_TARGETS)
 CLEANFILES += $(FUZZ_TARGETS)
 else
@@ -36,5 +44,5 @@ fuzzers:
 endif
 .PHONY: fuzzers
 
-EXTRA_DIST += tests/fuzz/README.md tests/fuzz/test_fuzz.sh tests/fuzz/fuzz_config.c \
+EXTRA_DIST += tests/fuzz/README.md tests/fuzz/test_fuzz.sh tests/fuzz/fuzz_config.c tests/fuzz/fuzz_wire.c \
 	tests/fuzz/config.dict
