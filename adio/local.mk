@@ -15,8 +15,13 @@
 ADIO_DRIVER_SRCS = \
 	adio/ad_stripefs/ad_stripefs.c \
 	adio/ad_stripefs/ad_stripefs_common.c \
-	adio/ad_stripefs/ad_stripefs_delete.c \
-	adio/ad_stripefs/ad_stripefs_open.c
+	adio/ad_stripefs/ad_stripefs_open.c \
+	adio/ad_stripefs/ad_stripefs_close.c \
+	adio/ad_stripefs/ad_stripefs_io.c \
+	adio/ad_stripefs/ad_stripefs_io_str.c \
+	adio/ad_stripefs/ad_stripefs_hints.c \
+	adio/ad_stripefs/ad_stripefs_fcntl.c \
+	adio/ad_stripefs/ad_stripefs_delete.c
 ADIO_DRIVER_HDRS = \
 	adio/ad_stripefs/ad_stripefs.h
 
@@ -24,8 +29,12 @@ ADIO_DRIVER_HDRS = \
 # client library (PIC archives, e.g. client/.libs/libsfs_client.a) and UCX and
 # libsodium (e.g. $(UCX_LIBS) $(SODIUM_LIBS)). They are linked into the .so.
 # ADIO_CLIENT_DEPS lists the files among them that should trigger a relink.
-ADIO_CLIENT_LIBS =
-ADIO_CLIENT_DEPS =
+# (the PIC archives libtool keeps for the convenience libraries; same order
+# as SFS_CORE_LIBS, top layer first)
+ADIO_CLIENT_LIBS = .libs/libsfs_client.a .libs/libsfs_cluster.a .libs/libsfs_transport.a \
+	.libs/libsfs_layout.a .libs/libsfs_common.a \
+	$(UCX_LIBS) -lucp $(SODIUM_LIBS) $(YAML_LIBS)
+ADIO_CLIENT_DEPS = libsfs_client.la $(SFS_CORE_LIBS)
 
 ADIO_ROMIO_DIR_OMPI  = $(abs_top_builddir)/_romio/openmpi
 ADIO_ROMIO_DIR_MPICH = $(abs_top_builddir)/_romio/mpich

@@ -33,8 +33,14 @@ if [ ${#missing[@]} -gt 0 ]; then
     fi
     echo "install-deps: installing ${missing[*]}"
     export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq >/dev/null
-    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    log=$(mktemp /tmp/sfs-apt.XXXXXX)
+    if ! { apt-get update -qq && apt-get install -y -qq --no-install-recommends "${missing[@]}"; } \
+        >"$log" 2>&1; then
+        tail -n 30 "$log" >&2
+        echo "install-deps: apt-get failed (full log: $log)" >&2
+        exit 1
+    fi
+    rm -f "$log"
 fi
 
 # ROMIO comes from Debian's mpich source package (see docs/romio.md)

@@ -134,7 +134,7 @@ static int sfs_client_locate(const sfs_client_params_t *params, sfs_client_where
             return sfs_client_from_config(defaults[i], where);
         }
     }
-    return sfs_error_set(-ENOENT,
+    return sfs_error_set(-EHOSTUNREACH,
                          "no stripefs service configured: set STRIPEFS_CONFIG=/path/cluster.yaml, "
                          "or STRIPEFS_MGMT=host:port and STRIPEFS_CONNAUTH=/path/connauth");
 }

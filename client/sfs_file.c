@@ -196,6 +196,11 @@ int sfs_file_stat(sfs_file_t *file, sfs_stat_t *stat)
     return rc;
 }
 
+void sfs_file_layout(const sfs_file_t *file, sfs_stat_t *stat)
+{
+    sfs_client_attr_to_stat(&file->attr, stat);
+}
+
 int sfs_file_local2global(const sfs_file_t *file, void *buf, size_t *length_p)
 {
     uint8_t    tmp[SFS_PATH_MAX + 1024];

@@ -1,36 +1,76 @@
 /*
  * ad_stripefs: the ROMIO ADIO driver for "stripefs:" paths (private header).
  *
- * This driver is compiled outside ROMIO's own build, against the headers of a
- * configured ROMIO tree (see adio/build-romio.sh and adio/local.mk), and linked
- * with libromio into libstripefs-mpiio.so. ROMIO knows the driver only by the
- * ops table ADIO_STRIPEFS_operations (adio/romio-patches/0001).
+ * The driver is compiled outside ROMIO's own build, against the headers of a
+ * configured ROMIO tree (adio/build-romio.sh, adio/local.mk), and linked with
+ * libromio and the stripefs client library into libstripefs-mpiio.so. ROMIO
+ * knows it only by the ops table ADIO_STRIPEFS_operations (romio patch 0001).
  *
- * Status: stub. The stripefs client library is not linked in yet, so every
- * open and delete of a "stripefs:" path fails with a clear MPI_ERR_IO error.
+ * One client connection per process, made at the first open and closed in
+ * MPI_Finalize; every open file keeps the client library's handle in
+ * fd->fs_ptr. Errors carry the client library's explanation (which path,
+ * target or server) in the MPI error string.
  */
 #ifndef AD_STRIPEFS_H_INCLUDED
 #define AD_STRIPEFS_H_INCLUDED
 
 #include "adio.h"
 
+#include "sfs/sfs_client.h"
+
 /* Prefix of the paths this driver serves; also its fsname, which
  * MPI_File_get_info reports as the hint "romio_filesystem_type". */
 #define ADIOI_STRIPEFS_PREFIX "stripefs:"
 #define ADIOI_STRIPEFS_FSNAME "stripefs: the stripefs parallel file system (ad_stripefs)"
 
-/* Per-file driver state, hung off fd->fs_ptr once the client exists. */
-typedef struct ADIOI_STRIPEFS_file {
-    void *client_file; /* the client library's open-file handle (not yet) */
-} ADIOI_STRIPEFS_file_t;
+/* Hints of our own (see ad_stripefs_hints.c). */
+#define ADIOI_STRIPEFS_HINT_CONFIG "stripefs_config"  /* cluster config file */
+#define ADIOI_STRIPEFS_HINT_MGMT   "stripefs_mgmt"    /* management host:port */
+#define ADIOI_STRIPEFS_HINT_AUTH   "stripefs_connauth" /* connauth file */
+
+/* The file's client handle. */
+#define ADIOI_STRIPEFS_FILE(fd) ((sfs_file_t *)(fd)->fs_ptr)
+
+/* ad_stripefs_common.c */
+int ADIOI_STRIPEFS_Client(ADIO_File fd, sfs_client_t **client_p, int *error_code);
+int ADIOI_STRIPEFS_Err(const char *myname, const char *filename, int rc);
+/* The same with an explanation given (e.g. one another rank sent). */
+int ADIOI_STRIPEFS_Err_detail(const char *myname, const char *filename, int rc,
+                              const char *detail);
 
 /* ad_stripefs_open.c */
 void ADIOI_STRIPEFS_Open(ADIO_File fd, int *error_code);
+void ADIOI_STRIPEFS_OpenColl(ADIO_File fd, int rank, int access_mode, int *error_code);
+
+/* ad_stripefs_close.c */
+void ADIOI_STRIPEFS_Close(ADIO_File fd, int *error_code);
+
+/* ad_stripefs_io.c */
+void ADIOI_STRIPEFS_ReadContig(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
+                               int file_ptr_type, ADIO_Offset offset, ADIO_Status *status,
+                               int *error_code);
+void ADIOI_STRIPEFS_WriteContig(ADIO_File fd, const void *buf, int count, MPI_Datatype datatype,
+                                int file_ptr_type, ADIO_Offset offset, ADIO_Status *status,
+                                int *error_code);
+
+/* ad_stripefs_io_str.c */
+void ADIOI_STRIPEFS_ReadStrided(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
+                                int file_ptr_type, ADIO_Offset offset, ADIO_Status *status,
+                                int *error_code);
+void ADIOI_STRIPEFS_WriteStrided(ADIO_File fd, const void *buf, int count,
+                                 MPI_Datatype datatype, int file_ptr_type, ADIO_Offset offset,
+                                 ADIO_Status *status, int *error_code);
+
+/* ad_stripefs_hints.c */
+void ADIOI_STRIPEFS_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code);
+
+/* ad_stripefs_fcntl.c */
+void ADIOI_STRIPEFS_Fcntl(ADIO_File fd, int flag, ADIO_Fcntl_t *fcntl_struct, int *error_code);
+void ADIOI_STRIPEFS_Flush(ADIO_File fd, int *error_code);
+void ADIOI_STRIPEFS_Resize(ADIO_File fd, ADIO_Offset size, int *error_code);
+int  ADIOI_STRIPEFS_Feature(ADIO_File fd, int flag);
 
 /* ad_stripefs_delete.c */
 void ADIOI_STRIPEFS_Delete(const char *filename, int *error_code);
-
-/* ad_stripefs_common.c */
-int ADIOI_STRIPEFS_Err_unavailable(const char *myname, const char *verb, const char *filename);
 
 #endif /* AD_STRIPEFS_H_INCLUDED */

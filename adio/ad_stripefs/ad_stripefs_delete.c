@@ -1,5 +1,6 @@
 /*
- * ad_stripefs: delete (MPI_File_delete and MPI_MODE_DELETE_ON_CLOSE).
+ * ad_stripefs: delete (MPI_File_delete and MPI_MODE_DELETE_ON_CLOSE). The
+ * name goes at once; the chunk files are removed by the service later.
  */
 #include "ad_stripefs.h"
 #include "adioi.h"
@@ -7,6 +8,12 @@
 void ADIOI_STRIPEFS_Delete(const char *filename, int *error_code)
 {
     static const char myname[] = "ADIOI_STRIPEFS_DELETE";
+    sfs_client_t     *client;
+    int               rc;
 
-    *error_code = ADIOI_STRIPEFS_Err_unavailable(myname, "delete", filename);
+    if (ADIOI_STRIPEFS_Client(NULL, &client, error_code) != 0) {
+        return;
+    }
+    rc          = sfs_unlink(client, filename);
+    *error_code = rc ? ADIOI_STRIPEFS_Err(myname, filename, rc) : MPI_SUCCESS;
 }

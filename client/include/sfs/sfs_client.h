@@ -190,6 +190,9 @@ int sfs_file_truncate(sfs_file_t *file, uint64_t size);
 /** Make everything written durable on the targets. */
 int sfs_file_sync(sfs_file_t *file);
 int sfs_file_stat(sfs_file_t *file, sfs_stat_t *stat);
+/** The file's attributes and stripe layout as of its open, without the size
+ * (no round trip). */
+void sfs_file_layout(const sfs_file_t *file, sfs_stat_t *stat);
 /** The file's path as the service knows it. */
 const char *sfs_file_path(const sfs_file_t *file);
 

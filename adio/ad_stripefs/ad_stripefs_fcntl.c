@@ -1,0 +1,106 @@
+/*
+ * ad_stripefs: size, preallocation, atomicity, sync, resize and features.
+ */
+#include "ad_stripefs.h"
+#include "adioi.h"
+
+#include <errno.h>
+
+void ADIOI_STRIPEFS_Fcntl(ADIO_File fd, int flag, ADIO_Fcntl_t *fcntl_struct, int *error_code)
+{
+    static const char myname[] = "ADIOI_STRIPEFS_FCNTL";
+    uint64_t          size;
+    int               rc;
+
+    *error_code = MPI_SUCCESS;
+    switch (flag) {
+    case ADIO_FCNTL_GET_FSIZE:
+        /* the size is derived from the chunk files: ask every target */
+        rc = sfs_file_size(ADIOI_STRIPEFS_FILE(fd), &size);
+        if (rc) {
+            *error_code = ADIOI_STRIPEFS_Err(myname, fd->filename, rc);
+            return;
+        }
+        fcntl_struct->fsize = (ADIO_Offset)size;
+        break;
+    case ADIO_FCNTL_SET_DISKSPACE:
+        /* grow the file to the size (sparse): space is not reserved, as on
+         * most parallel file systems */
+        rc = sfs_file_size(ADIOI_STRIPEFS_FILE(fd), &size);
+        if (rc == 0 && (uint64_t)fcntl_struct->diskspace > size) {
+            rc = sfs_file_truncate(ADIOI_STRIPEFS_FILE(fd), (uint64_t)fcntl_struct->diskspace);
+        }
+        if (rc) {
+            *error_code = ADIOI_STRIPEFS_Err(myname, fd->filename, rc);
+        }
+        break;
+    case ADIO_FCNTL_SET_ATOMICITY:
+        if (fcntl_struct->atomicity) {
+            /* overlapping writes by different processes are not serialised
+             * across targets: say so rather than pretend */
+            *error_code = MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname,
+                                               __LINE__, MPI_ERR_UNSUPPORTED_OPERATION, "**io",
+                                               ADIOI_STRIPEFS_PREFIX "%s: atomic mode is not "
+                                               "supported: stripefs does not serialise "
+                                               "overlapping writes of different processes",
+                                               fd->filename);
+            return;
+        }
+        fd->atomicity = 0;
+        break;
+    default:
+        *error_code = MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname, __LINE__,
+                                           MPI_ERR_ARG, "**flag", "**flag %d", flag);
+        break;
+    }
+}
+
+/* Data reaches the targets when a write returns (no client cache), so a
+ * sync is about durability: one process makes every target flush the
+ * file's chunk files; everyone gets its result. */
+void ADIOI_STRIPEFS_Flush(ADIO_File fd, int *error_code)
+{
+    static const char myname[] = "ADIOI_STRIPEFS_FLUSH";
+    int               rank, rc = 0;
+
+    MPI_Comm_rank(fd->comm, &rank);
+    if (rank == fd->hints->ranklist[0]) {
+        rc = sfs_file_sync(ADIOI_STRIPEFS_FILE(fd));
+    }
+    MPI_Bcast(&rc, 1, MPI_INT, fd->hints->ranklist[0], fd->comm);
+    *error_code = rc ? ADIOI_STRIPEFS_Err(myname, fd->filename, rc) : MPI_SUCCESS;
+}
+
+void ADIOI_STRIPEFS_Resize(ADIO_File fd, ADIO_Offset size, int *error_code)
+{
+    static const char myname[] = "ADIOI_STRIPEFS_RESIZE";
+    int               rank, rc = 0;
+
+    MPI_Comm_rank(fd->comm, &rank);
+    if (size < 0) {
+        rc = -EINVAL;
+    } else if (rank == fd->hints->ranklist[0]) {
+        rc = sfs_file_truncate(ADIOI_STRIPEFS_FILE(fd), (uint64_t)size);
+    }
+    MPI_Bcast(&rc, 1, MPI_INT, fd->hints->ranklist[0], fd->comm);
+    *error_code = rc ? ADIOI_STRIPEFS_Err(myname, fd->filename, rc) : MPI_SUCCESS;
+}
+
+int ADIOI_STRIPEFS_Feature(ADIO_File fd, int flag)
+{
+    (void)fd;
+    switch (flag) {
+    case ADIO_SCALABLE_OPEN:   /* one process opens, the handle is broadcast */
+    case ADIO_SCALABLE_RESIZE: /* one process truncates */
+    case ADIO_TWO_PHASE:       /* ROMIO's generic collective buffering */
+        return 1;
+    case ADIO_UNLINK_AFTER_CLOSE: /* chunk files of an unlinked file go at once */
+    case ADIO_LOCKS:              /* no byte-range locks ... */
+    case ADIO_DATA_SIEVING_WRITES: /* ... so no read-modify-write: list I/O instead */
+    case ADIO_SHARED_FP:          /* no shared file pointer service */
+    case ADIO_ATOMIC_MODE:
+    case ADIO_SEQUENTIAL:
+    default:
+        return 0;
+    }
+}

@@ -1,0 +1,61 @@
+/*
+ * ad_stripefs: hints. striping_factor, striping_unit and start_iodevice ask
+ * for a pattern when a file is created (a directory's pattern otherwise);
+ * stripefs_config / stripefs_mgmt / stripefs_connauth say where the service
+ * is (else STRIPEFS_* environment variables or the default config). Every
+ * hint must agree across the ranks that open the file.
+ */
+#include "ad_stripefs.h"
+#include "adioi.h"
+#include "hint_fns.h"
+
+void ADIOI_STRIPEFS_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code)
+{
+    static const char myname[] = "ADIOI_STRIPEFS_SETINFO";
+    char             *value    = NULL;
+
+    *error_code = MPI_SUCCESS;
+    if (fd->info == MPI_INFO_NULL) {
+        /* part of the open: defaults (-1: let the directory's pattern decide) */
+        MPI_Info_create(&fd->info);
+        fd->hints->striping_unit   = -1;
+        fd->hints->striping_factor = -1;
+        fd->hints->start_iodevice  = -1;
+    }
+    if (users_info != MPI_INFO_NULL) {
+        ADIOI_Info_check_and_install_int(fd, users_info, "striping_unit",
+                                         &fd->hints->striping_unit, (char *)myname, error_code);
+        if (*error_code != MPI_SUCCESS) {
+            return;
+        }
+        ADIOI_Info_check_and_install_int(fd, users_info, "striping_factor",
+                                         &fd->hints->striping_factor, (char *)myname,
+                                         error_code);
+        if (*error_code != MPI_SUCCESS) {
+            return;
+        }
+        ADIOI_Info_check_and_install_int(fd, users_info, "start_iodevice",
+                                         &fd->hints->start_iodevice, (char *)myname, error_code);
+        if (*error_code != MPI_SUCCESS) {
+            return;
+        }
+        /* where the service is: the string hints are kept in fd->info */
+        for (int i = 0; i < 3; i++) {
+            static const char *const keys[] = {ADIOI_STRIPEFS_HINT_CONFIG,
+                                               ADIOI_STRIPEFS_HINT_MGMT,
+                                               ADIOI_STRIPEFS_HINT_AUTH};
+
+            ADIOI_Info_check_and_install_str(fd, users_info, keys[i], &value, (char *)myname,
+                                             error_code);
+            if (*error_code != MPI_SUCCESS) {
+                return;
+            }
+            if (value) {
+                ADIOI_Free(value);
+                value = NULL;
+            }
+        }
+    }
+    /* collective buffering and data sieving hints */
+    ADIOI_GEN_SetInfo(fd, users_info, error_code);
+}
