@@ -1,1 +1,31 @@
-# preload/: the POSIX preload library (see preload/README.md)
+# preload/: libstripefs-posix.so, the LD_PRELOAD library that serves POSIX
+# calls on stripefs paths ("stripefs:/a", "$STRIPEFS_PREFIX/a") through the
+# client library (see preload/README.md, docs/posix-preload.md).
+#
+# It does not link the client library: it dlopens libstripefs.so (built
+# next to it) on the first stripefs path, so that UCX is loaded only into
+# processes that use stripefs (see sfs_preload.h).
+lib_LTLIBRARIES += libstripefs-posix.la
+libstripefs_posix_la_SOURCES = \
+	preload/sfs_preload.h \
+	preload/sfs_preload.c \
+	preload/sfs_preload_fd.c \
+	preload/sfs_preload_stat.c \
+	preload/sfs_preload_ns.c \
+	preload/sfs_preload_dir.c
+libstripefs_posix_la_CFLAGS  = $(AM_CFLAGS) -fvisibility=hidden
+libstripefs_posix_la_LIBADD  = -ldl -lpthread
+# Only the interposed libc names leave the library.
+libstripefs_posix_la_LDFLAGS = $(AM_LDFLAGS) -module -avoid-version -shared \
+	-export-symbols $(srcdir)/preload/libstripefs-posix.sym
+EXTRA_libstripefs_posix_la_DEPENDENCIES = $(srcdir)/preload/libstripefs-posix.sym libstripefs.la
+EXTRA_DIST += preload/README.md preload/libstripefs-posix.sym tests/preload
+
+# Programs the preload tests run under LD_PRELOAD (they do not link it).
+check_PROGRAMS += tests/preload/sfs_posix_check
+tests_preload_sfs_posix_check_SOURCES = tests/preload/sfs_posix_check.c
+
+check_PROGRAMS += tests/preload/sfs_mdtest_lite
+tests_preload_sfs_mdtest_lite_SOURCES = tests/preload/sfs_mdtest_lite.c
+tests_preload_sfs_mdtest_lite_CFLAGS  = $(AM_CFLAGS) $(MPI_OMPI_CFLAGS)
+tests_preload_sfs_mdtest_lite_LDADD   = $(MPI_OMPI_LIBS)
