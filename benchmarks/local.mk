@@ -1,0 +1,1 @@
+# benchmarks/: see benchmarks/README.md
