@@ -95,13 +95,18 @@ adio/libstripefs-mpiio-mpich.so: $(ADIO_ROMIO_DIR_MPICH)/romio.stamp $(ADIO_DRIV
 
 # Installed into $(libdir) under the names "-lstripefs-mpiio" and
 # "-lstripefs-mpiio-mpich" find (see stripefs-run --print-ldflags).
+# A sanitizer build leaves the library out: it is preloaded into programs
+# that do not carry the sanitizer runtime.
 adiolibdir = $(libdir)
-nodist_adiolib_DATA = adio/libstripefs-mpiio.so
-CLEANFILES += adio/libstripefs-mpiio.so $(ADIO_OBJS_OMPI)
+nodist_adiolib_DATA =
+if !SANITIZERS
+nodist_adiolib_DATA += adio/libstripefs-mpiio.so
 if BUILD_MPICH
 nodist_adiolib_DATA += adio/libstripefs-mpiio-mpich.so
-CLEANFILES += adio/libstripefs-mpiio-mpich.so $(ADIO_OBJS_MPICH)
 endif
+endif
+CLEANFILES += adio/libstripefs-mpiio.so $(ADIO_OBJS_OMPI) \
+	adio/libstripefs-mpiio-mpich.so $(ADIO_OBJS_MPICH)
 
 # tools/stripefs-run: LD_PRELOAD launcher. One script for the build tree and the
 # installation: it uses the build tree's adio/ when it runs from the build

@@ -252,3 +252,89 @@ int sfs_admin_meta_statfs(sfs_client_t *client, sfs_meta_statfs_t *stats)
     sfs_tp_rpc_release(rpc);
     return rc;
 }
+
+int sfs_admin_meta_check(sfs_client_t *client, int repair, void (*line)(void *, const char *),
+                         void *arg, sfs_admin_check_t *result)
+{
+    sfs_meta_req_t *req = calloc(1, sizeof(*req));
+    sfs_tp_rpc_t   *rpc;
+    const void     *reply;
+    size_t          length;
+    sfs_rbuf_t      rb;
+    uint32_t        lines;
+    int             rc;
+
+    if (!req) {
+        return -ENOMEM;
+    }
+    snprintf(req->path, sizeof(req->path), "/");
+    req->flags = repair ? SFS_CHECK_REPAIR : 0;
+    rc         = sfs_client_meta_call(client, SFS_OP_META_CHECK, req, &rpc);
+    free(req);
+    if (rc) {
+        sfs_tp_rpc_release(rpc);
+        return rc;
+    }
+    reply = sfs_tp_rpc_reply_args(rpc, &length);
+    sfs_rbuf_init(&rb, reply, length);
+    result->inodes   = sfs_rbuf_u64(&rb);
+    result->dentries = sfs_rbuf_u64(&rb);
+    result->problems = sfs_rbuf_u64(&rb);
+    result->repaired = sfs_rbuf_u64(&rb);
+    lines            = sfs_rbuf_u32(&rb);
+    if (rb.error) {
+        sfs_tp_rpc_release(rpc);
+        return sfs_error_set(-EPROTO, "malformed META_CHECK reply");
+    }
+    sfs_rbuf_init(&rb, sfs_tp_rpc_reply_payload(rpc), sfs_tp_rpc_reply_payload_length(rpc));
+    for (uint32_t i = 0; i < lines && !rb.error; i++) {
+        char text[700];
+
+        sfs_rbuf_str(&rb, text, sizeof(text));
+        if (!rb.error && line) {
+            line(arg, text);
+        }
+    }
+    sfs_tp_rpc_release(rpc);
+    return 0;
+}
+
+int sfs_admin_pending(sfs_client_t *client, uint64_t after, uint32_t max, uint64_t *ids,
+                      uint32_t *count_p, int *eof_p)
+{
+    sfs_meta_req_t *req = calloc(1, sizeof(*req));
+    sfs_tp_rpc_t   *rpc;
+    const void     *reply;
+    size_t          length;
+    sfs_rbuf_t      rb;
+    uint32_t        count;
+    int             rc;
+
+    if (!req) {
+        return -ENOMEM;
+    }
+    snprintf(req->path, sizeof(req->path), "/");
+    snprintf(req->path2, sizeof(req->path2), "%" PRIu64, after);
+    req->max_entries = max;
+    rc               = sfs_client_meta_call(client, SFS_OP_META_PENDING, req, &rpc);
+    free(req);
+    if (rc) {
+        sfs_tp_rpc_release(rpc);
+        return rc;
+    }
+    reply = sfs_tp_rpc_reply_args(rpc, &length);
+    sfs_rbuf_init(&rb, reply, length);
+    count  = sfs_rbuf_u32(&rb);
+    *eof_p = sfs_rbuf_u8(&rb);
+    if (rb.error || count > max) {
+        sfs_tp_rpc_release(rpc);
+        return sfs_error_set(-EPROTO, "malformed META_PENDING reply");
+    }
+    sfs_rbuf_init(&rb, sfs_tp_rpc_reply_payload(rpc), sfs_tp_rpc_reply_payload_length(rpc));
+    for (uint32_t i = 0; i < count; i++) {
+        ids[i] = sfs_rbuf_u64(&rb);
+    }
+    sfs_tp_rpc_release(rpc);
+    *count_p = count;
+    return rb.error ? sfs_error_set(-EPROTO, "malformed pending list") : 0;
+}

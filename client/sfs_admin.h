@@ -41,6 +41,20 @@ int sfs_admin_chunk_unlink(sfs_client_t *client, uint32_t target_id, const uint6
 /* Inodes after entry id `after` (for fsck); attrs as sfs_proto.h has them. */
 int sfs_admin_inodes(sfs_client_t *client, uint64_t after, uint32_t max, sfs_attr_t *attrs,
                      uint32_t *count_p, int *eof_p);
+/* The metadata server's own consistency check (with repair: fix what is
+ * safe). `line(arg, text)` gets each problem found (up to 1 MiB of them). */
+typedef struct sfs_admin_check {
+    uint64_t inodes;
+    uint64_t dentries;
+    uint64_t problems;
+    uint64_t repaired;
+} sfs_admin_check_t;
+int sfs_admin_meta_check(sfs_client_t *client, int repair, void (*line)(void *, const char *),
+                         void *arg, sfs_admin_check_t *result);
+/* Entry ids of removed files whose chunk files are still to be deleted. */
+int sfs_admin_pending(sfs_client_t *client, uint64_t after, uint32_t max, uint64_t *ids,
+                      uint32_t *count_p, int *eof_p);
+
 /* Metadata counters (files, dirs, pending chunk deletions). */
 int sfs_admin_meta_statfs(sfs_client_t *client, sfs_meta_statfs_t *stats);
 

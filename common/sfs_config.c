@@ -15,7 +15,8 @@
  *        bandwidth: 100M}                   # id 1..65535 unique; capacity, bandwidth optional
  *   pattern: {chunk_size: 512K, stripe_count: 4}   # power of two 64K..4G; 1..128
  *   timeouts: {rpc: 30s, connect: 10s, heartbeat: 2s, offline: 20s}
- *   limits: {max_message: 64M, io_threads: 4}      # 4K..4G; 1..256
+ *   limits: {max_message: 64M, io_threads: 4, max_request_rate: 1000000}
+ *                                                   # 4K..4G; 1..256; per session/s, 0 = none
  *
  * Relative paths are taken relative to the config file's directory and every
  * path is cleaned lexically ("a/./b/../c" is "a/c"), so dirs compare equal
@@ -56,6 +57,7 @@
 #define SFS_CONFIG_DEFAULT_OFFL_MS  20000
 #define SFS_CONFIG_DEFAULT_MAX_MSG  (64ull << 20)
 #define SFS_CONFIG_DEFAULT_IO_THR   4
+#define SFS_CONFIG_DEFAULT_MAX_RATE 1000000
 #define SFS_CONFIG_MAX_RANKS        64
 #define SFS_CONFIG_MAX_TARGET_ID    65535
 #define SFS_CONFIG_MAX_STRIPES      128
@@ -915,6 +917,11 @@ static const sfs_config_key_t sfs_config_limit_keys[] = {
      SFS_CONFIG_FIELD(sfs_config_t, io_threads),
      .min = 1,
      .max = SFS_CONFIG_MAX_IO_THREADS},
+    {.name = "max_request_rate",
+     .type = SFS_CONFIG_TYPE_UINT,
+     SFS_CONFIG_FIELD(sfs_config_t, max_request_rate),
+     .min = 0,
+     .max = 100000000},
 };
 
 static int sfs_config_parse_hosts(sfs_config_ctx_t *ctx, const char *path, void *object);
@@ -1296,6 +1303,7 @@ static int sfs_config_alloc(sfs_config_t **config_p)
     config->offline_timeout_ms    = SFS_CONFIG_DEFAULT_OFFL_MS;
     config->max_message_size      = SFS_CONFIG_DEFAULT_MAX_MSG;
     config->io_threads            = SFS_CONFIG_DEFAULT_IO_THR;
+    config->max_request_rate      = SFS_CONFIG_DEFAULT_MAX_RATE;
     *config_p                     = config;
     return 0;
 }
@@ -1807,6 +1815,8 @@ static int sfs_config_emit_settings(yaml_emitter_t *emitter, const sfs_config_t 
                             emitter, "max_message",
                             sfs_config_size_text(config->max_message_size, text, sizeof(text))));
     SFS_CONFIG_STEP(rc, sfs_config_emit_number(emitter, "io_threads", config->io_threads));
+    SFS_CONFIG_STEP(rc, sfs_config_emit_number(emitter, "max_request_rate",
+                                               config->max_request_rate));
     SFS_CONFIG_STEP(rc, sfs_config_emit_mapping_end(emitter));
     return rc;
 }

@@ -63,6 +63,8 @@ typedef struct sfs_config {
 
     uint64_t max_message_size;       /* default 64 MiB: larger messages are refused */
     uint32_t io_threads;             /* storage disk threads per rank, default 4 */
+    uint32_t max_request_rate;       /* requests/s one session may send, default 1000000;
+                                      * 0 = unlimited. A session over it is closed. */
 } sfs_config_t;
 
 /* Load and validate a config file. Relative paths inside it are taken

@@ -231,8 +231,12 @@ void sfs_proto_meta_req_pack(sfs_wbuf_t *wb, uint32_t opcode, const sfs_meta_req
         break;
     case SFS_OP_READDIR:
     case SFS_OP_META_LIST:
+    case SFS_OP_META_PENDING:
         sfs_wbuf_str(wb, req->path2);
         sfs_wbuf_u32(wb, req->max_entries);
+        break;
+    case SFS_OP_META_CHECK:
+        sfs_wbuf_u32(wb, req->flags);
         break;
     case SFS_OP_SETATTR:
         sfs_wbuf_u32(wb, req->flags);
@@ -280,8 +284,12 @@ void sfs_proto_meta_req_unpack(sfs_rbuf_t *rb, uint32_t opcode, sfs_meta_req_t *
         break;
     case SFS_OP_READDIR:
     case SFS_OP_META_LIST:
+    case SFS_OP_META_PENDING:
         sfs_rbuf_str(rb, req->path2, sizeof(req->path2));
         req->max_entries = sfs_rbuf_u32(rb);
+        break;
+    case SFS_OP_META_CHECK:
+        req->flags = sfs_rbuf_u32(rb);
         break;
     case SFS_OP_SETATTR:
         req->flags    = sfs_rbuf_u32(rb);

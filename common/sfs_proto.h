@@ -66,6 +66,8 @@
     _(SETATTR, 28, META)       /* mode, owner, times */                                            \
     _(META_STATFS, 29, META)   /* entry counts */                                                  \
     _(META_LIST, 30, META)     /* every file entry and its pattern (fsck) */                       \
+    _(META_CHECK, 31, META)    /* check (and repair) the namespace's own consistency */            \
+    _(META_PENDING, 32, META)  /* entries whose chunk files await deletion (fsck) */               \
     _(WRITE, 40, STORAGE)      /* list I/O write to one chunk file */                              \
     _(READ, 41, STORAGE)       /* list I/O read from one chunk file */                             \
     _(CHUNK_STAT, 42, STORAGE) /* chunk file length */                                             \
@@ -194,6 +196,8 @@ typedef struct sfs_meta_req {
     uint64_t mtime_ns;
     uint32_t max_entries;  /* READDIR */
 } sfs_meta_req_t;
+
+#define SFS_CHECK_REPAIR 0x1u /* META_CHECK: fix what is safe to fix */
 
 #define SFS_SETATTR_MODE  0x1u
 #define SFS_SETATTR_OWNER 0x2u

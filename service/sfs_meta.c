@@ -47,6 +47,9 @@ typedef struct sfs_meta_op {
     sfs_meta_statfs_t stats;
     uint64_t         *ids; /* DELETES_DONE */
     uint32_t          id_count;
+    sfs_ns_check_stats_t check; /* META_CHECK */
+    size_t            list_length; /* bytes used in list_data (META_CHECK lines) */
+    size_t            list_capacity;
     int               flushed; /* FLUSH: set by the metadata thread */
 } sfs_meta_op_t;
 
@@ -98,9 +101,12 @@ struct sfs_meta {
     uint32_t largest_batch;
 };
 
-static int sfs_meta_is_write(uint32_t opcode)
+static int sfs_meta_is_write(const sfs_meta_op_t *op)
 {
-    switch (opcode) {
+    if (op->opcode == SFS_OP_META_CHECK) {
+        return (op->args.flags & SFS_CHECK_REPAIR) != 0;
+    }
+    switch (op->opcode) {
     case SFS_OP_CREATE:
     case SFS_OP_MKDIR:
     case SFS_OP_RMDIR:
@@ -216,6 +222,38 @@ static void sfs_meta_refresh_targets(sfs_meta_t *meta)
 /* ---------------------------------------------------------------------- */
 /* The metadata thread                                                      */
 
+/* META_CHECK's report: lines packed as protocol strings in list_data (at
+ * most 1 MiB of them; the counts still cover all). */
+static void sfs_meta_check_line(void *arg, const char *line)
+{
+    sfs_meta_op_t *op = arg;
+    size_t         need = 2 + strlen(line);
+    sfs_wbuf_t     wb;
+
+    sfs_warn("namespace check: %s", line);
+    if (op->list_length + need > (1u << 20)) {
+        return;
+    }
+    if (op->list_length + need > op->list_capacity) {
+        size_t capacity = op->list_capacity ? 2 * op->list_capacity : 4096;
+        void  *grown;
+
+        while (capacity < op->list_length + need) {
+            capacity *= 2;
+        }
+        grown = realloc(op->list_data, capacity);
+        if (!grown) {
+            return;
+        }
+        op->list_data     = grown;
+        op->list_capacity = capacity;
+    }
+    sfs_wbuf_init(&wb, (uint8_t *)op->list_data + op->list_length, need);
+    sfs_wbuf_str(&wb, line);
+    op->list_length += wb.length;
+    op->count++;
+}
+
 static void sfs_meta_run_op(sfs_meta_t *meta, sfs_meta_txn_t *txn, sfs_meta_op_t *op,
                             uint64_t now)
 {
@@ -291,6 +329,33 @@ static void sfs_meta_run_op(sfs_meta_t *meta, sfs_meta_txn_t *txn, sfs_meta_op_t
         op->eof = op->count < max;
         break;
     }
+    case SFS_OP_META_CHECK:
+        op->status = sfs_ns_check(txn, (a->flags & SFS_CHECK_REPAIR) != 0, sfs_meta_check_line, op,
+                                  &op->check);
+        if (op->status == 0) {
+            sfs_info("namespace check%s: %lu inodes, %lu names, %lu problems, %lu repaired",
+                     (a->flags & SFS_CHECK_REPAIR) ? " with repair" : "",
+                     (unsigned long)op->check.inodes, (unsigned long)op->check.dentries,
+                     (unsigned long)op->check.problems, (unsigned long)op->check.repaired);
+        }
+        break;
+    case SFS_OP_META_PENDING: {
+        uint64_t       after = 0;
+        uint32_t       max   = a->max_entries && a->max_entries < SFS_META_LIST_MAX
+                                       ? a->max_entries
+                                       : SFS_META_LIST_MAX;
+        sfs_pattern_t *patterns = calloc(max, sizeof(*patterns));
+
+        sscanf(a->path2, "%" SCNu64, &after);
+        op->list_data = calloc(max, sizeof(uint64_t));
+        op->status    = op->list_data && patterns
+                                ? sfs_ns_pending_deletes(txn, after, max, op->list_data, patterns,
+                                                         &op->count)
+                                : -ENOMEM;
+        op->eof = op->count < max;
+        free(patterns);
+        break;
+    }
     case SFS_META_OP_DELETES_DONE:
         op->status = sfs_ns_deletes_done(txn, op->ids, op->id_count);
         break;
@@ -323,7 +388,7 @@ static void sfs_meta_process(sfs_meta_t *meta, sfs_list_t *ops, uint32_t n)
     int               any_write = 0, rc;
 
     sfs_list_for_each_safe(elem, tmp, ops) {
-        any_write |= sfs_meta_is_write(sfs_container_of(elem, sfs_meta_op_t, list)->opcode);
+        any_write |= sfs_meta_is_write(sfs_container_of(elem, sfs_meta_op_t, list));
     }
     sfs_error_clear();
     rc = sfs_meta_txn_begin(meta->store, any_write, &txn);
@@ -337,7 +402,7 @@ static void sfs_meta_process(sfs_meta_t *meta, sfs_list_t *ops, uint32_t n)
             snprintf(op->detail, sizeof(op->detail), "%s", sfs_error_detail());
             continue;
         }
-        if (!sfs_meta_is_write(op->opcode)) {
+        if (!sfs_meta_is_write(op)) {
             sfs_meta_run_op(meta, txn, op, now);
             continue;
         }
@@ -498,6 +563,38 @@ static void sfs_meta_reply(sfs_meta_t *meta, sfs_meta_op_t *op)
         sfs_wbuf_u64(&wb, op->stats.dirs);
         sfs_wbuf_u64(&wb, op->stats.pending_chunk_deletes);
         break;
+    case SFS_OP_META_CHECK:
+        sfs_wbuf_u64(&wb, op->check.inodes);
+        sfs_wbuf_u64(&wb, op->check.dentries);
+        sfs_wbuf_u64(&wb, op->check.problems);
+        sfs_wbuf_u64(&wb, op->check.repaired);
+        sfs_wbuf_u32(&wb, op->count);
+        iov.iov_base = op->list_data;
+        iov.iov_len  = op->list_length;
+        sfs_tp_request_reply(op->req, 0, args, wb.length, &iov, 1, sfs_meta_release_op, op);
+        return;
+    case SFS_OP_META_PENDING: {
+        uint8_t   *buf = malloc((size_t)op->count * 8 + 1);
+        sfs_wbuf_t pb;
+
+        if (!buf) {
+            sfs_tp_request_reply_error(op->req, -ENOMEM, "out of memory");
+            sfs_meta_free_op(op);
+            return;
+        }
+        sfs_wbuf_init(&pb, buf, (size_t)op->count * 8);
+        for (uint32_t i = 0; i < op->count; i++) {
+            sfs_wbuf_u64(&pb, ((uint64_t *)op->list_data)[i]);
+        }
+        free(op->list_data);
+        op->list_data = buf;
+        sfs_wbuf_u32(&wb, op->count);
+        sfs_wbuf_u8(&wb, (uint8_t)op->eof);
+        iov.iov_base = buf;
+        iov.iov_len  = pb.length;
+        sfs_tp_request_reply(op->req, 0, args, wb.length, &iov, 1, sfs_meta_release_op, op);
+        return;
+    }
     case SFS_OP_READDIR:
     case SFS_OP_META_LIST: {
         size_t     per = op->opcode == SFS_OP_READDIR ? (2 + SFS_NAME_MAX + 12)

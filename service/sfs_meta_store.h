@@ -92,6 +92,25 @@ int sfs_ns_pending_deletes(sfs_meta_txn_t *txn, uint64_t after, uint32_t max, ui
 /* Forget deletions that are done. */
 int sfs_ns_deletes_done(sfs_meta_txn_t *txn, const uint64_t *ids, uint32_t count);
 
+/* Check the namespace against itself: names whose inode is missing
+ * (dangling), inodes no name points to (orphans), wrong types and parents,
+ * counters. `report` gets one line per problem. With `repair`, dangling
+ * names are removed, orphan files are removed (their chunk files queued for
+ * deletion), orphan directories removed, types/parents/counters fixed. */
+typedef struct sfs_ns_check_stats {
+    uint64_t inodes;
+    uint64_t dentries;
+    uint64_t problems;
+    uint64_t repaired;
+} sfs_ns_check_stats_t;
+typedef void (*sfs_ns_report_fn)(void *arg, const char *line);
+int sfs_ns_check(sfs_meta_txn_t *txn, int repair, sfs_ns_report_fn report, void *arg,
+                 sfs_ns_check_stats_t *stats);
+
+/* For tests of the consistency checker only: damage the store. */
+int sfs_ns_test_drop_inode(sfs_meta_txn_t *txn, uint64_t entry_id);
+int sfs_ns_test_drop_name(sfs_meta_txn_t *txn, const char *path);
+
 /* Every inode after entry id `after` (for the consistency checker). */
 int sfs_ns_list_inodes(sfs_meta_txn_t *txn, uint64_t after, uint32_t max, sfs_attr_t *attrs,
                          uint32_t *count_p);

@@ -16,6 +16,7 @@
 #include "sfs_alloc.h"
 #include "sfs_errno.h"
 #include "sfs_log.h"
+#include "sfs_time.h"
 
 #include <getopt.h>
 #include <mpi.h>
@@ -36,6 +37,7 @@ typedef struct sfs_server_args {
     uint32_t    port;
     const char *ready_file;
     const char *log_level;
+    int         rejoin_rank; /* -1: part of the full job */
 } sfs_server_args_t;
 
 static sfs_service_t *sfs_server_service;
@@ -64,6 +66,8 @@ static void sfs_server_usage(FILE *out)
             "      --targets N       targets for --one-host (default 4)\n"
             "      --port N          management port for --one-host (default 8008)\n"
             "      --ready-file F    write F (mgmt address and config path) once serving\n"
+            "      --rejoin RANK     come back as RANK of a running service whose rank was\n"
+            "                        lost (a job of one rank; management must be up)\n"
             "      --log-level L     error, warn, info (default), debug, trace\n"
             "  -h, --help            this text\n"
             "\n"
@@ -78,6 +82,7 @@ static int sfs_server_parse(int argc, char **argv, sfs_server_args_t *args)
             {"state", required_argument, NULL, 's'},   {"targets", required_argument, NULL, 't'},
             {"port", required_argument, NULL, 'p'},    {"ready-file", required_argument, NULL, 'r'},
             {"log-level", required_argument, NULL, 'l'}, {"help", no_argument, NULL, 'h'},
+            {"rejoin", required_argument, NULL, 'j'},
             {NULL, 0, NULL, 0}};
     int opt;
 
@@ -85,8 +90,9 @@ static int sfs_server_parse(int argc, char **argv, sfs_server_args_t *args)
     args->state_dir = "./stripefs-state";
     args->targets   = 4;
     args->port      = SFS_CONFIG_DEFAULT_PORT;
-    args->log_level = "info";
-    opterr          = 0;
+    args->log_level   = "info";
+    args->rejoin_rank = -1;
+    opterr            = 0;
     while ((opt = getopt_long(argc, argv, "c:h", options, NULL)) != -1) {
         char *end;
 
@@ -120,6 +126,12 @@ static int sfs_server_parse(int argc, char **argv, sfs_server_args_t *args)
                 return sfs_error_set(-EINVAL, "unknown --log-level '%s'", optarg);
             }
             args->log_level = optarg;
+            break;
+        case 'j':
+            args->rejoin_rank = (int)strtol(optarg, &end, 10);
+            if (*end || args->rejoin_rank < 0) {
+                return sfs_error_set(-EINVAL, "--rejoin needs a rank number, not '%s'", optarg);
+            }
             break;
         case 'h':
             return 1;
@@ -181,6 +193,11 @@ static int sfs_server_config_text(const sfs_server_args_t *args, int size, char 
         return sfs_error_set(-errno, "cannot create state dir %s: %m", args->state_dir);
     }
     snprintf(path, sizeof(path), "%s/stripefs.yaml", args->state_dir);
+    if (access(path, F_OK) != 0 && args->rejoin_rank >= 0) {
+        return sfs_error_set(-ENOENT, "--rejoin: %s does not exist (no service was started in "
+                                      "%s)",
+                             path, args->state_dir);
+    }
     if (access(path, F_OK) != 0) {
         if (gethostname(host, sizeof(host)) != 0) {
             snprintf(host, sizeof(host), "localhost");
@@ -204,12 +221,116 @@ static int sfs_server_config_text(const sfs_server_args_t *args, int size, char 
     return sfs_server_read_file(path, text_p, length_p);
 }
 
+/* --rejoin: what RANK serves, as management's map says. */
+static int sfs_server_rejoin_plan(const sfs_config_t *config, uint32_t rank, const char *host,
+                                  sfs_role_plan_t **plan_p)
+{
+    const sfs_config_host_t *mgmt_host = sfs_config_find_host(config, config->mgmt_host);
+    sfs_tp_worker_params_t   params;
+    sfs_cluster_params_t     cparams;
+    sfs_tp_worker_t         *worker  = NULL;
+    sfs_cluster_t           *cluster = NULL;
+    const sfs_map_t         *map;
+    const sfs_map_node_t    *node;
+    sfs_role_plan_t         *plan = NULL;
+    sfs_auth_key_t           key;
+    uint32_t                 count = rank + 1;
+    int                      rc;
+
+    rc = sfs_auth_load_connauth(config->connauth_file, &key);
+    if (rc) {
+        return rc;
+    }
+    memset(&params, 0, sizeof(params));
+    params.field_mask = SFS_TP_WORKER_PARAM_KEY | SFS_TP_WORKER_PARAM_PEER_KIND |
+                        SFS_TP_WORKER_PARAM_NAME;
+    params.key       = &key;
+    params.peer_kind = SFS_PEER_ADMIN;
+    params.name      = "stripefs-server (rejoining)";
+    rc               = sfs_tp_worker_create(&params, &worker);
+    if (rc) {
+        return rc;
+    }
+    memset(&cparams, 0, sizeof(cparams));
+    cparams.field_mask = SFS_CLUSTER_PARAM_MGMT_HOST | SFS_CLUSTER_PARAM_TIMEOUT;
+    cparams.worker     = worker;
+    cparams.mgmt_host  = mgmt_host && mgmt_host->address[0] ? mgmt_host->address
+                                                             : config->mgmt_host;
+    cparams.mgmt_port  = config->mgmt_port;
+    cparams.connect_timeout_ms = config->connect_timeout_ms;
+    rc = sfs_cluster_connect(&cparams, &cluster);
+    if (rc) {
+        goto out;
+    }
+    map  = sfs_cluster_map(cluster);
+    node = sfs_map_find_node(map, rank);
+    if (!node) {
+        rc = sfs_error_set(-ENOENT, "management knows no rank %u: nothing to rejoin", rank);
+        goto out;
+    }
+    if (!sfs_config_host_matches(node->host, host)) {
+        rc = sfs_error_set(-EINVAL, "rank %u ran on host '%s', this is '%s': rejoin it there",
+                           rank, node->host, host);
+        goto out;
+    }
+    for (uint32_t i = 0; i < map->node_count; i++) {
+        count = map->nodes[i].node_id + 1 > count ? map->nodes[i].node_id + 1 : count;
+    }
+    if (!SFS_ALLOC_PTR(plan) || !SFS_ALLOC_ARRAY(plan->ranks, count)) {
+        rc = -ENOMEM;
+        goto out;
+    }
+    plan->rank_count       = count;
+    plan->mgmt_rank        = map->mgmt_node;
+    plan->meta_rank        = map->meta_node;
+    plan->ranks[rank].roles = node->roles & ~SFS_ROLE_MGMT;
+    if (node->roles & SFS_ROLE_MGMT) {
+        rc = sfs_error_set(-EOPNOTSUPP, "rank %u runs management: restart the whole service "
+                                        "instead",
+                           rank);
+        goto out;
+    }
+    for (uint32_t h = 0; h < config->host_count; h++) {
+        if (sfs_config_host_matches(config->hosts[h].name, host)) {
+            plan->ranks[rank].host_index = h;
+        }
+    }
+    for (uint32_t t = 0; t < map->target_count; t++) {
+        if (map->targets[t].node_id != rank) {
+            continue;
+        }
+        for (uint32_t c = 0; c < config->target_count; c++) {
+            uint32_t *grown;
+
+            if (config->targets[c].id != map->targets[t].target_id) {
+                continue;
+            }
+            grown = realloc(plan->ranks[rank].targets,
+                            (plan->ranks[rank].target_count + 1) * sizeof(*grown));
+            if (!grown) {
+                rc = -ENOMEM;
+                goto out;
+            }
+            plan->ranks[rank].targets                                  = grown;
+            plan->ranks[rank].targets[plan->ranks[rank].target_count++] = c;
+        }
+    }
+    *plan_p = plan;
+    plan    = NULL;
+out:
+    sfs_role_plan_destroy(plan);
+    sfs_cluster_destroy(cluster);
+    sfs_tp_worker_destroy(worker);
+    return rc;
+}
+
 /* Keep serving while waiting for every rank (a blocking barrier would stop
  * this rank from answering the others). */
-static void sfs_server_barrier(sfs_service_t *service)
+static int sfs_server_barrier(sfs_service_t *service, uint32_t timeout_ms)
 {
     MPI_Request request;
-    int         done = 0;
+    uint64_t    deadline = sfs_time_ms() + timeout_ms;
+    int         done     = 0;
 
     MPI_Ibarrier(MPI_COMM_WORLD, &request);
     while (!done) {
@@ -219,7 +340,11 @@ static void sfs_server_barrier(sfs_service_t *service)
             usleep(1000);
         }
         MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+        if (!done && timeout_ms && sfs_time_ms() > deadline) {
+            return -ETIMEDOUT; /* a rank is gone: it will never arrive */
+        }
     }
+    return 0;
 }
 
 /* Everyone learns whether any rank failed; each failing rank says why. */
@@ -254,6 +379,67 @@ static void sfs_server_write_ready(const char *path, const sfs_config_t *config)
     }
 }
 
+/* A lost rank comes back: a job of one rank takes the roles management
+ * says that rank had, and registers again; clients reconnect to it. */
+static int sfs_server_rejoin(const sfs_server_args_t *args, const sfs_config_t *config,
+                             const char *host)
+{
+    const sfs_config_host_t *mgmt_host = sfs_config_find_host(config, config->mgmt_host);
+    sfs_role_plan_t         *plan      = NULL;
+    sfs_service_t           *service   = NULL;
+    void                    *address   = NULL;
+    size_t                   length;
+    uint32_t                 rank = (uint32_t)args->rejoin_rank;
+    int                      size, rc;
+
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (size != 1) {
+        fprintf(stderr, "stripefs-server: --rejoin runs as a job of one rank (-np 1)\n");
+        return 2;
+    }
+    rc = sfs_server_rejoin_plan(config, rank, host, &plan);
+    if (rc == 0) {
+        rc = sfs_service_create(config, plan, rank, &service);
+    }
+    if (rc == 0) {
+        rc = sfs_tp_bootstrap_fetch(mgmt_host && mgmt_host->address[0] ? mgmt_host->address
+                                                                       : config->mgmt_host,
+                                    config->mgmt_port, config->connect_timeout_ms, &address,
+                                    &length);
+    }
+    if (rc == 0) {
+        rc = sfs_service_register(service, address, length);
+    }
+    free(address);
+    if (rc) {
+        fprintf(stderr, "stripefs-server: cannot rejoin as rank %u: %s\n", rank,
+                sfs_error_detail());
+        sfs_service_destroy(service);
+        sfs_role_plan_destroy(plan);
+        return 1;
+    }
+    sfs_server_service = service;
+    signal(SIGTERM, sfs_server_signal);
+    signal(SIGINT, sfs_server_signal);
+    signal(SIGPIPE, SIG_IGN);
+    if (service->meta) {
+        sfs_meta_map_changed(service->meta);
+    }
+    sfs_info("rank %u rejoined the service on %s", rank, host);
+    if (args->ready_file) {
+        sfs_server_write_ready(args->ready_file, config);
+    }
+    while (!sfs_service_stopping(service)) {
+        sfs_service_progress(service, 100);
+    }
+    rc = sfs_service_flush(service);
+    sfs_info("rank %u stopped%s", rank, rc ? " (flush failed)" : " cleanly");
+    sfs_server_service = NULL;
+    sfs_service_destroy(service);
+    sfs_role_plan_destroy(plan);
+    return rc ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
     sfs_server_args_t args;
@@ -266,7 +452,7 @@ int main(int argc, char **argv)
     char              name[PATH_MAX];
     char              host[SFS_HOST_MAX];
     long long         length   = 0;
-    int               rank, size, provided, rc, exit_code = 1;
+    int               rank, size, provided, rc, exit_code = 1, lost_rank = 0;
 
     MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -329,6 +515,10 @@ int main(int argc, char **argv)
     for (int r = 0; r < size; r++) {
         host_of[r] = hosts + (size_t)r * SFS_HOST_MAX;
     }
+    if (args.rejoin_rank >= 0) {
+        exit_code = sfs_server_rejoin(&args, config, host);
+        goto out_finalize;
+    }
     rc = sfs_role_plan_create(config, host_of, (uint32_t)size, &plan);
     if (rc) {
         if (rank == 0) {
@@ -369,7 +559,7 @@ int main(int argc, char **argv)
         rc = sfs_service_register(service, shared, (size_t)shared_length);
         free(shared);
     }
-    sfs_server_barrier(service);
+    sfs_server_barrier(service, 0);
     if (sfs_server_agree(rank, host, rc, "cannot register with management")) {
         goto out_destroy;
     }
@@ -394,7 +584,13 @@ int main(int argc, char **argv)
     if (rc) {
         sfs_error("flush on stop failed: %s", sfs_error_detail());
     }
-    sfs_server_barrier(service);
+    if (sfs_server_barrier(service, 15000) != 0) {
+        /* a rank was lost (and maybe rejoined as a job of its own): MPI
+         * would wait for it forever in MPI_Finalize, so leave without it */
+        sfs_warn("not every rank of this job reached the end (a rank was lost earlier): "
+                 "exiting without MPI_Finalize");
+        lost_rank = 1;
+    }
     if (rank == 0) {
         sfs_info("stripefs service stopped cleanly");
     }
@@ -409,6 +605,10 @@ out_finalize:
     free(text);
     free(hosts);
     free(host_of);
+    if (lost_rank) {
+        fflush(NULL);
+        _exit(exit_code);
+    }
     MPI_Finalize();
     return exit_code;
 }

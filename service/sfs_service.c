@@ -173,7 +173,8 @@ int sfs_service_create(const sfs_config_t *config, const sfs_role_plan_t *plan, 
     params.field_mask = SFS_TP_WORKER_PARAM_NODE_ID | SFS_TP_WORKER_PARAM_PEER_KIND |
                         SFS_TP_WORKER_PARAM_HOST | SFS_TP_WORKER_PARAM_KEY |
                         SFS_TP_WORKER_PARAM_HANDLER | SFS_TP_WORKER_PARAM_MAX_PAYLOAD |
-                        SFS_TP_WORKER_PARAM_RPC_TIMEOUT | SFS_TP_WORKER_PARAM_NAME;
+                        SFS_TP_WORKER_PARAM_RPC_TIMEOUT | SFS_TP_WORKER_PARAM_NAME |
+                        SFS_TP_WORKER_PARAM_MAX_RATE;
     params.node_id        = rank;
     params.peer_kind      = SFS_PEER_SERVER;
     params.host           = service->host;
@@ -182,7 +183,8 @@ int sfs_service_create(const sfs_config_t *config, const sfs_role_plan_t *plan, 
     params.on_request     = sfs_service_dispatch;
     params.handler_arg    = service;
     params.max_payload    = config->max_message_size;
-    params.rpc_timeout_ms = config->rpc_timeout_ms;
+    params.rpc_timeout_ms   = config->rpc_timeout_ms;
+    params.max_request_rate = config->max_request_rate;
     if (service->roles & SFS_ROLE_MGMT) {
         params.field_mask |= SFS_TP_WORKER_PARAM_BOOTSTRAP_PORT;
         params.bootstrap_port = config->mgmt_port;

@@ -22,3 +22,8 @@ EXTRA_DIST += tests/run-suite.sh tests/lib tests/mpi tests/fuzz/corpus
 check_PROGRAMS += tests/progs/sfs_client_check
 tests_progs_sfs_client_check_SOURCES = tests/progs/sfs_client_check.c
 tests_progs_sfs_client_check_LDADD   = libsfs_client.la $(SFS_CORE_LIBS)
+
+check_PROGRAMS += tests/progs/sfs_meta_corrupt
+tests_progs_sfs_meta_corrupt_SOURCES  = tests/progs/sfs_meta_corrupt.c
+tests_progs_sfs_meta_corrupt_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/service
+tests_progs_sfs_meta_corrupt_LDADD    = libsfs_service.la $(SFS_CORE_LIBS)

@@ -10,3 +10,7 @@ EXTRA_DIST  += tools/stripefs-service.in
 stripefs-service: $(srcdir)/tools/stripefs-service.in Makefile
 	$(AM_V_GEN)sed -e 's|%MPIRUN_OMPI%|$(MPIRUN_OMPI)|g' $(srcdir)/tools/stripefs-service.in >$@.tmp && \
 	chmod +x $@.tmp && mv $@.tmp $@
+
+bin_PROGRAMS += stripefs-fsck
+stripefs_fsck_SOURCES = tools/stripefs_fsck.c
+stripefs_fsck_LDADD   = libsfs_client.la $(SFS_CORE_LIBS)

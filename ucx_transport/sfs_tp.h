@@ -59,6 +59,7 @@ enum {
     SFS_TP_WORKER_PARAM_BOOTSTRAP_PORT = 1u << 8,
     SFS_TP_WORKER_PARAM_SESSION_END    = 1u << 9,
     SFS_TP_WORKER_PARAM_NAME           = 1u << 10,
+    SFS_TP_WORKER_PARAM_MAX_RATE       = 1u << 11,
 };
 
 typedef struct sfs_tp_worker_params {
@@ -75,6 +76,7 @@ typedef struct sfs_tp_worker_params {
     uint32_t                 rpc_timeout_ms; /* default 30000 */
     uint32_t                 spin_us;        /* busy-poll before sleeping, default 50 */
     uint16_t                 bootstrap_port; /* serve the worker address on this TCP port */
+    uint32_t                 max_request_rate; /* per session per second; 0 = none */
 } sfs_tp_worker_params_t;
 
 int  sfs_tp_worker_create(const sfs_tp_worker_params_t *params, sfs_tp_worker_t **worker_p);

@@ -38,6 +38,7 @@ struct sfs_tp_worker {
     void                    *handler_arg;
     sfs_tp_session_end_cb_t  on_session_end;
     uint64_t                 max_payload;
+    uint32_t                 max_request_rate;
     uint32_t                 rpc_timeout_ms;
     uint32_t                 spin_us;
     uint64_t                 uuid;
@@ -135,6 +136,8 @@ struct sfs_tp_session {
     char             peer_host[SFS_HOST_MAX];
     char             peer_program[SFS_NAME_MAX + 1];
     uint64_t         created_ms;
+    uint64_t         rate_window_ms; /* start of the current one-second window */
+    uint32_t         rate_count;     /* requests in it */
     char             transports[256];
 };
 

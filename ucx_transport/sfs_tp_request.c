@@ -60,6 +60,52 @@ static void sfs_tp_request_recv_cb(void *request, ucs_status_t status, size_t le
     sfs_tp_request_dispatch(req);
 }
 
+/* A peer that sends what no correct client sends loses its session: a
+ * malformed or oversized message from an authenticated session closes it
+ * (the session id is read raw: the header failed its checks). */
+static void sfs_tp_request_punish(sfs_tp_worker_t *worker, const void *header,
+                                  size_t header_length, const char *why)
+{
+    sfs_tp_session_t *session;
+    uint64_t          session_id = 0;
+
+    if (header_length < 32) {
+        return;
+    }
+    for (int i = 7; i >= 0; i--) {
+        session_id = (session_id << 8) | ((const uint8_t *)header)[24 + i];
+    }
+    session = session_id ? sfs_tp_session_find(worker, session_id) : NULL;
+    if (session && session->authenticated) {
+        sfs_warn("closing the session of %s pid %u (%s): it %s", session->peer_host,
+                 session->peer_pid, session->peer_program, why);
+        sfs_tp_session_close(session, why);
+    }
+}
+
+/* More requests in one second than the limit: the session is closed. */
+static int sfs_tp_request_over_rate(sfs_tp_worker_t *worker, sfs_tp_session_t *session)
+{
+    uint64_t now;
+
+    if (!worker->max_request_rate) {
+        return 0;
+    }
+    now = sfs_tp_now_ms();
+    if (now - session->rate_window_ms >= 1000) {
+        session->rate_window_ms = now;
+        session->rate_count     = 0;
+    }
+    if (++session->rate_count <= worker->max_request_rate) {
+        return 0;
+    }
+    sfs_warn("closing the session of %s pid %u (%s): more than %u requests in one second",
+             session->peer_host, session->peer_pid, session->peer_program,
+             worker->max_request_rate);
+    sfs_tp_session_close(session, "request rate limit exceeded");
+    return 1;
+}
+
 ucs_status_t sfs_tp_am_request_cb(void *arg, const void *header, size_t header_length, void *data,
                                   size_t length, const ucp_am_recv_param_t *param)
 {
@@ -76,10 +122,14 @@ ucs_status_t sfs_tp_am_request_cb(void *arg, const void *header, size_t header_l
     if (rc || (hdr.flags & SFS_PROTO_FLAG_REPLY)) {
         sfs_tp_note_dropped(worker, rc == -EPROTO ? "wrong protocol magic or version"
                                                   : "malformed or oversized request header");
+        sfs_tp_request_punish(worker, header, header_length, "sent a malformed or oversized "
+                                                             "message");
         goto drop;
     }
     if ((uint64_t)hdr.args_length + hdr.payload_length != length) {
         sfs_tp_note_dropped(worker, "request lengths disagree with the message");
+        sfs_tp_request_punish(worker, header, header_length,
+                              "sent a message whose lengths disagree with its header");
         goto drop;
     }
     if (hdr.opcode == SFS_OP_HELLO || hdr.opcode == SFS_OP_AUTH) {
@@ -97,6 +147,9 @@ ucs_status_t sfs_tp_am_request_cb(void *arg, const void *header, size_t header_l
     session = sfs_tp_session_find(worker, hdr.session_id);
     if (!session || !session->authenticated) {
         sfs_tp_note_dropped(worker, "request without an authenticated session");
+        goto drop;
+    }
+    if (sfs_tp_request_over_rate(worker, session)) {
         goto drop;
     }
     if (hdr.opcode == SFS_OP_BYE) {

@@ -186,6 +186,8 @@ static void sfs_tp_set_defaults(sfs_tp_worker_t *worker, const sfs_tp_worker_par
     worker->rpc_timeout_ms =
             SFS_PARAM_VALUE(params, rpc_timeout_ms, SFS_TP_WORKER_PARAM_RPC_TIMEOUT, 30000);
     worker->spin_us = SFS_PARAM_VALUE(params, spin_us, SFS_TP_WORKER_PARAM_SPIN_US, 50);
+    worker->max_request_rate =
+            SFS_PARAM_VALUE(params, max_request_rate, SFS_TP_WORKER_PARAM_MAX_RATE, 0);
     if (host) {
         snprintf(worker->host, sizeof(worker->host), "%s", host);
     } else if (gethostname(worker->host, sizeof(worker->host)) != 0) {
@@ -253,6 +255,8 @@ int sfs_tp_worker_create(const sfs_tp_worker_params_t *params, sfs_tp_worker_t *
      * same-host traffic falls back to TCP. A user's own setting wins. */
     setenv("UCX_POSIX_ERROR_HANDLING", "y", 0);
     setenv("UCX_SYSV_ERROR_HANDLING", "y", 0);
+    /* notice a dead peer in seconds rather than UCX's default 20 s */
+    setenv("UCX_KEEPALIVE_INTERVAL", "2s", 0);
     status = ucp_config_read(NULL, NULL, &config);
     if (status != UCS_OK) {
         rc = sfs_error_set(-EIO, "ucp_config_read failed: %s", ucs_status_string(status));
@@ -398,6 +402,11 @@ static void sfs_tp_run_timers(sfs_tp_worker_t *worker)
         return;
     }
     worker->next_timer_ms = now + SFS_TP_TIMER_INTERVAL_MS;
+    /* a busy worker may not sleep in epoll for a long time: serve the
+     * bootstrap port here too, so joining never starves */
+    if (worker->bootstrap_fd >= 0) {
+        sfs_tp_bootstrap_accept(worker);
+    }
     sfs_tp_rpcs_check_deadlines(worker, now);
     sfs_tp_sessions_expire(worker, now);
 }

@@ -64,7 +64,8 @@ sfs_start_service() {
     shift
     [ -n "$SFS_PORT" ] || SFS_PORT=$(sfs_free_port)
     rm -f "$SFS_TEST_TMP/ready"
-    "${SFS_MPIRUN[@]}" -np "$np" "$SFS_SERVER" --one-host --state "$SFS_STATE" \
+    # SFS_SERVICE_MPI_ARGS: extra mpirun options for the service job
+    "${SFS_MPIRUN[@]}" ${SFS_SERVICE_MPI_ARGS:-} -np "$np" "$SFS_SERVER" --one-host --state "$SFS_STATE" \
         --port "$SFS_PORT" --ready-file "$SFS_TEST_TMP/ready" "$@" >>"$SFS_SERVICE_LOG" 2>&1 &
     SFS_SERVICE_PID=$!
     for _ in $(seq 600); do

@@ -26,6 +26,9 @@ sfs_start_service 2 --targets 2
 listed=$(sfs_ctl ls /storm | wc -l)
 [ "$listed" -ge "$acked" ] || sfs_fail "ls lists $listed entries, $acked were acknowledged"
 echo "ok: $acked acknowledged, $listed listed after restart"
+# nothing half-created: the consistency checker finds no problem
+"$SFS_BUILD/stripefs-fsck" || sfs_fail "stripefs-fsck reports problems after the crash"
+echo "ok: stripefs-fsck finds the file system consistent after the crash"
 # the namespace still works normally after the crash
 sfs_ctl mkdir /after-crash && sfs_ctl rm /after-crash || sfs_fail "namespace broken after restart"
 sfs_stop_service

@@ -1,0 +1,149 @@
+# Helpers of the four-host cluster tests (sourced after tests/lib/sfs_test_lib.sh).
+# The cluster is ci/cluster.sh's: network namespaces imaging-01..04 on a
+# bridge. A test brings it up if it is not up (state under SFS_TEST_TMP) and
+# then tears it down at the end; a cluster that was up already is left up.
+# Cluster tests of one checkout run one at a time (a lock on tests/cluster).
+set -u
+CLUSTER="$SFS_SRC/ci/cluster.sh"
+CLUSTER_HOSTS=(imaging-01 imaging-02 imaging-03 imaging-04)
+CLUSTER_ALL=imaging-01,imaging-02,imaging-03,imaging-04
+CLUSTER_BROUGHT_UP=0
+CLUSTER_JOB=""
+CLUSTER_CONFIG=""
+CLUSTER_READY="$SFS_TEST_TMP/ready"
+
+# Every process on a host speaks to the others over eth0 (see ci/cluster-agent.sh);
+# the one-host defaults of sfs_test_lib.sh (lo) must not leak into the hosts.
+unset OMPI_MCA_btl_tcp_if_include OMPI_MCA_oob_tcp_if_include
+
+# on HOST CMD...: run CMD on a host, at most 120 s.
+on() {
+    timeout --kill-after=10 120 "$CLUSTER" exec "$@"
+}
+
+# The ctl on a host, against this test's config.
+ctl_on() { # HOST VERB...
+    local host=$1
+    shift
+    on "$host" "$SFS_CTL" --config "$CLUSTER_CONFIG" "$@"
+}
+
+cluster_begin() {
+    local out rc
+    [ "$(id -u)" = 0 ] || sfs_skip "network namespaces are not available here: the cluster tests need root (uid $(id -u))"
+    command -v mpirun.openmpi >/dev/null || sfs_skip "mpirun.openmpi is not installed"
+    exec 9<"$SFS_SRC/tests/cluster" || sfs_fail "cannot open $SFS_SRC/tests/cluster for locking"
+    flock -w 600 9 || sfs_fail "another cluster test has held the cluster for 10 minutes"
+    trap cluster_cleanup EXIT
+    trap 'exit 143' TERM INT
+    if "$CLUSTER" status >/dev/null 2>&1; then
+        sfs_log "cluster: already up, using it (left up at the end)"
+        return 0
+    fi
+    out=$(timeout 120 "$CLUSTER" up --state "$SFS_TEST_TMP/cluster" 2>&1)
+    rc=$?
+    echo "$out"
+    if [ $rc = 3 ]; then
+        sfs_skip "network namespaces are not available here: $(echo "$out" | sed -n 's/.*not available here: //p' | head -n 1)"
+    fi
+    [ $rc = 0 ] || sfs_fail "ci/cluster.sh up failed (exit $rc)"
+    CLUSTER_BROUGHT_UP=1
+    sfs_log "cluster: brought up for this test (torn down at the end)"
+}
+
+# Kill what this test started and, if it brought the cluster up, tear it down.
+cluster_cleanup() {
+    local pids p h
+    trap - EXIT TERM INT
+    if [ -n "$CLUSTER_JOB" ] && kill -0 "$CLUSTER_JOB" 2>/dev/null; then
+        kill -TERM "$CLUSTER_JOB" 2>/dev/null
+        for _ in $(seq 100); do kill -0 "$CLUSTER_JOB" 2>/dev/null || break; sleep 0.1; done
+        kill -KILL "$CLUSTER_JOB" 2>/dev/null
+    fi
+    # stray server ranks of this test's config on the hosts (by pid)
+    if [ -n "$CLUSTER_CONFIG" ]; then
+        for h in "${CLUSTER_HOSTS[@]}"; do
+            [ -e "/run/netns/$h" ] || continue
+            for p in $(ip netns pids "$h" 2>/dev/null); do
+                tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -q -- "-c $CLUSTER_CONFIG" &&
+                    pids+=" $p"
+            done
+        done
+        [ -n "${pids:-}" ] && { echo "cleanup: killing server ranks left behind:$pids"; kill -9 $pids 2>/dev/null; }
+    fi
+    sfs_cleanup
+    if [ $CLUSTER_BROUGHT_UP = 1 ]; then
+        timeout 120 "$CLUSTER" down
+        if "$CLUSTER" status >/dev/null 2>&1 || ls /run/netns/imaging-* /etc/netns/imaging-* >/dev/null 2>&1; then
+            echo "cleanup: the cluster is not completely gone" >&2
+        else
+            echo "cleanup: cluster torn down (no namespaces, /etc/netns entries or processes left)"
+        fi
+    fi
+}
+
+# cluster_write_config FILE: the Imaging layout (examples/imaging.yaml) with
+# every directory under this test's temp dir, a directory tree per host.
+cluster_write_config() {
+    local cfg=$1 d="$SFS_TEST_TMP/hosts"
+    CLUSTER_CONFIG=$cfg
+    "$SFS_CTL" mkconnauth "$SFS_TEST_TMP/connauth" >/dev/null || sfs_fail "stripefs-ctl mkconnauth"
+    # what an administrator makes first: the parent of the metadata store
+    mkdir -p "$d/imaging-01/var/lib/stripefs" || sfs_fail "mkdir $d/imaging-01/var/lib/stripefs"
+    cat >"$cfg" <<EOF
+# the Imaging cluster (examples/imaging.yaml) on the test cluster of ci/cluster.sh
+cluster: imaging
+connauth_file: $SFS_TEST_TMP/connauth
+mgmt: {host: imaging-01, port: 8008}
+meta: {host: imaging-01, dir: $d/imaging-01/var/lib/stripefs/meta, sync: true}
+hosts:
+  - {name: imaging-01, ranks: 1}
+  - {name: imaging-02, ranks: 1}
+  - {name: imaging-03, ranks: 1}
+  - {name: imaging-04, ranks: 1}
+storage:
+  - {id: 101, host: imaging-01, dir: $d/imaging-01/mnt/14t_drive/stripefs, capacity: 12G}
+  - {id: 201, host: imaging-02, dir: $d/imaging-02/mnt/14t_drive/stripefs, capacity: 12G}
+  - {id: 301, host: imaging-03, dir: $d/imaging-03/mnt/7t_drive/stripefs, capacity: 7G}
+  - {id: 401, host: imaging-04, dir: $d/imaging-04/mnt/7t_drive/stripefs, capacity: 7G}
+pattern: {chunk_size: 512K, stripe_count: 4}
+timeouts: {rpc: 30s, connect: 10s, heartbeat: 2s, offline: 20s}
+limits: {max_message: 64M, io_threads: 4}
+EOF
+}
+
+# cluster_start_service [--host LIST]: the service from $CLUSTER_CONFIG, one
+# rank per host, launched from imaging-01; waits until it serves (120 s).
+cluster_start_service() {
+    local hosts=$CLUSTER_ALL np=4
+    rm -f "$CLUSTER_READY"
+    timeout --kill-after=20 900 "$CLUSTER" mpirun -np "$np" --host "$hosts" \
+        "$SFS_SERVER" -c "$CLUSTER_CONFIG" --ready-file "$CLUSTER_READY" >>"$SFS_SERVICE_LOG" 2>&1 &
+    CLUSTER_JOB=$!
+    for _ in $(seq 1200); do
+        [ -f "$CLUSTER_READY" ] && break
+        kill -0 "$CLUSTER_JOB" 2>/dev/null || { wait "$CLUSTER_JOB"; sfs_fail "the service exited while starting (exit $?)"; }
+        sleep 0.1
+    done
+    [ -f "$CLUSTER_READY" ] || sfs_fail "the service did not become ready in 120 s"
+    sfs_log "service up: 4 ranks on $hosts (management imaging-01:8008), config $CLUSTER_CONFIG"
+}
+
+# Clean stop through stripefs-ctl shutdown from HOST (default imaging-03);
+# the job must exit 0 within 60 s.
+cluster_stop_service() {
+    local host=${1:-imaging-03} rc
+    [ -n "$CLUSTER_JOB" ] || return 0
+    ctl_on "$host" shutdown >/dev/null || sfs_fail "stripefs-ctl shutdown on $host failed"
+    for _ in $(seq 600); do
+        kill -0 "$CLUSTER_JOB" 2>/dev/null || break
+        sleep 0.1
+    done
+    kill -0 "$CLUSTER_JOB" 2>/dev/null && sfs_fail "the service did not stop in 60 s after stripefs-ctl shutdown"
+    wait "$CLUSTER_JOB"
+    rc=$?
+    CLUSTER_JOB=""
+    [ $rc -eq 0 ] || sfs_fail "the service job exited with $rc after stripefs-ctl shutdown"
+    [ "$(grep -c 'stopped cleanly' "$SFS_SERVICE_LOG")" -ge 1 ] || sfs_fail "no clean stop in the service log"
+    echo "ok: stripefs-ctl shutdown on $host: the service job (4 hosts) exited 0"
+}
