@@ -46,7 +46,7 @@ if [ -z "${SFS_QUICK:-}" ]; then
     SFS_SERVER_ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:halt_on_error=1" \
     LSAN_OPTIONS="suppressions=$src/ci/lsan.supp:print_suppressions=0" \
     UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" \
-        tests/run-suite.sh --build _build-asan --label asan --filter '^tests/(unit|service)/|^tests/faults/test_fault_(fsck|full|wire)' \
+        tests/run-suite.sh --build _build-asan --label asan --filter '^tests/(unit|service)/|^tests/faults/test_fault_(fsck|wire)' \
         --counts "$counts"
 fi
 

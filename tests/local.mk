@@ -27,3 +27,8 @@ check_PROGRAMS += tests/progs/sfs_meta_corrupt
 tests_progs_sfs_meta_corrupt_SOURCES  = tests/progs/sfs_meta_corrupt.c
 tests_progs_sfs_meta_corrupt_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/service
 tests_progs_sfs_meta_corrupt_LDADD    = libsfs_service.la $(SFS_CORE_LIBS)
+
+check_PROGRAMS += tests/progs/sfs_wire_attack
+tests_progs_sfs_wire_attack_SOURCES = tests/progs/sfs_wire_attack.c
+tests_progs_sfs_wire_attack_CFLAGS  = $(AM_CFLAGS) $(UCX_CFLAGS)
+tests_progs_sfs_wire_attack_LDADD   = $(SFS_CORE_LIBS)

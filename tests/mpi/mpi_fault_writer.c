@@ -54,8 +54,12 @@ int main(int argc, char **argv)
 
             MPI_Error_string(rc, text, &len);
             MPI_Error_class(rc, &cls);
-            printf("rank %d: write failed at %.3f (epoch s) after %lld MiB: class %d: %s\n", rank,
-                   wall_seconds(), (long long)(offset >> 20), cls, text);
+            printf("rank %d: write failed at %.3f (epoch s) after %lld MiB: class %s: %s\n",
+                   rank, wall_seconds(), (long long)(offset >> 20),
+                   cls == MPI_ERR_NO_SPACE ? "MPI_ERR_NO_SPACE"
+                   : cls == MPI_ERR_IO     ? "MPI_ERR_IO"
+                                           : "other",
+                   text);
             fflush(stdout);
             failed = 1;
             break;

@@ -1,0 +1,357 @@
+/*
+ * Attacks on a running server, each followed by a check that the server
+ * still serves honest clients:
+ *   - a request with no session, and one with a made-up session id
+ *   - a wrong protocol version, lengths that disagree with the message
+ *   - a request whose arguments are truncated
+ *   - a request with a forged MAC
+ *   - a replayed AUTH (proof of an earlier handshake), a forged AUTH,
+ *     an AUTH for a session that does not exist
+ *
+ *   sfs_wire_attack HOST PORT CONNAUTH
+ * Exit 0 when every attack was refused and the server kept serving.
+ */
+#define SFS_LOG_FAC "attack"
+#include "sfs_tp_internal.h"
+
+#include "sfs_errno.h"
+#include "sfs_log.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int             failures;
+static sfs_tp_worker_t *worker;
+static void            *address;
+static size_t           address_length;
+
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        printf("%s: ", (cond) ? "ok" : "FAILED");                                                  \
+        printf(__VA_ARGS__);                                                                       \
+        printf("\n");                                                                              \
+        fflush(stdout);                                                                            \
+        failures += !(cond);                                                                       \
+    } while (0)
+
+/* An honest round trip on a fresh connection: the server still serves. */
+static int honest_ping(void)
+{
+    sfs_tp_rpc_params_t params = {.opcode = SFS_OP_PING, .timeout_ms = 5000};
+    sfs_tp_conn_t      *conn;
+    sfs_tp_rpc_t       *rpc;
+    int                 rc;
+
+    rc = sfs_tp_conn_create(worker, address, address_length, "server", 5000, &conn);
+    if (rc) {
+        return rc;
+    }
+    rc = sfs_tp_call(conn, &params, &rpc);
+    sfs_tp_rpc_release(rpc);
+    sfs_tp_conn_destroy(conn);
+    return rc;
+}
+
+/* Send a raw active message on an endpoint (header bytes as given). */
+static void raw_send(ucp_ep_h ep, const uint8_t *hdr, const void *data, size_t length)
+{
+    ucp_request_param_t param;
+    ucs_status_ptr_t    req;
+
+    memset(&param, 0, sizeof(param));
+    param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+    param.flags        = UCP_AM_SEND_FLAG_EAGER;
+    req = ucp_am_send_nbx(ep, SFS_AM_ID_REQUEST, hdr, SFS_PROTO_HDR_SIZE, data, length, &param);
+    if (UCS_PTR_IS_PTR(req)) {
+        while (ucp_request_check_status(req) == UCS_INPROGRESS) {
+            ucp_worker_progress(worker->ucp_worker);
+        }
+        ucp_request_free(req);
+    }
+    for (int i = 0; i < 200; i++) {
+        sfs_tp_worker_progress(worker, 1);
+    }
+}
+
+static void header_for(sfs_tp_conn_t *conn, uint32_t opcode, uint32_t args_length,
+                       uint64_t payload_length, const void *args, uint8_t *out, int seal)
+{
+    sfs_proto_hdr_t hdr;
+
+    memset(&hdr, 0, sizeof(hdr));
+    hdr.magic          = SFS_PROTO_MAGIC;
+    hdr.version        = SFS_PROTO_VERSION;
+    hdr.opcode         = (uint16_t)opcode;
+    hdr.args_length    = args_length;
+    hdr.request_id     = 999999;
+    hdr.session_id     = conn ? conn->session_id : 0;
+    hdr.payload_length = payload_length;
+    sfs_tp_hdr_seal(&hdr, seal && conn ? &conn->session_key : NULL, args, args_length, out);
+}
+
+/* The connection still answers (0) or is gone (error). */
+static int conn_answers(sfs_tp_conn_t *conn)
+{
+    sfs_tp_rpc_params_t params = {.opcode = SFS_OP_PING, .timeout_ms = 3000};
+    sfs_tp_rpc_t       *rpc;
+    int                 rc = sfs_tp_call(conn, &params, &rpc);
+
+    sfs_tp_rpc_release(rpc);
+    return rc;
+}
+
+static void attack_no_session(void)
+{
+    sfs_tp_conn_t      *conn;
+    sfs_tp_rpc_params_t params = {.opcode = SFS_OP_PING, .timeout_ms = 2000};
+    sfs_tp_rpc_t       *rpc;
+    int                 rc;
+
+    /* a real connection whose session id we replace with a made-up one */
+    rc = sfs_tp_conn_create(worker, address, address_length, "server", 5000, &conn);
+    if (rc) {
+        CHECK(0, "connect: %s", sfs_error_detail());
+        return;
+    }
+    conn->session_id ^= 0x5a5a5a5a5a5a5a5aull;
+    rc = sfs_tp_call(conn, &params, &rpc);
+    sfs_tp_rpc_release(rpc);
+    CHECK(rc == -ETIMEDOUT, "a request with a made-up session id is not served (%s)",
+          sfs_strerror(rc));
+    sfs_tp_conn_destroy(conn);
+    CHECK(honest_ping() == 0, "the server still serves honest clients");
+}
+
+static void attack_malformed_headers(void)
+{
+    sfs_tp_conn_t *conn;
+    uint8_t        hdr[SFS_PROTO_HDR_SIZE];
+    uint8_t        junk[64] = {0};
+    int            rc;
+
+    rc = sfs_tp_conn_create(worker, address, address_length, "server", 5000, &conn);
+    if (rc) {
+        CHECK(0, "connect: %s", sfs_error_detail());
+        return;
+    }
+    CHECK(conn_answers(conn) == 0, "an authenticated session answers before the attack");
+    header_for(conn, SFS_OP_PING, 0, 0, NULL, hdr, 1);
+    hdr[4] = 99; /* protocol version 99 */
+    raw_send(conn->ep, hdr, NULL, 0);
+    rc = conn_answers(conn);
+    CHECK(rc != 0, "after a message of protocol version 99 the session is closed (%s)",
+          sfs_strerror(rc));
+    sfs_tp_conn_destroy(conn);
+
+    rc = sfs_tp_conn_create(worker, address, address_length, "server", 5000, &conn);
+    if (rc == 0) {
+        /* the header claims a 1 TiB payload; 64 bytes follow */
+        header_for(conn, SFS_OP_WRITE, 0, 1ull << 40, NULL, hdr, 1);
+        raw_send(conn->ep, hdr, junk, sizeof(junk));
+        rc = conn_answers(conn);
+        CHECK(rc != 0, "after a header claiming 1 TiB of payload the session is closed (%s)",
+              sfs_strerror(rc));
+        sfs_tp_conn_destroy(conn);
+    }
+    rc = sfs_tp_conn_create(worker, address, address_length, "server", 5000, &conn);
+    if (rc == 0) {
+        header_for(conn, SFS_OP_PING, 40, 0, junk, hdr, 1); /* 40 bytes said, 64 sent */
+        raw_send(conn->ep, hdr, junk, sizeof(junk));
+        rc = conn_answers(conn);
+        CHECK(rc != 0, "after lengths that disagree with the message the session is closed (%s)",
+              sfs_strerror(rc));
+        sfs_tp_conn_destroy(conn);
+    }
+    CHECK(honest_ping() == 0, "the server still serves honest clients");
+}
+
+static void attack_bad_arguments(void)
+{
+    sfs_tp_conn_t      *conn;
+    sfs_tp_rpc_params_t params;
+    sfs_tp_rpc_t       *rpc;
+    uint8_t             args[16] = {0xa0, 0x0f, '/', 'x'}; /* a 4000-byte path, 2 bytes sent */
+    sfs_auth_key_t      real;
+    int                 rc;
+
+    rc = sfs_tp_conn_create(worker, address, address_length, "server", 5000, &conn);
+    if (rc) {
+        CHECK(0, "connect: %s", sfs_error_detail());
+        return;
+    }
+    memset(&params, 0, sizeof(params));
+    params.opcode      = SFS_OP_LOOKUP;
+    params.args        = args;
+    params.args_length = 4;
+    params.timeout_ms  = 5000;
+    rc                 = sfs_tp_call(conn, &params, &rpc);
+    CHECK(rc == -EBADMSG || rc == -EOPNOTSUPP || rc == -ENAMETOOLONG,
+          "truncated LOOKUP arguments get an error reply: %s (%s)", sfs_strerror(rc),
+          rpc ? sfs_tp_rpc_error_detail(rpc) : "");
+    sfs_tp_rpc_release(rpc);
+
+    /* a forged MAC: sign with a wrong session key */
+    real = conn->session_key;
+    conn->session_key.bytes[0] ^= 0xff;
+    memset(&params, 0, sizeof(params));
+    params.opcode     = SFS_OP_PING;
+    params.timeout_ms = 5000;
+    rc                = sfs_tp_call(conn, &params, &rpc);
+    CHECK(rc == -EACCES, "a request with a forged MAC is refused: %s", sfs_strerror(rc));
+    sfs_tp_rpc_release(rpc);
+    conn->session_key = real;
+    CHECK(conn_answers(conn) == 0, "the honest session goes on after the forged request");
+    sfs_tp_conn_destroy(conn);
+}
+
+/* A handshake by hand, to replay and forge its last step. */
+static int hello_by_hand(sfs_tp_conn_t **conn_p, sfs_hello_req_t *hello, sfs_hello_reply_t *reply)
+{
+    ucp_ep_params_t     ep_params;
+    sfs_tp_conn_t      *conn = calloc(1, sizeof(*conn));
+    uint8_t             args[1024];
+    sfs_wbuf_t          wb;
+    sfs_rbuf_t          rb;
+    sfs_tp_rpc_params_t params;
+    sfs_tp_rpc_t       *rpc;
+    const void         *reply_args;
+    size_t              length;
+    int                 rc;
+
+    conn->worker = worker;
+    sfs_list_init(&conn->rpcs);
+    snprintf(conn->name, sizeof(conn->name), "server (by hand)");
+    memset(&ep_params, 0, sizeof(ep_params));
+    ep_params.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
+    ep_params.address    = address;
+    ep_params.err_mode   = UCP_ERR_HANDLING_MODE_PEER;
+    if (ucp_ep_create(worker->ucp_worker, &ep_params, &conn->ep) != UCS_OK) {
+        free(conn);
+        return -EHOSTUNREACH;
+    }
+    sfs_list_add_tail(&worker->conns, &conn->list);
+    memset(hello, 0, sizeof(*hello));
+    hello->peer_kind = SFS_PEER_CLIENT;
+    hello->pid       = (uint32_t)getpid();
+    snprintf(hello->host, sizeof(hello->host), "attacker");
+    snprintf(hello->program, sizeof(hello->program), "sfs_wire_attack");
+    sfs_auth_random(hello->nonce, sizeof(hello->nonce));
+    hello->address        = worker->address;
+    hello->address_length = worker->address_length;
+    sfs_wbuf_init(&wb, args, sizeof(args));
+    sfs_proto_hello_req_pack(&wb, hello);
+    memset(&params, 0, sizeof(params));
+    params.opcode      = SFS_OP_HELLO;
+    params.args        = args;
+    params.args_length = wb.length;
+    params.timeout_ms  = 5000;
+    rc                 = sfs_tp_call(conn, &params, &rpc);
+    if (rc == 0) {
+        reply_args = sfs_tp_rpc_reply_args(rpc, &length);
+        sfs_rbuf_init(&rb, reply_args, length);
+        sfs_proto_hello_reply_unpack(&rb, reply);
+        conn->session_id = reply->session_id;
+        sfs_auth_session_key(&worker->key, hello->nonce, reply->nonce, reply->session_id,
+                             &conn->session_key);
+    }
+    sfs_tp_rpc_release(rpc);
+    *conn_p = conn;
+    return rc;
+}
+
+static int auth_by_hand(sfs_tp_conn_t *conn, const uint8_t proof[SFS_PROOF_SIZE])
+{
+    sfs_auth_req_t      auth;
+    uint8_t             args[64];
+    sfs_wbuf_t          wb;
+    sfs_tp_rpc_params_t params;
+    sfs_tp_rpc_t       *rpc;
+    int                 rc;
+
+    memcpy(auth.proof, proof, SFS_PROOF_SIZE);
+    sfs_wbuf_init(&wb, args, sizeof(args));
+    sfs_proto_auth_req_pack(&wb, &auth);
+    memset(&params, 0, sizeof(params));
+    params.opcode      = SFS_OP_AUTH;
+    params.args        = args;
+    params.args_length = wb.length;
+    params.timeout_ms  = 3000;
+    rc                 = sfs_tp_call(conn, &params, &rpc);
+    sfs_tp_rpc_release(rpc);
+    return rc;
+}
+
+static void attack_handshakes(void)
+{
+    sfs_hello_req_t   hello1, hello2;
+    sfs_hello_reply_t reply1, reply2;
+    sfs_tp_conn_t    *first, *second, *third;
+    uint8_t           proof1[SFS_PROOF_SIZE], forged[SFS_PROOF_SIZE];
+    int               rc;
+
+    rc = hello_by_hand(&first, &hello1, &reply1);
+    CHECK(rc == 0, "a first HELLO is answered (%s)", rc ? sfs_error_detail() : "");
+    sfs_auth_client_proof(&worker->key, hello1.nonce, reply1.nonce, reply1.session_id, proof1);
+    rc = auth_by_hand(first, proof1);
+    CHECK(rc == 0, "its AUTH with the right proof is accepted");
+
+    /* the same proof for a new handshake: the server's nonce differs */
+    rc = hello_by_hand(&second, &hello2, &reply2);
+    CHECK(rc == 0 && reply2.session_id != reply1.session_id, "a second HELLO gets a new session");
+    rc = auth_by_hand(second, proof1);
+    CHECK(rc == -EACCES, "a replayed AUTH is refused: %s", sfs_strerror(rc));
+
+    rc = hello_by_hand(&third, &hello2, &reply2);
+    sfs_auth_random(forged, sizeof(forged));
+    rc = rc ? rc : auth_by_hand(third, forged);
+    CHECK(rc == -EACCES, "a forged AUTH is refused: %s", sfs_strerror(rc));
+
+    /* an AUTH for a session that was never offered */
+    third->session_id = 0x1234567890abcdefull;
+    rc                = auth_by_hand(third, proof1);
+    CHECK(rc == -ETIMEDOUT, "an AUTH for an unknown session is ignored: %s", sfs_strerror(rc));
+    sfs_tp_conn_destroy(first);
+    sfs_tp_conn_destroy(second);
+    sfs_tp_conn_destroy(third);
+    CHECK(honest_ping() == 0, "the server still serves honest clients");
+}
+
+int main(int argc, char **argv)
+{
+    sfs_tp_worker_params_t params;
+    sfs_auth_key_t         key;
+    int                    rc;
+
+    if (argc != 4) {
+        fprintf(stderr, "usage: %s HOST PORT CONNAUTH\n", argv[0]);
+        return 2;
+    }
+    if (sfs_auth_load_connauth(argv[3], &key) != 0) {
+        fprintf(stderr, "%s\n", sfs_error_detail());
+        return 2;
+    }
+    memset(&params, 0, sizeof(params));
+    params.field_mask = SFS_TP_WORKER_PARAM_KEY | SFS_TP_WORKER_PARAM_NAME;
+    params.key        = &key;
+    params.name       = "sfs_wire_attack";
+    rc                = sfs_tp_worker_create(&params, &worker);
+    if (rc == 0) {
+        rc = sfs_tp_bootstrap_fetch(argv[1], (uint16_t)atoi(argv[2]), 5000, &address,
+                                    &address_length);
+    }
+    if (rc) {
+        fprintf(stderr, "setup: %s\n", sfs_error_detail());
+        return 2;
+    }
+    CHECK(honest_ping() == 0, "an honest client is served before the attacks");
+    attack_no_session();
+    attack_malformed_headers();
+    attack_bad_arguments();
+    attack_handshakes();
+    free(address);
+    sfs_tp_worker_destroy(worker);
+    printf("%d check%s failed\n", failures, failures == 1 ? "" : "s");
+    return failures ? 1 : 0;
+}
