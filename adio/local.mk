@@ -117,6 +117,7 @@ tools/stripefs-run: $(srcdir)/tools/stripefs-run.in Makefile
 	$(AM_V_GEN)$(MKDIR_P) tools && rm -f $@ $@.tmp && \
 	sed -e 's|@SFS_BUILD_TOOLSDIR@|$(abs_top_builddir)/tools|g' \
 	    -e 's|@SFS_BUILD_LIBDIR@|$(abs_top_builddir)/adio|g' \
+	    -e 's|@SFS_BUILD_TOPDIR@|$(abs_top_builddir)|g' \
 	    -e 's|@SFS_LIBDIR@|$(libdir)|g' \
 	    -e 's|@SFS_VERSION@|$(PACKAGE_VERSION)|g' \
 	    $(srcdir)/tools/stripefs-run.in >$@.tmp && chmod +x $@.tmp && mv $@.tmp $@
