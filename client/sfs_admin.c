@@ -30,8 +30,8 @@ int sfs_admin_ping(sfs_client_t *client, uint32_t node_id, double *rtt_us_p)
     if (rc) {
         return rc;
     }
-    start = sfs_time_ns();
-    rc    = sfs_tp_call(conn, &params, &rpc);
+    start     = sfs_time_ns();
+    rc        = sfs_tp_call(conn, &params, &rpc);
     *rtt_us_p = (double)(sfs_time_ns() - start) / 1000.0;
     sfs_tp_rpc_release(rpc);
     return rc;
@@ -151,8 +151,7 @@ int sfs_admin_chunk_list(sfs_client_t *client, uint32_t target_id, uint64_t afte
     }
     sfs_tp_rpc_release(rpc);
     *count_p = count;
-    return rb.error ? sfs_error_set(-EPROTO, "malformed chunk list from target %u", target_id)
-                    : 0;
+    return rb.error ? sfs_error_set(-EPROTO, "malformed chunk list from target %u", target_id) : 0;
 }
 
 int sfs_admin_chunk_unlink(sfs_client_t *client, uint32_t target_id, const uint64_t *ids,

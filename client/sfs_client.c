@@ -55,8 +55,8 @@ static int sfs_client_parse_mgmt(const char *mgmt, char *host, size_t host_size,
         return sfs_error_set(-ENAMETOOLONG, "management host name too long");
     }
     memcpy(host, mgmt, n);
-    host[n]  = '\0';
-    *port_p  = (uint16_t)port;
+    host[n] = '\0';
+    *port_p = (uint16_t)port;
     return 0;
 }
 
@@ -175,10 +175,9 @@ int sfs_client_connect(const sfs_client_params_t *params, sfs_client_t **client_
     wparams.field_mask = SFS_TP_WORKER_PARAM_KEY | SFS_TP_WORKER_PARAM_PEER_KIND |
                          SFS_TP_WORKER_PARAM_RPC_TIMEOUT | SFS_TP_WORKER_PARAM_NAME |
                          SFS_TP_WORKER_PARAM_MAX_PAYLOAD;
-    wparams.key            = &client->key;
-    wparams.peer_kind      = (params && (params->field_mask & SFS_CLIENT_PARAM_ADMIN))
-                                     ? SFS_PEER_ADMIN
-                                     : SFS_PEER_CLIENT;
+    wparams.key       = &client->key;
+    wparams.peer_kind = (params && (params->field_mask & SFS_CLIENT_PARAM_ADMIN)) ? SFS_PEER_ADMIN
+                                                                                  : SFS_PEER_CLIENT;
     wparams.rpc_timeout_ms = client->timeout_ms;
     wparams.name = SFS_PARAM_VALUE(params, program, SFS_CLIENT_PARAM_PROGRAM, "stripefs-client");
     wparams.max_payload = client->max_request > (64u << 20) ? client->max_request : (64u << 20);
@@ -187,26 +186,25 @@ int sfs_client_connect(const sfs_client_params_t *params, sfs_client_t **client_
         goto err_free;
     }
     memset(&cparams, 0, sizeof(cparams));
-    cparams.field_mask = SFS_CLUSTER_PARAM_MGMT_HOST | SFS_CLUSTER_PARAM_TIMEOUT;
-    cparams.worker     = client->worker;
-    cparams.mgmt_host  = where.host;
-    cparams.mgmt_port  = where.port;
+    cparams.field_mask         = SFS_CLUSTER_PARAM_MGMT_HOST | SFS_CLUSTER_PARAM_TIMEOUT;
+    cparams.worker             = client->worker;
+    cparams.mgmt_host          = where.host;
+    cparams.mgmt_port          = where.port;
     cparams.connect_timeout_ms = client->timeout_ms < 10000 ? client->timeout_ms : 10000;
-    rc = sfs_cluster_connect(&cparams, &client->cluster);
+    rc                         = sfs_cluster_connect(&cparams, &client->cluster);
     if (rc) {
         goto err_worker;
     }
     *client_p = client;
     return 0;
 
-err_worker:
-    {
-        char detail[SFS_ERROR_DETAIL_MAX];
+err_worker : {
+    char detail[SFS_ERROR_DETAIL_MAX];
 
-        snprintf(detail, sizeof(detail), "%s", sfs_error_detail());
-        sfs_tp_worker_destroy(client->worker);
-        sfs_error_set(rc, "%s", detail);
-    }
+    snprintf(detail, sizeof(detail), "%s", sfs_error_detail());
+    sfs_tp_worker_destroy(client->worker);
+    sfs_error_set(rc, "%s", detail);
+}
 err_free:
     free(client);
     return rc;

@@ -39,7 +39,7 @@ int sfs_client_meta_call(sfs_client_t *client, uint32_t opcode, const sfs_meta_r
 /* Normalise a user path into req->path; the error names the path. */
 int sfs_client_path(const char *path, char *out);
 /* Ask every target of a file for its chunk length (in parallel). */
-int sfs_client_chunk_lengths(sfs_client_t *client, const sfs_attr_t *attr, uint64_t *lengths);
+int  sfs_client_chunk_lengths(sfs_client_t *client, const sfs_attr_t *attr, uint64_t *lengths);
 void sfs_client_attr_to_stat(const sfs_attr_t *attr, sfs_stat_t *stat);
 
 #endif

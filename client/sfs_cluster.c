@@ -66,9 +66,8 @@ static int sfs_cluster_connect_mgmt(sfs_cluster_t *cluster)
     } else {
         snprintf(name, sizeof(name), "management server");
     }
-    return sfs_tp_conn_create(cluster->worker, cluster->mgmt_address,
-                              cluster->mgmt_address_length, name, cluster->timeout_ms,
-                              &cluster->mgmt);
+    return sfs_tp_conn_create(cluster->worker, cluster->mgmt_address, cluster->mgmt_address_length,
+                              name, cluster->timeout_ms, &cluster->mgmt);
 }
 
 int sfs_cluster_connect(const sfs_cluster_params_t *params, sfs_cluster_t **cluster_p)
@@ -82,9 +81,9 @@ int sfs_cluster_connect(const sfs_cluster_params_t *params, sfs_cluster_t **clus
     if (!SFS_ALLOC_PTR(cluster)) {
         return -ENOMEM;
     }
-    cluster->worker     = params->worker;
-    cluster->timeout_ms = SFS_PARAM_VALUE(params, connect_timeout_ms, SFS_CLUSTER_PARAM_TIMEOUT,
-                                          10000);
+    cluster->worker = params->worker;
+    cluster->timeout_ms =
+        SFS_PARAM_VALUE(params, connect_timeout_ms, SFS_CLUSTER_PARAM_TIMEOUT, 10000);
     if (params->field_mask & SFS_CLUSTER_PARAM_MGMT_HOST) {
         snprintf(cluster->mgmt_host, sizeof(cluster->mgmt_host), "%s", params->mgmt_host);
         cluster->mgmt_port = params->mgmt_port;
@@ -180,7 +179,7 @@ int sfs_cluster_refresh_map(sfs_cluster_t *cluster)
     /* connections to nodes whose address changed are remade on next use */
     for (uint32_t i = 0; i < cluster->node_count; i++) {
         const sfs_map_node_t *old_node =
-                cluster->map ? sfs_map_find_node(cluster->map, cluster->nodes[i].node_id) : NULL;
+            cluster->map ? sfs_map_find_node(cluster->map, cluster->nodes[i].node_id) : NULL;
         const sfs_map_node_t *new_node = sfs_map_find_node(map, cluster->nodes[i].node_id);
 
         if (!new_node || !old_node || old_node->address_length != new_node->address_length ||
@@ -282,9 +281,9 @@ int sfs_cluster_meta_conn(sfs_cluster_t *cluster, sfs_tp_conn_t **conn_p)
 
 int sfs_cluster_target_conn(sfs_cluster_t *cluster, uint32_t target_id, sfs_tp_conn_t **conn_p)
 {
-    const sfs_map_target_t *target = cluster->map ? sfs_map_find_target(cluster->map, target_id)
-                                                  : NULL;
-    int                     rc;
+    const sfs_map_target_t *target =
+        cluster->map ? sfs_map_find_target(cluster->map, target_id) : NULL;
+    int rc;
 
     if (!target) {
         rc = sfs_cluster_refresh_map(cluster);
@@ -293,8 +292,7 @@ int sfs_cluster_target_conn(sfs_cluster_t *cluster, uint32_t target_id, sfs_tp_c
         }
         target = sfs_map_find_target(cluster->map, target_id);
         if (!target) {
-            return sfs_error_set(-ENODEV, "storage target %u is not in the cluster map",
-                                 target_id);
+            return sfs_error_set(-ENODEV, "storage target %u is not in the cluster map", target_id);
         }
     }
     rc = sfs_cluster_node_conn(cluster, target->node_id, conn_p);

@@ -73,8 +73,7 @@ int sfs_file_open(sfs_client_t *client, const char *path, int flags, uint32_t mo
     if (file->attr.pattern_targets == 0 ||
         file->attr.pattern_targets != file->attr.pattern.stripe_count ||
         sfs_pattern_validate(&file->attr.pattern) != 0) {
-        rc = sfs_error_set(-EIO, "%s has no valid stripe pattern (run stripefs-fsck)",
-                           file->path);
+        rc = sfs_error_set(-EIO, "%s has no valid stripe pattern (run stripefs-fsck)", file->path);
         goto err;
     }
     if ((flags & SFS_O_TRUNC) && !created && (flags & 0x3) != SFS_O_RDONLY) {
@@ -125,8 +124,8 @@ static int sfs_file_each_target(sfs_file_t *file, uint32_t opcode, uint64_t size
 {
     const sfs_pattern_t *pattern = &file->attr.pattern;
     sfs_tp_rpc_t        *rpcs[SFS_STRIPE_COUNT_MAX];
-    uint32_t             last    = sfs_layout_last_byte_target(pattern, size);
-    int                  rc      = 0;
+    uint32_t             last = sfs_layout_last_byte_target(pattern, size);
+    int                  rc   = 0;
 
     memset(rpcs, 0, sizeof(rpcs));
     for (uint32_t t = 0; t < pattern->stripe_count && rc == 0; t++) {
@@ -143,8 +142,7 @@ static int sfs_file_each_target(sfs_file_t *file, uint32_t opcode, uint64_t size
             /* the target holding the last byte gets the exact length (it
              * may grow, with a hole); the others are only cut */
             chunk.length = sfs_layout_chunk_length_for_size(pattern, t, size);
-            chunk.flags  = (size > 0 && t == last) ? SFS_TRUNCATE_EXACT
-                                                   : SFS_TRUNCATE_SHRINK_ONLY;
+            chunk.flags  = (size > 0 && t == last) ? SFS_TRUNCATE_EXACT : SFS_TRUNCATE_SHRINK_ONLY;
         }
         sfs_wbuf_init(&wb, args, sizeof(args));
         sfs_proto_chunk_req_pack(&wb, opcode, &chunk);
@@ -152,7 +150,7 @@ static int sfs_file_each_target(sfs_file_t *file, uint32_t opcode, uint64_t size
         params.opcode      = opcode;
         params.args        = args;
         params.args_length = wb.length;
-        rc = sfs_cluster_target_conn(file->client->cluster, chunk.target_id, &conn);
+        rc                 = sfs_cluster_target_conn(file->client->cluster, chunk.target_id, &conn);
         if (rc == 0) {
             rc = sfs_tp_rpc_start(conn, &params, &rpcs[t]);
         }
@@ -216,8 +214,7 @@ int sfs_file_local2global(const sfs_file_t *file, void *buf, size_t *length_p)
     }
     if (buf) {
         if (*length_p < wb.length) {
-            return sfs_error_set(-EOVERFLOW, "%s: handle needs %zu bytes", file->path,
-                                 wb.length);
+            return sfs_error_set(-EOVERFLOW, "%s: handle needs %zu bytes", file->path, wb.length);
         }
         memcpy(buf, tmp, wb.length);
     }
@@ -225,8 +222,7 @@ int sfs_file_local2global(const sfs_file_t *file, void *buf, size_t *length_p)
     return 0;
 }
 
-int sfs_file_global2local(sfs_client_t *client, const void *buf, size_t length,
-                          sfs_file_t **file_p)
+int sfs_file_global2local(sfs_client_t *client, const void *buf, size_t length, sfs_file_t **file_p)
 {
     sfs_file_t *file;
     sfs_rbuf_t  rb;

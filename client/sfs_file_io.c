@@ -96,8 +96,8 @@ static int sfs_io_segments(sfs_request_t *req, const sfs_file_extent_t *extents,
 {
     const sfs_pattern_t *pattern   = &req->file->attr.pattern;
     uint64_t             max_piece = req->file->client->max_request;
-    size_t               capacity  = 0, mem = 0;
-    uint64_t             mem_used  = 0, file_total = 0, mem_total = 0;
+    size_t               capacity = 0, mem = 0;
+    uint64_t             mem_used = 0, file_total = 0, mem_total = 0;
 
     for (size_t i = 0; i < extent_count; i++) {
         file_total += extents[i].length;
@@ -111,8 +111,7 @@ static int sfs_io_segments(sfs_request_t *req, const sfs_file_extent_t *extents,
     }
     if (file_total != mem_total) {
         return sfs_error_set(-EINVAL, "%s: list I/O of %lu file bytes into %lu memory bytes",
-                             req->file->path, (unsigned long)file_total,
-                             (unsigned long)mem_total);
+                             req->file->path, (unsigned long)file_total, (unsigned long)mem_total);
     }
     req->total = file_total;
     for (size_t e = 0; e < extent_count; e++) {
@@ -188,11 +187,10 @@ static int sfs_io_plan(sfs_request_t *req)
         memset(rpc, 0, sizeof(*rpc));
         rpc->target_index = req->segments[i].target_index;
         rpc->first        = i;
-        while (i < req->segment_count &&
-               req->segments[i].target_index == rpc->target_index &&
+        while (i < req->segment_count && req->segments[i].target_index == rpc->target_index &&
                (rpc->count == 0 || rpc->bytes + req->segments[i].length <= max_bytes)) {
-            const sfs_io_segment_t *seg     = &req->segments[i];
-            int                     merges  = seg->chunk_offset == end;
+            const sfs_io_segment_t *seg    = &req->segments[i];
+            int                     merges = seg->chunk_offset == end;
 
             if (!merges && extents == SFS_PROTO_MAX_EXTENTS) {
                 break;
@@ -228,9 +226,8 @@ static int sfs_io_plan(sfs_request_t *req)
                 continue;
             }
             req->order[k++] = r;
-            per_target_next[t] = (r + 1 < req->rpc_count && req->rpcs[r + 1].target_index == t)
-                                         ? r + 1
-                                         : SIZE_MAX;
+            per_target_next[t] =
+                (r + 1 < req->rpc_count && req->rpcs[r + 1].target_index == t) ? r + 1 : SIZE_MAX;
         }
     }
     free(per_target_next);
@@ -238,7 +235,7 @@ static int sfs_io_plan(sfs_request_t *req)
 }
 
 static void sfs_io_fail(sfs_request_t *req, int status, const char *fmt, ...)
-        __attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 static void sfs_io_fail(sfs_request_t *req, int status, const char *fmt, ...)
 {
@@ -255,11 +252,11 @@ static void sfs_io_fail(sfs_request_t *req, int status, const char *fmt, ...)
 
 static int sfs_io_start(sfs_request_t *req, sfs_io_rpc_t *rpc)
 {
-    sfs_file_t         *file     = req->file;
-    uint32_t            target   = file->attr.pattern.targets[rpc->target_index];
-    uint32_t            opcode   = req->write ? SFS_OP_WRITE : SFS_OP_READ;
-    sfs_chunk_req_t    *chunk    = malloc(sizeof(*chunk));
-    uint8_t            *args     = malloc(SFS_PROTO_ARGS_MAX);
+    sfs_file_t         *file   = req->file;
+    uint32_t            target = file->attr.pattern.targets[rpc->target_index];
+    uint32_t            opcode = req->write ? SFS_OP_WRITE : SFS_OP_READ;
+    sfs_chunk_req_t    *chunk  = malloc(sizeof(*chunk));
+    uint8_t            *args   = malloc(SFS_PROTO_ARGS_MAX);
     sfs_tp_rpc_params_t params;
     sfs_tp_conn_t      *conn;
     sfs_wbuf_t          wb;
@@ -337,8 +334,8 @@ static int sfs_io_start(sfs_request_t *req, sfs_io_rpc_t *rpc)
     }
     free(args);
     if (rc) {
-        sfs_io_fail(req, rc, "%s: %s on storage target %u: %s", file->path,
-                    sfs_op_name(opcode), target, sfs_error_detail());
+        sfs_io_fail(req, rc, "%s: %s on storage target %u: %s", file->path, sfs_op_name(opcode),
+                    target, sfs_error_detail());
     }
     return rc;
 }
@@ -420,7 +417,7 @@ static int sfs_io_finished(const sfs_request_t *req)
  * inside the range, so the size decides. */
 static ssize_t sfs_io_read_result(sfs_request_t *req)
 {
-    sfs_file_t *file  = req->file;
+    sfs_file_t *file       = req->file;
     int         short_read = 0;
     uint64_t    lengths[SFS_STRIPE_COUNT_MAX];
     uint64_t    size, result = 0;
@@ -504,8 +501,7 @@ static ssize_t sfs_io_run(sfs_file_t *file, int write, const sfs_file_extent_t *
                           size_t extent_count, const struct iovec *memory, size_t memory_count)
 {
     sfs_request_t *req = NULL;
-    int            rc  = sfs_io_create(file, write, extents, extent_count, memory, memory_count,
-                                       &req);
+    int rc = sfs_io_create(file, write, extents, extent_count, memory, memory_count, &req);
 
     return rc ? rc : sfs_io_finish(req);
 }
@@ -543,8 +539,7 @@ static int sfs_io_start_async(sfs_file_t *file, int write, void *buf, size_t len
 {
     sfs_file_extent_t extent = {offset, length};
     struct iovec      iov    = {buf, length};
-    int               rc     = sfs_io_create(file, write, &extent, length ? 1 : 0, &iov,
-                                             length ? 1 : 0, request_p);
+    int rc = sfs_io_create(file, write, &extent, length ? 1 : 0, &iov, length ? 1 : 0, request_p);
 
     if (rc == 0) {
         sfs_io_advance(*request_p, 0);

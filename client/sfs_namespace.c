@@ -144,7 +144,7 @@ int sfs_client_chunk_lengths(sfs_client_t *client, const sfs_attr_t *attr, uint6
         params.opcode      = SFS_OP_CHUNK_STAT;
         params.args        = args[t];
         params.args_length = wb.length;
-        rc = sfs_cluster_target_conn(client->cluster, chunk.target_id, &conn);
+        rc                 = sfs_cluster_target_conn(client->cluster, chunk.target_id, &conn);
         if (rc == 0) {
             rc = sfs_tp_rpc_start(conn, &params, &rpcs[t]);
         }
@@ -171,11 +171,11 @@ int sfs_client_chunk_lengths(sfs_client_t *client, const sfs_attr_t *attr, uint6
             }
         }
         if (one && !rc) {
-            rc = sfs_error_set(one, "storage target %u: chunk length of entry %016lx: %s",
-                               attr->pattern.targets[t], (unsigned long)attr->entry_id,
-                               sfs_tp_rpc_error_detail(rpcs[t])[0]
-                                       ? sfs_tp_rpc_error_detail(rpcs[t])
-                                       : sfs_strerror(one));
+            rc =
+                sfs_error_set(one, "storage target %u: chunk length of entry %016lx: %s",
+                              attr->pattern.targets[t], (unsigned long)attr->entry_id,
+                              sfs_tp_rpc_error_detail(rpcs[t])[0] ? sfs_tp_rpc_error_detail(rpcs[t])
+                                                                  : sfs_strerror(one));
         }
         sfs_tp_rpc_release(rpcs[t]);
     }
@@ -347,8 +347,7 @@ int sfs_readdir(sfs_client_t *client, const char *path, const char *after, sfs_d
         sfs_proto_dirent_unpack(&rb, &dirent);
         snprintf(entries[i].name, sizeof(entries[i].name), "%s", dirent.name);
         entries[i].entry_id = dirent.entry_id;
-        entries[i].type     = dirent.type == SFS_TYPE_DIR ? SFS_FILE_TYPE_DIR
-                                                          : SFS_FILE_TYPE_REGULAR;
+        entries[i].type = dirent.type == SFS_TYPE_DIR ? SFS_FILE_TYPE_DIR : SFS_FILE_TYPE_REGULAR;
     }
     sfs_tp_rpc_release(rpc);
     if (rb.error) {

@@ -153,9 +153,8 @@ uint64_t sfs_auth_random_u64(void)
     return value;
 }
 
-static void sfs_auth_hmac(const sfs_auth_key_t *key, const char *label,
-                          const uint8_t *nonce_a, const uint8_t *nonce_b, uint64_t session_id,
-                          uint8_t out[32])
+static void sfs_auth_hmac(const sfs_auth_key_t *key, const char *label, const uint8_t *nonce_a,
+                          const uint8_t *nonce_b, uint64_t session_id, uint8_t out[32])
 {
     crypto_auth_hmacsha256_state state;
     uint8_t                      sid[8];
@@ -221,6 +220,6 @@ int sfs_auth_mac_check(const sfs_auth_key_t *session_key, const uint8_t *packed_
 
     sfs_auth_mac(session_key, packed_hdr, args, args_length, expected);
     return sodium_memcmp(expected, packed_hdr + SFS_PROTO_MAC_COVERS, SFS_PROTO_MAC_SIZE) == 0
-                   ? 0
-                   : -EACCES;
+               ? 0
+               : -EACCES;
 }

@@ -20,9 +20,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SFS_AUTH_KEY_SIZE 32
-#define SFS_CONNAUTH_MIN  16   /* bytes of secret at least */
-#define SFS_CONNAUTH_MAX  4096
+#define SFS_AUTH_KEY_SIZE         32
+#define SFS_CONNAUTH_MIN          16 /* bytes of secret at least */
+#define SFS_CONNAUTH_MAX          4096
 #define SFS_CONNAUTH_DEFAULT_SIZE 128
 
 typedef struct sfs_auth_key {
@@ -41,7 +41,7 @@ int sfs_auth_load_connauth(const char *path, sfs_auth_key_t *key);
  * -EEXIST rather than overwrite an existing file. */
 int sfs_auth_make_connauth(const char *path, size_t size);
 
-void sfs_auth_random(void *buf, size_t length);
+void     sfs_auth_random(void *buf, size_t length);
 uint64_t sfs_auth_random_u64(void);
 
 /* Proofs of the handshake (see above). */
@@ -65,7 +65,7 @@ void sfs_auth_session_key(const sfs_auth_key_t *key, const uint8_t client_nonce[
 void sfs_auth_mac(const sfs_auth_key_t *session_key, const uint8_t *packed_hdr, const void *args,
                   size_t args_length, uint8_t mac[SFS_PROTO_MAC_SIZE]);
 /* Verify it in constant time: 0 if it matches, else -EACCES. */
-int  sfs_auth_mac_check(const sfs_auth_key_t *session_key, const uint8_t *packed_hdr,
-                        const void *args, size_t args_length);
+int sfs_auth_mac_check(const sfs_auth_key_t *session_key, const uint8_t *packed_hdr,
+                       const void *args, size_t args_length);
 
 #endif

@@ -1815,8 +1815,8 @@ static int sfs_config_emit_settings(yaml_emitter_t *emitter, const sfs_config_t 
                             emitter, "max_message",
                             sfs_config_size_text(config->max_message_size, text, sizeof(text))));
     SFS_CONFIG_STEP(rc, sfs_config_emit_number(emitter, "io_threads", config->io_threads));
-    SFS_CONFIG_STEP(rc, sfs_config_emit_number(emitter, "max_request_rate",
-                                               config->max_request_rate));
+    SFS_CONFIG_STEP(rc,
+                    sfs_config_emit_number(emitter, "max_request_rate", config->max_request_rate));
     SFS_CONFIG_STEP(rc, sfs_config_emit_mapping_end(emitter));
     return rc;
 }

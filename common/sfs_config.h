@@ -15,10 +15,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SFS_CONFIG_NAME_MAX      256
-#define SFS_CONFIG_DEFAULT_PORT  8008
-#define SFS_CONFIG_MAX_TARGETS   1024
-#define SFS_CONFIG_MAX_HOSTS     1024
+#define SFS_CONFIG_NAME_MAX     256
+#define SFS_CONFIG_DEFAULT_PORT 8008
+#define SFS_CONFIG_MAX_TARGETS  1024
+#define SFS_CONFIG_MAX_HOSTS    1024
 
 typedef struct sfs_config_host {
     char     name[SFS_CONFIG_NAME_MAX];    /* host name as the MPI job sees it */
@@ -28,43 +28,43 @@ typedef struct sfs_config_host {
 } sfs_config_host_t;
 
 typedef struct sfs_config_target {
-    uint32_t id;                     /* e.g. 101; 1..65535, unique */
+    uint32_t id; /* e.g. 101; 1..65535, unique */
     char     host[SFS_CONFIG_NAME_MAX];
-    char     dir[PATH_MAX];          /* absolute after loading */
-    uint64_t capacity;               /* bytes; 0 = the file system's size */
-    uint64_t bandwidth;              /* bytes/s disk cap emulation; 0 = none */
+    char     dir[PATH_MAX]; /* absolute after loading */
+    uint64_t capacity;      /* bytes; 0 = the file system's size */
+    uint64_t bandwidth;     /* bytes/s disk cap emulation; 0 = none */
     int      line;
 } sfs_config_target_t;
 
 typedef struct sfs_config {
-    char path[PATH_MAX];             /* file it was loaded from ("" if parsed from memory) */
+    char path[PATH_MAX]; /* file it was loaded from ("" if parsed from memory) */
     char cluster_name[SFS_CONFIG_NAME_MAX];
-    char connauth_file[PATH_MAX];    /* absolute after loading */
+    char connauth_file[PATH_MAX]; /* absolute after loading */
 
     char     mgmt_host[SFS_CONFIG_NAME_MAX];
-    uint16_t mgmt_port;              /* default SFS_CONFIG_DEFAULT_PORT */
+    uint16_t mgmt_port; /* default SFS_CONFIG_DEFAULT_PORT */
 
     char meta_host[SFS_CONFIG_NAME_MAX];
-    char meta_dir[PATH_MAX];         /* absolute after loading */
-    int  meta_sync;                  /* 1 (default): commits are durable (fsync) */
+    char meta_dir[PATH_MAX]; /* absolute after loading */
+    int  meta_sync;          /* 1 (default): commits are durable (fsync) */
 
-    sfs_config_host_t   *hosts;      /* hosts named under `hosts:` plus every host a role names */
+    sfs_config_host_t   *hosts; /* hosts named under `hosts:` plus every host a role names */
     uint32_t             host_count;
     sfs_config_target_t *targets;
     uint32_t             target_count;
 
-    uint64_t default_chunk_size;     /* default 512 KiB */
-    uint32_t default_stripe_count;   /* default 4 (capped at target_count when used) */
+    uint64_t default_chunk_size;   /* default 512 KiB */
+    uint32_t default_stripe_count; /* default 4 (capped at target_count when used) */
 
-    uint32_t rpc_timeout_ms;         /* default 30000 */
-    uint32_t connect_timeout_ms;     /* default 10000 */
-    uint32_t heartbeat_interval_ms;  /* default 2000 */
-    uint32_t offline_timeout_ms;     /* default 20000; probably-offline at half of it */
+    uint32_t rpc_timeout_ms;        /* default 30000 */
+    uint32_t connect_timeout_ms;    /* default 10000 */
+    uint32_t heartbeat_interval_ms; /* default 2000 */
+    uint32_t offline_timeout_ms;    /* default 20000; probably-offline at half of it */
 
-    uint64_t max_message_size;       /* default 64 MiB: larger messages are refused */
-    uint32_t io_threads;             /* storage disk threads per rank, default 4 */
-    uint32_t max_request_rate;       /* requests/s one session may send, default 1000000;
-                                      * 0 = unlimited. A session over it is closed. */
+    uint64_t max_message_size; /* default 64 MiB: larger messages are refused */
+    uint32_t io_threads;       /* storage disk threads per rank, default 4 */
+    uint32_t max_request_rate; /* requests/s one session may send, default 1000000;
+                                * 0 = unlimited. A session over it is closed. */
 } sfs_config_t;
 
 /* Load and validate a config file. Relative paths inside it are taken

@@ -60,9 +60,9 @@ static inline void sfs_hash_grow(sfs_hash_t *hash)
             sfs_hash_link_t *next   = link->next;
             size_t           bucket = sfs_hash_bucket(&grown, link->key);
 
-            link->next     = fresh[bucket];
-            fresh[bucket]  = link;
-            link           = next;
+            link->next    = fresh[bucket];
+            fresh[bucket] = link;
+            link          = next;
         }
     }
     free(hash->buckets);

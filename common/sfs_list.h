@@ -11,7 +11,10 @@ typedef struct sfs_list {
     struct sfs_list *next;
 } sfs_list_t;
 
-#define SFS_LIST_INIT(_head) {&(_head), &(_head)}
+#define SFS_LIST_INIT(_head)                                                                       \
+    {                                                                                              \
+        &(_head), &(_head)                                                                         \
+    }
 #define sfs_container_of(_ptr, _type, _member) ((_type *)((char *)(_ptr)-offsetof(_type, _member)))
 
 static inline void sfs_list_init(sfs_list_t *head)

@@ -9,8 +9,8 @@
 #include <sys/time.h>
 #include <time.h>
 
-static const char *const sfs_log_level_names[] = {"fatal", "error", "warn", "info", "debug",
-                                                  "trace"};
+static const char *const sfs_log_level_names[] = {"fatal", "error", "warn",
+                                                  "info",  "debug", "trace"};
 
 static pthread_mutex_t sfs_log_lock       = PTHREAD_MUTEX_INITIALIZER;
 static int             sfs_log_default    = SFS_LOG_WARN;
@@ -140,8 +140,7 @@ void sfs_log_emit(sfs_log_fac_t *fac, sfs_log_level_t level, const char *fmt, ..
     sfs_log_init_locked();
     out = sfs_log_stream ? sfs_log_stream : stderr;
     fprintf(out, "%s.%06ld [%s%s%s]%s%s %s\n", stamp, (long)now.tv_usec, sfs_log_identity,
-            sfs_log_identity[0] ? " " : "", fac->name,
-            level <= SFS_LOG_WARN ? " " : "",
+            sfs_log_identity[0] ? " " : "", fac->name, level <= SFS_LOG_WARN ? " " : "",
             level <= SFS_LOG_WARN ? sfs_log_level_names[level] : "", message);
     fflush(out);
     pthread_mutex_unlock(&sfs_log_lock);

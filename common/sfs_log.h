@@ -35,19 +35,19 @@ static sfs_log_fac_t sfs_log_fac_this __attribute__((unused)) = {SFS_LOG_FAC, -1
 
 int  sfs_log_level_of(sfs_log_fac_t *fac);
 void sfs_log_emit(sfs_log_fac_t *fac, sfs_log_level_t level, const char *fmt, ...)
-        __attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 /* The default level for facilities SFS_LOG_MASK does not name (WARN unless set). */
 void sfs_log_set_default_level(sfs_log_level_t level);
 /* Text shown before the facility in every line, e.g. "rank 3" or "client 1234". */
 void sfs_log_set_identity(const char *identity);
 /* Parse a level name ("error", "info", ...); returns -1 if unknown. */
-int  sfs_log_level_parse(const char *name);
+int sfs_log_level_parse(const char *name);
 
 #define sfs_log(_level, ...)                                                                       \
     do {                                                                                           \
-        if ((int)(_level) <= sfs_log_level_of(&sfs_log_fac_this)) {                               \
-            sfs_log_emit(&sfs_log_fac_this, (_level), __VA_ARGS__);                               \
+        if ((int)(_level) <= sfs_log_level_of(&sfs_log_fac_this)) {                                \
+            sfs_log_emit(&sfs_log_fac_this, (_level), __VA_ARGS__);                                \
         }                                                                                          \
     } while (0)
 

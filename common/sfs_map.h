@@ -14,9 +14,9 @@
 #include <stdint.h>
 
 /* Target and node states, as BeeGFS administrators know them. */
-#define SFS_STATE_ONLINE            1u
-#define SFS_STATE_PROBABLY_OFFLINE  2u
-#define SFS_STATE_OFFLINE           3u
+#define SFS_STATE_ONLINE           1u
+#define SFS_STATE_PROBABLY_OFFLINE 2u
+#define SFS_STATE_OFFLINE          3u
 
 typedef struct sfs_map_node {
     uint32_t node_id; /* the server's rank in the service job */
@@ -58,10 +58,10 @@ typedef struct sfs_map {
 size_t sfs_map_packed_size(const sfs_map_t *map);
 void   sfs_map_pack(sfs_wbuf_t *wb, const sfs_map_t *map);
 /* Decode a map; every count and length is checked. */
-int    sfs_map_unpack(const void *data, size_t length, sfs_map_t **map_p);
+int sfs_map_unpack(const void *data, size_t length, sfs_map_t **map_p);
 /* Deep copy. */
-int    sfs_map_dup(const sfs_map_t *map, sfs_map_t **copy_p);
-void   sfs_map_destroy(sfs_map_t *map);
+int  sfs_map_dup(const sfs_map_t *map, sfs_map_t **copy_p);
+void sfs_map_destroy(sfs_map_t *map);
 
 const sfs_map_node_t   *sfs_map_find_node(const sfs_map_t *map, uint32_t node_id);
 const sfs_map_target_t *sfs_map_find_target(const sfs_map_t *map, uint32_t target_id);

@@ -6,7 +6,7 @@
 
 int sfs_path_normalize(const char *path, char *out, size_t out_size)
 {
-    const char *p = path;
+    const char *p      = path;
     size_t      length = 0;
 
     if (out_size < 2) {
@@ -46,8 +46,10 @@ int sfs_path_normalize(const char *path, char *out, size_t out_size)
             continue;
         }
         if (n > SFS_NAME_MAX) {
-            return sfs_error_set(-ENAMETOOLONG, "path '%.64s...': a component is %zu bytes long "
-                                 "(at most %d)", path, n, SFS_NAME_MAX);
+            return sfs_error_set(-ENAMETOOLONG,
+                                 "path '%.64s...': a component is %zu bytes long "
+                                 "(at most %d)",
+                                 path, n, SFS_NAME_MAX);
         }
         if (length + (length > 1) + n + 1 > out_size || length + (length > 1) + n >= SFS_PATH_MAX) {
             return sfs_error_set(-ENAMETOOLONG, "path '%.64s...' is too long (at most %d bytes)",

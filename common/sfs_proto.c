@@ -44,8 +44,7 @@ void sfs_proto_hdr_pack(const sfs_proto_hdr_t *hdr, uint8_t out[SFS_PROTO_HDR_SI
     sfs_wbuf_bytes(&wb, hdr->mac, SFS_PROTO_MAC_SIZE);
 }
 
-int sfs_proto_hdr_unpack(const void *in, size_t length, uint64_t max_payload,
-                         sfs_proto_hdr_t *hdr)
+int sfs_proto_hdr_unpack(const void *in, size_t length, uint64_t max_payload, sfs_proto_hdr_t *hdr)
 {
     sfs_rbuf_t rb;
 
@@ -109,7 +108,7 @@ static void sfs_proto_pattern_unpack(sfs_rbuf_t *rb, sfs_pattern_t *pattern,
     target_count          = sfs_rbuf_u32(rb);
     if (target_count > SFS_STRIPE_COUNT_MAX || pattern->stripe_count > SFS_STRIPE_COUNT_MAX ||
         (target_count != 0 && target_count != pattern->stripe_count)) {
-        rb->error      = -EBADMSG;
+        rb->error       = -EBADMSG;
         *target_count_p = 0;
         return;
     }
@@ -401,7 +400,7 @@ void sfs_proto_register_req_unpack(sfs_rbuf_t *rb, sfs_register_req_t *req)
     if (rb->error || req->target_count > SFS_REGISTER_MAX_TARGETS || req->address_length == 0 ||
         req->address_length > SFS_ADDRESS_MAX ||
         (req->roles & ~(SFS_ROLE_MGMT | SFS_ROLE_META | SFS_ROLE_STORAGE))) {
-        rb->error        = -EBADMSG;
+        rb->error         = -EBADMSG;
         req->target_count = 0;
         return;
     }

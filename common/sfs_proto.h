@@ -19,12 +19,12 @@
 
 #include <stdint.h>
 
-#define SFS_PROTO_MAGIC    0x31534653u /* "SFS1" */
-#define SFS_PROTO_VERSION  1
-#define SFS_PROTO_HDR_SIZE 64
-#define SFS_PROTO_MAC_SIZE 16
-#define SFS_PROTO_MAC_COVERS 48 /* header bytes covered by the MAC (all but the MAC) */
-#define SFS_PROTO_ARGS_MAX 16384 /* largest argument block accepted */
+#define SFS_PROTO_MAGIC      0x31534653u /* "SFS1" */
+#define SFS_PROTO_VERSION    1
+#define SFS_PROTO_HDR_SIZE   64
+#define SFS_PROTO_MAC_SIZE   16
+#define SFS_PROTO_MAC_COVERS 48    /* header bytes covered by the MAC (all but the MAC) */
+#define SFS_PROTO_ARGS_MAX   16384 /* largest argument block accepted */
 
 #define SFS_PROTO_FLAG_REPLY 0x1u
 
@@ -32,31 +32,31 @@
 #define SFS_AM_ID_REQUEST 11
 #define SFS_AM_ID_REPLY   12
 
-#define SFS_PATH_MAX 4096 /* including the NUL */
-#define SFS_NAME_MAX 255
-#define SFS_HOST_MAX 256
-#define SFS_NONCE_SIZE 32
-#define SFS_PROOF_SIZE 32
-#define SFS_ADDRESS_MAX 4096 /* UCX worker address */
-#define SFS_PROTO_MAX_EXTENTS 512 /* extents in one chunk I/O request */
+#define SFS_PATH_MAX          4096 /* including the NUL */
+#define SFS_NAME_MAX          255
+#define SFS_HOST_MAX          256
+#define SFS_NONCE_SIZE        32
+#define SFS_PROOF_SIZE        32
+#define SFS_ADDRESS_MAX       4096 /* UCX worker address */
+#define SFS_PROTO_MAX_EXTENTS 512  /* extents in one chunk I/O request */
 
 /*
  * The operations: name, number, the role that serves it. Numbers are never
  * reused. Requests to a role a server does not have get -EOPNOTSUPP.
  */
 #define SFS_PROTO_OPS(_)                                                                           \
-    _(HELLO, 1, ANY)           /* start the authentication handshake */                            \
-    _(AUTH, 2, ANY)            /* finish it */                                                     \
-    _(PING, 3, ANY)            /* liveness / round-trip probe */                                   \
-    _(NET_INFO, 4, ANY)        /* sessions this server has, with their transports */              \
-    _(BYE, 5, ANY)             /* the peer closes its session (no reply) */                        \
-    _(REGISTER, 10, MGMT)      /* a server rank joins */                                           \
-    _(HEARTBEAT, 11, MGMT)     /* a server rank reports free space */                              \
-    _(GET_MAP, 12, MGMT)       /* nodes and targets with states */                                 \
-    _(SHUTDOWN, 13, MGMT)      /* stop the whole service cleanly */                                \
-    _(STOP, 14, ANY)           /* mgmt tells a server rank to stop */                              \
-    _(LOOKUP, 20, META)        /* path -> attributes */                                            \
-    _(CREATE, 21, META)        /* create a file (optionally exclusive) */                          \
+    _(HELLO, 1, ANY)       /* start the authentication handshake */                                \
+    _(AUTH, 2, ANY)        /* finish it */                                                         \
+    _(PING, 3, ANY)        /* liveness / round-trip probe */                                       \
+    _(NET_INFO, 4, ANY)    /* sessions this server has, with their transports */                   \
+    _(BYE, 5, ANY)         /* the peer closes its session (no reply) */                            \
+    _(REGISTER, 10, MGMT)  /* a server rank joins */                                               \
+    _(HEARTBEAT, 11, MGMT) /* a server rank reports free space */                                  \
+    _(GET_MAP, 12, MGMT)   /* nodes and targets with states */                                     \
+    _(SHUTDOWN, 13, MGMT)  /* stop the whole service cleanly */                                    \
+    _(STOP, 14, ANY)       /* mgmt tells a server rank to stop */                                  \
+    _(LOOKUP, 20, META)    /* path -> attributes */                                                \
+    _(CREATE, 21, META)    /* create a file (optionally exclusive) */                              \
     _(MKDIR, 22, META)                                                                             \
     _(RMDIR, 23, META)                                                                             \
     _(UNLINK, 24, META)                                                                            \
@@ -73,14 +73,14 @@
     _(CHUNK_STAT, 42, STORAGE) /* chunk file length */                                             \
     _(TRUNCATE, 43, STORAGE)                                                                       \
     _(FSYNC, 44, STORAGE)                                                                          \
-    _(CHUNK_UNLINK, 45, STORAGE) /* remove chunk files of unlinked entries */                     \
+    _(CHUNK_UNLINK, 45, STORAGE) /* remove chunk files of unlinked entries */                      \
     _(CHUNK_LIST, 46, STORAGE)   /* chunk files of a target (fsck) */
 
 typedef enum {
 #define SFS_PROTO_OP_ENUM(_name, _num, _role) SFS_OP_##_name = _num,
     SFS_PROTO_OPS(SFS_PROTO_OP_ENUM)
 #undef SFS_PROTO_OP_ENUM
-    SFS_OP_MAX = 64
+        SFS_OP_MAX = 64
 } sfs_op_t;
 
 /* Roles a server rank can have (bit mask). */
@@ -103,7 +103,7 @@ typedef struct sfs_proto_hdr {
     uint64_t request_id;
     uint64_t session_id;
     int32_t  status;
-    uint32_t sender;         /* sender's node id (server rank) or 0 for clients */
+    uint32_t sender; /* sender's node id (server rank) or 0 for clients */
     uint64_t payload_length;
     uint8_t  mac[SFS_PROTO_MAC_SIZE];
 } sfs_proto_hdr_t;
@@ -111,8 +111,7 @@ typedef struct sfs_proto_hdr {
 void sfs_proto_hdr_pack(const sfs_proto_hdr_t *hdr, uint8_t out[SFS_PROTO_HDR_SIZE]);
 /* Decode and check magic, version, opcode, lengths against `max_payload`.
  * Returns 0, -EPROTO (magic/version) or -EBADMSG. */
-int sfs_proto_hdr_unpack(const void *in, size_t length, uint64_t max_payload,
-                         sfs_proto_hdr_t *hdr);
+int sfs_proto_hdr_unpack(const void *in, size_t length, uint64_t max_payload, sfs_proto_hdr_t *hdr);
 
 /* ---------------------------------------------------------------------- */
 /* Attributes and patterns                                                */
@@ -121,16 +120,16 @@ int sfs_proto_hdr_unpack(const void *in, size_t length, uint64_t max_payload,
 #define SFS_TYPE_DIR  2u
 
 typedef struct sfs_attr {
-    uint64_t      entry_id;
-    uint64_t      parent_id;
-    uint32_t      type; /* SFS_TYPE_* */
-    uint32_t      mode; /* permission bits */
-    uint32_t      uid;
-    uint32_t      gid;
-    uint64_t      ctime_ns;
-    uint64_t      mtime_ns;
-    uint64_t      atime_ns;
-    uint64_t      nlink;   /* dirs: 2 + subdirectories; files: 1 */
+    uint64_t entry_id;
+    uint64_t parent_id;
+    uint32_t type; /* SFS_TYPE_* */
+    uint32_t mode; /* permission bits */
+    uint32_t uid;
+    uint32_t gid;
+    uint64_t ctime_ns;
+    uint64_t mtime_ns;
+    uint64_t atime_ns;
+    uint64_t nlink; /* dirs: 2 + subdirectories; files: 1 */
     /* files: the pattern with its targets; directories: the default pattern
      * for new files, stripe_count = desired count, no targets. */
     sfs_pattern_t pattern;
@@ -148,13 +147,13 @@ void sfs_proto_attr_unpack(sfs_rbuf_t *rb, sfs_attr_t *attr);
 #define SFS_PEER_ADMIN  3u
 
 typedef struct sfs_hello_req {
-    uint32_t peer_kind;
-    uint64_t peer_uuid;
-    uint32_t pid;
-    char     host[SFS_HOST_MAX];
-    char     program[SFS_NAME_MAX + 1];
-    uint8_t  nonce[SFS_NONCE_SIZE];
-    const void *address;   /* the peer's UCX worker address (points into the message) */
+    uint32_t    peer_kind;
+    uint64_t    peer_uuid;
+    uint32_t    pid;
+    char        host[SFS_HOST_MAX];
+    char        program[SFS_NAME_MAX + 1];
+    uint8_t     nonce[SFS_NONCE_SIZE];
+    const void *address; /* the peer's UCX worker address (points into the message) */
     size_t      address_length;
 } sfs_hello_req_t;
 
@@ -194,7 +193,7 @@ typedef struct sfs_meta_req {
     uint32_t start_target; /* CREATE: first target id wanted, 0 = chooser decides */
     uint64_t atime_ns;
     uint64_t mtime_ns;
-    uint32_t max_entries;  /* READDIR */
+    uint32_t max_entries; /* READDIR */
 } sfs_meta_req_t;
 
 #define SFS_CHECK_REPAIR 0x1u /* META_CHECK: fix what is safe to fix */

@@ -67,8 +67,8 @@ int main(int argc, char **argv)
     fill(out, (size_t)bytes, rank);
 
     snprintf(path, sizeof(path), "%s/shared", dir);
-    if (MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL,
-                      &fh) != MPI_SUCCESS) {
+    if (MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh) !=
+        MPI_SUCCESS) {
         fprintf(stderr, "cannot open %s\n", path);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
@@ -86,14 +86,14 @@ int main(int argc, char **argv)
     MPI_Info_free(&info);
     t = phase("collective write", fh, (MPI_Offset)rank * bytes, out, bytes, 1, 1);
     if (rank == 0) {
-        printf("shared file, collective write: %d ranks x %d MiB in %.3f s = %.0f MiB/s\n",
-               nprocs, mib, t, nprocs * mib / t);
+        printf("shared file, collective write: %d ranks x %d MiB in %.3f s = %.0f MiB/s\n", nprocs,
+               mib, t, nprocs * mib / t);
     }
     t = phase("collective read", fh, (MPI_Offset)rank * bytes, in, bytes, 0, 1);
     bad |= memcmp(in, out, (size_t)bytes) != 0;
     if (rank == 0) {
-        printf("shared file, collective read:  %d ranks x %d MiB in %.3f s = %.0f MiB/s\n",
-               nprocs, mib, t, nprocs * mib / t);
+        printf("shared file, collective read:  %d ranks x %d MiB in %.3f s = %.0f MiB/s\n", nprocs,
+               mib, t, nprocs * mib / t);
     }
     MPI_File_close(&fh);
 
@@ -101,15 +101,15 @@ int main(int argc, char **argv)
     MPI_File_open(MPI_COMM_SELF, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh);
     t = phase("file-per-process write", fh, 0, out, bytes, 1, 0);
     if (rank == 0) {
-        printf("file per process, write:       %d ranks x %d MiB in %.3f s = %.0f MiB/s\n",
-               nprocs, mib, t, nprocs * mib / t);
+        printf("file per process, write:       %d ranks x %d MiB in %.3f s = %.0f MiB/s\n", nprocs,
+               mib, t, nprocs * mib / t);
     }
     memset(in, 0, (size_t)bytes);
     t = phase("file-per-process read", fh, 0, in, bytes, 0, 0);
     bad |= memcmp(in, out, (size_t)bytes) != 0;
     if (rank == 0) {
-        printf("file per process, read:        %d ranks x %d MiB in %.3f s = %.0f MiB/s\n",
-               nprocs, mib, t, nprocs * mib / t);
+        printf("file per process, read:        %d ranks x %d MiB in %.3f s = %.0f MiB/s\n", nprocs,
+               mib, t, nprocs * mib / t);
     }
     MPI_File_close(&fh);
     MPI_Allreduce(&bad, &all_bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);

@@ -14,11 +14,11 @@
 
 #define SFS_PATTERN_RAID0 1u
 
-#define SFS_CHUNK_SIZE_MIN     (64ull * 1024)
-#define SFS_CHUNK_SIZE_MAX     (4ull * 1024 * 1024 * 1024)
-#define SFS_CHUNK_SIZE_DEFAULT (512ull * 1024)
+#define SFS_CHUNK_SIZE_MIN       (64ull * 1024)
+#define SFS_CHUNK_SIZE_MAX       (4ull * 1024 * 1024 * 1024)
+#define SFS_CHUNK_SIZE_DEFAULT   (512ull * 1024)
 #define SFS_STRIPE_COUNT_DEFAULT 4u
-#define SFS_STRIPE_COUNT_MAX   128u
+#define SFS_STRIPE_COUNT_MAX     128u
 
 /* A file's stripe pattern: chunk size, and the ordered list of the targets
  * it is striped over (target ids as in the config, e.g. 101). */

@@ -71,7 +71,7 @@ static int sfs_chunk_check_marker(sfs_chunk_target_t *target, const char *cluste
     snprintf(path, sizeof(path), "%s/%s", target->dir, SFS_CHUNK_MARKER);
     file = fopen(path, "r");
     if (file) {
-        unsigned id = 0;
+        unsigned id                           = 0;
         char     cluster[SFS_CONFIG_NAME_MAX] = "";
 
         if (!fgets(line, sizeof(line), file) ||
@@ -304,7 +304,7 @@ int sfs_chunk_write(sfs_chunk_target_t *target, uint64_t entry_id, const sfs_io_
     const uint8_t *src = data;
     struct stat    st;
     uint64_t       end = 0, total = 0;
-    int            fd, rc = 0;
+    int            fd, rc         = 0;
 
     for (uint32_t i = 0; i < count; i++) {
         total += extents[i].length;
@@ -323,7 +323,7 @@ int sfs_chunk_write(sfs_chunk_target_t *target, uint64_t entry_id, const sfs_io_
     }
     if (target->capacity_limit && end > (uint64_t)st.st_size &&
         __atomic_load_n(&target->used_bytes, __ATOMIC_RELAXED) + (end - (uint64_t)st.st_size) >
-                target->capacity_limit) {
+            target->capacity_limit) {
         rc = sfs_error_set(-ENOSPC, "target %u is full (capacity limit %" PRIu64 " bytes)",
                            target->id, target->capacity_limit);
         goto out_nodetail;
@@ -505,13 +505,11 @@ int sfs_chunk_unlink(sfs_chunk_target_t *target, uint64_t entry_id)
 
     sfs_chunk_name(entry_id, name, sizeof(name));
     if (fstatat(target->chunks_fd, name, &st, 0) != 0) {
-        return errno == ENOENT ? 0 : sfs_error_set(-errno, "target %u: stat chunk: %m",
-                                                   target->id);
+        return errno == ENOENT ? 0 : sfs_error_set(-errno, "target %u: stat chunk: %m", target->id);
     }
     if (unlinkat(target->chunks_fd, name, 0) != 0) {
         return errno == ENOENT ? 0
-                               : sfs_error_set(-errno, "target %u: unlink chunk %016" PRIx64
-                                                       ": %m",
+                               : sfs_error_set(-errno, "target %u: unlink chunk %016" PRIx64 ": %m",
                                                target->id, entry_id);
     }
     __atomic_sub_fetch(&target->used_bytes, (uint64_t)st.st_size, __ATOMIC_RELAXED);

@@ -18,9 +18,9 @@
 typedef struct sfs_chunk_target sfs_chunk_target_t;
 
 /* Open (creating if needed) the target's directory. */
-int  sfs_chunk_target_open(const sfs_config_target_t *config, const char *cluster_name,
-                           sfs_chunk_target_t **target_p);
-void sfs_chunk_target_close(sfs_chunk_target_t *target);
+int         sfs_chunk_target_open(const sfs_config_target_t *config, const char *cluster_name,
+                                  sfs_chunk_target_t **target_p);
+void        sfs_chunk_target_close(sfs_chunk_target_t *target);
 uint32_t    sfs_chunk_target_id(const sfs_chunk_target_t *target);
 const char *sfs_chunk_target_dir(const sfs_chunk_target_t *target);
 uint64_t    sfs_chunk_target_bandwidth(const sfs_chunk_target_t *target);

@@ -24,33 +24,33 @@
 #include <stdio.h>
 #include <string.h>
 
-#define SFS_META_BATCH_MAX      1024
-#define SFS_META_READDIR_MAX    4096
-#define SFS_META_LIST_MAX       1024
-#define SFS_META_DELETE_BATCH   256
+#define SFS_META_BATCH_MAX       1024
+#define SFS_META_READDIR_MAX     4096
+#define SFS_META_LIST_MAX        1024
+#define SFS_META_DELETE_BATCH    256
 #define SFS_META_DELETE_RETRY_MS 5000
 #define SFS_META_OP_FLUSH        1000 /* internal opcodes */
 #define SFS_META_OP_DELETES_DONE 1001
 
 typedef struct sfs_meta_op {
-    sfs_list_t        list;
-    sfs_tp_request_t *req;
-    uint32_t          opcode;
-    sfs_meta_req_t    args;
-    int               status;
-    char              detail[SFS_ERROR_DETAIL_MAX];
-    sfs_attr_t        attr;
-    int               created;
-    void             *list_data; /* READDIR entries / META_LIST attrs */
-    uint32_t          count;
-    int               eof;
-    sfs_meta_statfs_t stats;
-    uint64_t         *ids; /* DELETES_DONE */
-    uint32_t          id_count;
-    sfs_ns_check_stats_t check; /* META_CHECK */
-    size_t            list_length; /* bytes used in list_data (META_CHECK lines) */
-    size_t            list_capacity;
-    int               flushed; /* FLUSH: set by the metadata thread */
+    sfs_list_t           list;
+    sfs_tp_request_t    *req;
+    uint32_t             opcode;
+    sfs_meta_req_t       args;
+    int                  status;
+    char                 detail[SFS_ERROR_DETAIL_MAX];
+    sfs_attr_t           attr;
+    int                  created;
+    void                *list_data; /* READDIR entries / META_LIST attrs */
+    uint32_t             count;
+    int                  eof;
+    sfs_meta_statfs_t    stats;
+    uint64_t            *ids; /* DELETES_DONE */
+    uint32_t             id_count;
+    sfs_ns_check_stats_t check;       /* META_CHECK */
+    size_t               list_length; /* bytes used in list_data (META_CHECK lines) */
+    size_t               list_capacity;
+    int                  flushed; /* FLUSH: set by the metadata thread */
 } sfs_meta_op_t;
 
 typedef struct sfs_meta_target {
@@ -60,9 +60,9 @@ typedef struct sfs_meta_target {
 } sfs_meta_target_t;
 
 typedef struct sfs_meta_delete {
-    uint64_t       entry_id;
-    sfs_pattern_t  pattern;
-    int            failed;
+    uint64_t      entry_id;
+    sfs_pattern_t pattern;
+    int           failed;
 } sfs_meta_delete_t;
 
 typedef struct sfs_meta_delete_rpc {
@@ -157,7 +157,7 @@ static int sfs_meta_choose(void *arg, uint32_t count, uint32_t start_target, uin
         sfs_meta_target_t *best = NULL;
 
         for (uint32_t i = 0; i < meta->target_count; i++) {
-            sfs_meta_target_t *t = &meta->targets[i];
+            sfs_meta_target_t *t     = &meta->targets[i];
             int                taken = 0;
 
             if (!t->weight) {
@@ -226,7 +226,7 @@ static void sfs_meta_refresh_targets(sfs_meta_t *meta)
  * most 1 MiB of them; the counts still cover all). */
 static void sfs_meta_check_line(void *arg, const char *line)
 {
-    sfs_meta_op_t *op = arg;
+    sfs_meta_op_t *op   = arg;
     size_t         need = 2 + strlen(line);
     sfs_wbuf_t     wb;
 
@@ -254,8 +254,7 @@ static void sfs_meta_check_line(void *arg, const char *line)
     op->count++;
 }
 
-static void sfs_meta_run_op(sfs_meta_t *meta, sfs_meta_txn_t *txn, sfs_meta_op_t *op,
-                            uint64_t now)
+static void sfs_meta_run_op(sfs_meta_t *meta, sfs_meta_txn_t *txn, sfs_meta_op_t *op, uint64_t now)
 {
     sfs_meta_req_t *a = &op->args;
 
@@ -265,17 +264,17 @@ static void sfs_meta_run_op(sfs_meta_t *meta, sfs_meta_txn_t *txn, sfs_meta_op_t
         break;
     case SFS_OP_CREATE: {
         sfs_ns_create_args_t create = {
-                .path         = a->path,
-                .mode         = a->mode,
-                .uid          = a->uid,
-                .gid          = a->gid,
-                .flags        = a->flags,
-                .chunk_size   = a->chunk_size,
-                .stripe_count = a->stripe_count,
-                .start_target = a->start_target,
-                .now_ns       = now,
-                .choose       = sfs_meta_choose,
-                .choose_arg   = meta,
+            .path         = a->path,
+            .mode         = a->mode,
+            .uid          = a->uid,
+            .gid          = a->gid,
+            .flags        = a->flags,
+            .chunk_size   = a->chunk_size,
+            .stripe_count = a->stripe_count,
+            .start_target = a->start_target,
+            .now_ns       = now,
+            .choose       = sfs_meta_choose,
+            .choose_arg   = meta,
         };
 
         op->status = sfs_ns_create(txn, &create, &op->attr, &op->created);
@@ -295,38 +294,36 @@ static void sfs_meta_run_op(sfs_meta_t *meta, sfs_meta_txn_t *txn, sfs_meta_op_t
         break;
     case SFS_OP_READDIR: {
         uint32_t max = a->max_entries && a->max_entries < SFS_META_READDIR_MAX
-                               ? a->max_entries
-                               : SFS_META_READDIR_MAX;
+                           ? a->max_entries
+                           : SFS_META_READDIR_MAX;
 
         op->list_data = calloc(max, sizeof(sfs_dirent_t));
-        op->status    = op->list_data ? sfs_ns_readdir(txn, a->path, a->path2, max,
-                                                         op->list_data, &op->count, &op->eof)
+        op->status    = op->list_data ? sfs_ns_readdir(txn, a->path, a->path2, max, op->list_data,
+                                                       &op->count, &op->eof)
                                       : -ENOMEM;
         break;
     }
     case SFS_OP_SETPATTERN:
-        op->status = sfs_ns_setpattern(txn, a->path, a->chunk_size, a->stripe_count, now,
-                                         &op->attr);
+        op->status =
+            sfs_ns_setpattern(txn, a->path, a->chunk_size, a->stripe_count, now, &op->attr);
         break;
     case SFS_OP_SETATTR:
-        op->status = sfs_ns_setattr(txn, a->path, a->flags, a->mode, a->uid, a->gid,
-                                      a->atime_ns, a->mtime_ns, now, &op->attr);
+        op->status = sfs_ns_setattr(txn, a->path, a->flags, a->mode, a->uid, a->gid, a->atime_ns,
+                                    a->mtime_ns, now, &op->attr);
         break;
     case SFS_OP_META_STATFS:
         op->status = sfs_ns_statfs(txn, &op->stats);
         break;
     case SFS_OP_META_LIST: {
         uint64_t after = 0;
-        uint32_t max   = a->max_entries && a->max_entries < SFS_META_LIST_MAX
-                                 ? a->max_entries
-                                 : SFS_META_LIST_MAX;
+        uint32_t max   = a->max_entries && a->max_entries < SFS_META_LIST_MAX ? a->max_entries
+                                                                              : SFS_META_LIST_MAX;
 
         sscanf(a->path2, "%" SCNu64, &after);
         op->list_data = calloc(max, sizeof(sfs_attr_t));
-        op->status    = op->list_data
-                                ? sfs_ns_list_inodes(txn, after, max, op->list_data, &op->count)
-                                : -ENOMEM;
-        op->eof = op->count < max;
+        op->status = op->list_data ? sfs_ns_list_inodes(txn, after, max, op->list_data, &op->count)
+                                   : -ENOMEM;
+        op->eof    = op->count < max;
         break;
     }
     case SFS_OP_META_CHECK:
@@ -341,17 +338,16 @@ static void sfs_meta_run_op(sfs_meta_t *meta, sfs_meta_txn_t *txn, sfs_meta_op_t
         break;
     case SFS_OP_META_PENDING: {
         uint64_t       after = 0;
-        uint32_t       max   = a->max_entries && a->max_entries < SFS_META_LIST_MAX
-                                       ? a->max_entries
-                                       : SFS_META_LIST_MAX;
+        uint32_t       max   = a->max_entries && a->max_entries < SFS_META_LIST_MAX ? a->max_entries
+                                                                                    : SFS_META_LIST_MAX;
         sfs_pattern_t *patterns = calloc(max, sizeof(*patterns));
 
         sscanf(a->path2, "%" SCNu64, &after);
         op->list_data = calloc(max, sizeof(uint64_t));
-        op->status    = op->list_data && patterns
-                                ? sfs_ns_pending_deletes(txn, after, max, op->list_data, patterns,
-                                                         &op->count)
-                                : -ENOMEM;
+        op->status =
+            op->list_data && patterns
+                ? sfs_ns_pending_deletes(txn, after, max, op->list_data, patterns, &op->count)
+                : -ENOMEM;
         op->eof = op->count < max;
         free(patterns);
         break;
@@ -387,12 +383,14 @@ static void sfs_meta_process(sfs_meta_t *meta, sfs_list_t *ops, uint32_t n)
     uint64_t          now       = sfs_wall_ns();
     int               any_write = 0, rc;
 
-    sfs_list_for_each_safe(elem, tmp, ops) {
+    sfs_list_for_each_safe(elem, tmp, ops)
+    {
         any_write |= sfs_meta_is_write(sfs_container_of(elem, sfs_meta_op_t, list));
     }
     sfs_error_clear();
     rc = sfs_meta_txn_begin(meta->store, any_write, &txn);
-    sfs_list_for_each_safe(elem, tmp, ops) {
+    sfs_list_for_each_safe(elem, tmp, ops)
+    {
         sfs_meta_op_t  *op = sfs_container_of(elem, sfs_meta_op_t, list);
         sfs_meta_txn_t *nested;
 
@@ -424,15 +422,15 @@ static void sfs_meta_process(sfs_meta_t *meta, sfs_list_t *ops, uint32_t n)
             int commit = sfs_meta_txn_commit(txn);
 
             if (commit) {
-                sfs_error("commit of a batch of %u operations failed: %s", n,
-                          sfs_error_detail());
-                sfs_list_for_each_safe(elem, tmp, ops) {
+                sfs_error("commit of a batch of %u operations failed: %s", n, sfs_error_detail());
+                sfs_list_for_each_safe(elem, tmp, ops)
+                {
                     sfs_meta_op_t *op = sfs_container_of(elem, sfs_meta_op_t, list);
 
                     if (op->status == 0) {
                         op->status = commit;
-                        snprintf(op->detail, sizeof(op->detail),
-                                 "metadata commit failed: %s", sfs_strerror(commit));
+                        snprintf(op->detail, sizeof(op->detail), "metadata commit failed: %s",
+                                 sfs_strerror(commit));
                     }
                 }
             }
@@ -447,7 +445,8 @@ static void sfs_meta_process(sfs_meta_t *meta, sfs_list_t *ops, uint32_t n)
         meta->largest_batch = n;
     }
     /* flushes are waited for by a blocked caller, not replied to */
-    sfs_list_for_each_safe(elem, tmp, ops) {
+    sfs_list_for_each_safe(elem, tmp, ops)
+    {
         sfs_meta_op_t *op = sfs_container_of(elem, sfs_meta_op_t, list);
 
         if (op->opcode == SFS_META_OP_FLUSH) {
@@ -529,8 +528,8 @@ static void sfs_meta_release_op(void *arg)
 
 static void sfs_meta_reply(sfs_meta_t *meta, sfs_meta_op_t *op)
 {
-    uint8_t     args[SFS_PROTO_ARGS_MAX];
-    sfs_wbuf_t  wb;
+    uint8_t      args[SFS_PROTO_ARGS_MAX];
+    sfs_wbuf_t   wb;
     struct iovec iov;
 
     if (!op->req) { /* internal */
@@ -700,10 +699,9 @@ static void sfs_meta_delete_start(sfs_meta_t *meta)
         return;
     }
     meta->deletes     = calloc(count, sizeof(*meta->deletes));
-    meta->delete_rpcs = calloc((size_t)count * SFS_STRIPE_COUNT_MAX > 4096 ? 4096
-                                                                           : (size_t)count *
-                                                                                     SFS_STRIPE_COUNT_MAX,
-                               sizeof(*meta->delete_rpcs));
+    meta->delete_rpcs = calloc(
+        (size_t)count * SFS_STRIPE_COUNT_MAX > 4096 ? 4096 : (size_t)count * SFS_STRIPE_COUNT_MAX,
+        sizeof(*meta->delete_rpcs));
     if (!meta->deletes || !meta->delete_rpcs) {
         free(meta->deletes);
         free(meta->delete_rpcs);

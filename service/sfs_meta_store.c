@@ -83,8 +83,9 @@ static int sfs_meta_get_inode(sfs_meta_txn_t *txn, uint64_t id, sfs_attr_t *attr
     sfs_meta_put_be64(keybuf, id);
     rc = mdb_get(txn->txn, txn->store->inodes, &key, &val);
     if (rc == MDB_NOTFOUND) {
-        return sfs_error_set(-EIO, "metadata store: entry %016lx is named but has no inode "
-                                   "(run stripefs-fsck)",
+        return sfs_error_set(-EIO,
+                             "metadata store: entry %016lx is named but has no inode "
+                             "(run stripefs-fsck)",
                              (unsigned long)id);
     }
     if (rc) {
@@ -163,12 +164,11 @@ static int sfs_meta_get_dentry(sfs_meta_txn_t *txn, uint64_t parent, const char 
     sfs_rbuf_init(&rb, val.mv_data, val.mv_size);
     *id_p   = sfs_rbuf_u64(&rb);
     *type_p = sfs_rbuf_u32(&rb);
-    return rb.error ? sfs_error_set(-EIO, "metadata store: corrupt directory entry '%s'", name)
-                    : 0;
+    return rb.error ? sfs_error_set(-EIO, "metadata store: corrupt directory entry '%s'", name) : 0;
 }
 
-static int sfs_meta_put_dentry(sfs_meta_txn_t *txn, uint64_t parent, const char *name,
-                               uint64_t id, uint32_t type)
+static int sfs_meta_put_dentry(sfs_meta_txn_t *txn, uint64_t parent, const char *name, uint64_t id,
+                               uint32_t type)
 {
     uint8_t    keybuf[8 + SFS_NAME_MAX], valbuf[12];
     MDB_val    key, val = {12, valbuf};
@@ -254,8 +254,8 @@ int sfs_meta_store_open(const sfs_meta_store_params_t *params, sfs_meta_store_t 
     rc = mdb_env_open(store->env, store->dir, MDB_NOTLS | (params->sync ? 0 : MDB_NOSYNC), 0600);
     if (rc) {
         sfs_meta_mdb_error(rc, "opening");
-        sfs_error_set(rc > 0 ? -rc : -EIO, "cannot open the metadata store in %s: %s",
-                      params->dir, mdb_strerror(rc));
+        sfs_error_set(rc > 0 ? -rc : -EIO, "cannot open the metadata store in %s: %s", params->dir,
+                      mdb_strerror(rc));
         rc = rc > 0 ? -rc : -EIO;
         goto err_env;
     }
@@ -279,16 +279,16 @@ int sfs_meta_store_open(const sfs_meta_store_params_t *params, sfs_meta_store_t 
         if (sfs_meta_get_inode(&wrap, SFS_ROOT_ID, &root) != 0) {
             /* a new file system: make the root directory */
             memset(&root, 0, sizeof(root));
-            root.entry_id             = SFS_ROOT_ID;
-            root.parent_id            = SFS_ROOT_ID;
-            root.type                 = SFS_TYPE_DIR;
-            root.mode                 = 0777;
-            root.nlink                = 2;
-            root.pattern.type         = SFS_PATTERN_RAID0;
-            root.pattern.chunk_size   = params->chunk_size ? params->chunk_size
-                                                           : SFS_CHUNK_SIZE_DEFAULT;
-            root.pattern.stripe_count = params->stripe_count ? params->stripe_count
-                                                             : SFS_STRIPE_COUNT_DEFAULT;
+            root.entry_id     = SFS_ROOT_ID;
+            root.parent_id    = SFS_ROOT_ID;
+            root.type         = SFS_TYPE_DIR;
+            root.mode         = 0777;
+            root.nlink        = 2;
+            root.pattern.type = SFS_PATTERN_RAID0;
+            root.pattern.chunk_size =
+                params->chunk_size ? params->chunk_size : SFS_CHUNK_SIZE_DEFAULT;
+            root.pattern.stripe_count =
+                params->stripe_count ? params->stripe_count : SFS_STRIPE_COUNT_DEFAULT;
             rc = sfs_meta_put_inode(&wrap, &root);
             if (rc == 0) {
                 rc = sfs_meta_counter_add(&wrap, "next_id", (int64_t)SFS_ROOT_ID + 1, NULL);
@@ -402,8 +402,7 @@ static int sfs_meta_check_path(const char *path)
 }
 
 /* Resolve a canonical path to its entry id and type. */
-static int sfs_meta_resolve(sfs_meta_txn_t *txn, const char *path, uint64_t *id_p,
-                            uint32_t *type_p)
+static int sfs_meta_resolve(sfs_meta_txn_t *txn, const char *path, uint64_t *id_p, uint32_t *type_p)
 {
     char        name[SFS_NAME_MAX + 1];
     const char *p    = path;
@@ -494,7 +493,7 @@ int sfs_ns_lookup(sfs_meta_txn_t *txn, const char *path, sfs_attr_t *attr)
 }
 
 int sfs_ns_create(sfs_meta_txn_t *txn, const sfs_ns_create_args_t *args, sfs_attr_t *attr,
-                    int *created_p)
+                  int *created_p)
 {
     sfs_attr_t  parent;
     const char *name;
@@ -524,15 +523,16 @@ int sfs_ns_create(sfs_meta_txn_t *txn, const sfs_ns_create_args_t *args, sfs_att
     attr->pattern.type       = SFS_PATTERN_RAID0;
     attr->pattern.chunk_size = args->chunk_size ? args->chunk_size : parent.pattern.chunk_size;
     attr->pattern.stripe_count =
-            args->stripe_count ? args->stripe_count : parent.pattern.stripe_count;
+        args->stripe_count ? args->stripe_count : parent.pattern.stripe_count;
     if (sfs_layout_check_chunk_size(attr->pattern.chunk_size) != 0) {
-        return sfs_error_set(-EINVAL, "'%.200s': chunk size %lu is not a power of two in "
-                                      "64 KiB..4 GiB",
+        return sfs_error_set(-EINVAL,
+                             "'%.200s': chunk size %lu is not a power of two in "
+                             "64 KiB..4 GiB",
                              args->path, (unsigned long)attr->pattern.chunk_size);
     }
     if (attr->pattern.stripe_count == 0 || attr->pattern.stripe_count > SFS_STRIPE_COUNT_MAX) {
-        return sfs_error_set(-EINVAL, "'%.200s': stripe count %u out of range 1..%u",
-                             args->path, attr->pattern.stripe_count, SFS_STRIPE_COUNT_MAX);
+        return sfs_error_set(-EINVAL, "'%.200s': stripe count %u out of range 1..%u", args->path,
+                             attr->pattern.stripe_count, SFS_STRIPE_COUNT_MAX);
     }
     picked = args->choose(args->choose_arg, attr->pattern.stripe_count, args->start_target,
                           attr->pattern.targets);
@@ -565,8 +565,8 @@ int sfs_ns_create(sfs_meta_txn_t *txn, const sfs_ns_create_args_t *args, sfs_att
     return rc;
 }
 
-int sfs_ns_mkdir(sfs_meta_txn_t *txn, const char *path, uint32_t mode, uint32_t uid,
-                   uint32_t gid, uint64_t now_ns, sfs_attr_t *attr)
+int sfs_ns_mkdir(sfs_meta_txn_t *txn, const char *path, uint32_t mode, uint32_t uid, uint32_t gid,
+                 uint64_t now_ns, sfs_attr_t *attr)
 {
     sfs_attr_t  parent;
     const char *name;
@@ -621,7 +621,7 @@ static int sfs_meta_dir_is_empty(sfs_meta_txn_t *txn, uint64_t dir_id, int *empt
     if (rc) {
         return sfs_meta_mdb_error(rc, "opening a cursor");
     }
-    rc = mdb_cursor_get(cursor, &key, &val, MDB_SET_RANGE);
+    rc       = mdb_cursor_get(cursor, &key, &val, MDB_SET_RANGE);
     *empty_p = rc == MDB_NOTFOUND ||
                (rc == 0 && (key.mv_size < 8 || sfs_meta_get_be64(key.mv_data) != dir_id));
     mdb_cursor_close(cursor);
@@ -812,12 +812,11 @@ int sfs_ns_rename(sfs_meta_txn_t *txn, const char *from, const char *to, uint64_
         (rc = sfs_meta_put_dentry(txn, to_parent.entry_id, to_name, from_id, from_type))) {
         return rc;
     }
-    moving.parent_id = to_parent.entry_id;
-    moving.ctime_ns  = now_ns;
+    moving.parent_id     = to_parent.entry_id;
+    moving.ctime_ns      = now_ns;
     from_parent.mtime_ns = from_parent.ctime_ns = now_ns;
     if (same_parent) {
-        return (rc = sfs_meta_put_inode(txn, &moving)) ? rc
-                                                       : sfs_meta_put_inode(txn, &from_parent);
+        return (rc = sfs_meta_put_inode(txn, &moving)) ? rc : sfs_meta_put_inode(txn, &from_parent);
     }
     to_parent.mtime_ns = to_parent.ctime_ns = now_ns;
     if (from_type == SFS_TYPE_DIR) {
@@ -831,7 +830,7 @@ int sfs_ns_rename(sfs_meta_txn_t *txn, const char *from, const char *to, uint64_
 }
 
 int sfs_ns_readdir(sfs_meta_txn_t *txn, const char *path, const char *after, uint32_t max,
-                     sfs_dirent_t *entries, uint32_t *count_p, int *eof_p)
+                   sfs_dirent_t *entries, uint32_t *count_p, int *eof_p)
 {
     uint8_t     keybuf[8 + SFS_NAME_MAX];
     MDB_val     key, val;
@@ -898,7 +897,7 @@ int sfs_ns_readdir(sfs_meta_txn_t *txn, const char *path, const char *after, uin
 }
 
 int sfs_ns_setpattern(sfs_meta_txn_t *txn, const char *path, uint64_t chunk_size,
-                        uint32_t stripe_count, uint64_t now_ns, sfs_attr_t *attr)
+                      uint32_t stripe_count, uint64_t now_ns, sfs_attr_t *attr)
 {
     int rc = sfs_ns_lookup(txn, path, attr);
 
@@ -906,8 +905,9 @@ int sfs_ns_setpattern(sfs_meta_txn_t *txn, const char *path, uint64_t chunk_size
         return rc;
     }
     if (attr->type != SFS_TYPE_DIR) {
-        return sfs_error_set(-ENOTDIR, "'%.200s' is a file: a file's pattern is fixed when it "
-                                       "is created (set it on its directory)",
+        return sfs_error_set(-ENOTDIR,
+                             "'%.200s' is a file: a file's pattern is fixed when it "
+                             "is created (set it on its directory)",
                              path);
     }
     if (chunk_size && sfs_layout_check_chunk_size(chunk_size) != 0) {
@@ -929,8 +929,8 @@ int sfs_ns_setpattern(sfs_meta_txn_t *txn, const char *path, uint64_t chunk_size
 }
 
 int sfs_ns_setattr(sfs_meta_txn_t *txn, const char *path, uint32_t mask, uint32_t mode,
-                     uint32_t uid, uint32_t gid, uint64_t atime_ns, uint64_t mtime_ns,
-                     uint64_t now_ns, sfs_attr_t *attr)
+                   uint32_t uid, uint32_t gid, uint64_t atime_ns, uint64_t mtime_ns,
+                   uint64_t now_ns, sfs_attr_t *attr)
 {
     int rc = sfs_ns_lookup(txn, path, attr);
 
@@ -967,7 +967,7 @@ int sfs_ns_statfs(sfs_meta_txn_t *txn, sfs_meta_statfs_t *stats)
 }
 
 int sfs_ns_pending_deletes(sfs_meta_txn_t *txn, uint64_t after, uint32_t max, uint64_t *ids,
-                             sfs_pattern_t *patterns, uint32_t *count_p)
+                           sfs_pattern_t *patterns, uint32_t *count_p)
 {
     uint8_t     keybuf[8];
     MDB_val     key = {8, keybuf}, val;
@@ -989,8 +989,8 @@ int sfs_ns_pending_deletes(sfs_meta_txn_t *txn, uint64_t after, uint32_t max, ui
         sfs_rbuf_u8(&rb);
         sfs_proto_attr_unpack(&rb, &attr);
         if (key.mv_size == 8 && !rb.error) {
-            ids[count]      = sfs_meta_get_be64(key.mv_data);
-            patterns[count] = attr.pattern;
+            ids[count]                   = sfs_meta_get_be64(key.mv_data);
+            patterns[count]              = attr.pattern;
             patterns[count].stripe_count = attr.pattern_targets;
             count++;
         }
@@ -1028,7 +1028,7 @@ int sfs_ns_deletes_done(sfs_meta_txn_t *txn, const uint64_t *ids, uint32_t count
 }
 
 int sfs_ns_list_inodes(sfs_meta_txn_t *txn, uint64_t after, uint32_t max, sfs_attr_t *attrs,
-                         uint32_t *count_p)
+                       uint32_t *count_p)
 {
     uint8_t     keybuf[8];
     MDB_val     key = {8, keybuf}, val;
@@ -1110,7 +1110,7 @@ static int sfs_ns_check_dentries(sfs_meta_txn_t *txn, int repair, sfs_ns_report_
         uint32_t   type;
         sfs_attr_t parent_attr, child_attr;
         sfs_rbuf_t rb;
-        size_t     n = key.mv_size >= 8 ? key.mv_size - 8 : 0;
+        size_t     n    = key.mv_size >= 8 ? key.mv_size - 8 : 0;
         int        drop = 0, fix = 0;
 
         stats->dentries++;
@@ -1172,7 +1172,7 @@ static int sfs_ns_check_dentries(sfs_meta_txn_t *txn, int repair, sfs_ns_report_
             stats->repaired++;
         } else if (repair && fix) {
             child_attr.parent_id = parent;
-            rc = sfs_meta_put_dentry(txn, parent, name, child, child_attr.type);
+            rc                   = sfs_meta_put_dentry(txn, parent, name, child, child_attr.type);
             if (rc == 0) {
                 rc = sfs_meta_put_inode(txn, &child_attr);
             }

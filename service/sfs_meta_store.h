@@ -31,18 +31,18 @@ typedef int (*sfs_meta_choose_fn)(void *arg, uint32_t count, uint32_t start_targ
 
 typedef struct sfs_meta_store_params {
     const char *dir;
-    int         sync;          /* durable commits (fsync) */
-    uint64_t    map_size;      /* LMDB map size, bytes */
-    uint64_t    chunk_size;    /* the root's default pattern, used on first open */
+    int         sync;       /* durable commits (fsync) */
+    uint64_t    map_size;   /* LMDB map size, bytes */
+    uint64_t    chunk_size; /* the root's default pattern, used on first open */
     uint32_t    stripe_count;
 } sfs_meta_store_params_t;
 
 int  sfs_meta_store_open(const sfs_meta_store_params_t *params, sfs_meta_store_t **store_p);
 void sfs_meta_store_close(sfs_meta_store_t *store);
 /* Flush to disk (only matters when sync is off). */
-int  sfs_meta_store_sync(sfs_meta_store_t *store);
+int sfs_meta_store_sync(sfs_meta_store_t *store);
 
-int  sfs_meta_txn_begin(sfs_meta_store_t *store, int write, sfs_meta_txn_t **txn_p);
+int sfs_meta_txn_begin(sfs_meta_store_t *store, int write, sfs_meta_txn_t **txn_p);
 /* A nested transaction inside a write transaction. */
 int  sfs_meta_txn_begin_nested(sfs_meta_txn_t *parent, sfs_meta_txn_t **txn_p);
 int  sfs_meta_txn_commit(sfs_meta_txn_t *txn);
@@ -66,9 +66,9 @@ int sfs_ns_lookup(sfs_meta_txn_t *txn, const char *path, sfs_attr_t *attr);
 /* Create a file, or open an existing one (-EEXIST with SFS_CREATE_EXCL,
  * -EISDIR for a directory). *created_p says which happened. */
 int sfs_ns_create(sfs_meta_txn_t *txn, const sfs_ns_create_args_t *args, sfs_attr_t *attr,
-                    int *created_p);
-int sfs_ns_mkdir(sfs_meta_txn_t *txn, const char *path, uint32_t mode, uint32_t uid,
-                   uint32_t gid, uint64_t now_ns, sfs_attr_t *attr);
+                  int *created_p);
+int sfs_ns_mkdir(sfs_meta_txn_t *txn, const char *path, uint32_t mode, uint32_t uid, uint32_t gid,
+                 uint64_t now_ns, sfs_attr_t *attr);
 int sfs_ns_rmdir(sfs_meta_txn_t *txn, const char *path, uint64_t now_ns);
 /* Remove a file's name and inode; its chunk files are queued for deletion. */
 int sfs_ns_unlink(sfs_meta_txn_t *txn, const char *path, uint64_t now_ns, sfs_attr_t *attr);
@@ -76,19 +76,19 @@ int sfs_ns_unlink(sfs_meta_txn_t *txn, const char *path, uint64_t now_ns, sfs_at
 int sfs_ns_rename(sfs_meta_txn_t *txn, const char *from, const char *to, uint64_t now_ns);
 /* Entries of a directory in name order after `after` ("" = from the start). */
 int sfs_ns_readdir(sfs_meta_txn_t *txn, const char *path, const char *after, uint32_t max,
-                     sfs_dirent_t *entries, uint32_t *count_p, int *eof_p);
+                   sfs_dirent_t *entries, uint32_t *count_p, int *eof_p);
 /* A directory's default pattern for new files (0 = keep). */
 int sfs_ns_setpattern(sfs_meta_txn_t *txn, const char *path, uint64_t chunk_size,
-                        uint32_t stripe_count, uint64_t now_ns, sfs_attr_t *attr);
+                      uint32_t stripe_count, uint64_t now_ns, sfs_attr_t *attr);
 int sfs_ns_setattr(sfs_meta_txn_t *txn, const char *path, uint32_t mask, uint32_t mode,
-                     uint32_t uid, uint32_t gid, uint64_t atime_ns, uint64_t mtime_ns,
-                     uint64_t now_ns, sfs_attr_t *attr);
+                   uint32_t uid, uint32_t gid, uint64_t atime_ns, uint64_t mtime_ns,
+                   uint64_t now_ns, sfs_attr_t *attr);
 int sfs_ns_statfs(sfs_meta_txn_t *txn, sfs_meta_statfs_t *stats);
 
 /* Chunk deletions waiting (unlinked files): up to `max` entry ids after
  * `after`, each with its pattern. */
 int sfs_ns_pending_deletes(sfs_meta_txn_t *txn, uint64_t after, uint32_t max, uint64_t *ids,
-                             sfs_pattern_t *patterns, uint32_t *count_p);
+                           sfs_pattern_t *patterns, uint32_t *count_p);
 /* Forget deletions that are done. */
 int sfs_ns_deletes_done(sfs_meta_txn_t *txn, const uint64_t *ids, uint32_t count);
 
@@ -113,6 +113,6 @@ int sfs_ns_test_drop_name(sfs_meta_txn_t *txn, const char *path);
 
 /* Every inode after entry id `after` (for the consistency checker). */
 int sfs_ns_list_inodes(sfs_meta_txn_t *txn, uint64_t after, uint32_t max, sfs_attr_t *attrs,
-                         uint32_t *count_p);
+                       uint32_t *count_p);
 
 #endif

@@ -134,12 +134,12 @@ static int sfs_mgmt_registration_unpack(const void *args, size_t length, sfs_reg
 
 static void sfs_mgmt_handle_register(sfs_mgmt_t *mgmt, sfs_tp_request_t *req)
 {
-    sfs_register_req_t      *reg;
-    sfs_mgmt_node_t         *node;
-    const void              *args;
-    size_t                   length;
-    char                     roles[64];
-    void                    *address;
+    sfs_register_req_t *reg;
+    sfs_mgmt_node_t    *node;
+    const void         *args;
+    size_t              length;
+    char                roles[64];
+    void               *address;
 
     if (!SFS_ALLOC_PTR(reg)) {
         sfs_tp_request_reply_error(req, -ENOMEM, "out of memory");
@@ -202,7 +202,7 @@ static void sfs_mgmt_handle_register(sfs_mgmt_t *mgmt, sfs_tp_request_t *req)
 
         if (!t) {
             sfs_mgmt_target_t *grown =
-                    realloc(mgmt->targets, (mgmt->target_count + 1) * sizeof(*grown));
+                realloc(mgmt->targets, (mgmt->target_count + 1) * sizeof(*grown));
 
             if (!grown) {
                 sfs_tp_request_reply_error(req, -ENOMEM, "out of memory");
@@ -389,8 +389,7 @@ static void sfs_mgmt_run_shutdown(sfs_mgmt_t *mgmt)
     if (!mgmt->shutdown_started) {
         mgmt->shutdown_started     = 1;
         mgmt->shutdown_deadline_ms = now + SFS_MGMT_STOP_TIMEOUT_MS;
-        mgmt->stops                = calloc(mgmt->node_count ? mgmt->node_count : 1,
-                                            sizeof(*mgmt->stops));
+        mgmt->stops = calloc(mgmt->node_count ? mgmt->node_count : 1, sizeof(*mgmt->stops));
         if (!mgmt->stops) {
             sfs_service_request_stop(service);
             return;
@@ -418,8 +417,8 @@ static void sfs_mgmt_run_shutdown(sfs_mgmt_t *mgmt)
             }
             mgmt->stop_count++;
         }
-        sfs_info("stopping the service: %u other rank%s told to flush and stop",
-                 mgmt->stop_count, mgmt->stop_count == 1 ? "" : "s");
+        sfs_info("stopping the service: %u other rank%s told to flush and stop", mgmt->stop_count,
+                 mgmt->stop_count == 1 ? "" : "s");
     }
     for (uint32_t i = 0; i < mgmt->stop_count; i++) {
         if (mgmt->stops[i].rpc && !sfs_tp_rpc_is_done(mgmt->stops[i].rpc)) {
@@ -466,8 +465,8 @@ void sfs_mgmt_timer(sfs_mgmt_t *mgmt)
                          (double)(now - node->last_contact_ms) / 1000.0);
             }
         }
-        sfs_warn("rank %u on %s: %s -> %s", node->node_id, node->host,
-                 sfs_state_name(node->state), sfs_state_name(state));
+        sfs_warn("rank %u on %s: %s -> %s", node->node_id, node->host, sfs_state_name(node->state),
+                 sfs_state_name(state));
         node->state = state;
         mgmt->version++;
     }

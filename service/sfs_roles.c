@@ -69,10 +69,9 @@ int sfs_role_plan_create(const sfs_config_t *config, const char *const *hostname
         int h = sfs_role_find_host(config, hostnames[r]);
 
         if (h < 0) {
-            sfs_error_set(-EINVAL,
-                          "rank %u runs on host '%s', which %s does not name (hosts there: %s%s)",
-                          r, hostnames[r], cfg, config->hosts[0].name,
-                          config->host_count > 1 ? ", ..." : "");
+            sfs_error_set(
+                -EINVAL, "rank %u runs on host '%s', which %s does not name (hosts there: %s%s)", r,
+                hostnames[r], cfg, config->hosts[0].name, config->host_count > 1 ? ", ..." : "");
             goto err;
         }
         plan->ranks[r].host_index = (uint32_t)h;

@@ -15,10 +15,10 @@
 #include <stdint.h>
 
 typedef struct sfs_rank_roles {
-    uint32_t  roles;        /* SFS_ROLE_* */
-    uint32_t  host_index;   /* into config->hosts */
+    uint32_t  roles;      /* SFS_ROLE_* */
+    uint32_t  host_index; /* into config->hosts */
     uint32_t  target_count;
-    uint32_t *targets;      /* indices into config->targets */
+    uint32_t *targets; /* indices into config->targets */
 } sfs_rank_roles_t;
 
 typedef struct sfs_role_plan {

@@ -52,44 +52,42 @@ static void sfs_server_signal(int signo)
 
 static void sfs_server_usage(FILE *out)
 {
-    fprintf(out,
-            "usage: mpirun [-np N --host ...] stripefs-server -c CLUSTER.yaml [options]\n"
-            "       mpirun -np N stripefs-server --one-host [--state DIR] [options]\n"
-            "\n"
-            "Runs the stripefs service: every rank serves the roles (management,\n"
-            "metadata, storage targets) that the config gives its host.\n"
-            "\n"
-            "  -c, --config FILE     cluster config (see docs/config.md)\n"
-            "      --one-host        all roles on this host, targets under the state dir;\n"
-            "                        makes the config and connauth file on first start\n"
-            "      --state DIR       state dir for --one-host (default ./stripefs-state)\n"
-            "      --targets N       targets for --one-host (default 4)\n"
-            "      --port N          management port for --one-host (default 8008)\n"
-            "      --ready-file F    write F (mgmt address and config path) once serving\n"
-            "      --rejoin RANK     come back as RANK of a running service whose rank was\n"
-            "                        lost (a job of one rank; management must be up)\n"
-            "      --log-level L     error, warn, info (default), debug, trace\n"
-            "  -h, --help            this text\n"
-            "\n"
-            "Stop it with 'stripefs-ctl shutdown' or SIGTERM to mpirun: every rank then\n"
-            "flushes metadata and chunk files and exits 0.\n");
+    fprintf(out, "usage: mpirun [-np N --host ...] stripefs-server -c CLUSTER.yaml [options]\n"
+                 "       mpirun -np N stripefs-server --one-host [--state DIR] [options]\n"
+                 "\n"
+                 "Runs the stripefs service: every rank serves the roles (management,\n"
+                 "metadata, storage targets) that the config gives its host.\n"
+                 "\n"
+                 "  -c, --config FILE     cluster config (see docs/config.md)\n"
+                 "      --one-host        all roles on this host, targets under the state dir;\n"
+                 "                        makes the config and connauth file on first start\n"
+                 "      --state DIR       state dir for --one-host (default ./stripefs-state)\n"
+                 "      --targets N       targets for --one-host (default 4)\n"
+                 "      --port N          management port for --one-host (default 8008)\n"
+                 "      --ready-file F    write F (mgmt address and config path) once serving\n"
+                 "      --rejoin RANK     come back as RANK of a running service whose rank was\n"
+                 "                        lost (a job of one rank; management must be up)\n"
+                 "      --log-level L     error, warn, info (default), debug, trace\n"
+                 "  -h, --help            this text\n"
+                 "\n"
+                 "Stop it with 'stripefs-ctl shutdown' or SIGTERM to mpirun: every rank then\n"
+                 "flushes metadata and chunk files and exits 0.\n");
 }
 
 static int sfs_server_parse(int argc, char **argv, sfs_server_args_t *args)
 {
     static const struct option options[] = {
-            {"config", required_argument, NULL, 'c'},  {"one-host", no_argument, NULL, 'o'},
-            {"state", required_argument, NULL, 's'},   {"targets", required_argument, NULL, 't'},
-            {"port", required_argument, NULL, 'p'},    {"ready-file", required_argument, NULL, 'r'},
-            {"log-level", required_argument, NULL, 'l'}, {"help", no_argument, NULL, 'h'},
-            {"rejoin", required_argument, NULL, 'j'},
-            {NULL, 0, NULL, 0}};
+        {"config", required_argument, NULL, 'c'},    {"one-host", no_argument, NULL, 'o'},
+        {"state", required_argument, NULL, 's'},     {"targets", required_argument, NULL, 't'},
+        {"port", required_argument, NULL, 'p'},      {"ready-file", required_argument, NULL, 'r'},
+        {"log-level", required_argument, NULL, 'l'}, {"help", no_argument, NULL, 'h'},
+        {"rejoin", required_argument, NULL, 'j'},    {NULL, 0, NULL, 0}};
     int opt;
 
     memset(args, 0, sizeof(*args));
-    args->state_dir = "./stripefs-state";
-    args->targets   = 4;
-    args->port      = SFS_CONFIG_DEFAULT_PORT;
+    args->state_dir   = "./stripefs-state";
+    args->targets     = 4;
+    args->port        = SFS_CONFIG_DEFAULT_PORT;
     args->log_level   = "info";
     args->rejoin_rank = -1;
     opterr            = 0;
@@ -194,8 +192,9 @@ static int sfs_server_config_text(const sfs_server_args_t *args, int size, char 
     }
     snprintf(path, sizeof(path), "%s/stripefs.yaml", args->state_dir);
     if (access(path, F_OK) != 0 && args->rejoin_rank >= 0) {
-        return sfs_error_set(-ENOENT, "--rejoin: %s does not exist (no service was started in "
-                                      "%s)",
+        return sfs_error_set(-ENOENT,
+                             "--rejoin: %s does not exist (no service was started in "
+                             "%s)",
                              path, args->state_dir);
     }
     if (access(path, F_OK) != 0) {
@@ -242,8 +241,8 @@ static int sfs_server_rejoin_plan(const sfs_config_t *config, uint32_t rank, con
         return rc;
     }
     memset(&params, 0, sizeof(params));
-    params.field_mask = SFS_TP_WORKER_PARAM_KEY | SFS_TP_WORKER_PARAM_PEER_KIND |
-                        SFS_TP_WORKER_PARAM_NAME;
+    params.field_mask =
+        SFS_TP_WORKER_PARAM_KEY | SFS_TP_WORKER_PARAM_PEER_KIND | SFS_TP_WORKER_PARAM_NAME;
     params.key       = &key;
     params.peer_kind = SFS_PEER_ADMIN;
     params.name      = "stripefs-server (rejoining)";
@@ -254,11 +253,10 @@ static int sfs_server_rejoin_plan(const sfs_config_t *config, uint32_t rank, con
     memset(&cparams, 0, sizeof(cparams));
     cparams.field_mask = SFS_CLUSTER_PARAM_MGMT_HOST | SFS_CLUSTER_PARAM_TIMEOUT;
     cparams.worker     = worker;
-    cparams.mgmt_host  = mgmt_host && mgmt_host->address[0] ? mgmt_host->address
-                                                             : config->mgmt_host;
-    cparams.mgmt_port  = config->mgmt_port;
+    cparams.mgmt_host = mgmt_host && mgmt_host->address[0] ? mgmt_host->address : config->mgmt_host;
+    cparams.mgmt_port = config->mgmt_port;
     cparams.connect_timeout_ms = config->connect_timeout_ms;
-    rc = sfs_cluster_connect(&cparams, &cluster);
+    rc                         = sfs_cluster_connect(&cparams, &cluster);
     if (rc) {
         goto out;
     }
@@ -269,8 +267,8 @@ static int sfs_server_rejoin_plan(const sfs_config_t *config, uint32_t rank, con
         goto out;
     }
     if (!sfs_config_host_matches(node->host, host)) {
-        rc = sfs_error_set(-EINVAL, "rank %u ran on host '%s', this is '%s': rejoin it there",
-                           rank, node->host, host);
+        rc = sfs_error_set(-EINVAL, "rank %u ran on host '%s', this is '%s': rejoin it there", rank,
+                           node->host, host);
         goto out;
     }
     for (uint32_t i = 0; i < map->node_count; i++) {
@@ -280,13 +278,14 @@ static int sfs_server_rejoin_plan(const sfs_config_t *config, uint32_t rank, con
         rc = -ENOMEM;
         goto out;
     }
-    plan->rank_count       = count;
-    plan->mgmt_rank        = map->mgmt_node;
-    plan->meta_rank        = map->meta_node;
+    plan->rank_count        = count;
+    plan->mgmt_rank         = map->mgmt_node;
+    plan->meta_rank         = map->meta_node;
     plan->ranks[rank].roles = node->roles & ~SFS_ROLE_MGMT;
     if (node->roles & SFS_ROLE_MGMT) {
-        rc = sfs_error_set(-EOPNOTSUPP, "rank %u runs management: restart the whole service "
-                                        "instead",
+        rc = sfs_error_set(-EOPNOTSUPP,
+                           "rank %u runs management: restart the whole service "
+                           "instead",
                            rank);
         goto out;
     }
@@ -311,7 +310,7 @@ static int sfs_server_rejoin_plan(const sfs_config_t *config, uint32_t rank, con
                 rc = -ENOMEM;
                 goto out;
             }
-            plan->ranks[rank].targets                                  = grown;
+            plan->ranks[rank].targets                                   = grown;
             plan->ranks[rank].targets[plan->ranks[rank].target_count++] = c;
         }
     }
@@ -402,10 +401,9 @@ static int sfs_server_rejoin(const sfs_server_args_t *args, const sfs_config_t *
         rc = sfs_service_create(config, plan, rank, &service);
     }
     if (rc == 0) {
-        rc = sfs_tp_bootstrap_fetch(mgmt_host && mgmt_host->address[0] ? mgmt_host->address
-                                                                       : config->mgmt_host,
-                                    config->mgmt_port, config->connect_timeout_ms, &address,
-                                    &length);
+        rc = sfs_tp_bootstrap_fetch(
+            mgmt_host && mgmt_host->address[0] ? mgmt_host->address : config->mgmt_host,
+            config->mgmt_port, config->connect_timeout_ms, &address, &length);
     }
     if (rc == 0) {
         rc = sfs_service_register(service, address, length);
@@ -443,15 +441,15 @@ static int sfs_server_rejoin(const sfs_server_args_t *args, const sfs_config_t *
 int main(int argc, char **argv)
 {
     sfs_server_args_t args;
-    sfs_config_t     *config   = NULL;
-    sfs_role_plan_t  *plan     = NULL;
-    sfs_service_t    *service  = NULL;
-    char             *text     = NULL;
-    char             *hosts    = NULL;
-    const char      **host_of  = NULL;
+    sfs_config_t     *config  = NULL;
+    sfs_role_plan_t  *plan    = NULL;
+    sfs_service_t    *service = NULL;
+    char             *text    = NULL;
+    char             *hosts   = NULL;
+    const char      **host_of = NULL;
     char              name[PATH_MAX];
     char              host[SFS_HOST_MAX];
-    long long         length   = 0;
+    long long         length = 0;
     int               rank, size, provided, rc, exit_code = 1, lost_rank = 0;
 
     MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);

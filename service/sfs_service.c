@@ -68,9 +68,8 @@ static void sfs_service_dispatch(sfs_tp_request_t *req, void *arg)
             sfs_mgmt_handle(service->mgmt, req);
             return;
         }
-        sfs_tp_request_reply_error(req, -EOPNOTSUPP,
-                                   "rank %u on %s is not the management server", service->rank,
-                                   service->host);
+        sfs_tp_request_reply_error(req, -EOPNOTSUPP, "rank %u on %s is not the management server",
+                                   service->rank, service->host);
         return;
     case SFS_ROLE_META:
         if (service->meta) {
@@ -170,19 +169,18 @@ int sfs_service_create(const sfs_config_t *config, const sfs_role_plan_t *plan, 
         goto err_free;
     }
     memset(&params, 0, sizeof(params));
-    params.field_mask = SFS_TP_WORKER_PARAM_NODE_ID | SFS_TP_WORKER_PARAM_PEER_KIND |
-                        SFS_TP_WORKER_PARAM_HOST | SFS_TP_WORKER_PARAM_KEY |
-                        SFS_TP_WORKER_PARAM_HANDLER | SFS_TP_WORKER_PARAM_MAX_PAYLOAD |
-                        SFS_TP_WORKER_PARAM_RPC_TIMEOUT | SFS_TP_WORKER_PARAM_NAME |
-                        SFS_TP_WORKER_PARAM_MAX_RATE;
-    params.node_id        = rank;
-    params.peer_kind      = SFS_PEER_SERVER;
-    params.host           = service->host;
-    params.name           = "stripefs-server";
-    params.key            = &service->key;
-    params.on_request     = sfs_service_dispatch;
-    params.handler_arg    = service;
-    params.max_payload    = config->max_message_size;
+    params.field_mask =
+        SFS_TP_WORKER_PARAM_NODE_ID | SFS_TP_WORKER_PARAM_PEER_KIND | SFS_TP_WORKER_PARAM_HOST |
+        SFS_TP_WORKER_PARAM_KEY | SFS_TP_WORKER_PARAM_HANDLER | SFS_TP_WORKER_PARAM_MAX_PAYLOAD |
+        SFS_TP_WORKER_PARAM_RPC_TIMEOUT | SFS_TP_WORKER_PARAM_NAME | SFS_TP_WORKER_PARAM_MAX_RATE;
+    params.node_id          = rank;
+    params.peer_kind        = SFS_PEER_SERVER;
+    params.host             = service->host;
+    params.name             = "stripefs-server";
+    params.key              = &service->key;
+    params.on_request       = sfs_service_dispatch;
+    params.handler_arg      = service;
+    params.max_payload      = config->max_message_size;
     params.rpc_timeout_ms   = config->rpc_timeout_ms;
     params.max_request_rate = config->max_request_rate;
     if (service->roles & SFS_ROLE_MGMT) {
@@ -278,8 +276,7 @@ static int sfs_service_send_register(sfs_service_t *service)
     sfs_wbuf_init(&wb, args, SFS_PROTO_ARGS_MAX);
     sfs_proto_register_req_pack(&wb, reg);
     if (wb.error) {
-        rc = sfs_error_set(wb.error, "rank %u: registration does not fit a message",
-                           service->rank);
+        rc = sfs_error_set(wb.error, "rank %u: registration does not fit a message", service->rank);
         goto out;
     }
     memset(&params, 0, sizeof(params));
@@ -304,8 +301,8 @@ int sfs_service_register(sfs_service_t *service, const void *mgmt_address, size_
     int                  rc;
 
     memset(&params, 0, sizeof(params));
-    params.field_mask = SFS_CLUSTER_PARAM_MGMT_ADDRESS | SFS_CLUSTER_PARAM_NO_MAP |
-                        SFS_CLUSTER_PARAM_TIMEOUT;
+    params.field_mask =
+        SFS_CLUSTER_PARAM_MGMT_ADDRESS | SFS_CLUSTER_PARAM_NO_MAP | SFS_CLUSTER_PARAM_TIMEOUT;
     params.worker              = service->worker;
     params.mgmt_address        = mgmt_address;
     params.mgmt_address_length = length;

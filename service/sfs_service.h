@@ -18,32 +18,32 @@ typedef struct sfs_meta    sfs_meta_t;
 typedef struct sfs_storage sfs_storage_t;
 
 typedef struct sfs_service {
-    const sfs_config_t     *config;
-    const sfs_role_plan_t  *plan;
-    uint32_t                rank;
-    uint32_t                roles;
-    char                    host[SFS_HOST_MAX];
-    sfs_auth_key_t          key;
-    sfs_tp_worker_t        *worker;
-    sfs_cluster_t          *cluster; /* this rank's connections to the others */
-    sfs_mgmt_t             *mgmt;
-    sfs_meta_t             *meta;
-    sfs_storage_t          *storage;
-    volatile sig_atomic_t   stop_requested;
-    uint64_t                next_heartbeat_ms;
-    sfs_tp_rpc_t           *heartbeat_rpc;
-    int                     registered;
+    const sfs_config_t    *config;
+    const sfs_role_plan_t *plan;
+    uint32_t               rank;
+    uint32_t               roles;
+    char                   host[SFS_HOST_MAX];
+    sfs_auth_key_t         key;
+    sfs_tp_worker_t       *worker;
+    sfs_cluster_t         *cluster; /* this rank's connections to the others */
+    sfs_mgmt_t            *mgmt;
+    sfs_meta_t            *meta;
+    sfs_storage_t         *storage;
+    volatile sig_atomic_t  stop_requested;
+    uint64_t               next_heartbeat_ms;
+    sfs_tp_rpc_t          *heartbeat_rpc;
+    int                    registered;
 } sfs_service_t;
 
 /* Open this rank's roles (target directories, metadata store) and its
  * transport; management also starts listening on its bootstrap port. */
-int  sfs_service_create(const sfs_config_t *config, const sfs_role_plan_t *plan, uint32_t rank,
-                        sfs_service_t **service_p);
+int sfs_service_create(const sfs_config_t *config, const sfs_role_plan_t *plan, uint32_t rank,
+                       sfs_service_t **service_p);
 /* Register with management (whose worker address the caller learnt from the
  * MPI job): returns once management has acknowledged. */
-int  sfs_service_register(sfs_service_t *service, const void *mgmt_address, size_t length);
+int sfs_service_register(sfs_service_t *service, const void *mgmt_address, size_t length);
 /* Serve one round of events: progress, timers, heartbeats. */
-int  sfs_service_progress(sfs_service_t *service, int timeout_ms);
+int sfs_service_progress(sfs_service_t *service, int timeout_ms);
 /* Ask this rank to stop (async-signal-safe). */
 void sfs_service_request_stop(sfs_service_t *service);
 int  sfs_service_stopping(const sfs_service_t *service);
@@ -76,7 +76,7 @@ typedef struct sfs_target_report {
     uint64_t bandwidth;
 } sfs_target_report_t;
 uint32_t sfs_storage_report(sfs_storage_t *storage, sfs_target_report_t *reports, uint32_t max);
-int  sfs_storage_flush(sfs_storage_t *storage);
-void sfs_storage_destroy(sfs_storage_t *storage);
+int      sfs_storage_flush(sfs_storage_t *storage);
+void     sfs_storage_destroy(sfs_storage_t *storage);
 
 #endif

@@ -35,8 +35,8 @@ typedef struct sfs_storage_op {
     void               *data;  /* WRITE: the payload; READ: the reply buffer */
     uint64_t            data_length;
     int                 owns_data; /* data is a pool buffer of ours */
-    uint64_t            length; /* chunk length after the operation */
-    uint32_t            count;  /* CHUNK_UNLINK / CHUNK_LIST results */
+    uint64_t            length;    /* chunk length after the operation */
+    uint32_t            count;     /* CHUNK_UNLINK / CHUNK_LIST results */
     uint64_t           *ids;
     uint64_t           *lengths;
     int                 status;
@@ -336,8 +336,7 @@ void sfs_storage_handle(sfs_storage_t *storage, sfs_tp_request_t *req)
         op->data      = sfs_tp_buf_get(storage->service->worker, bytes ? bytes : 1);
         op->owns_data = 1;
         if (!op->data) {
-            sfs_tp_request_reply_error(req, -ENOMEM, "out of memory for a %" PRIu64
-                                                     "-byte read",
+            sfs_tp_request_reply_error(req, -ENOMEM, "out of memory for a %" PRIu64 "-byte read",
                                        bytes);
             goto err;
         }
@@ -356,8 +355,7 @@ void sfs_storage_handle(sfs_storage_t *storage, sfs_tp_request_t *req)
         break;
     default:
         if (payload_length) {
-            sfs_tp_request_reply_error(req, -EBADMSG, "%s carries no payload",
-                                       sfs_op_name(opcode));
+            sfs_tp_request_reply_error(req, -EBADMSG, "%s carries no payload", sfs_op_name(opcode));
             goto err;
         }
         break;

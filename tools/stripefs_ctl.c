@@ -83,9 +83,9 @@ static int ctl_listnodes(ctl_t *ctl, int argc, char **argv)
     }
     if (type) {
         want = strcmp(type, "management") == 0 || strcmp(type, "mgmt") == 0 ? SFS_ROLE_MGMT
-               : strcmp(type, "meta") == 0                                   ? SFS_ROLE_META
-               : strcmp(type, "storage") == 0                                ? SFS_ROLE_STORAGE
-                                                                             : 0;
+               : strcmp(type, "meta") == 0                                  ? SFS_ROLE_META
+               : strcmp(type, "storage") == 0                               ? SFS_ROLE_STORAGE
+                                                                            : 0;
         if (!want) {
             fprintf(stderr, "stripefs-ctl listnodes: --nodetype is management, meta or storage\n");
             return EXIT_USAGE;
@@ -132,8 +132,8 @@ static int ctl_listtargets(ctl_t *ctl, int argc, char **argv)
 
         printf("%-7u %-5u %-16s %-17s %10s %10s %4.0f%%  %s\n", t->target_id, t->node_id,
                node ? node->host : "?", sfs_state_name(t->state),
-               ctl_size(t->capacity, cap, sizeof(cap)), ctl_size(t->free, free_text,
-                                                                 sizeof(free_text)),
+               ctl_size(t->capacity, cap, sizeof(cap)),
+               ctl_size(t->free, free_text, sizeof(free_text)),
                t->capacity ? 100.0 * (double)t->free / (double)t->capacity : 0.0, t->dir);
     }
     sfs_map_destroy(map);
@@ -249,8 +249,7 @@ static int ctl_net(ctl_t *ctl, int argc, char **argv)
 static int ctl_parse_size_arg(const char *verb, const char *text, uint64_t *out)
 {
     if (sfs_parse_size(text, out) != 0) {
-        fprintf(stderr, "stripefs-ctl %s: '%s' is not a size (e.g. 512k, 1m, 4g)\n", verb,
-                text);
+        fprintf(stderr, "stripefs-ctl %s: '%s' is not a size (e.g. 512k, 1m, 4g)\n", verb, text);
         return -1;
     }
     return 0;
@@ -261,9 +260,9 @@ static int ctl_setpattern(ctl_t *ctl, int argc, char **argv)
     static const struct option options[] = {{"chunksize", required_argument, NULL, 'c'},
                                             {"numtargets", required_argument, NULL, 'n'},
                                             {NULL, 0, NULL, 0}};
-    uint64_t chunk = 0;
-    long     count = 0;
-    int      opt, rc;
+    uint64_t                   chunk     = 0;
+    long                       count     = 0;
+    int                        opt, rc;
 
     optind = 1;
     while ((opt = getopt_long(argc, argv, "c:n:", options, NULL)) != -1) {
@@ -475,8 +474,7 @@ static int ctl_ls(ctl_t *ctl, int argc, char **argv)
                     printf("?????????? %s\n", entries[i].name);
                 }
             } else {
-                printf("%s%s\n", entries[i].name,
-                       entries[i].type == SFS_FILE_TYPE_DIR ? "/" : "");
+                printf("%s%s\n", entries[i].name, entries[i].type == SFS_FILE_TYPE_DIR ? "/" : "");
             }
             snprintf(after, sizeof(after), "%s", entries[i].name);
         }
@@ -707,8 +705,7 @@ static int ctl_mkconnauth(ctl_t *ctl, int argc, char **argv)
     if (rc) {
         return ctl_fail("mkconnauth", rc);
     }
-    printf("wrote %ld random bytes to %s (mode 0400); copy it to every host\n", size,
-           argv[optind]);
+    printf("wrote %ld random bytes to %s (mode 0400); copy it to every host\n", size, argv[optind]);
     return 0;
 }
 
@@ -721,7 +718,7 @@ static int ctl_genconfig(ctl_t *ctl, int argc, char **argv)
                                             {"port", required_argument, NULL, 'p'},
                                             {"output", required_argument, NULL, 'o'},
                                             {NULL, 0, NULL, 0}};
-    const char   *hosts = NULL, *storage = "/var/lib/stripefs/storage";
+    const char                *hosts = NULL, *storage = "/var/lib/stripefs/storage";
     const char   *meta = "/var/lib/stripefs/meta", *connauth = "/etc/stripefs/connauth";
     const char   *output = NULL;
     const char   *list[256];
@@ -735,13 +732,26 @@ static int ctl_genconfig(ctl_t *ctl, int argc, char **argv)
     optind = 1;
     while ((opt = getopt_long(argc, argv, "o:", options, NULL)) != -1) {
         switch (opt) {
-        case 'H': hosts = optarg; break;
-        case 's': storage = optarg; break;
-        case 'm': meta = optarg; break;
-        case 'a': connauth = optarg; break;
-        case 'p': port = strtol(optarg, NULL, 10); break;
-        case 'o': output = optarg; break;
-        default: return EXIT_USAGE;
+        case 'H':
+            hosts = optarg;
+            break;
+        case 's':
+            storage = optarg;
+            break;
+        case 'm':
+            meta = optarg;
+            break;
+        case 'a':
+            connauth = optarg;
+            break;
+        case 'p':
+            port = strtol(optarg, NULL, 10);
+            break;
+        case 'o':
+            output = optarg;
+            break;
+        default:
+            return EXIT_USAGE;
         }
     }
     if (!hosts || optind != argc || port < 1 || port > 65535) {
@@ -784,38 +794,38 @@ static int ctl_hosts_of(ctl_t *ctl, int argc, char **argv)
 }
 
 static const ctl_verb_t ctl_verbs[] = {
-        {"listnodes", ctl_listnodes, 1, "listnodes [--nodetype management|meta|storage]",
-         "List the server ranks with their roles, state and time since last contact."},
-        {"listtargets", ctl_listtargets, 1, "listtargets",
-         "List the storage targets with state, capacity and free space."},
-        {"df", ctl_df, 1, "df", "Free space per target and in total, and metadata counts."},
-        {"net", ctl_net, 1, "net",
-         "Show how this host reaches each server and who is connected to each."},
-        {"check-servers", ctl_check_servers, 1, "check-servers",
-         "Ping every server rank; exit 1 if any is unreachable."},
-        {"setpattern", ctl_setpattern, 1, "setpattern [--chunksize SIZE] [--numtargets N] DIR",
-         "Set the stripe pattern new files in DIR get (chunk size 64K..4G, power of two)."},
-        {"getentryinfo", ctl_getentryinfo, 1, "getentryinfo PATH",
-         "Show a file's or directory's entry id, stripe pattern and targets."},
-        {"mkdir", ctl_mkdir, 1, "mkdir [-p] [-m MODE] PATH...", "Make directories."},
-        {"ls", ctl_ls, 1, "ls [-l] [PATH]", "List a directory."},
-        {"stat", ctl_stat, 1, "stat PATH...", "Show attributes and size."},
-        {"rm", ctl_rm, 1, "rm [-r] PATH...",
-         "Remove files or (empty, or with -r any) directories; chunk files go in the "
-         "background."},
-        {"mv", ctl_mv, 1, "mv FROM TO", "Rename (replaces a file or an empty directory)."},
-        {"put", ctl_put, 1, "put LOCAL_FILE|- PATH", "Copy a local file into stripefs."},
-        {"get", ctl_get, 1, "get PATH LOCAL_FILE|-", "Copy a stripefs file out."},
-        {"shutdown", ctl_shutdown, 1, "shutdown",
-         "Stop the whole service cleanly (every rank flushes and exits 0)."},
-        {"mkconnauth", ctl_mkconnauth, 0, "mkconnauth [-s BYTES] FILE",
-         "Create a connauth file of random bytes (mode 0400)."},
-        {"genconfig", ctl_genconfig, 0,
-         "genconfig --hosts H1,H2,... [--storage-dir DIR] [--meta-dir DIR] [--connauth F] "
-         "[--port N] [-o FILE]",
-         "Write a cluster config: mgmt and meta on the first host, one target per host."},
-        {"hosts-of", ctl_hosts_of, 0, "hosts-of CLUSTER.yaml",
-         "Print HOST:RANKS for every host of a config (what mpirun --host needs)."},
+    {"listnodes", ctl_listnodes, 1, "listnodes [--nodetype management|meta|storage]",
+     "List the server ranks with their roles, state and time since last contact."},
+    {"listtargets", ctl_listtargets, 1, "listtargets",
+     "List the storage targets with state, capacity and free space."},
+    {"df", ctl_df, 1, "df", "Free space per target and in total, and metadata counts."},
+    {"net", ctl_net, 1, "net",
+     "Show how this host reaches each server and who is connected to each."},
+    {"check-servers", ctl_check_servers, 1, "check-servers",
+     "Ping every server rank; exit 1 if any is unreachable."},
+    {"setpattern", ctl_setpattern, 1, "setpattern [--chunksize SIZE] [--numtargets N] DIR",
+     "Set the stripe pattern new files in DIR get (chunk size 64K..4G, power of two)."},
+    {"getentryinfo", ctl_getentryinfo, 1, "getentryinfo PATH",
+     "Show a file's or directory's entry id, stripe pattern and targets."},
+    {"mkdir", ctl_mkdir, 1, "mkdir [-p] [-m MODE] PATH...", "Make directories."},
+    {"ls", ctl_ls, 1, "ls [-l] [PATH]", "List a directory."},
+    {"stat", ctl_stat, 1, "stat PATH...", "Show attributes and size."},
+    {"rm", ctl_rm, 1, "rm [-r] PATH...",
+     "Remove files or (empty, or with -r any) directories; chunk files go in the "
+     "background."},
+    {"mv", ctl_mv, 1, "mv FROM TO", "Rename (replaces a file or an empty directory)."},
+    {"put", ctl_put, 1, "put LOCAL_FILE|- PATH", "Copy a local file into stripefs."},
+    {"get", ctl_get, 1, "get PATH LOCAL_FILE|-", "Copy a stripefs file out."},
+    {"shutdown", ctl_shutdown, 1, "shutdown",
+     "Stop the whole service cleanly (every rank flushes and exits 0)."},
+    {"mkconnauth", ctl_mkconnauth, 0, "mkconnauth [-s BYTES] FILE",
+     "Create a connauth file of random bytes (mode 0400)."},
+    {"genconfig", ctl_genconfig, 0,
+     "genconfig --hosts H1,H2,... [--storage-dir DIR] [--meta-dir DIR] [--connauth F] "
+     "[--port N] [-o FILE]",
+     "Write a cluster config: mgmt and meta on the first host, one target per host."},
+    {"hosts-of", ctl_hosts_of, 0, "hosts-of CLUSTER.yaml",
+     "Print HOST:RANKS for every host of a config (what mpirun --host needs)."},
 };
 
 static void ctl_usage(FILE *out)

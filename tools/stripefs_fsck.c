@@ -66,10 +66,10 @@ static void fsck_meta_line(void *arg, const char *line)
 
 static int fsck_load_files(fsck_t *fsck)
 {
-    sfs_attr_t *attrs = calloc(FSCK_PAGE, sizeof(*attrs));
+    sfs_attr_t *attrs    = calloc(FSCK_PAGE, sizeof(*attrs));
     size_t      capacity = 0;
     uint64_t    after    = 0;
-    int         eof      = 0, rc = 0;
+    int         eof = 0, rc = 0;
 
     if (!attrs) {
         return -ENOMEM;
@@ -114,7 +114,7 @@ static int fsck_load_files(fsck_t *fsck)
 static int fsck_load_pending(fsck_t *fsck)
 {
     uint64_t after = 0;
-    int      eof   = 0, rc = 0;
+    int      eof = 0, rc = 0;
 
     while (!eof && rc == 0) {
         uint64_t *grown = realloc(fsck->pending, (fsck->pending_count + FSCK_PAGE) * 8);
@@ -167,10 +167,10 @@ static int fsck_judge_chunk(fsck_t *fsck, uint32_t target_id, uint64_t id, uint6
 
 static int fsck_target(fsck_t *fsck, uint32_t target_id)
 {
-    uint64_t *ids     = calloc(FSCK_PAGE, sizeof(uint64_t));
-    uint64_t *lengths = calloc(FSCK_PAGE, sizeof(uint64_t));
-    uint64_t *bad     = calloc(SFS_PROTO_MAX_EXTENTS, sizeof(uint64_t));
-    uint64_t  after   = 0;
+    uint64_t *ids       = calloc(FSCK_PAGE, sizeof(uint64_t));
+    uint64_t *lengths   = calloc(FSCK_PAGE, sizeof(uint64_t));
+    uint64_t *bad       = calloc(SFS_PROTO_MAX_EXTENTS, sizeof(uint64_t));
+    uint64_t  after     = 0;
     uint32_t  bad_count = 0;
     int       rc        = 0;
 
@@ -181,8 +181,7 @@ static int fsck_target(fsck_t *fsck, uint32_t target_id)
     for (;;) {
         uint32_t count;
 
-        rc = sfs_admin_chunk_list(fsck->client, target_id, after, FSCK_PAGE, ids, lengths,
-                                  &count);
+        rc = sfs_admin_chunk_list(fsck->client, target_id, after, FSCK_PAGE, ids, lengths, &count);
         if (rc || count == 0) {
             break;
         }

@@ -64,22 +64,22 @@ enum {
 
 typedef struct sfs_tp_worker_params {
     uint64_t                 field_mask;
-    uint32_t                 node_id;        /* servers: their rank; clients: 0 */
-    uint32_t                 peer_kind;      /* SFS_PEER_*, default SFS_PEER_CLIENT */
-    const char              *host;           /* default: gethostname() */
-    const char              *name;           /* program name shown to peers */
-    const sfs_auth_key_t    *key;            /* cluster key: required */
-    sfs_tp_request_handler_t on_request;     /* servers only */
+    uint32_t                 node_id;    /* servers: their rank; clients: 0 */
+    uint32_t                 peer_kind;  /* SFS_PEER_*, default SFS_PEER_CLIENT */
+    const char              *host;       /* default: gethostname() */
+    const char              *name;       /* program name shown to peers */
+    const sfs_auth_key_t    *key;        /* cluster key: required */
+    sfs_tp_request_handler_t on_request; /* servers only */
     void                    *handler_arg;
     sfs_tp_session_end_cb_t  on_session_end;
-    uint64_t                 max_payload;    /* default 64 MiB */
-    uint32_t                 rpc_timeout_ms; /* default 30000 */
-    uint32_t                 spin_us;        /* busy-poll before sleeping, default 50 */
-    uint16_t                 bootstrap_port; /* serve the worker address on this TCP port */
+    uint64_t                 max_payload;      /* default 64 MiB */
+    uint32_t                 rpc_timeout_ms;   /* default 30000 */
+    uint32_t                 spin_us;          /* busy-poll before sleeping, default 50 */
+    uint16_t                 bootstrap_port;   /* serve the worker address on this TCP port */
     uint32_t                 max_request_rate; /* per session per second; 0 = none */
 } sfs_tp_worker_params_t;
 
-int  sfs_tp_worker_create(const sfs_tp_worker_params_t *params, sfs_tp_worker_t **worker_p);
+int sfs_tp_worker_create(const sfs_tp_worker_params_t *params, sfs_tp_worker_t **worker_p);
 /* Closes every connection and session (in-flight RPCs fail with
  * -ECANCELED), then frees the worker. */
 void sfs_tp_worker_destroy(sfs_tp_worker_t *worker);
@@ -108,8 +108,8 @@ uint16_t sfs_tp_worker_bootstrap_port(const sfs_tp_worker_t *worker);
 /* ---------------------------------------------------------------------- */
 /* Bootstrap: ask a server's bootstrap port for its worker address.        */
 
-int sfs_tp_bootstrap_fetch(const char *host, uint16_t port, uint32_t timeout_ms,
-                           void **address_p, size_t *length_p);
+int sfs_tp_bootstrap_fetch(const char *host, uint16_t port, uint32_t timeout_ms, void **address_p,
+                           size_t *length_p);
 
 /* ---------------------------------------------------------------------- */
 /* Connections (the requesting side).                                      */
@@ -117,12 +117,12 @@ int sfs_tp_bootstrap_fetch(const char *host, uint16_t port, uint32_t timeout_ms,
 /* Connect to the server with worker address `address` and authenticate.
  * `peer_name` names the server in errors ("meta server (rank 0 on host a)").
  * Blocks for at most `timeout_ms`. */
-int  sfs_tp_conn_create(sfs_tp_worker_t *worker, const void *address, size_t address_length,
-                        const char *peer_name, uint32_t timeout_ms, sfs_tp_conn_t **conn_p);
+int sfs_tp_conn_create(sfs_tp_worker_t *worker, const void *address, size_t address_length,
+                       const char *peer_name, uint32_t timeout_ms, sfs_tp_conn_t **conn_p);
 /* Fail what is in flight with -ECANCELED and close. */
 void sfs_tp_conn_destroy(sfs_tp_conn_t *conn);
 /* 0 while usable; the error that broke it otherwise. */
-int  sfs_tp_conn_status(const sfs_tp_conn_t *conn);
+int         sfs_tp_conn_status(const sfs_tp_conn_t *conn);
 const char *sfs_tp_conn_name(const sfs_tp_conn_t *conn);
 uint32_t    sfs_tp_conn_server_node(const sfs_tp_conn_t *conn);
 /* Transports UCX uses for this connection, e.g. "posix/memory, cma/memory". */
@@ -147,12 +147,11 @@ typedef struct sfs_tp_rpc_params {
 
 /* Send a request. On success *rpc_p is an RPC the caller waits on (or
  * polls) and then releases. Fails at once if the connection is broken. */
-int  sfs_tp_rpc_start(sfs_tp_conn_t *conn, const sfs_tp_rpc_params_t *params,
-                      sfs_tp_rpc_t **rpc_p);
-int  sfs_tp_rpc_is_done(const sfs_tp_rpc_t *rpc);
+int sfs_tp_rpc_start(sfs_tp_conn_t *conn, const sfs_tp_rpc_params_t *params, sfs_tp_rpc_t **rpc_p);
+int sfs_tp_rpc_is_done(const sfs_tp_rpc_t *rpc);
 /* Progress until done; returns the RPC's status (0 or negative errno). */
-int  sfs_tp_rpc_wait(sfs_tp_rpc_t *rpc);
-int  sfs_tp_rpc_status(const sfs_tp_rpc_t *rpc);
+int sfs_tp_rpc_wait(sfs_tp_rpc_t *rpc);
+int sfs_tp_rpc_status(const sfs_tp_rpc_t *rpc);
 /* The reply's argument block (valid until release). */
 const void *sfs_tp_rpc_reply_args(const sfs_tp_rpc_t *rpc, size_t *length_p);
 /* The reply payload: its length, and with alloc_reply its buffer. */
@@ -174,7 +173,7 @@ int sfs_tp_call(sfs_tp_conn_t *conn, const sfs_tp_rpc_params_t *params, sfs_tp_r
 uint32_t    sfs_tp_request_opcode(const sfs_tp_request_t *req);
 const void *sfs_tp_request_args(const sfs_tp_request_t *req, size_t *length_p);
 /* The request payload, fully received (valid until the reply completes). */
-void       *sfs_tp_request_payload(const sfs_tp_request_t *req, size_t *length_p);
+void             *sfs_tp_request_payload(const sfs_tp_request_t *req, size_t *length_p);
 sfs_tp_session_t *sfs_tp_request_session(const sfs_tp_request_t *req);
 sfs_tp_worker_t  *sfs_tp_request_worker(const sfs_tp_request_t *req);
 
@@ -186,7 +185,7 @@ void sfs_tp_request_reply(sfs_tp_request_t *req, int status, const void *args, s
                           sfs_tp_post_cb_t release, void *release_arg);
 /* Reply with an error status and an explanation that reaches the caller. */
 void sfs_tp_request_reply_error(sfs_tp_request_t *req, int status, const char *fmt, ...)
-        __attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 /* The authenticated peer behind a session. */
 uint32_t    sfs_tp_session_peer_kind(const sfs_tp_session_t *session);
@@ -200,8 +199,7 @@ const char *sfs_tp_session_transports(sfs_tp_session_t *session);
 
 /* Iterate over authenticated sessions (for NET_INFO). */
 typedef void (*sfs_tp_session_visit_t)(sfs_tp_session_t *session, void *arg);
-void sfs_tp_worker_visit_sessions(sfs_tp_worker_t *worker, sfs_tp_session_visit_t visit,
-                                  void *arg);
+void sfs_tp_worker_visit_sessions(sfs_tp_worker_t *worker, sfs_tp_session_visit_t visit, void *arg);
 
 /* ---------------------------------------------------------------------- */
 /* Payload buffers, pooled by size class. Thread-safe.                      */

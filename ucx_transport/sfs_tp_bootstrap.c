@@ -81,7 +81,7 @@ void sfs_tp_bootstrap_accept(sfs_tp_worker_t *worker)
         }
         if (send(fd, header, sizeof(header), MSG_NOSIGNAL) != sizeof(header) ||
             send(fd, worker->address, worker->address_length, MSG_NOSIGNAL) !=
-                    (ssize_t)worker->address_length) {
+                (ssize_t)worker->address_length) {
             sfs_debug("bootstrap: could not send the address to a peer: %m");
         }
         close(fd);
@@ -126,8 +126,8 @@ static int sfs_tp_recv_all(int fd, void *buf, size_t length, uint64_t deadline_m
     return 0;
 }
 
-int sfs_tp_bootstrap_fetch(const char *host, uint16_t port, uint32_t timeout_ms,
-                           void **address_p, size_t *length_p)
+int sfs_tp_bootstrap_fetch(const char *host, uint16_t port, uint32_t timeout_ms, void **address_p,
+                           size_t *length_p)
 {
     struct addrinfo  hints = {.ai_socktype = SOCK_STREAM, .ai_family = AF_UNSPEC};
     struct addrinfo *res, *ai;
@@ -145,8 +145,8 @@ int sfs_tp_bootstrap_fetch(const char *host, uint16_t port, uint32_t timeout_ms,
         uint8_t   header[8];
         uint32_t  length = 0;
         uint8_t  *address;
-        int       fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-        int       err = 0;
+        int       fd     = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        int       err    = 0;
         socklen_t errlen = sizeof(err);
 
         if (fd < 0) {
@@ -209,9 +209,8 @@ int sfs_tp_bootstrap_fetch(const char *host, uint16_t port, uint32_t timeout_ms,
         return 0;
     }
     freeaddrinfo(res);
-    return sfs_error_set(last_rc,
-                         "cannot reach the stripefs management service at %s:%u: %s%s", host,
-                         port, sfs_strerror(last_rc),
+    return sfs_error_set(last_rc, "cannot reach the stripefs management service at %s:%u: %s%s",
+                         host, port, sfs_strerror(last_rc),
                          last_rc == -ECONNREFUSED ? " (is the service running? "
                                                     "start it with stripefs-server)"
                          : last_rc == -EPROTO     ? " (that port is not a stripefs service)"

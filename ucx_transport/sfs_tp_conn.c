@@ -47,7 +47,8 @@ void sfs_tp_conn_fail(sfs_tp_conn_t *conn, int status, const char *why)
     }
     conn->status = status;
     sfs_warn("connection to %s failed: %s", conn->name, why);
-    sfs_list_for_each_safe(elem, tmp, &conn->rpcs) {
+    sfs_list_for_each_safe(elem, tmp, &conn->rpcs)
+    {
         sfs_tp_rpc_t *rpc = sfs_container_of(elem, sfs_tp_rpc_t, conn_list);
 
         sfs_tp_rpc_fail(rpc, status, "%s", why);
@@ -119,7 +120,7 @@ static int sfs_tp_conn_hello(sfs_tp_conn_t *conn, uint32_t timeout_ms)
     rpc = NULL;
 
     sfs_auth_server_proof(&worker->key, hello.nonce, reply.nonce, reply.session_id, expected);
-    server_ok = sfs_auth_proof_check(expected, reply.proof) == 0;
+    server_ok         = sfs_auth_proof_check(expected, reply.proof) == 0;
     conn->session_id  = reply.session_id;
     conn->server_node = reply.server_node;
     sfs_auth_session_key(&worker->key, hello.nonce, reply.nonce, reply.session_id,
@@ -179,7 +180,7 @@ int sfs_tp_conn_create(sfs_tp_worker_t *worker, const void *address, size_t addr
     ep_params.err_mode        = UCP_ERR_HANDLING_MODE_PEER;
     ep_params.err_handler.cb  = sfs_tp_conn_err_cb;
     ep_params.err_handler.arg = conn;
-    status = ucp_ep_create(worker->ucp_worker, &ep_params, &conn->ep);
+    status                    = ucp_ep_create(worker->ucp_worker, &ep_params, &conn->ep);
     if (status != UCS_OK) {
         rc = sfs_error_set(-EHOSTUNREACH, "cannot create a UCX endpoint to %s: %s", peer_name,
                            ucs_status_string(status));
@@ -195,8 +196,7 @@ int sfs_tp_conn_create(sfs_tp_worker_t *worker, const void *address, size_t addr
         return rc;
     }
     sfs_tp_describe_transports(conn->ep, conn->transports, sizeof(conn->transports));
-    sfs_debug("connected to %s (node %u) over %s", conn->name, conn->server_node,
-              conn->transports);
+    sfs_debug("connected to %s (node %u) over %s", conn->name, conn->server_node, conn->transports);
     *conn_p = conn;
     return 0;
 }
@@ -243,7 +243,8 @@ void sfs_tp_conn_destroy(sfs_tp_conn_t *conn)
         return;
     }
     worker = conn->worker;
-    sfs_list_for_each_safe(elem, tmp, &conn->rpcs) {
+    sfs_list_for_each_safe(elem, tmp, &conn->rpcs)
+    {
         sfs_tp_rpc_t *rpc = sfs_container_of(elem, sfs_tp_rpc_t, conn_list);
 
         sfs_tp_rpc_fail(rpc, -ECANCELED, "connection to %s closed", conn->name);

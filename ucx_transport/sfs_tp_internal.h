@@ -13,21 +13,21 @@
 #include <pthread.h>
 #include <ucp/api/ucp.h>
 
-#define SFS_TP_POOL_CLASSES   16 /* 4 KiB .. 128 MiB */
-#define SFS_TP_POOL_MIN_SHIFT 12
-#define SFS_TP_POOL_KEEP_BYTES (512ull << 20) /* free bytes kept per worker */
+#define SFS_TP_POOL_CLASSES         16 /* 4 KiB .. 128 MiB */
+#define SFS_TP_POOL_MIN_SHIFT       12
+#define SFS_TP_POOL_KEEP_BYTES      (512ull << 20) /* free bytes kept per worker */
 #define SFS_TP_MAX_PENDING_SESSIONS 1024
-#define SFS_TP_INLINE_IOV 8
-#define SFS_TP_DETAIL_MAX 512
+#define SFS_TP_INLINE_IOV           8
+#define SFS_TP_DETAIL_MAX           512
 
 struct sfs_tp_worker {
-    ucp_context_h            context;
-    ucp_worker_h             ucp_worker;
-    void                    *address;
-    size_t                   address_length;
-    int                      ucx_fd;
-    int                      event_fd;
-    int                      epoll_fd;
+    ucp_context_h context;
+    ucp_worker_h  ucp_worker;
+    void         *address;
+    size_t        address_length;
+    int           ucx_fd;
+    int           event_fd;
+    int           epoll_fd;
 
     uint32_t                 node_id;
     uint32_t                 peer_kind;
@@ -43,27 +43,27 @@ struct sfs_tp_worker {
     uint32_t                 spin_us;
     uint64_t                 uuid;
 
-    uint64_t                 next_request_id;
-    sfs_hash_t               rpcs;      /* by request id */
-    sfs_list_t               conns;
-    sfs_hash_t               sessions;  /* by session id */
-    sfs_list_t               session_list;
-    uint32_t                 pending_sessions;
-    uint64_t                 next_timer_ms;
+    uint64_t   next_request_id;
+    sfs_hash_t rpcs; /* by request id */
+    sfs_list_t conns;
+    sfs_hash_t sessions; /* by session id */
+    sfs_list_t session_list;
+    uint32_t   pending_sessions;
+    uint64_t   next_timer_ms;
 
-    pthread_mutex_t          post_lock;
-    sfs_list_t               posted;
+    pthread_mutex_t post_lock;
+    sfs_list_t      posted;
 
-    int                      bootstrap_fd;
-    uint16_t                 bootstrap_port;
+    int      bootstrap_fd;
+    uint16_t bootstrap_port;
 
-    pthread_mutex_t          pool_lock;
-    void                    *pool[SFS_TP_POOL_CLASSES]; /* free lists */
-    uint64_t                 pool_free_bytes;
-    uint64_t                 buffers_out; /* for the leak check at destroy */
+    pthread_mutex_t pool_lock;
+    void           *pool[SFS_TP_POOL_CLASSES]; /* free lists */
+    uint64_t        pool_free_bytes;
+    uint64_t        buffers_out; /* for the leak check at destroy */
 
-    uint64_t                 dropped_messages; /* malformed or unauthenticated */
-    uint64_t                 last_drop_log_ms;
+    uint64_t dropped_messages; /* malformed or unauthenticated */
+    uint64_t last_drop_log_ms;
 };
 
 struct sfs_tp_conn {
@@ -83,38 +83,38 @@ struct sfs_tp_conn {
 struct sfs_tp_rpc {
     sfs_hash_link_t  link;      /* in worker->rpcs while awaiting the reply */
     sfs_list_t       conn_list; /* in conn->rpcs while in flight */
-    sfs_tp_conn_t   *conn;   /* valid while !done */
+    sfs_tp_conn_t   *conn;      /* valid while !done */
     sfs_tp_worker_t *worker;
     uint32_t         opcode;
     uint64_t         request_id;
     uint64_t         deadline_ms;
     int              status;
-    int              done;          /* reply (or failure) is final */
-    int              send_pending;  /* UCX still holds the send buffers */
-    int              recv_pending;  /* a rendezvous receive is running */
+    int              done;         /* reply (or failure) is final */
+    int              send_pending; /* UCX still holds the send buffers */
+    int              recv_pending; /* a rendezvous receive is running */
     int              released;
     int              hashed;
 
-    uint8_t          hdr[SFS_PROTO_HDR_SIZE];
-    void            *args;          /* copy of the argument block */
-    size_t           args_length;
-    ucp_dt_iov_t     send_iov_inline[SFS_TP_INLINE_IOV];
-    ucp_dt_iov_t    *send_iov;
-    size_t           send_iov_count;
+    uint8_t       hdr[SFS_PROTO_HDR_SIZE];
+    void         *args; /* copy of the argument block */
+    size_t        args_length;
+    ucp_dt_iov_t  send_iov_inline[SFS_TP_INLINE_IOV];
+    ucp_dt_iov_t *send_iov;
+    size_t        send_iov_count;
 
-    struct iovec    *reply_iov;
-    size_t           reply_iov_count;
-    int              alloc_reply;
-    uint8_t          reply_hdr[SFS_PROTO_HDR_SIZE];
-    void            *reply_args;
-    size_t           reply_args_length;
-    void            *reply_payload; /* with alloc_reply */
-    uint64_t         reply_payload_length;
-    ucp_dt_iov_t    *recv_iov;
+    struct iovec *reply_iov;
+    size_t        reply_iov_count;
+    int           alloc_reply;
+    uint8_t       reply_hdr[SFS_PROTO_HDR_SIZE];
+    void         *reply_args;
+    size_t        reply_args_length;
+    void         *reply_payload; /* with alloc_reply */
+    uint64_t      reply_payload_length;
+    ucp_dt_iov_t *recv_iov;
 
-    sfs_tp_rpc_cb_t  cb;
-    void            *cb_arg;
-    char             error_detail[SFS_TP_DETAIL_MAX];
+    sfs_tp_rpc_cb_t cb;
+    void           *cb_arg;
+    char            error_detail[SFS_TP_DETAIL_MAX];
 };
 
 struct sfs_tp_session {
@@ -146,16 +146,16 @@ struct sfs_tp_request {
     sfs_tp_session_t *session;
     sfs_proto_hdr_t   hdr;
     uint8_t           packed_hdr[SFS_PROTO_HDR_SIZE];
-    uint8_t          *data;        /* args followed by payload (pooled) */
+    uint8_t          *data; /* args followed by payload (pooled) */
     size_t            data_length;
     int               replied;
 
-    uint8_t           reply_hdr[SFS_PROTO_HDR_SIZE];
-    void             *reply_args;
-    ucp_dt_iov_t      reply_iov_inline[SFS_TP_INLINE_IOV];
-    ucp_dt_iov_t     *reply_iov;
-    sfs_tp_post_cb_t  release;
-    void             *release_arg;
+    uint8_t          reply_hdr[SFS_PROTO_HDR_SIZE];
+    void            *reply_args;
+    ucp_dt_iov_t     reply_iov_inline[SFS_TP_INLINE_IOV];
+    ucp_dt_iov_t    *reply_iov;
+    sfs_tp_post_cb_t release;
+    void            *release_arg;
 };
 
 /* sfs_tp_worker.c */
@@ -164,33 +164,33 @@ void     sfs_tp_note_dropped(sfs_tp_worker_t *worker, const char *why);
 int      sfs_tp_ep_close(sfs_tp_worker_t *worker, ucp_ep_h ep, int force);
 void     sfs_tp_describe_transports(ucp_ep_h ep, char *buf, size_t buflen);
 /* Pack a header, with a MAC when `key` is given. */
-void     sfs_tp_hdr_seal(const sfs_proto_hdr_t *hdr, const sfs_auth_key_t *key, const void *args,
-                         size_t args_length, uint8_t packed[SFS_PROTO_HDR_SIZE]);
+void sfs_tp_hdr_seal(const sfs_proto_hdr_t *hdr, const sfs_auth_key_t *key, const void *args,
+                     size_t args_length, uint8_t packed[SFS_PROTO_HDR_SIZE]);
 
 /* sfs_tp_rpc.c */
 ucs_status_t sfs_tp_am_reply_cb(void *arg, const void *header, size_t header_length, void *data,
                                 size_t length, const ucp_am_recv_param_t *param);
 void         sfs_tp_rpc_fail(sfs_tp_rpc_t *rpc, int status, const char *fmt, ...)
-        __attribute__((format(printf, 3, 4)));
-void         sfs_tp_rpcs_check_deadlines(sfs_tp_worker_t *worker, uint64_t now_ms);
+    __attribute__((format(printf, 3, 4)));
+void sfs_tp_rpcs_check_deadlines(sfs_tp_worker_t *worker, uint64_t now_ms);
 
 /* sfs_tp_conn.c */
 void sfs_tp_conn_fail(sfs_tp_conn_t *conn, int status, const char *why);
 
 /* sfs_tp_session.c */
-void sfs_tp_session_handle_hello(sfs_tp_worker_t *worker, const sfs_proto_hdr_t *hdr,
-                                 const void *args, size_t args_length);
-void sfs_tp_session_handle_auth(sfs_tp_worker_t *worker, const sfs_proto_hdr_t *hdr,
-                                const uint8_t *packed_hdr, const void *args, size_t args_length);
+void              sfs_tp_session_handle_hello(sfs_tp_worker_t *worker, const sfs_proto_hdr_t *hdr,
+                                              const void *args, size_t args_length);
+void              sfs_tp_session_handle_auth(sfs_tp_worker_t *worker, const sfs_proto_hdr_t *hdr,
+                                             const uint8_t *packed_hdr, const void *args, size_t args_length);
 sfs_tp_session_t *sfs_tp_session_find(sfs_tp_worker_t *worker, uint64_t session_id);
-void sfs_tp_session_get(sfs_tp_session_t *session);
-void sfs_tp_session_put(sfs_tp_session_t *session);
-void sfs_tp_session_close(sfs_tp_session_t *session, const char *why);
-void sfs_tp_sessions_expire(sfs_tp_worker_t *worker, uint64_t now_ms);
+void              sfs_tp_session_get(sfs_tp_session_t *session);
+void              sfs_tp_session_put(sfs_tp_session_t *session);
+void              sfs_tp_session_close(sfs_tp_session_t *session, const char *why);
+void              sfs_tp_sessions_expire(sfs_tp_worker_t *worker, uint64_t now_ms);
 /* Send a message on a session's endpoint (replies). */
-int  sfs_tp_session_send(sfs_tp_session_t *session, const uint8_t *packed_hdr,
-                         const ucp_dt_iov_t *iov, size_t iov_count, ucp_send_nbx_callback_t cb,
-                         void *cb_arg, void **ucx_req_p);
+int sfs_tp_session_send(sfs_tp_session_t *session, const uint8_t *packed_hdr,
+                        const ucp_dt_iov_t *iov, size_t iov_count, ucp_send_nbx_callback_t cb,
+                        void *cb_arg, void **ucx_req_p);
 
 /* sfs_tp_request.c */
 ucs_status_t sfs_tp_am_request_cb(void *arg, const void *header, size_t header_length, void *data,

@@ -63,8 +63,8 @@ static void sfs_tp_request_recv_cb(void *request, ucs_status_t status, size_t le
 /* A peer that sends what no correct client sends loses its session: a
  * malformed or oversized message from an authenticated session closes it
  * (the session id is read raw: the header failed its checks). */
-static void sfs_tp_request_punish(sfs_tp_worker_t *worker, const void *header,
-                                  size_t header_length, const char *why)
+static void sfs_tp_request_punish(sfs_tp_worker_t *worker, const void *header, size_t header_length,
+                                  const char *why)
 {
     sfs_tp_session_t *session;
     uint64_t          session_id = 0;
@@ -122,8 +122,9 @@ ucs_status_t sfs_tp_am_request_cb(void *arg, const void *header, size_t header_l
     if (rc || (hdr.flags & SFS_PROTO_FLAG_REPLY)) {
         sfs_tp_note_dropped(worker, rc == -EPROTO ? "wrong protocol magic or version"
                                                   : "malformed or oversized request header");
-        sfs_tp_request_punish(worker, header, header_length, "sent a malformed or oversized "
-                                                             "message");
+        sfs_tp_request_punish(worker, header, header_length,
+                              "sent a malformed or oversized "
+                              "message");
         goto drop;
     }
     if ((uint64_t)hdr.args_length + hdr.payload_length != length) {
@@ -153,8 +154,8 @@ ucs_status_t sfs_tp_am_request_cb(void *arg, const void *header, size_t header_l
         goto drop;
     }
     if (hdr.opcode == SFS_OP_BYE) {
-        if (!rndv && sfs_auth_mac_check(&session->session_key, header, data,
-                                        hdr.args_length) == 0) {
+        if (!rndv &&
+            sfs_auth_mac_check(&session->session_key, header, data, hdr.args_length) == 0) {
             sfs_tp_session_close(session, "closed by the peer");
         }
         goto drop;
@@ -183,12 +184,12 @@ ucs_status_t sfs_tp_am_request_cb(void *arg, const void *header, size_t header_l
         return UCS_OK;
     }
     memset(&rparam, 0, sizeof(rparam));
-    rparam.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
-                          UCP_OP_ATTR_FIELD_DATATYPE;
-    rparam.cb.recv_am   = sfs_tp_request_recv_cb;
-    rparam.user_data    = req;
-    rparam.datatype     = ucp_dt_make_contig(1);
-    rreq = ucp_am_recv_data_nbx(worker->ucp_worker, data, req->data, length, &rparam);
+    rparam.op_attr_mask =
+        UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_DATATYPE;
+    rparam.cb.recv_am = sfs_tp_request_recv_cb;
+    rparam.user_data  = req;
+    rparam.datatype   = ucp_dt_make_contig(1);
+    rreq              = ucp_am_recv_data_nbx(worker->ucp_worker, data, req->data, length, &rparam);
     if (UCS_PTR_IS_ERR(rreq)) {
         sfs_debug("cannot receive a %s request: %s", sfs_op_name(hdr.opcode),
                   ucs_status_string(UCS_PTR_STATUS(rreq)));
@@ -269,8 +270,8 @@ void sfs_tp_request_reply(sfs_tp_request_t *req, int status, const void *args, s
     if (args_length > SFS_PROTO_ARGS_MAX) {
         sfs_error("%s reply arguments too large (%zu bytes)", sfs_op_name(req->hdr.opcode),
                   args_length);
-        args_length = 0;
-        status      = -EMSGSIZE;
+        args_length   = 0;
+        status        = -EMSGSIZE;
         payload_count = 0;
     }
     if (status != 0) {
@@ -317,8 +318,7 @@ void sfs_tp_request_reply(sfs_tp_request_t *req, int status, const void *args, s
     hdr.status         = status;
     hdr.sender         = req->worker->node_id;
     hdr.payload_length = payload_length;
-    sfs_tp_hdr_seal(&hdr, &req->session->session_key, req->reply_args, args_length,
-                    req->reply_hdr);
+    sfs_tp_hdr_seal(&hdr, &req->session->session_key, req->reply_args, args_length, req->reply_hdr);
 
     rc = sfs_tp_session_send(req->session, req->reply_hdr, req->reply_iov, iov_count,
                              sfs_tp_request_reply_cb, req, &sreq);

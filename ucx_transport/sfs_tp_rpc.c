@@ -96,8 +96,7 @@ static void sfs_tp_rpc_send_cb(void *request, ucs_status_t status, void *user_da
     sfs_tp_rpc_check(rpc);
 }
 
-int sfs_tp_rpc_start(sfs_tp_conn_t *conn, const sfs_tp_rpc_params_t *params,
-                     sfs_tp_rpc_t **rpc_p)
+int sfs_tp_rpc_start(sfs_tp_conn_t *conn, const sfs_tp_rpc_params_t *params, sfs_tp_rpc_t **rpc_p)
 {
     sfs_tp_worker_t    *worker = conn->worker;
     ucp_request_param_t param;
@@ -121,8 +120,8 @@ int sfs_tp_rpc_start(sfs_tp_conn_t *conn, const sfs_tp_rpc_params_t *params,
     }
     if (payload_length > worker->max_payload) {
         return sfs_error_set(-EMSGSIZE, "%s: %s payload of %lu bytes exceeds the limit of %lu",
-                             conn->name, sfs_op_name(params->opcode),
-                             (unsigned long)payload_length, (unsigned long)worker->max_payload);
+                             conn->name, sfs_op_name(params->opcode), (unsigned long)payload_length,
+                             (unsigned long)worker->max_payload);
     }
     if (!SFS_ALLOC_PTR(rpc)) {
         return -ENOMEM;
@@ -176,8 +175,8 @@ int sfs_tp_rpc_start(sfs_tp_conn_t *conn, const sfs_tp_rpc_params_t *params,
     hdr.session_id     = conn->session_id;
     hdr.sender         = worker->node_id;
     hdr.payload_length = payload_length;
-    sfs_tp_hdr_seal(&hdr, conn->session_id ? &conn->session_key : NULL, rpc->args,
-                    rpc->args_length, rpc->hdr);
+    sfs_tp_hdr_seal(&hdr, conn->session_id ? &conn->session_key : NULL, rpc->args, rpc->args_length,
+                    rpc->hdr);
 
     timeout_ms       = params->timeout_ms ? params->timeout_ms : worker->rpc_timeout_ms;
     rpc->deadline_ms = sfs_tp_now_ms() + timeout_ms;
@@ -186,20 +185,19 @@ int sfs_tp_rpc_start(sfs_tp_conn_t *conn, const sfs_tp_rpc_params_t *params,
     sfs_list_add_tail(&conn->rpcs, &rpc->conn_list);
 
     memset(&param, 0, sizeof(param));
-    param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
-                         UCP_OP_ATTR_FIELD_DATATYPE;
+    param.op_attr_mask =
+        UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_DATATYPE;
     param.cb.send   = sfs_tp_rpc_send_cb;
     param.user_data = rpc;
     param.datatype  = iov_count ? ucp_dt_make_iov() : ucp_dt_make_contig(1);
-    sreq = ucp_am_send_nbx(conn->ep, SFS_AM_ID_REQUEST, rpc->hdr, SFS_PROTO_HDR_SIZE,
+    sreq            = ucp_am_send_nbx(conn->ep, SFS_AM_ID_REQUEST, rpc->hdr, SFS_PROTO_HDR_SIZE,
                            iov_count ? (void *)rpc->send_iov : NULL, iov_count, &param);
     if (UCS_PTR_IS_ERR(sreq)) {
         int rc = -ECONNRESET;
 
         sfs_tp_rpc_finish(rpc, rc);
         sfs_tp_rpc_free(rpc);
-        return sfs_error_set(rc, "%s: cannot send %s: %s", conn->name,
-                             sfs_op_name(params->opcode),
+        return sfs_error_set(rc, "%s: cannot send %s: %s", conn->name, sfs_op_name(params->opcode),
                              ucs_status_string(UCS_PTR_STATUS(sreq)));
     }
     rpc->send_pending = sreq != NULL;
@@ -325,8 +323,7 @@ static void sfs_tp_rpc_reply_complete(sfs_tp_rpc_t *rpc)
     sfs_tp_rpc_check(rpc);
 }
 
-static void sfs_tp_rpc_recv_cb(void *request, ucs_status_t status, size_t length,
-                               void *user_data)
+static void sfs_tp_rpc_recv_cb(void *request, ucs_status_t status, size_t length, void *user_data)
 {
     sfs_tp_rpc_t *rpc = user_data;
 
@@ -348,8 +345,7 @@ static void sfs_tp_rpc_recv_cb(void *request, ucs_status_t status, size_t length
 /* Build the receive iov for a reply payload of `length` bytes: into the
  * caller's reply iov (trimmed) or a fresh buffer. Returns the count (0 for
  * no payload) or a negative errno. */
-static int sfs_tp_rpc_payload_iov(sfs_tp_rpc_t *rpc, uint64_t length, ucp_dt_iov_t *iov,
-                                  size_t max)
+static int sfs_tp_rpc_payload_iov(sfs_tp_rpc_t *rpc, uint64_t length, ucp_dt_iov_t *iov, size_t max)
 {
     uint64_t left  = length;
     size_t   count = 0;
@@ -431,9 +427,9 @@ ucs_status_t sfs_tp_am_reply_cb(void *arg, const void *header, size_t header_len
     }
     rpc->recv_iov[0].buffer = rpc->reply_args;
     rpc->recv_iov[0].length = hdr.args_length;
-    count = hdr.status == 0 ? sfs_tp_rpc_payload_iov(rpc, hdr.payload_length, rpc->recv_iov + 1,
-                                                    max_iov - 1)
-                            : 0;
+    count                   = hdr.status == 0
+                                  ? sfs_tp_rpc_payload_iov(rpc, hdr.payload_length, rpc->recv_iov + 1, max_iov - 1)
+                                  : 0;
     if (count < 0) {
         sfs_tp_rpc_fail(rpc, count, "reply to %s from %s: payload of %lu bytes does not fit",
                         sfs_op_name(rpc->opcode), rpc->conn->name,
@@ -459,11 +455,11 @@ ucs_status_t sfs_tp_am_reply_cb(void *arg, const void *header, size_t header_len
         goto drop;
     }
     memset(&rparam, 0, sizeof(rparam));
-    rparam.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
-                          UCP_OP_ATTR_FIELD_DATATYPE;
-    rparam.cb.recv_am   = sfs_tp_rpc_recv_cb;
-    rparam.user_data    = rpc;
-    rparam.datatype     = ucp_dt_make_iov();
+    rparam.op_attr_mask =
+        UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_DATATYPE;
+    rparam.cb.recv_am = sfs_tp_rpc_recv_cb;
+    rparam.user_data  = rpc;
+    rparam.datatype   = ucp_dt_make_iov();
     {
         /* UCX dislikes zero-length iov entries: skip an empty argument block */
         ucp_dt_iov_t *iov   = rpc->recv_iov;
@@ -499,11 +495,13 @@ void sfs_tp_rpcs_check_deadlines(sfs_tp_worker_t *worker, uint64_t now_ms)
 {
     sfs_list_t *elem, *tmp;
 
-    sfs_list_for_each_safe(elem, tmp, &worker->conns) {
+    sfs_list_for_each_safe(elem, tmp, &worker->conns)
+    {
         sfs_tp_conn_t *conn = sfs_container_of(elem, sfs_tp_conn_t, list);
         sfs_list_t    *relem, *rtmp;
 
-        sfs_list_for_each_safe(relem, rtmp, &conn->rpcs) {
+        sfs_list_for_each_safe(relem, rtmp, &conn->rpcs)
+        {
             sfs_tp_rpc_t *rpc = sfs_container_of(relem, sfs_tp_rpc_t, conn_list);
             char          why[SFS_TP_DETAIL_MAX];
 

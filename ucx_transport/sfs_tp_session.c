@@ -91,7 +91,8 @@ void sfs_tp_sessions_expire(sfs_tp_worker_t *worker, uint64_t now_ms)
     if (worker->pending_sessions == 0) {
         return;
     }
-    sfs_list_for_each_safe(elem, tmp, &worker->session_list) {
+    sfs_list_for_each_safe(elem, tmp, &worker->session_list)
+    {
         sfs_tp_session_t *session = sfs_container_of(elem, sfs_tp_session_t, list);
 
         if (!session->authenticated && now_ms - session->created_ms > SFS_TP_HANDSHAKE_TIMEOUT_MS) {
@@ -121,12 +122,12 @@ int sfs_tp_session_send(sfs_tp_session_t *session, const uint8_t *packed_hdr,
         return -ECONNRESET;
     }
     memset(&param, 0, sizeof(param));
-    param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
-                         UCP_OP_ATTR_FIELD_DATATYPE;
+    param.op_attr_mask =
+        UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_DATATYPE;
     param.cb.send   = cb;
     param.user_data = cb_arg;
     param.datatype  = iov_count ? ucp_dt_make_iov() : ucp_dt_make_contig(1);
-    sreq = ucp_am_send_nbx(session->ep, SFS_AM_ID_REPLY, packed_hdr, SFS_PROTO_HDR_SIZE,
+    sreq            = ucp_am_send_nbx(session->ep, SFS_AM_ID_REPLY, packed_hdr, SFS_PROTO_HDR_SIZE,
                            iov_count ? (void *)iov : NULL, iov_count, &param);
     if (UCS_PTR_IS_ERR(sreq)) {
         return -ECONNRESET;
@@ -232,7 +233,7 @@ void sfs_tp_session_handle_hello(sfs_tp_worker_t *worker, const sfs_proto_hdr_t 
     ep_params.err_mode        = UCP_ERR_HANDLING_MODE_PEER;
     ep_params.err_handler.cb  = sfs_tp_session_err_cb;
     ep_params.err_handler.arg = session;
-    status = ucp_ep_create(worker->ucp_worker, &ep_params, &session->ep);
+    status                    = ucp_ep_create(worker->ucp_worker, &ep_params, &session->ep);
     if (status != UCS_OK) {
         sfs_warn("cannot reach back to %s pid %u: %s", hello.host, hello.pid,
                  ucs_status_string(status));
@@ -248,10 +249,10 @@ void sfs_tp_session_handle_hello(sfs_tp_worker_t *worker, const sfs_proto_hdr_t 
     reply.server_node = worker->node_id;
     snprintf(reply.server_host, sizeof(reply.server_host), "%s", worker->host);
     memcpy(reply.nonce, session->server_nonce, SFS_NONCE_SIZE);
-    sfs_auth_server_proof(&worker->key, session->client_nonce, session->server_nonce,
-                          session->id, reply.proof);
-    sfs_auth_session_key(&worker->key, session->client_nonce, session->server_nonce,
-                         session->id, &session->session_key);
+    sfs_auth_server_proof(&worker->key, session->client_nonce, session->server_nonce, session->id,
+                          reply.proof);
+    sfs_auth_session_key(&worker->key, session->client_nonce, session->server_nonce, session->id,
+                         &session->session_key);
     sfs_wbuf_init(&wb, out, sizeof(out));
     sfs_proto_hello_reply_pack(&wb, &reply);
     sfs_tp_session_reply_small(session, hdr, 0, out, wb.length, NULL);
@@ -335,12 +336,12 @@ const char *sfs_tp_session_transports(sfs_tp_session_t *session)
     return session->transports[0] ? session->transports : "unknown";
 }
 
-void sfs_tp_worker_visit_sessions(sfs_tp_worker_t *worker, sfs_tp_session_visit_t visit,
-                                  void *arg)
+void sfs_tp_worker_visit_sessions(sfs_tp_worker_t *worker, sfs_tp_session_visit_t visit, void *arg)
 {
     sfs_list_t *elem, *tmp;
 
-    sfs_list_for_each_safe(elem, tmp, &worker->session_list) {
+    sfs_list_for_each_safe(elem, tmp, &worker->session_list)
+    {
         sfs_tp_session_t *session = sfs_container_of(elem, sfs_tp_session_t, list);
 
         if (session->authenticated) {

@@ -126,8 +126,8 @@ void sfs_tp_describe_transports(ucp_ep_h ep, char *buf, size_t buflen)
                     *dot = '\0';
                 }
                 if (!strstr(buf, name) && used + strlen(name) + 3 < buflen) {
-                    used += (size_t)snprintf(buf + used, buflen - used, "%s%s", used ? ", " : "",
-                                             name);
+                    used +=
+                        (size_t)snprintf(buf + used, buflen - used, "%s%s", used ? ", " : "", name);
                 }
             }
         }
@@ -149,11 +149,11 @@ static void sfs_tp_ep_close_cb(void *request, ucs_status_t status, void *user_da
 int sfs_tp_ep_close(sfs_tp_worker_t *worker, ucp_ep_h ep, int force)
 {
     ucp_request_param_t param = {
-            .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_CALLBACK |
-                            UCP_OP_ATTR_FIELD_USER_DATA,
-            .flags     = force ? UCP_EP_CLOSE_FLAG_FORCE : 0,
-            .cb.send   = sfs_tp_ep_close_cb,
-            .user_data = worker,
+        .op_attr_mask =
+            UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA,
+        .flags     = force ? UCP_EP_CLOSE_FLAG_FORCE : 0,
+        .cb.send   = sfs_tp_ep_close_cb,
+        .user_data = worker,
     };
     ucs_status_ptr_t req;
 
@@ -174,20 +174,20 @@ static void sfs_tp_set_defaults(sfs_tp_worker_t *worker, const sfs_tp_worker_par
     const char *host = SFS_PARAM_VALUE(params, host, SFS_TP_WORKER_PARAM_HOST, NULL);
     const char *name = SFS_PARAM_VALUE(params, name, SFS_TP_WORKER_PARAM_NAME, "stripefs");
 
-    worker->node_id   = SFS_PARAM_VALUE(params, node_id, SFS_TP_WORKER_PARAM_NODE_ID, 0);
-    worker->peer_kind = SFS_PARAM_VALUE(params, peer_kind, SFS_TP_WORKER_PARAM_PEER_KIND,
-                                        SFS_PEER_CLIENT);
+    worker->node_id = SFS_PARAM_VALUE(params, node_id, SFS_TP_WORKER_PARAM_NODE_ID, 0);
+    worker->peer_kind =
+        SFS_PARAM_VALUE(params, peer_kind, SFS_TP_WORKER_PARAM_PEER_KIND, SFS_PEER_CLIENT);
     worker->on_request  = SFS_PARAM_VALUE(params, on_request, SFS_TP_WORKER_PARAM_HANDLER, NULL);
     worker->handler_arg = SFS_PARAM_VALUE(params, handler_arg, SFS_TP_WORKER_PARAM_HANDLER, NULL);
     worker->on_session_end =
-            SFS_PARAM_VALUE(params, on_session_end, SFS_TP_WORKER_PARAM_SESSION_END, NULL);
-    worker->max_payload = SFS_PARAM_VALUE(params, max_payload, SFS_TP_WORKER_PARAM_MAX_PAYLOAD,
-                                          64ull << 20);
+        SFS_PARAM_VALUE(params, on_session_end, SFS_TP_WORKER_PARAM_SESSION_END, NULL);
+    worker->max_payload =
+        SFS_PARAM_VALUE(params, max_payload, SFS_TP_WORKER_PARAM_MAX_PAYLOAD, 64ull << 20);
     worker->rpc_timeout_ms =
-            SFS_PARAM_VALUE(params, rpc_timeout_ms, SFS_TP_WORKER_PARAM_RPC_TIMEOUT, 30000);
+        SFS_PARAM_VALUE(params, rpc_timeout_ms, SFS_TP_WORKER_PARAM_RPC_TIMEOUT, 30000);
     worker->spin_us = SFS_PARAM_VALUE(params, spin_us, SFS_TP_WORKER_PARAM_SPIN_US, 50);
     worker->max_request_rate =
-            SFS_PARAM_VALUE(params, max_request_rate, SFS_TP_WORKER_PARAM_MAX_RATE, 0);
+        SFS_PARAM_VALUE(params, max_request_rate, SFS_TP_WORKER_PARAM_MAX_RATE, 0);
     if (host) {
         snprintf(worker->host, sizeof(worker->host), "%s", host);
     } else if (gethostname(worker->host, sizeof(worker->host)) != 0) {
@@ -212,15 +212,15 @@ static int sfs_tp_epoll_add(sfs_tp_worker_t *worker, int fd)
 
 int sfs_tp_worker_create(const sfs_tp_worker_params_t *params, sfs_tp_worker_t **worker_p)
 {
-    ucp_params_t                  ucp_params;
-    ucp_worker_params_t           worker_params;
-    ucp_worker_attr_t             attr;
-    ucp_am_handler_param_t        am_param;
-    ucp_config_t                 *config;
-    sfs_tp_worker_t              *worker;
-    ucs_status_t                  status;
-    uint16_t                      port;
-    int                           rc;
+    ucp_params_t           ucp_params;
+    ucp_worker_params_t    worker_params;
+    ucp_worker_attr_t      attr;
+    ucp_am_handler_param_t am_param;
+    ucp_config_t          *config;
+    sfs_tp_worker_t       *worker;
+    ucs_status_t           status;
+    uint16_t               port;
+    int                    rc;
 
     if (!params || !(params->field_mask & SFS_TP_WORKER_PARAM_KEY) || !params->key) {
         return sfs_error_set(-EINVAL, "transport: no cluster key given");
@@ -233,11 +233,11 @@ int sfs_tp_worker_create(const sfs_tp_worker_params_t *params, sfs_tp_worker_t *
         return -ENOMEM;
     }
     sfs_tp_set_defaults(worker, params);
-    worker->key      = *params->key;
-    worker->uuid     = sfs_auth_random_u64();
-    worker->ucx_fd   = -1;
-    worker->event_fd = -1;
-    worker->epoll_fd = -1;
+    worker->key             = *params->key;
+    worker->uuid            = sfs_auth_random_u64();
+    worker->ucx_fd          = -1;
+    worker->event_fd        = -1;
+    worker->epoll_fd        = -1;
     worker->bootstrap_fd    = -1;
     worker->next_request_id = 1;
     sfs_list_init(&worker->conns);
@@ -532,10 +532,12 @@ void sfs_tp_worker_destroy(sfs_tp_worker_t *worker)
         return;
     }
     sfs_tp_bootstrap_close(worker);
-    sfs_list_for_each_safe(elem, tmp, &worker->conns) {
+    sfs_list_for_each_safe(elem, tmp, &worker->conns)
+    {
         sfs_tp_conn_destroy(sfs_container_of(elem, sfs_tp_conn_t, list));
     }
-    sfs_list_for_each_safe(elem, tmp, &worker->session_list) {
+    sfs_list_for_each_safe(elem, tmp, &worker->session_list)
+    {
         sfs_tp_session_close(sfs_container_of(elem, sfs_tp_session_t, list), "shutting down");
     }
     /* let the closes and the releases of in-flight replies finish */
@@ -599,7 +601,7 @@ void *sfs_tp_buf_get(sfs_tp_worker_t *worker, size_t size)
 
     pthread_mutex_lock(&worker->pool_lock);
     if (cls < SFS_TP_POOL_CLASSES && worker->pool[cls]) {
-        hdr              = worker->pool[cls];
+        hdr               = worker->pool[cls];
         worker->pool[cls] = hdr->next_free;
         worker->pool_free_bytes -= 1ull << (cls + SFS_TP_POOL_MIN_SHIFT);
     }

@@ -24,8 +24,8 @@
 #define ADIOI_STRIPEFS_FSNAME "stripefs: the stripefs parallel file system (ad_stripefs)"
 
 /* Hints of our own (see ad_stripefs_hints.c). */
-#define ADIOI_STRIPEFS_HINT_CONFIG "stripefs_config"  /* cluster config file */
-#define ADIOI_STRIPEFS_HINT_MGMT   "stripefs_mgmt"    /* management host:port */
+#define ADIOI_STRIPEFS_HINT_CONFIG "stripefs_config"   /* cluster config file */
+#define ADIOI_STRIPEFS_HINT_MGMT   "stripefs_mgmt"     /* management host:port */
 #define ADIOI_STRIPEFS_HINT_AUTH   "stripefs_connauth" /* connauth file */
 
 /* The file's client handle. */
@@ -35,8 +35,7 @@
 int ADIOI_STRIPEFS_Client(ADIO_File fd, sfs_client_t **client_p, int *error_code);
 int ADIOI_STRIPEFS_Err(const char *myname, const char *filename, int rc);
 /* The same with an explanation given (e.g. one another rank sent). */
-int ADIOI_STRIPEFS_Err_detail(const char *myname, const char *filename, int rc,
-                              const char *detail);
+int ADIOI_STRIPEFS_Err_detail(const char *myname, const char *filename, int rc, const char *detail);
 
 /* ad_stripefs_open.c */
 void ADIOI_STRIPEFS_Open(ADIO_File fd, int *error_code);
@@ -57,9 +56,9 @@ void ADIOI_STRIPEFS_WriteContig(ADIO_File fd, const void *buf, int count, MPI_Da
 void ADIOI_STRIPEFS_ReadStrided(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
                                 int file_ptr_type, ADIO_Offset offset, ADIO_Status *status,
                                 int *error_code);
-void ADIOI_STRIPEFS_WriteStrided(ADIO_File fd, const void *buf, int count,
-                                 MPI_Datatype datatype, int file_ptr_type, ADIO_Offset offset,
-                                 ADIO_Status *status, int *error_code);
+void ADIOI_STRIPEFS_WriteStrided(ADIO_File fd, const void *buf, int count, MPI_Datatype datatype,
+                                 int file_ptr_type, ADIO_Offset offset, ADIO_Status *status,
+                                 int *error_code);
 
 /* ad_stripefs_hints.c */
 void ADIOI_STRIPEFS_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code);

@@ -23,8 +23,7 @@ static int ADIOI_STRIPEFS_finalize(MPI_Comm comm, int keyval, void *attribute, v
     return MPI_SUCCESS;
 }
 
-static const char *ADIOI_STRIPEFS_info_value(MPI_Info info, const char *key, char *buf,
-                                             int buflen)
+static const char *ADIOI_STRIPEFS_info_value(MPI_Info info, const char *key, char *buf, int buflen)
 {
     int flag = 0;
 
@@ -54,12 +53,12 @@ int ADIOI_STRIPEFS_Client(ADIO_File fd, sfs_client_t **client_p, int *error_code
     params.field_mask = SFS_CLIENT_PARAM_PROGRAM;
     params.program    = "mpi-io (stripefs ROMIO driver)";
     if (fd) {
-        params.config_path   = ADIOI_STRIPEFS_info_value(fd->info, ADIOI_STRIPEFS_HINT_CONFIG,
-                                                         config, sizeof(config));
-        params.mgmt          = ADIOI_STRIPEFS_info_value(fd->info, ADIOI_STRIPEFS_HINT_MGMT, mgmt,
-                                                         sizeof(mgmt));
-        params.connauth_file = ADIOI_STRIPEFS_info_value(fd->info, ADIOI_STRIPEFS_HINT_AUTH, auth,
-                                                         sizeof(auth));
+        params.config_path =
+            ADIOI_STRIPEFS_info_value(fd->info, ADIOI_STRIPEFS_HINT_CONFIG, config, sizeof(config));
+        params.mgmt =
+            ADIOI_STRIPEFS_info_value(fd->info, ADIOI_STRIPEFS_HINT_MGMT, mgmt, sizeof(mgmt));
+        params.connauth_file =
+            ADIOI_STRIPEFS_info_value(fd->info, ADIOI_STRIPEFS_HINT_AUTH, auth, sizeof(auth));
         params.field_mask |= (params.config_path ? SFS_CLIENT_PARAM_CONFIG : 0) |
                              (params.mgmt ? SFS_CLIENT_PARAM_MGMT : 0) |
                              (params.connauth_file ? SFS_CLIENT_PARAM_CONNAUTH : 0);
@@ -112,8 +111,7 @@ int ADIOI_STRIPEFS_Err(const char *myname, const char *filename, int rc)
     return ADIOI_STRIPEFS_Err_detail(myname, filename, rc, sfs_client_error());
 }
 
-int ADIOI_STRIPEFS_Err_detail(const char *myname, const char *filename, int rc,
-                              const char *detail)
+int ADIOI_STRIPEFS_Err_detail(const char *myname, const char *filename, int rc, const char *detail)
 {
     if (!detail || !detail[0]) {
         detail = strerror(-rc);

@@ -38,9 +38,10 @@ void ADIOI_STRIPEFS_Fcntl(ADIO_File fd, int flag, ADIO_Fcntl_t *fcntl_struct, in
         if (fcntl_struct->atomicity) {
             /* overlapping writes by different processes are not serialised
              * across targets: say so rather than pretend */
-            *error_code = MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname,
-                                               __LINE__, MPI_ERR_UNSUPPORTED_OPERATION, "**io",
-                                               ADIOI_STRIPEFS_PREFIX "%s: atomic mode is not "
+            *error_code = MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname, __LINE__,
+                                               MPI_ERR_UNSUPPORTED_OPERATION, "**io",
+                                               ADIOI_STRIPEFS_PREFIX
+                                               "%s: atomic mode is not "
                                                "supported: stripefs does not serialise "
                                                "overlapping writes of different processes",
                                                fd->filename);
@@ -94,10 +95,10 @@ int ADIOI_STRIPEFS_Feature(ADIO_File fd, int flag)
     case ADIO_SCALABLE_RESIZE: /* one process truncates */
     case ADIO_TWO_PHASE:       /* ROMIO's generic collective buffering */
         return 1;
-    case ADIO_UNLINK_AFTER_CLOSE: /* chunk files of an unlinked file go at once */
-    case ADIO_LOCKS:              /* no byte-range locks ... */
+    case ADIO_UNLINK_AFTER_CLOSE:  /* chunk files of an unlinked file go at once */
+    case ADIO_LOCKS:               /* no byte-range locks ... */
     case ADIO_DATA_SIEVING_WRITES: /* ... so no read-modify-write: list I/O instead */
-    case ADIO_SHARED_FP:          /* no shared file pointer service */
+    case ADIO_SHARED_FP:           /* no shared file pointer service */
     case ADIO_ATOMIC_MODE:
     case ADIO_SEQUENTIAL:
     default:

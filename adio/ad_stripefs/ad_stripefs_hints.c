@@ -23,14 +23,13 @@ void ADIOI_STRIPEFS_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code)
         fd->hints->start_iodevice  = -1;
     }
     if (users_info != MPI_INFO_NULL) {
-        ADIOI_Info_check_and_install_int(fd, users_info, "striping_unit",
-                                         &fd->hints->striping_unit, (char *)myname, error_code);
+        ADIOI_Info_check_and_install_int(fd, users_info, "striping_unit", &fd->hints->striping_unit,
+                                         (char *)myname, error_code);
         if (*error_code != MPI_SUCCESS) {
             return;
         }
         ADIOI_Info_check_and_install_int(fd, users_info, "striping_factor",
-                                         &fd->hints->striping_factor, (char *)myname,
-                                         error_code);
+                                         &fd->hints->striping_factor, (char *)myname, error_code);
         if (*error_code != MPI_SUCCESS) {
             return;
         }
@@ -41,8 +40,7 @@ void ADIOI_STRIPEFS_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code)
         }
         /* where the service is: the string hints are kept in fd->info */
         for (int i = 0; i < 3; i++) {
-            static const char *const keys[] = {ADIOI_STRIPEFS_HINT_CONFIG,
-                                               ADIOI_STRIPEFS_HINT_MGMT,
+            static const char *const keys[] = {ADIOI_STRIPEFS_HINT_CONFIG, ADIOI_STRIPEFS_HINT_MGMT,
                                                ADIOI_STRIPEFS_HINT_AUTH};
 
             ADIOI_Info_check_and_install_str(fd, users_info, keys[i], &value, (char *)myname,

@@ -49,8 +49,7 @@ static int ADIOI_STRIPEFS_add_memory(ADIOI_STRIPEFS_lists_t *lists, char *base, 
 static int ADIOI_STRIPEFS_add_extent(ADIOI_STRIPEFS_lists_t *lists, ADIO_Offset offset,
                                      ADIO_Offset length)
 {
-    sfs_file_extent_t *last =
-            lists->extent_count ? &lists->extents[lists->extent_count - 1] : NULL;
+    sfs_file_extent_t *last = lists->extent_count ? &lists->extents[lists->extent_count - 1] : NULL;
 
     if (length <= 0) {
         return 0;
@@ -91,8 +90,7 @@ static int ADIOI_STRIPEFS_memory_list(void *buf, int count, MPI_Datatype datatyp
     for (int k = 0; k < count && rc == 0; k++) {
         for (MPI_Count b = 0; b < flat->count && rc == 0; b++) {
             rc = ADIOI_STRIPEFS_add_memory(lists,
-                                           (char *)buf + (ADIO_Offset)k * extent +
-                                                   flat->indices[b],
+                                           (char *)buf + (ADIO_Offset)k * extent + flat->indices[b],
                                            (size_t)flat->blocklens[b]);
         }
     }
@@ -114,8 +112,8 @@ static int ADIOI_STRIPEFS_file_list(ADIO_File fd, int file_ptr_type, ADIO_Offset
     ADIOI_Datatype_iscontig(fd->filetype, &contig);
     if (contig) {
         ADIO_Offset start = file_ptr_type == ADIO_INDIVIDUAL
-                                    ? fd->fp_ind
-                                    : fd->disp + offset * (ADIO_Offset)fd->etype_size;
+                                ? fd->fp_ind
+                                : fd->disp + offset * (ADIO_Offset)fd->etype_size;
 
         return ADIOI_STRIPEFS_add_extent(lists, start, bytes);
     }
@@ -169,9 +167,8 @@ static int ADIOI_STRIPEFS_file_list(ADIO_File fd, int file_ptr_type, ADIO_Offset
             length = left;
         }
         if (length > 0) {
-            rc = ADIOI_STRIPEFS_add_extent(lists, fd->disp + tile * extent +
-                                                          flat->indices[block] + skip,
-                                           length);
+            rc = ADIOI_STRIPEFS_add_extent(
+                lists, fd->disp + tile * extent + flat->indices[block] + skip, length);
             left -= length;
         }
         skip = 0;
@@ -191,8 +188,8 @@ static ADIO_Offset ADIOI_STRIPEFS_position_after(const ADIOI_STRIPEFS_lists_t *l
 
     for (size_t i = 0; i < lists->extent_count && done > 0; i++) {
         ADIO_Offset take = (ADIO_Offset)lists->extents[i].length < done
-                                   ? (ADIO_Offset)lists->extents[i].length
-                                   : done;
+                               ? (ADIO_Offset)lists->extents[i].length
+                               : done;
 
         position = (ADIO_Offset)lists->extents[i].offset + take;
         done -= take;
@@ -223,7 +220,7 @@ static void ADIOI_STRIPEFS_strided(ADIO_File fd, void *buf, int count, MPI_Datat
                                            lists.extent_count, lists.memory, lists.memory_count)
                          : sfs_file_readv(ADIOI_STRIPEFS_FILE(fd), lists.extents,
                                           lists.extent_count, lists.memory, lists.memory_count);
-            rc = done < 0 ? (int)done : 0;
+            rc   = done < 0 ? (int)done : 0;
         }
         if (rc) {
             *error_code = ADIOI_STRIPEFS_Err(myname, fd->filename, rc);
@@ -254,13 +251,12 @@ void ADIOI_STRIPEFS_ReadStrided(ADIO_File fd, void *buf, int count, MPI_Datatype
                                 int file_ptr_type, ADIO_Offset offset, ADIO_Status *status,
                                 int *error_code)
 {
-    ADIOI_STRIPEFS_strided(fd, buf, count, datatype, file_ptr_type, offset, status, 0,
-                           error_code);
+    ADIOI_STRIPEFS_strided(fd, buf, count, datatype, file_ptr_type, offset, status, 0, error_code);
 }
 
-void ADIOI_STRIPEFS_WriteStrided(ADIO_File fd, const void *buf, int count,
-                                 MPI_Datatype datatype, int file_ptr_type, ADIO_Offset offset,
-                                 ADIO_Status *status, int *error_code)
+void ADIOI_STRIPEFS_WriteStrided(ADIO_File fd, const void *buf, int count, MPI_Datatype datatype,
+                                 int file_ptr_type, ADIO_Offset offset, ADIO_Status *status,
+                                 int *error_code)
 {
     ADIOI_STRIPEFS_strided(fd, (void *)buf, count, datatype, file_ptr_type, offset, status, 1,
                            error_code);

@@ -16,7 +16,7 @@
 static void ADIOI_STRIPEFS_open_args(ADIO_File fd, int access_mode, int *flags_p,
                                      sfs_open_params_t *params)
 {
-    int flags = (access_mode & ADIO_RDONLY) ? SFS_O_RDONLY
+    int flags = (access_mode & ADIO_RDONLY)   ? SFS_O_RDONLY
                 : (access_mode & ADIO_WRONLY) ? SFS_O_WRONLY
                                               : SFS_O_RDWR;
 

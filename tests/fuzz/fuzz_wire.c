@@ -13,22 +13,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const uint32_t meta_ops[] = {SFS_OP_LOOKUP,  SFS_OP_CREATE,  SFS_OP_MKDIR,
-                                    SFS_OP_RMDIR,   SFS_OP_UNLINK,  SFS_OP_RENAME,
-                                    SFS_OP_READDIR, SFS_OP_SETPATTERN, SFS_OP_SETATTR,
-                                    SFS_OP_META_STATFS, SFS_OP_META_LIST};
+static const uint32_t meta_ops[]  = {SFS_OP_LOOKUP,      SFS_OP_CREATE,     SFS_OP_MKDIR,
+                                     SFS_OP_RMDIR,       SFS_OP_UNLINK,     SFS_OP_RENAME,
+                                     SFS_OP_READDIR,     SFS_OP_SETPATTERN, SFS_OP_SETATTR,
+                                     SFS_OP_META_STATFS, SFS_OP_META_LIST};
 static const uint32_t chunk_ops[] = {SFS_OP_WRITE,    SFS_OP_READ,  SFS_OP_CHUNK_STAT,
                                      SFS_OP_TRUNCATE, SFS_OP_FSYNC, SFS_OP_CHUNK_LIST};
 
 /* Re-encode what was decoded and check it matches the input prefix. */
 #define ROUND_TRIP(_pack_call, _consumed)                                                          \
     do {                                                                                           \
-        uint8_t   *out = malloc(SFS_PROTO_ARGS_MAX * 2);                                          \
+        uint8_t   *out = malloc(SFS_PROTO_ARGS_MAX * 2);                                           \
         sfs_wbuf_t wb;                                                                             \
         if (out) {                                                                                 \
             sfs_wbuf_init(&wb, out, SFS_PROTO_ARGS_MAX * 2);                                       \
             _pack_call;                                                                            \
-            if (!wb.error && (wb.length != (_consumed) || memcmp(out, data, wb.length) != 0)) {   \
+            if (!wb.error && (wb.length != (_consumed) || memcmp(out, data, wb.length) != 0)) {    \
                 abort();                                                                           \
             }                                                                                      \
             free(out);                                                                             \
@@ -81,7 +81,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *input, size_t size)
     }
     case 2: {
         sfs_chunk_req_t *req = malloc(sizeof(*req));
-        uint32_t op = chunk_ops[(which / 12) % (sizeof(chunk_ops) / sizeof(chunk_ops[0]))];
+        uint32_t         op  = chunk_ops[(which / 12) % (sizeof(chunk_ops) / sizeof(chunk_ops[0]))];
 
         if (req) {
             sfs_proto_chunk_req_unpack(&rb, op, req);
@@ -185,11 +185,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *input, size_t size)
             size_t n;
 
             switch (sfs_rbuf_u8(&rb) % 5) {
-            case 0: (void)sfs_rbuf_u64(&rb); break;
-            case 1: (void)sfs_rbuf_u32(&rb); break;
-            case 2: (void)sfs_rbuf_u16(&rb); break;
-            case 3: sfs_rbuf_str(&rb, blob_name, sizeof(blob_name)); break;
-            default: (void)sfs_rbuf_blob(&rb, &n); break;
+            case 0:
+                (void)sfs_rbuf_u64(&rb);
+                break;
+            case 1:
+                (void)sfs_rbuf_u32(&rb);
+                break;
+            case 2:
+                (void)sfs_rbuf_u16(&rb);
+                break;
+            case 3:
+                sfs_rbuf_str(&rb, blob_name, sizeof(blob_name));
+                break;
+            default:
+                (void)sfs_rbuf_blob(&rb, &n);
+                break;
             }
         }
         break;

@@ -45,8 +45,8 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     space = H5Screate_simple(2, dims, NULL);
-    dset  = H5Dcreate2(file, "field", H5T_NATIVE_DOUBLE, space, H5P_DEFAULT, H5P_DEFAULT,
-                       H5P_DEFAULT);
+    dset =
+        H5Dcreate2(file, "field", H5T_NATIVE_DOUBLE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     H5Sselect_hyperslab(space, H5S_SELECT_SET, start, NULL, count, NULL);
     memspace = H5Screate_simple(2, count, NULL);
     dxpl     = H5Pcreate(H5P_DATASET_XFER);
@@ -58,8 +58,8 @@ int main(int argc, char **argv)
     H5Fclose(file);
 
     /* reopen read-only and read collectively, then one rank's band independently */
-    file = H5Fopen(path, H5F_ACC_RDONLY, fapl);
-    dset = H5Dopen2(file, "field", H5P_DEFAULT);
+    file  = H5Fopen(path, H5F_ACC_RDONLY, fapl);
+    dset  = H5Dopen2(file, "field", H5P_DEFAULT);
     space = H5Dget_space(dset);
     H5Sselect_hyperslab(space, H5S_SELECT_SET, start, NULL, count, NULL);
     status = H5Dread(dset, H5T_NATIVE_DOUBLE, memspace, space, dxpl, in);

@@ -33,8 +33,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     memset(buf, 'a' + rank, 1 << 20);
     snprintf(path, sizeof(path), "%s/f%d", dir, rank);
-    rc = MPI_File_open(MPI_COMM_SELF, path, MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL,
-                       &fh);
+    rc = MPI_File_open(MPI_COMM_SELF, path, MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh);
     if (rc != MPI_SUCCESS) {
         char text[MPI_MAX_ERROR_STRING];
         int  len;
@@ -54,8 +53,8 @@ int main(int argc, char **argv)
 
             MPI_Error_string(rc, text, &len);
             MPI_Error_class(rc, &cls);
-            printf("rank %d: write failed at %.3f (epoch s) after %lld MiB: class %s: %s\n",
-                   rank, wall_seconds(), (long long)(offset >> 20),
+            printf("rank %d: write failed at %.3f (epoch s) after %lld MiB: class %s: %s\n", rank,
+                   wall_seconds(), (long long)(offset >> 20),
                    cls == MPI_ERR_NO_SPACE ? "MPI_ERR_NO_SPACE"
                    : cls == MPI_ERR_IO     ? "MPI_ERR_IO"
                                            : "other",

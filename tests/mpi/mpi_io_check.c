@@ -58,14 +58,14 @@ static int error_class_of(int code)
 static void case_collective_strided(const char *dir)
 {
     enum { BLOCK = 65536 + 17, BLOCKS = 24 };
-    char          path[512], value[MPI_MAX_INFO_VAL + 1];
-    MPI_File      fh;
-    MPI_Datatype  filetype;
-    MPI_Info      info;
-    MPI_Status    status;
+    char           path[512], value[MPI_MAX_INFO_VAL + 1];
+    MPI_File       fh;
+    MPI_Datatype   filetype;
+    MPI_Info       info;
+    MPI_Status     status;
     unsigned char *out = malloc((size_t)BLOCK * BLOCKS), *in = malloc((size_t)BLOCK * BLOCKS);
-    int           rc, flag, count, same = 1;
-    MPI_Offset    size;
+    int            rc, flag, count, same = 1;
+    MPI_Offset     size;
 
     snprintf(path, sizeof(path), "%s/coll_strided", dir);
     for (long i = 0; i < (long)BLOCK * BLOCKS; i++) {
@@ -104,7 +104,7 @@ static void case_collective_strided(const char *dir)
     rc = MPI_File_read_at_all(fh, 0, in, BLOCK * BLOCKS, MPI_BYTE, &status);
     MPI_Get_count(&status, MPI_BYTE, &count);
     CHECK(rc == MPI_SUCCESS && count == BLOCK * BLOCKS &&
-                  memcmp(in, out, (size_t)BLOCK * BLOCKS) == 0,
+              memcmp(in, out, (size_t)BLOCK * BLOCKS) == 0,
           "read_at_all returns every byte written (count %d)", count);
     MPI_File_close(&fh);
 
@@ -191,13 +191,12 @@ static void case_errors(const char *dir)
     rc = MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_EXCL | MPI_MODE_WRONLY,
                        MPI_INFO_NULL, &fh);
     CHECK(rc != MPI_SUCCESS && error_class_of(rc) == MPI_ERR_FILE_EXISTS,
-          "exclusive create of an existing file: class MPI_ERR_FILE_EXISTS, '%s'",
-          error_text(rc));
+          "exclusive create of an existing file: class MPI_ERR_FILE_EXISTS, '%s'", error_text(rc));
     rc = MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, MPI_INFO_NULL, &fh);
     if (rc == MPI_SUCCESS) {
         rc = MPI_File_set_atomicity(fh, 1);
         CHECK(rc != MPI_SUCCESS, "atomic mode is refused honestly: '%s'", error_text(rc));
-        rc = MPI_File_set_size(fh, 1000);
+        rc              = MPI_File_set_size(fh, 1000);
         MPI_Offset size = 0;
         MPI_File_get_size(fh, &size);
         CHECK(rc == MPI_SUCCESS && size == 1000, "set_size shrinks to 1000 (%lld)",

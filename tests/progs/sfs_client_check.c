@@ -55,15 +55,15 @@ static int check_io(sfs_client_t *client, const char *path)
     static const struct {
         uint64_t offset;
         size_t   length;
-    } shapes[] = {{0, 1},          {0, 4096},         {100, 700000},    {524288 - 5, 10},
-                  {0, 2097152},    {3000000, 5000000}, {1048576, 524288}, {7, 16777216 + 3}};
-    sfs_open_params_t hints = {.field_mask   = SFS_OPEN_PARAM_CHUNK_SIZE |
-                                               SFS_OPEN_PARAM_STRIPE_COUNT,
+    } shapes[] = {{0, 1},       {0, 4096},          {100, 700000},     {524288 - 5, 10},
+                  {0, 2097152}, {3000000, 5000000}, {1048576, 524288}, {7, 16777216 + 3}};
+    sfs_open_params_t hints = {.field_mask =
+                                   SFS_OPEN_PARAM_CHUNK_SIZE | SFS_OPEN_PARAM_STRIPE_COUNT,
                                .chunk_size   = 65536,
                                .stripe_count = 4};
-    sfs_file_t *file;
-    sfs_stat_t  st;
-    int         rc;
+    sfs_file_t       *file;
+    sfs_stat_t        st;
+    int               rc;
 
     rc = sfs_file_open(client, path, SFS_O_RDWR | SFS_O_CREAT | SFS_O_EXCL, 0644, &hints, &file);
     CHECK(rc == 0, "create %s with 64 KiB chunks on 4 targets (%s)", path,
@@ -80,7 +80,7 @@ static int check_io(sfs_client_t *client, const char *path)
         memset(in, 0xEE, shapes[s].length);
         got = sfs_file_pread(file, in, shapes[s].length, shapes[s].offset);
         CHECK(put == (ssize_t)shapes[s].length && got == put &&
-                      memcmp(in, out, shapes[s].length) == 0,
+                  memcmp(in, out, shapes[s].length) == 0,
               "write+read %zu bytes at %lu: wrote %zd, read %zd, bytes %s", shapes[s].length,
               (unsigned long)shapes[s].offset, put, got,
               memcmp(in, out, shapes[s].length) == 0 ? "equal" : "DIFFER");
@@ -100,8 +100,8 @@ static int check_sparse(sfs_client_t *client, const char *path)
 {
     sfs_file_t *file;
     uint64_t    size = 0;
-    uint8_t    *buf  = calloc(1, 3 << 20), *a = malloc(1 << 20), *b = malloc(1 << 20);
-    uint8_t     one  = 0x5A;
+    uint8_t    *buf = calloc(1, 3 << 20), *a = malloc(1 << 20), *b = malloc(1 << 20);
+    uint8_t     one = 0x5A;
     int         rc;
     ssize_t     got;
 
@@ -112,8 +112,7 @@ static int check_sparse(sfs_client_t *client, const char *path)
     }
     got = sfs_file_pwrite(file, &one, 1, 10u << 20);
     sfs_file_size(file, &size);
-    CHECK(got == 1 && size == (10u << 20) + 1, "one byte at 10 MiB: size %lu",
-          (unsigned long)size);
+    CHECK(got == 1 && size == (10u << 20) + 1, "one byte at 10 MiB: size %lu", (unsigned long)size);
     memset(buf, 0xEE, 1 << 20);
     got = sfs_file_pread(file, buf, 1 << 20, 4u << 20);
     {
@@ -136,7 +135,7 @@ static int check_sparse(sfs_client_t *client, const char *path)
     sfs_file_pwrite(file, b, 1 << 20, 1 << 19);
     got = sfs_file_pread(file, buf, 3 << 19, 0);
     CHECK(got == (3 << 19) && memcmp(buf, a, 1 << 19) == 0 &&
-                  memcmp(buf + (1 << 19), b, 1 << 20) == 0,
+              memcmp(buf + (1 << 19), b, 1 << 20) == 0,
           "overlapping writes read back as first-then-second");
 
     rc = sfs_file_truncate(file, 700000);
@@ -144,7 +143,7 @@ static int check_sparse(sfs_client_t *client, const char *path)
     CHECK(rc == 0 && size == 700000, "truncate to 700000: size %lu", (unsigned long)size);
     got = sfs_file_pread(file, buf, 1 << 20, 0);
     CHECK(got == 700000 && memcmp(buf, a, 1 << 19) == 0 &&
-                  memcmp(buf + (1 << 19), b, 700000 - (1 << 19)) == 0,
+              memcmp(buf + (1 << 19), b, 700000 - (1 << 19)) == 0,
           "after truncate %zd bytes remain, unchanged", got);
     rc = sfs_file_truncate(file, 5000000);
     sfs_file_size(file, &size);
@@ -228,8 +227,8 @@ static int check_creates(sfs_client_t *client, const char *dir, long count)
         int         rc;
 
         snprintf(name, sizeof(name), "%s/f%06ld", dir, i);
-        rc = sfs_file_open(client, name, SFS_O_WRONLY | SFS_O_CREAT | SFS_O_EXCL, 0644, NULL,
-                           &file);
+        rc =
+            sfs_file_open(client, name, SFS_O_WRONLY | SFS_O_CREAT | SFS_O_EXCL, 0644, NULL, &file);
         if (rc) {
             fprintf(stderr, "create %s: %s\n", name, sfs_client_error());
             return 1;
@@ -263,8 +262,7 @@ static int check_verify(sfs_client_t *client, const char *log)
         if (sfs_lookup(client, line + 4, &st) == 0 && st.type == SFS_FILE_TYPE_REGULAR) {
             found++;
         } else {
-            printf("FAILED: acknowledged create of %s is lost: %s\n", line + 4,
-                   sfs_client_error());
+            printf("FAILED: acknowledged create of %s is lost: %s\n", line + 4, sfs_client_error());
         }
     }
     fclose(file);
@@ -281,8 +279,8 @@ static int check_errors(sfs_client_t *client, const char *dir)
 
     snprintf(path, sizeof(path), "%s/missing", dir);
     rc = sfs_file_open(client, path, SFS_O_RDONLY, 0, NULL, &file);
-    CHECK(rc == -ENOENT && strstr(sfs_client_error(), "missing"),
-          "open of a missing file: %d (%s)", rc, sfs_client_error());
+    CHECK(rc == -ENOENT && strstr(sfs_client_error(), "missing"), "open of a missing file: %d (%s)",
+          rc, sfs_client_error());
     snprintf(path, sizeof(path), "%s/exists", dir);
     rc = sfs_file_open(client, path, SFS_O_RDWR | SFS_O_CREAT | SFS_O_EXCL, 0644, NULL, &file);
     CHECK(rc == 0, "create %s", path);
@@ -290,8 +288,7 @@ static int check_errors(sfs_client_t *client, const char *dir)
         sfs_file_close(file);
     }
     rc = sfs_file_open(client, path, SFS_O_RDWR | SFS_O_CREAT | SFS_O_EXCL, 0644, NULL, &file);
-    CHECK(rc == -EEXIST, "exclusive create of an existing file: %d (%s)", rc,
-          sfs_client_error());
+    CHECK(rc == -EEXIST, "exclusive create of an existing file: %d (%s)", rc, sfs_client_error());
     rc = sfs_mkdir(client, path, 0755);
     CHECK(rc == -EEXIST, "mkdir over a file: %d", rc);
     snprintf(path, sizeof(path), "%s/exists/below", dir);
@@ -312,8 +309,7 @@ static int check_errors(sfs_client_t *client, const char *dir)
     rc = sfs_lookup(client, path, &st);
     CHECK(rc == 0, "'.' and '..' resolve lexically (%s)", path);
     rc = sfs_setpattern(client, dir, 12345, 0);
-    CHECK(rc == -EINVAL, "a chunk size that is no power of two: %d (%s)", rc,
-          sfs_client_error());
+    CHECK(rc == -EINVAL, "a chunk size that is no power of two: %d (%s)", rc, sfs_client_error());
     snprintf(path, sizeof(path), "%s/d1", dir);
     sfs_mkdir(client, path, 0755);
     snprintf(longname, sizeof(longname), "%s/d1/d2", dir);

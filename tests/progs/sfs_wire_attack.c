@@ -22,7 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static int             failures;
+static int              failures;
 static sfs_tp_worker_t *worker;
 static void            *address;
 static size_t           address_length;

@@ -56,8 +56,8 @@ static int collect_cb(const sfs_layout_extent_t *extent, void *arg)
 
 static void test_map_extents(void **state)
 {
-    sfs_pattern_t p = pattern_of(65536, 3);
-    collect_t     c = {.count = 0};
+    sfs_pattern_t p     = pattern_of(65536, 3);
+    collect_t     c     = {.count = 0};
     uint64_t      total = 0;
 
     (void)state;
@@ -77,9 +77,9 @@ static void test_map_extents(void **state)
 
 static void test_size_round_trip(void **state)
 {
-    sfs_pattern_t p = pattern_of(65536, 4);
-    uint64_t      sizes[] = {0, 1, 65535, 65536, 65537, 3 * 65536 + 9, 4 * 65536,
-                             17 * 65536 + 3, 1000000};
+    sfs_pattern_t p  = pattern_of(65536, 4);
+    uint64_t sizes[] = {0,      1, 65535, 65536, 65537, 3 * 65536 + 9, 4 * 65536, 17 * 65536 + 3,
+                        1000000};
 
     (void)state;
     for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
@@ -99,8 +99,7 @@ static void test_sparse_size(void **state)
 
     (void)state;
     /* one byte written at 10 MiB lands on one target only */
-    lengths[sfs_layout_target_index(&p, 10 << 20)] =
-            sfs_layout_chunk_file_offset(&p, 10 << 20) + 1;
+    lengths[sfs_layout_target_index(&p, 10 << 20)] = sfs_layout_chunk_file_offset(&p, 10 << 20) + 1;
     assert_int_equal(sfs_layout_file_size(&p, lengths), (10 << 20) + 1);
     assert_int_equal(sfs_layout_last_byte_target(&p, (10 << 20) + 1),
                      sfs_layout_target_index(&p, 10 << 20));
@@ -116,7 +115,7 @@ static void test_validate(void **state)
     assert_int_not_equal(sfs_pattern_validate(&p), 0);
     p.chunk_size = 32768;
     assert_int_not_equal(sfs_pattern_validate(&p), 0);
-    p = pattern_of(1ull << 20, 4);
+    p            = pattern_of(1ull << 20, 4);
     p.targets[2] = p.targets[0];
     assert_int_not_equal(sfs_pattern_validate(&p), 0);
     p = pattern_of(1ull << 20, 0);
@@ -126,9 +125,9 @@ static void test_validate(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-            cmocka_unit_test(test_offset_mapping), cmocka_unit_test(test_map_extents),
-            cmocka_unit_test(test_size_round_trip), cmocka_unit_test(test_sparse_size),
-            cmocka_unit_test(test_validate),
+        cmocka_unit_test(test_offset_mapping),  cmocka_unit_test(test_map_extents),
+        cmocka_unit_test(test_size_round_trip), cmocka_unit_test(test_sparse_size),
+        cmocka_unit_test(test_validate),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

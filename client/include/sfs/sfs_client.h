@@ -58,7 +58,7 @@ typedef struct sfs_client_params {
 } sfs_client_params_t;
 
 /** Connect and authenticate; fetches the cluster map. */
-int  sfs_client_connect(const sfs_client_params_t *params, sfs_client_t **client_p);
+int sfs_client_connect(const sfs_client_params_t *params, sfs_client_t **client_p);
 /** Close every connection. Files must be closed first. */
 void sfs_client_disconnect(sfs_client_t *client);
 /** What the last failed call of this thread failed on. */
@@ -66,23 +66,23 @@ const char *sfs_client_error(void);
 
 /* ------------------------------------------------------------------------ */
 
-#define SFS_FILE_TYPE_REGULAR 1
-#define SFS_FILE_TYPE_DIR     2
+#define SFS_FILE_TYPE_REGULAR  1
+#define SFS_FILE_TYPE_DIR      2
 #define SFS_CLIENT_MAX_TARGETS 128
 
 /** What stat says about a file or directory. */
 typedef struct sfs_stat {
     uint64_t entry_id;
-    uint32_t type;  /**< SFS_FILE_TYPE_* */
-    uint32_t mode;  /**< permission bits */
+    uint32_t type; /**< SFS_FILE_TYPE_* */
+    uint32_t mode; /**< permission bits */
     uint32_t uid;
     uint32_t gid;
-    uint64_t size;  /**< files: derived from the chunk files; dirs: 0 */
+    uint64_t size; /**< files: derived from the chunk files; dirs: 0 */
     uint64_t nlink;
     uint64_t atime_ns;
     uint64_t mtime_ns;
     uint64_t ctime_ns;
-    uint64_t chunk_size;   /**< the stripe pattern (dirs: default for new files) */
+    uint64_t chunk_size; /**< the stripe pattern (dirs: default for new files) */
     uint32_t stripe_count;
     uint32_t target_count; /**< files: targets[] entries; dirs: 0 */
     uint32_t targets[SFS_CLIENT_MAX_TARGETS];
