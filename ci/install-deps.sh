@@ -14,7 +14,7 @@ packages=(
     # parallel HDF5 for the HDF5 tests
     libhdf5-openmpi-dev hdf5-tools
     # fuzzing and sanitizers (clang's libFuzzer and runtimes)
-    clang libclang-rt-14-dev
+    clang clang-format libclang-rt-14-dev
     # test and benchmark tools: network namespaces, process tools, plots
     iproute2 procps gnuplot-nox
 )

@@ -188,35 +188,17 @@ int sfs_admin_chunk_unlink(sfs_client_t *client, uint32_t target_id, const uint6
 int sfs_admin_inodes(sfs_client_t *client, uint64_t after, uint32_t max, sfs_attr_t *attrs,
                      uint32_t *count_p, int *eof_p)
 {
-    sfs_meta_req_t *req = calloc(1, sizeof(*req));
-    sfs_tp_rpc_t   *rpc;
-    const void     *reply;
-    size_t          length;
-    sfs_rbuf_t      rb;
-    uint32_t        count;
-    int             rc;
+    sfs_tp_rpc_t *rpc;
+    sfs_rbuf_t    rb;
+    char          from[32];
+    uint32_t      count;
+    int           rc;
 
-    if (!req) {
-        return -ENOMEM;
-    }
-    snprintf(req->path, sizeof(req->path), "/");
-    snprintf(req->path2, sizeof(req->path2), "%" PRIu64, after);
-    req->max_entries = max;
-    rc               = sfs_client_meta_call(client, SFS_OP_META_LIST, req, &rpc);
-    free(req);
+    snprintf(from, sizeof(from), "%" PRIu64, after);
+    rc = sfs_client_meta_page(client, SFS_OP_META_LIST, "/", from, max, &rpc, &count, eof_p, &rb);
     if (rc) {
-        sfs_tp_rpc_release(rpc);
         return rc;
     }
-    reply = sfs_tp_rpc_reply_args(rpc, &length);
-    sfs_rbuf_init(&rb, reply, length);
-    count  = sfs_rbuf_u32(&rb);
-    *eof_p = sfs_rbuf_u8(&rb);
-    if (rb.error || count > max) {
-        sfs_tp_rpc_release(rpc);
-        return sfs_error_set(-EPROTO, "malformed META_LIST reply");
-    }
-    sfs_rbuf_init(&rb, sfs_tp_rpc_reply_payload(rpc), sfs_tp_rpc_reply_payload_length(rpc));
     for (uint32_t i = 0; i < count; i++) {
         sfs_proto_attr_unpack(&rb, &attrs[i]);
     }
@@ -301,35 +283,18 @@ int sfs_admin_meta_check(sfs_client_t *client, int repair, void (*line)(void *, 
 int sfs_admin_pending(sfs_client_t *client, uint64_t after, uint32_t max, uint64_t *ids,
                       uint32_t *count_p, int *eof_p)
 {
-    sfs_meta_req_t *req = calloc(1, sizeof(*req));
-    sfs_tp_rpc_t   *rpc;
-    const void     *reply;
-    size_t          length;
-    sfs_rbuf_t      rb;
-    uint32_t        count;
-    int             rc;
+    sfs_tp_rpc_t *rpc;
+    sfs_rbuf_t    rb;
+    char          from[32];
+    uint32_t      count;
+    int           rc;
 
-    if (!req) {
-        return -ENOMEM;
-    }
-    snprintf(req->path, sizeof(req->path), "/");
-    snprintf(req->path2, sizeof(req->path2), "%" PRIu64, after);
-    req->max_entries = max;
-    rc               = sfs_client_meta_call(client, SFS_OP_META_PENDING, req, &rpc);
-    free(req);
+    snprintf(from, sizeof(from), "%" PRIu64, after);
+    rc =
+        sfs_client_meta_page(client, SFS_OP_META_PENDING, "/", from, max, &rpc, &count, eof_p, &rb);
     if (rc) {
-        sfs_tp_rpc_release(rpc);
         return rc;
     }
-    reply = sfs_tp_rpc_reply_args(rpc, &length);
-    sfs_rbuf_init(&rb, reply, length);
-    count  = sfs_rbuf_u32(&rb);
-    *eof_p = sfs_rbuf_u8(&rb);
-    if (rb.error || count > max) {
-        sfs_tp_rpc_release(rpc);
-        return sfs_error_set(-EPROTO, "malformed META_PENDING reply");
-    }
-    sfs_rbuf_init(&rb, sfs_tp_rpc_reply_payload(rpc), sfs_tp_rpc_reply_payload_length(rpc));
     for (uint32_t i = 0; i < count; i++) {
         ids[i] = sfs_rbuf_u64(&rb);
     }

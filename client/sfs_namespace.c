@@ -308,10 +308,11 @@ int sfs_setpattern(sfs_client_t *client, const char *path, uint64_t chunk_size,
     return rc;
 }
 
-int sfs_readdir(sfs_client_t *client, const char *path, const char *after, sfs_dir_entry_t *entries,
-                uint32_t max, uint32_t *count_p, int *eof_p)
+int sfs_client_meta_page(sfs_client_t *client, uint32_t opcode, const char *path, const char *after,
+                         uint32_t max, sfs_tp_rpc_t **rpc_p, uint32_t *count_p, int *eof_p,
+                         sfs_rbuf_t *payload)
 {
-    sfs_tp_rpc_t   *rpc;
+    sfs_tp_rpc_t   *rpc = NULL;
     const void     *reply;
     size_t          length;
     sfs_rbuf_t      rb;
@@ -319,14 +320,13 @@ int sfs_readdir(sfs_client_t *client, const char *path, const char *after, sfs_d
     int             rc;
     sfs_meta_req_t *req = sfs_client_req(client, path, &rc);
 
-    *count_p = 0;
-    *eof_p   = 1;
+    *rpc_p = NULL;
     if (!req) {
         return rc;
     }
     snprintf(req->path2, sizeof(req->path2), "%s", after ? after : "");
     req->max_entries = max;
-    rc               = sfs_client_meta_call(client, SFS_OP_READDIR, req, &rpc);
+    rc               = sfs_client_meta_call(client, opcode, req, &rpc);
     free(req);
     if (rc) {
         sfs_tp_rpc_release(rpc);
@@ -338,9 +338,28 @@ int sfs_readdir(sfs_client_t *client, const char *path, const char *after, sfs_d
     *eof_p = sfs_rbuf_u8(&rb);
     if (rb.error || count > max) {
         sfs_tp_rpc_release(rpc);
-        return sfs_error_set(-EPROTO, "metadata server sent a malformed READDIR reply");
+        return sfs_error_set(-EPROTO, "metadata server sent a malformed %s reply",
+                             sfs_op_name(opcode));
     }
-    sfs_rbuf_init(&rb, sfs_tp_rpc_reply_payload(rpc), sfs_tp_rpc_reply_payload_length(rpc));
+    sfs_rbuf_init(payload, sfs_tp_rpc_reply_payload(rpc), sfs_tp_rpc_reply_payload_length(rpc));
+    *rpc_p   = rpc;
+    *count_p = count;
+    return 0;
+}
+
+int sfs_readdir(sfs_client_t *client, const char *path, const char *after, sfs_dir_entry_t *entries,
+                uint32_t max, uint32_t *count_p, int *eof_p)
+{
+    sfs_tp_rpc_t *rpc;
+    sfs_rbuf_t    rb;
+    uint32_t      count;
+    int           rc;
+
+    *count_p = 0;
+    rc = sfs_client_meta_page(client, SFS_OP_READDIR, path, after, max, &rpc, &count, eof_p, &rb);
+    if (rc) {
+        return rc;
+    }
     for (uint32_t i = 0; i < count; i++) {
         sfs_dirent_t dirent;
 

@@ -6,18 +6,17 @@
 
 static __thread char sfs_error_detail_buf[SFS_ERROR_DETAIL_MAX];
 
+// clang-format off: it does not settle on one layout for this list
 #define SFS_ERRNO_NAMES(_)                                                                         \
-    _(EPERM)                                                                                       \
-    _(ENOENT) _(ESRCH) _(EINTR) _(EIO) _(ENXIO) _(E2BIG) _(EBADF) _(EAGAIN) _(ENOMEM) _(EACCES)    \
-        _(EFAULT) _(EBUSY) _(EEXIST) _(EXDEV) _(ENODEV) _(ENOTDIR) _(EISDIR) _(EINVAL) _(ENFILE)   \
-            _(EMFILE) _(EFBIG) _(ENOSPC) _(ESPIPE) _(EROFS) _(EMLINK) _(EPIPE) _(ERANGE)           \
-                _(ENAMETOOLONG) _(ENOSYS) _(ENOTEMPTY) _(ELOOP) _(ENODATA) _(ETIME) _(EPROTO)      \
-                    _(EBADMSG) _(EOVERFLOW) _(EMSGSIZE) _(EPROTONOSUPPORT) _(EOPNOTSUPP)           \
-                        _(EADDRINUSE) _(EADDRNOTAVAIL) _(ENETDOWN) _(ENETUNREACH) _(ECONNABORTED)  \
-                            _(ECONNRESET) _(ENOBUFS) _(ENOTCONN) _(ESHUTDOWN) _(ETIMEDOUT)         \
-                                _(ECONNREFUSED) _(EHOSTDOWN) _(EHOSTUNREACH) _(EALREADY)           \
-                                    _(EINPROGRESS) _(ESTALE) _(EDQUOT) _(ECANCELED)                \
-                                        _(EKEYREJECTED)
+    _(EPERM) _(ENOENT) _(ESRCH) _(EINTR) _(EIO) _(ENXIO) _(E2BIG) _(EBADF) _(EAGAIN) _(ENOMEM)    \
+    _(EACCES) _(EFAULT) _(EBUSY) _(EEXIST) _(EXDEV) _(ENODEV) _(ENOTDIR) _(EISDIR) _(EINVAL)       \
+    _(ENFILE) _(EMFILE) _(EFBIG) _(ENOSPC) _(ESPIPE) _(EROFS) _(EMLINK) _(EPIPE) _(ERANGE)         \
+    _(ENAMETOOLONG) _(ENOSYS) _(ENOTEMPTY) _(ELOOP) _(ENODATA) _(ETIME) _(EPROTO) _(EBADMSG)      \
+    _(EOVERFLOW) _(EMSGSIZE) _(EPROTONOSUPPORT) _(EOPNOTSUPP) _(EADDRINUSE) _(EADDRNOTAVAIL)      \
+    _(ENETDOWN) _(ENETUNREACH) _(ECONNABORTED) _(ECONNRESET) _(ENOBUFS) _(ENOTCONN)              \
+    _(ESHUTDOWN) _(ETIMEDOUT) _(ECONNREFUSED) _(EHOSTDOWN) _(EHOSTUNREACH) _(EALREADY)           \
+    _(EINPROGRESS) _(ESTALE) _(EDQUOT) _(ECANCELED) _(EKEYREJECTED)
+// clang-format on
 
 const char *sfs_errno_name(int rc)
 {
