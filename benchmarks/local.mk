@@ -1,1 +1,39 @@
-# benchmarks/: see benchmarks/README.md
+# benchmarks/: the programs the benchmark scripts run (benchmarks/README.md).
+# Neither `make` nor `make check` builds them: `make bench` does (the scripts
+# run it), in a few seconds, once the rest of the build is there.
+#
+#   sfs_bench_io    IOR-style MPI-IO bandwidth (run under stripefs-run; plain
+#                   paths go through ROMIO's ufs driver of the same library)
+#   sfs_bench_md    mdtest-style metadata rates (client library or POSIX)
+#   sfs_bench_read  one client's read bandwidth through the client library
+SFS_BENCH_PROGS = benchmarks/sfs_bench_io benchmarks/sfs_bench_md benchmarks/sfs_bench_read
+
+# -O2 whatever CFLAGS say; the MPI-IO driver never has the sanitizers' runtime
+# (the library it runs with is preloaded), so neither has sfs_bench_io.
+SFS_BENCH_CFLAGS = $(SFS_CFLAGS) $(CFLAGS) -O2
+SFS_BENCH_CLIENT = -I$(top_srcdir)/client/include -L$(top_builddir)/.libs -lstripefs \
+	-Wl,-rpath,$(abs_top_builddir)/.libs $(SFS_LDFLAGS)
+
+.PHONY: bench
+bench: $(SFS_BENCH_PROGS)
+
+benchmarks/sfs_bench_io: benchmarks/sfs_bench_io.c
+	@$(MKDIR_P) benchmarks
+	$(AM_V_CCLD)cflags=`echo '$(SFS_BENCH_CFLAGS)' | \
+	    sed 's/-fsanitize=[^ ]*//g; s/-fno-sanitize-recover=[^ ]*//g'`; \
+	$(MPICC_OMPI) $$cflags -o $@ $(srcdir)/benchmarks/sfs_bench_io.c
+
+benchmarks/sfs_bench_md: benchmarks/sfs_bench_md.c libstripefs.la
+	@$(MKDIR_P) benchmarks
+	$(AM_V_CCLD)$(MPICC_OMPI) $(SFS_BENCH_CFLAGS) -o $@ $(srcdir)/benchmarks/sfs_bench_md.c \
+	    $(SFS_BENCH_CLIENT)
+
+benchmarks/sfs_bench_read: benchmarks/sfs_bench_read.c libstripefs.la
+	@$(MKDIR_P) benchmarks
+	$(AM_V_CCLD)$(CC) $(SFS_BENCH_CFLAGS) -o $@ $(srcdir)/benchmarks/sfs_bench_read.c \
+	    $(SFS_BENCH_CLIENT)
+
+CLEANFILES += $(SFS_BENCH_PROGS)
+EXTRA_DIST += benchmarks/README.md benchmarks/sfs_bench_io.c benchmarks/sfs_bench_md.c \
+	benchmarks/sfs_bench_read.c benchmarks/lib.sh benchmarks/bw.sh benchmarks/ucx.sh \
+	benchmarks/md.sh benchmarks/scaling.sh benchmarks/plot.sh benchmarks/run-all.sh

@@ -54,13 +54,15 @@ sfs_cluster_host_addr() {
     return 1
 }
 
-# The state directory recorded by `cluster.sh up` (in the bridge's alias), if up.
-sfs_cluster_state_dir() {
-    local alias
-    alias=$(ip -n "$SFS_CLUSTER_SWITCH" -o link show "$SFS_CLUSTER_BRIDGE" 2>/dev/null |
-            sed -n "s/.*alias $SFS_CLUSTER_MARK state=\(.*\)\$/\1/p")
-    [ -n "$alias" ] && echo "$alias"
+# What `cluster.sh up` recorded in the bridge's alias ("stripefs-cluster
+# made_run_netns=0|1 state=DIR"), if it is up: the field KEY.
+sfs_cluster_recorded() { # KEY
+    local value
+    value=$(ip -n "$SFS_CLUSTER_SWITCH" -o link show "$SFS_CLUSTER_BRIDGE" 2>/dev/null |
+            sed -n "s/.*alias $SFS_CLUSTER_MARK .*\<$1=\([^ ]*\).*/\1/p")
+    [ -n "$value" ] && echo "$value"
 }
+sfs_cluster_state_dir() { sfs_cluster_recorded state; }
 
 # The environment of every process on a cluster host. Open MPI's out-of-band
 # and TCP traffic and UCX stay on the veth device; UCX uses TCP only (the
@@ -83,7 +85,7 @@ sfs_cluster_export_env() { # HOST
 prog=cluster-agent.sh
 mode=shell
 if [ "${1:-}" = "--exec" ]; then
-    mode=exec
+    mode="exec"
     shift
 fi
 if [ $# -lt 2 ]; then
@@ -106,5 +108,6 @@ if [ $mode = shell ]; then
 fi
 # ip netns exec: the namespace and /etc/netns/$host/hosts as /etc/hosts;
 # unshare --uts: a host name of its own. Each step execs the next.
+# shellcheck disable=SC2016
 exec ip netns exec "$host" unshare --uts -- \
     /bin/sh -c 'hostname "$0" || exit 127; exec "$@"' "$host" "$@"

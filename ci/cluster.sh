@@ -26,6 +26,7 @@ agent="$here/cluster-agent.sh"
 source "$agent" --lib
 prog=cluster.sh
 NS_ALL=("${SFS_CLUSTER_NAMES[@]}" "$SFS_CLUSTER_SWITCH")
+MADE_RUN_NETNS=0   # set by up when /run/netns did not exist before
 MPIRUN=${SFS_CLUSTER_MPIRUN:-mpirun.openmpi}
 
 say() { echo "$prog: $*"; }
@@ -61,36 +62,38 @@ any_left() {
     return 1
 }
 
-# Stop every process inside our namespaces: SIGTERM, up to 5 s, then SIGKILL.
+# The pids of every process inside our namespaces, on one line.
+ns_pids() {
+    local n
+    for n in "${NS_ALL[@]}"; do
+        ns_exists "$n" && ip netns pids "$n" 2>/dev/null
+    done | sort -un | paste -sd' ' -
+}
+
+# Stop every process inside our namespaces: SIGTERM, up to 5 s, then
+# SIGKILL, up to 5 s more.
 kill_ns_processes() {
-    local n pids sig tries
+    local pids sig
     for sig in TERM KILL; do
-        pids=""
-        for n in "${NS_ALL[@]}"; do
-            ns_exists "$n" && pids+=" $(ip netns pids "$n" 2>/dev/null | tr '\n' ' ')"
-        done
-        pids=$(echo $pids)
+        pids=$(ns_pids)
         [ -n "$pids" ] || return 0
         [ $sig = TERM ] && say "stopping processes still running on the hosts: $pids"
         # shellcheck disable=SC2086
         kill -s $sig $pids 2>/dev/null
-        for tries in $(seq 50); do
-            pids=""
-            for n in "${NS_ALL[@]}"; do
-                ns_exists "$n" && pids+=$(ip netns pids "$n" 2>/dev/null | tr '\n' ' ')
-            done
-            [ -z "${pids// /}" ] && return 0
+        for _ in $(seq 50); do
+            [ -n "$(ns_pids)" ] || return 0
             sleep 0.1
         done
     done
-    [ -z "${pids// /}" ] || say "warning: processes $pids did not exit after SIGKILL"
+    say "warning: processes $(ns_pids) did not exit after SIGKILL"
 }
 
 # Remove everything (also a partial cluster); quiet when there is nothing.
 teardown() {
-    local n state
+    local n state made
     state=$(sfs_cluster_state_dir)
-    any_left || { remove_state "$state"; return 0; }
+    made=$(sfs_cluster_recorded made_run_netns || echo "$MADE_RUN_NETNS")
+    any_left || { remove_state "$state"; remove_run_netns "$made"; return 0; }
     kill_ns_processes
     for n in "${NS_ALL[@]}"; do
         if ns_exists "$n"; then
@@ -100,7 +103,17 @@ teardown() {
     done
     rmdir /etc/netns 2>/dev/null
     remove_state "$state"
+    remove_run_netns "$made"
     say "down: namespaces ${NS_ALL[*]} removed"
+}
+
+# ip netns add makes /run/netns a mount point of its own; when up made it
+# and no other namespace is left there, unmount and remove it.
+remove_run_netns() { # made (1 or 0)
+    [ "$1" = 1 ] && [ -d /run/netns ] && [ -z "$(ls -A /run/netns 2>/dev/null)" ] || return 0
+    if mountpoint -q /run/netns; then umount /run/netns 2>/dev/null || return 0; fi
+    rmdir /run/netns 2>/dev/null
+    return 0
 }
 
 # The state directory, only if `up` made it (it has our mark file).
@@ -122,6 +135,7 @@ check_capable() {
         command -v "$n" >/dev/null || { echo "$prog: network namespaces are not available here: '$n' is not installed" >&2; exit 3; }
     done
     if ! out=$(ip netns add "$probe" 2>&1); then
+        remove_run_netns "$MADE_RUN_NETNS"
         echo "$prog: network namespaces are not available here: ip netns add: ${out:-failed} (root with CAP_NET_ADMIN and CAP_SYS_ADMIN is needed)" >&2
         exit 3
     fi
@@ -129,6 +143,7 @@ check_capable() {
                ip -n "$probe" link add sfsa type veth peer name sfsb 2>&1 &&
                ip netns exec "$probe" unshare --uts true 2>&1); then
         ip netns del "$probe" 2>/dev/null
+        remove_run_netns "$MADE_RUN_NETNS"
         echo "$prog: network namespaces are not available here: bridge, veth or UTS namespace: ${out:-failed}" >&2
         exit 3
     fi
@@ -151,24 +166,28 @@ wait_reach() {
 }
 
 cmd_up() {
-    local state=/tmp/stripefs-cluster h i addr old
+    local state=/tmp/stripefs-cluster given="" h i addr old
     while [ $# -gt 0 ]; do
         case $1 in
-        --state) [ $# -ge 2 ] || die "--state needs a directory"; state=$2; shift 2 ;;
-        --state=*) state=${1#--state=}; shift ;;
+        --state) [ $# -ge 2 ] || die "--state needs a directory"; given=$2; shift 2 ;;
+        --state=*) given=${1#--state=}; shift ;;
         *) die "up: unknown argument '$1' (usage: up [--state DIR])" ;;
         esac
     done
-    check_capable
+    [ -n "$given" ] && state=$given
+    [ "$(id -u)" = 0 ] || { echo "$prog: network namespaces are not available here: not root (uid $(id -u))" >&2; exit 3; }
     take_lock
     if is_up; then
         old=$(sfs_cluster_state_dir)
         say "already up (${SFS_CLUSTER_NAMES[*]}; state ${old:-unknown})"
-        [ "$old" = "$(realpath -m "$state")" ] || [ -z "$old" ] || [ "$state" = /tmp/stripefs-cluster ] ||
-            say "note: it keeps its state directory $old, not $state"
+        if [ -n "$given" ] && [ "$old" != "$(realpath -m "$given")" ]; then
+            say "note: it keeps its state directory $old, not $given"
+        fi
         return 0
     fi
     any_left && { say "a partial cluster is there; removing it first"; teardown; }
+    [ -d /run/netns ] || MADE_RUN_NETNS=1
+    check_capable
     mkdir -p "$state" || die "cannot create the state directory $state"
     state=$(cd "$state" && pwd)
     case $state in *[[:space:]]*) die "the state directory must not contain spaces: $state" ;; esac
@@ -179,7 +198,7 @@ cmd_up() {
     ip netns add "$SFS_CLUSTER_SWITCH"
     ip -n "$SFS_CLUSTER_SWITCH" link set lo up
     ip -n "$SFS_CLUSTER_SWITCH" link add "$SFS_CLUSTER_BRIDGE" type bridge
-    ip -n "$SFS_CLUSTER_SWITCH" link set "$SFS_CLUSTER_BRIDGE" alias "$SFS_CLUSTER_MARK state=$state"
+    ip -n "$SFS_CLUSTER_SWITCH" link set "$SFS_CLUSTER_BRIDGE" alias "$SFS_CLUSTER_MARK made_run_netns=$MADE_RUN_NETNS state=$state"
     ip -n "$SFS_CLUSTER_SWITCH" link set "$SFS_CLUSTER_BRIDGE" up
     mkdir -p /etc/netns
     for i in "${!SFS_CLUSTER_NAMES[@]}"; do
@@ -268,7 +287,7 @@ cmd_mpirun() {
     exec "$agent" --exec "${SFS_CLUSTER_NAMES[0]}" "$MPIRUN" "${extra[@]}" \
         --mca plm_rsh_agent "$agent" --mca plm_rsh_no_tree_spawn 1 \
         --mca oob_tcp_if_include "$SFS_CLUSTER_DEV" --mca btl_tcp_if_include "$SFS_CLUSTER_DEV" \
-        -x UCX_TLS -x UCX_NET_DEVICES -x SFS_CLUSTER_SUBNET=$SFS_CLUSTER_SUBNET "$@"
+        -x UCX_TLS -x UCX_NET_DEVICES -x SFS_CLUSTER_SUBNET="$SFS_CLUSTER_SUBNET" "$@"
 }
 
 verb=${1:-}

@@ -6,7 +6,8 @@
 
 static __thread char sfs_error_detail_buf[SFS_ERROR_DETAIL_MAX];
 
-// clang-format off: it does not settle on one layout for this list
+/* clang-format does not settle on one layout for this list */
+// clang-format off
 #define SFS_ERRNO_NAMES(_)                                                                         \
     _(EPERM) _(ENOENT) _(ESRCH) _(EINTR) _(EIO) _(ENXIO) _(E2BIG) _(EBADF) _(EAGAIN) _(ENOMEM)    \
     _(EACCES) _(EFAULT) _(EBUSY) _(EEXIST) _(EXDEV) _(ENODEV) _(ENOTDIR) _(EISDIR) _(EINVAL)       \

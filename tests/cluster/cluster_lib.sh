@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Helpers of the four-host cluster tests (sourced after tests/lib/sfs_test_lib.sh).
 # The cluster is ci/cluster.sh's: network namespaces imaging-01..04 on a
 # bridge. A test brings it up if it is not up (state under SFS_TEST_TMP) and
@@ -11,6 +12,7 @@ CLUSTER_BROUGHT_UP=0
 CLUSTER_JOB=""
 CLUSTER_CONFIG=""
 CLUSTER_READY="$SFS_TEST_TMP/ready"
+CLUSTER_PORT=8008   # a random one on a cluster someone else brought up
 
 # Every process on a host speaks to the others over eth0 (see ci/cluster-agent.sh);
 # the one-host defaults of sfs_test_lib.sh (lo) must not leak into the hosts.
@@ -29,7 +31,7 @@ ctl_on() { # HOST VERB...
 }
 
 cluster_begin() {
-    local out rc
+    local out rc state
     [ "$(id -u)" = 0 ] || sfs_skip "network namespaces are not available here: the cluster tests need root (uid $(id -u))"
     command -v mpirun.openmpi >/dev/null || sfs_skip "mpirun.openmpi is not installed"
     exec 9<"$SFS_SRC/tests/cluster" || sfs_fail "cannot open $SFS_SRC/tests/cluster for locking"
@@ -37,8 +39,15 @@ cluster_begin() {
     trap cluster_cleanup EXIT
     trap 'exit 143' TERM INT
     if "$CLUSTER" status >/dev/null 2>&1; then
-        sfs_log "cluster: already up, using it (left up at the end)"
-        return 0
+        state=$(source "$SFS_SRC/ci/cluster-agent.sh" --lib && sfs_cluster_state_dir)
+        if [ -n "$state" ] && [ -f "$state/.stripefs-cluster" ]; then
+            CLUSTER_PORT=$(( (RANDOM % 30000) + 20000 ))
+            sfs_log "cluster: already up (state $state), using it and leaving it up; management port $CLUSTER_PORT"
+            return 0
+        fi
+        # its state directory is gone: left behind by a test that was killed
+        sfs_log "cluster: up, but its state directory ${state:-?} is gone (left by a killed test?): remaking it"
+        timeout 120 "$CLUSTER" down || sfs_fail "ci/cluster.sh down (of a stale cluster) failed"
     fi
     out=$(timeout 120 "$CLUSTER" up --state "$SFS_TEST_TMP/cluster" 2>&1)
     rc=$?
@@ -69,7 +78,11 @@ cluster_cleanup() {
                     pids+=" $p"
             done
         done
-        [ -n "${pids:-}" ] && { echo "cleanup: killing server ranks left behind:$pids"; kill -9 $pids 2>/dev/null; }
+        if [ -n "${pids:-}" ]; then
+            echo "cleanup: killing server ranks left behind:$pids"
+            # shellcheck disable=SC2086
+            kill -9 $pids 2>/dev/null
+        fi
     fi
     sfs_cleanup
     if [ $CLUSTER_BROUGHT_UP = 1 ]; then
@@ -94,7 +107,7 @@ cluster_write_config() {
 # the Imaging cluster (examples/imaging.yaml) on the test cluster of ci/cluster.sh
 cluster: imaging
 connauth_file: $SFS_TEST_TMP/connauth
-mgmt: {host: imaging-01, port: 8008}
+mgmt: {host: imaging-01, port: $CLUSTER_PORT}
 meta: {host: imaging-01, dir: $d/imaging-01/var/lib/stripefs/meta, sync: true}
 hosts:
   - {name: imaging-01, ranks: 1}
@@ -126,7 +139,7 @@ cluster_start_service() {
         sleep 0.1
     done
     [ -f "$CLUSTER_READY" ] || sfs_fail "the service did not become ready in 120 s"
-    sfs_log "service up: 4 ranks on $hosts (management imaging-01:8008), config $CLUSTER_CONFIG"
+    sfs_log "service up: 4 ranks on $hosts (management imaging-01:$CLUSTER_PORT), config $CLUSTER_CONFIG"
 }
 
 # Clean stop through stripefs-ctl shutdown from HOST (default imaging-03);

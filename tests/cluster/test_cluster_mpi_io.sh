@@ -40,7 +40,7 @@ id=$(echo "$info" | awk '/EntryID/ {print $2}')
 on_hosts=0
 for h in "${CLUSTER_HOSTS[@]}"; do
     chunk=$(find "$SFS_TEST_TMP/hosts/$h/mnt" -path '*/chunks/*' -name "$id" -size +0 2>/dev/null)
-    echo "$h: ${chunk:-no chunk file} ($(stat -c %s $chunk 2>/dev/null || echo 0) bytes)"
+    echo "$h: ${chunk:-no chunk file} ($(stat -c %s "$chunk" 2>/dev/null || echo 0) bytes)"
     [ -n "$chunk" ] && on_hosts=$((on_hosts + 1))
 done
 sfs_expect_eq "$on_hosts" 4 "hosts holding chunk data of entry $id"

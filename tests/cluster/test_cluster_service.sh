@@ -10,6 +10,7 @@ source "$SFS_SRC/tests/cluster/cluster_lib.sh"
 cluster_begin
 
 # the cluster itself: ranks land on the right hosts with the UCX settings
+# shellcheck disable=SC2016
 out=$(timeout 120 "$CLUSTER" mpirun -np 4 --host "$CLUSTER_ALL" \
     sh -c 'echo "$(hostname) $(ip -o -4 addr show eth0 | awk "{print \$4}") $UCX_TLS $UCX_NET_DEVICES"') ||
     sfs_fail "mpirun across the hosts failed: $out"
