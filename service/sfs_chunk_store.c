@@ -18,7 +18,24 @@
 #include <time.h>
 #include <unistd.h>
 
-#define SFS_CHUNK_MARKER "target.id"
+#define SFS_CHUNK_MARKER   "target.id"
+#define SFS_CHUNK_FD_CACHE 128 /* open chunk files kept per target */
+
+/* An open chunk file kept for the next request on it: small I/O then costs
+ * no open/close. Slots are used by several I/O threads at once. */
+typedef struct sfs_chunk_fd {
+    uint64_t entry_id;
+    int      fd;       /* -1: empty slot */
+    uint32_t users;    /* requests using it now */
+    int      doomed;   /* unlinked: close when the last user is done */
+    uint64_t last_use; /* for LRU eviction */
+} sfs_chunk_fd_t;
+
+/* What an I/O request holds while it uses a chunk file. */
+typedef struct sfs_chunk_handle {
+    int fd;
+    int slot; /* -1: not cached, close after use */
+} sfs_chunk_handle_t;
 
 struct sfs_chunk_target {
     uint32_t        id;
@@ -29,6 +46,9 @@ struct sfs_chunk_target {
     uint64_t        used_bytes; /* atomic: bytes in chunk files */
     pthread_mutex_t throttle_lock;
     uint64_t        disk_free_at_ns; /* emulated disk: busy until then */
+    pthread_mutex_t fd_lock;
+    uint64_t        fd_clock;
+    sfs_chunk_fd_t  fds[SFS_CHUNK_FD_CACHE];
 };
 
 static void sfs_chunk_name(uint64_t entry_id, char *buf, size_t buflen)
@@ -156,6 +176,10 @@ int sfs_chunk_target_open(const sfs_config_target_t *config, const char *cluster
     target->bandwidth      = config->bandwidth;
     target->chunks_fd      = -1;
     pthread_mutex_init(&target->throttle_lock, NULL);
+    pthread_mutex_init(&target->fd_lock, NULL);
+    for (int i = 0; i < SFS_CHUNK_FD_CACHE; i++) {
+        target->fds[i].fd = -1;
+    }
     snprintf(target->dir, sizeof(target->dir), "%s", config->dir);
     rc = sfs_chunk_mkdirs(target->dir);
     if (rc) {
@@ -205,6 +229,12 @@ void sfs_chunk_target_close(sfs_chunk_target_t *target)
     if (target->chunks_fd >= 0) {
         close(target->chunks_fd);
     }
+    for (int i = 0; i < SFS_CHUNK_FD_CACHE; i++) {
+        if (target->fds[i].fd >= 0) {
+            close(target->fds[i].fd);
+        }
+    }
+    pthread_mutex_destroy(&target->fd_lock);
     pthread_mutex_destroy(&target->throttle_lock);
     free(target);
 }
@@ -298,13 +328,120 @@ static int sfs_chunk_open(sfs_chunk_target_t *target, uint64_t entry_id, int fla
     return fd < 0 ? -errno : fd;
 }
 
+static int sfs_chunk_fd_find(sfs_chunk_target_t *target, uint64_t entry_id)
+{
+    for (int i = 0; i < SFS_CHUNK_FD_CACHE; i++) {
+        if (target->fds[i].fd >= 0 && target->fds[i].entry_id == entry_id &&
+            !target->fds[i].doomed) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+/* The chunk file of `entry_id`, open read-write (created if `create`), from
+ * the cache when it is there. -ENOENT when it does not exist and !create. */
+static int sfs_chunk_fd_get(sfs_chunk_target_t *target, uint64_t entry_id, int create,
+                            sfs_chunk_handle_t *handle)
+{
+    int slot, fd, victim = -1;
+
+    pthread_mutex_lock(&target->fd_lock);
+    slot = sfs_chunk_fd_find(target, entry_id);
+    if (slot >= 0) {
+        target->fds[slot].users++;
+        target->fds[slot].last_use = ++target->fd_clock;
+        handle->fd                 = target->fds[slot].fd;
+        handle->slot               = slot;
+        pthread_mutex_unlock(&target->fd_lock);
+        return 0;
+    }
+    pthread_mutex_unlock(&target->fd_lock);
+
+    fd = sfs_chunk_open(target, entry_id, O_RDWR | (create ? O_CREAT : 0));
+    if (fd < 0) {
+        return fd;
+    }
+    pthread_mutex_lock(&target->fd_lock);
+    slot = sfs_chunk_fd_find(target, entry_id);
+    if (slot >= 0) { /* another thread opened it meanwhile */
+        target->fds[slot].users++;
+        handle->fd   = target->fds[slot].fd;
+        handle->slot = slot;
+        pthread_mutex_unlock(&target->fd_lock);
+        close(fd);
+        return 0;
+    }
+    for (int i = 0; i < SFS_CHUNK_FD_CACHE; i++) {
+        sfs_chunk_fd_t *e = &target->fds[i];
+
+        if (e->fd < 0) {
+            victim = i;
+            break;
+        }
+        if (e->users == 0 && (victim < 0 || e->last_use < target->fds[victim].last_use)) {
+            victim = i;
+        }
+    }
+    handle->fd   = fd;
+    handle->slot = victim;
+    if (victim >= 0) {
+        sfs_chunk_fd_t *e = &target->fds[victim];
+
+        if (e->fd >= 0) {
+            close(e->fd);
+        }
+        e->entry_id = entry_id;
+        e->fd       = fd;
+        e->users    = 1;
+        e->doomed   = 0;
+        e->last_use = ++target->fd_clock;
+    }
+    pthread_mutex_unlock(&target->fd_lock);
+    return 0;
+}
+
+static void sfs_chunk_fd_put(sfs_chunk_target_t *target, sfs_chunk_handle_t *handle)
+{
+    if (handle->slot < 0) {
+        close(handle->fd);
+        return;
+    }
+    pthread_mutex_lock(&target->fd_lock);
+    if (--target->fds[handle->slot].users == 0 && target->fds[handle->slot].doomed) {
+        close(target->fds[handle->slot].fd);
+        target->fds[handle->slot].fd = -1;
+    }
+    pthread_mutex_unlock(&target->fd_lock);
+}
+
+/* The file is going away: drop it from the cache (at once, or when the
+ * last request on it is done). */
+static void sfs_chunk_fd_forget(sfs_chunk_target_t *target, uint64_t entry_id)
+{
+    int slot;
+
+    pthread_mutex_lock(&target->fd_lock);
+    slot = sfs_chunk_fd_find(target, entry_id);
+    if (slot >= 0) {
+        if (target->fds[slot].users == 0) {
+            close(target->fds[slot].fd);
+            target->fds[slot].fd = -1;
+        } else {
+            target->fds[slot].doomed = 1;
+        }
+    }
+    pthread_mutex_unlock(&target->fd_lock);
+}
+
 int sfs_chunk_write(sfs_chunk_target_t *target, uint64_t entry_id, const sfs_io_extent_t *extents,
                     uint32_t count, const void *data, int sync, uint64_t *length_p)
 {
-    const uint8_t *src = data;
-    struct stat    st;
-    uint64_t       end = 0, total = 0;
-    int            fd, rc         = 0;
+    const uint8_t     *src = data;
+    sfs_chunk_handle_t handle;
+    struct stat        st;
+    uint64_t           end = 0, total = 0, before = 0;
+    int                rc;
 
     for (uint32_t i = 0; i < count; i++) {
         total += extents[i].length;
@@ -312,28 +449,32 @@ int sfs_chunk_write(sfs_chunk_target_t *target, uint64_t entry_id, const sfs_io_
             end = extents[i].chunk_offset + extents[i].length;
         }
     }
-    fd = sfs_chunk_open(target, entry_id, O_RDWR | O_CREAT);
-    if (fd < 0) {
-        return sfs_error_set(fd, "target %u: cannot open chunk %016" PRIx64 ": %s", target->id,
-                             entry_id, strerror(-fd));
+    rc = sfs_chunk_fd_get(target, entry_id, 1, &handle);
+    if (rc) {
+        return sfs_error_set(rc, "target %u: cannot open chunk %016" PRIx64 ": %s", target->id,
+                             entry_id, strerror(-rc));
     }
-    if (fstat(fd, &st) != 0) {
-        rc = -errno;
-        goto out;
-    }
-    if (target->capacity_limit && end > (uint64_t)st.st_size &&
-        __atomic_load_n(&target->used_bytes, __ATOMIC_RELAXED) + (end - (uint64_t)st.st_size) >
-            target->capacity_limit) {
-        rc = sfs_error_set(-ENOSPC, "target %u is full (capacity limit %" PRIu64 " bytes)",
-                           target->id, target->capacity_limit);
-        goto out_nodetail;
+    /* only a capacity limit needs to know how much the file grows */
+    if (target->capacity_limit) {
+        if (fstat(handle.fd, &st) != 0) {
+            rc = -errno;
+            goto out;
+        }
+        before = (uint64_t)st.st_size;
+        if (end > before &&
+            __atomic_load_n(&target->used_bytes, __ATOMIC_RELAXED) + (end - before) >
+                target->capacity_limit) {
+            rc = sfs_error_set(-ENOSPC, "target %u is full (capacity limit %" PRIu64 " bytes)",
+                               target->id, target->capacity_limit);
+            goto out_nodetail;
+        }
     }
     sfs_chunk_throttle(target, total);
     for (uint32_t i = 0; i < count; i++) {
         uint64_t done = 0;
 
         while (done < extents[i].length) {
-            ssize_t put = pwrite(fd, src + done, extents[i].length - done,
+            ssize_t put = pwrite(handle.fd, src + done, extents[i].length - done,
                                  (off_t)(extents[i].chunk_offset + done));
 
             if (put < 0) {
@@ -347,46 +488,48 @@ int sfs_chunk_write(sfs_chunk_target_t *target, uint64_t entry_id, const sfs_io_
         }
         src += extents[i].length;
     }
-    if (sync && fdatasync(fd) != 0) {
+    if (sync && fdatasync(handle.fd) != 0) {
         rc = -errno;
         goto out;
     }
-    if (end > (uint64_t)st.st_size) {
-        __atomic_add_fetch(&target->used_bytes, end - (uint64_t)st.st_size, __ATOMIC_RELAXED);
+    if (target->capacity_limit && end > before) {
+        __atomic_add_fetch(&target->used_bytes, end - before, __ATOMIC_RELAXED);
     }
-    *length_p = end > (uint64_t)st.st_size ? end : (uint64_t)st.st_size;
+    /* the chunk file is at least this long (exact only with a capacity limit) */
+    *length_p = end > before ? end : before;
 out:
     if (rc) {
         sfs_error_set(rc, "target %u: writing chunk %016" PRIx64 " failed: %s", target->id,
                       entry_id, sfs_strerror(rc));
     }
 out_nodetail:
-    close(fd);
+    sfs_chunk_fd_put(target, &handle);
     return rc;
 }
 
 int sfs_chunk_read(sfs_chunk_target_t *target, uint64_t entry_id, const sfs_io_extent_t *extents,
                    uint32_t count, void *buf, uint64_t *length_p)
 {
-    uint8_t    *dst = buf;
-    struct stat st;
-    uint64_t    total = 0;
-    int         fd, rc = 0;
+    uint8_t           *dst = buf;
+    sfs_chunk_handle_t handle;
+    struct stat        st;
+    uint64_t           total = 0;
+    int                rc;
 
     for (uint32_t i = 0; i < count; i++) {
         total += extents[i].length;
     }
-    fd = sfs_chunk_open(target, entry_id, O_RDONLY);
-    if (fd == -ENOENT) {
+    rc = sfs_chunk_fd_get(target, entry_id, 0, &handle);
+    if (rc == -ENOENT) {
         memset(buf, 0, total);
         *length_p = 0;
         return 0;
     }
-    if (fd < 0) {
-        return sfs_error_set(fd, "target %u: cannot open chunk %016" PRIx64 ": %s", target->id,
-                             entry_id, strerror(-fd));
+    if (rc) {
+        return sfs_error_set(rc, "target %u: cannot open chunk %016" PRIx64 ": %s", target->id,
+                             entry_id, strerror(-rc));
     }
-    if (fstat(fd, &st) != 0) {
+    if (fstat(handle.fd, &st) != 0) {
         rc = -errno;
         goto out;
     }
@@ -395,7 +538,7 @@ int sfs_chunk_read(sfs_chunk_target_t *target, uint64_t entry_id, const sfs_io_e
         uint64_t done = 0;
 
         while (done < extents[i].length) {
-            ssize_t got = pread(fd, dst + done, extents[i].length - done,
+            ssize_t got = pread(handle.fd, dst + done, extents[i].length - done,
                                 (off_t)(extents[i].chunk_offset + done));
 
             if (got < 0) {
@@ -420,7 +563,7 @@ out:
         sfs_error_set(rc, "target %u: reading chunk %016" PRIx64 " failed: %s", target->id,
                       entry_id, sfs_strerror(rc));
     }
-    close(fd);
+    sfs_chunk_fd_put(target, &handle);
     return rc;
 }
 
@@ -480,21 +623,21 @@ int sfs_chunk_truncate(sfs_chunk_target_t *target, uint64_t entry_id, uint64_t l
 
 int sfs_chunk_fsync(sfs_chunk_target_t *target, uint64_t entry_id)
 {
-    int fd = sfs_chunk_open(target, entry_id, O_RDONLY);
-    int rc = 0;
+    sfs_chunk_handle_t handle;
+    int                rc = sfs_chunk_fd_get(target, entry_id, 0, &handle);
 
-    if (fd == -ENOENT) {
+    if (rc == -ENOENT) {
         return 0;
     }
-    if (fd < 0) {
-        return sfs_error_set(fd, "target %u: cannot open chunk %016" PRIx64 ": %s", target->id,
-                             entry_id, strerror(-fd));
+    if (rc) {
+        return sfs_error_set(rc, "target %u: cannot open chunk %016" PRIx64 ": %s", target->id,
+                             entry_id, strerror(-rc));
     }
-    if (fdatasync(fd) != 0) {
+    if (fdatasync(handle.fd) != 0) {
         rc = sfs_error_set(-errno, "target %u: fsync chunk %016" PRIx64 ": %m", target->id,
                            entry_id);
     }
-    close(fd);
+    sfs_chunk_fd_put(target, &handle);
     return rc;
 }
 
@@ -503,6 +646,7 @@ int sfs_chunk_unlink(sfs_chunk_target_t *target, uint64_t entry_id)
     char        name[32];
     struct stat st;
 
+    sfs_chunk_fd_forget(target, entry_id);
     sfs_chunk_name(entry_id, name, sizeof(name));
     if (fstatat(target->chunks_fd, name, &st, 0) != 0) {
         return errno == ENOENT ? 0 : sfs_error_set(-errno, "target %u: stat chunk: %m", target->id);

@@ -16,7 +16,8 @@ endif
 include tests/unit/config.mk
 include tests/fuzz/local.mk
 
-EXTRA_DIST += tests/run-suite.sh tests/lib tests/mpi tests/fuzz/corpus
+EXTRA_DIST += tests/run-suite.sh tests/lib tests/mpi tests/fuzz/corpus tests/cluster tests/faults \
+	tests/style tests/progs tests/service
 
 # Test programs the integration tests drive (built by `make check`).
 check_PROGRAMS += tests/progs/sfs_client_check

@@ -61,6 +61,7 @@ struct sfs_tp_worker {
     void           *pool[SFS_TP_POOL_CLASSES]; /* free lists */
     uint64_t        pool_free_bytes;
     uint64_t        buffers_out; /* for the leak check at destroy */
+    uint64_t        closes_out;  /* endpoint closes in flight */
 
     uint64_t dropped_messages; /* malformed or unauthenticated */
     uint64_t last_drop_log_ms;

@@ -143,9 +143,12 @@ static void sfs_tp_session_reply_small(sfs_tp_session_t *session, const sfs_prot
                                        const sfs_auth_key_t *key)
 {
     sfs_proto_hdr_t hdr;
-    uint8_t        *block = malloc(SFS_PROTO_HDR_SIZE + args_length + 1);
-    ucp_dt_iov_t    iov;
-    void           *sreq;
+    /* the iov descriptor must outlive the call too (UCX reads it when a
+     * deferred send goes out): it lives at the end of the block */
+    size_t        iov_at = (SFS_PROTO_HDR_SIZE + args_length + 15) & ~(size_t)15;
+    uint8_t      *block  = malloc(iov_at + sizeof(ucp_dt_iov_t));
+    ucp_dt_iov_t *iovp;
+    void         *sreq;
 
     if (!block) {
         return;
@@ -164,9 +167,10 @@ static void sfs_tp_session_reply_small(sfs_tp_session_t *session, const sfs_prot
         memcpy(block + SFS_PROTO_HDR_SIZE, args, args_length);
     }
     sfs_tp_hdr_seal(&hdr, key, block + SFS_PROTO_HDR_SIZE, args_length, block);
-    iov.buffer = block + SFS_PROTO_HDR_SIZE;
-    iov.length = args_length;
-    if (sfs_tp_session_send(session, block, &iov, args_length ? 1 : 0, sfs_tp_session_send_cb,
+    iovp         = (ucp_dt_iov_t *)(block + iov_at);
+    iovp->buffer = block + SFS_PROTO_HDR_SIZE;
+    iovp->length = args_length;
+    if (sfs_tp_session_send(session, block, iovp, args_length ? 1 : 0, sfs_tp_session_send_cb,
                             block, &sreq) != 0) {
         free(block);
         return;

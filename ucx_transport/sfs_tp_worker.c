@@ -141,8 +141,10 @@ void sfs_tp_describe_transports(ucp_ep_h ep, char *buf, size_t buflen)
 
 static void sfs_tp_ep_close_cb(void *request, ucs_status_t status, void *user_data)
 {
+    sfs_tp_worker_t *worker = user_data;
+
     (void)status;
-    (void)user_data;
+    worker->closes_out--;
     ucp_request_free(request);
 }
 
@@ -163,6 +165,9 @@ int sfs_tp_ep_close(sfs_tp_worker_t *worker, ucp_ep_h ep, int force)
     req = ucp_ep_close_nbx(ep, &param);
     if (UCS_PTR_IS_ERR(req)) {
         return sfs_tp_ucs_errno(UCS_PTR_STATUS(req));
+    }
+    if (req != NULL) {
+        worker->closes_out++;
     }
     return 0;
 }
@@ -546,7 +551,8 @@ void sfs_tp_worker_destroy(sfs_tp_worker_t *worker)
         while (ucp_worker_progress(worker->ucp_worker)) {
         }
         sfs_tp_run_posted(worker);
-        if ((sfs_list_is_empty(&worker->session_list) && worker->buffers_out == 0) ||
+        if ((sfs_list_is_empty(&worker->session_list) && worker->buffers_out == 0 &&
+             worker->closes_out == 0) ||
             sfs_tp_now_ms() >= deadline) {
             break;
         }
