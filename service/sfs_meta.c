@@ -89,6 +89,7 @@ struct sfs_meta {
     sfs_meta_target_t *targets;
     uint32_t           target_count;
     uint64_t           next_refresh_ms;
+    uint64_t           files_chosen; /* for rotating the first target */
 
     sfs_meta_delete_t     *deletes;
     uint32_t               delete_count;
@@ -176,6 +177,18 @@ static int sfs_meta_choose(void *arg, uint32_t count, uint32_t start_target, uin
         }
         best->current -= total;
         targets[picked++] = best->id;
+    }
+    /* when a file takes every target the weights pick the same order each
+     * time: rotate it, so that small files (one chunk) spread over all
+     * targets instead of all landing on the first one */
+    if (!start_target && picked > 1) {
+        uint32_t shift = (uint32_t)(meta->files_chosen++ % picked);
+        uint32_t rotated[SFS_STRIPE_COUNT_MAX];
+
+        for (uint32_t i = 0; i < picked; i++) {
+            rotated[i] = targets[(i + shift) % picked];
+        }
+        memcpy(targets, rotated, picked * sizeof(*targets));
     }
     pthread_mutex_unlock(&meta->targets_lock);
     return (int)picked;
