@@ -191,6 +191,9 @@ static void sfs_tp_set_defaults(sfs_tp_worker_t *worker, const sfs_tp_worker_par
     worker->rpc_timeout_ms =
         SFS_PARAM_VALUE(params, rpc_timeout_ms, SFS_TP_WORKER_PARAM_RPC_TIMEOUT, 30000);
     worker->spin_us = SFS_PARAM_VALUE(params, spin_us, SFS_TP_WORKER_PARAM_SPIN_US, 50);
+    if (getenv("SFS_SPIN_US")) { /* tuning knob: busy-poll time before sleeping */
+        worker->spin_us = (uint32_t)strtoul(getenv("SFS_SPIN_US"), NULL, 10);
+    }
     worker->max_request_rate =
         SFS_PARAM_VALUE(params, max_request_rate, SFS_TP_WORKER_PARAM_MAX_RATE, 0);
     if (host) {

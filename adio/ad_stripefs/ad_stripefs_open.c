@@ -16,9 +16,10 @@
 static void ADIOI_STRIPEFS_open_args(ADIO_File fd, int access_mode, int *flags_p,
                                      sfs_open_params_t *params)
 {
-    int flags = (access_mode & ADIO_RDONLY)   ? SFS_O_RDONLY
-                : (access_mode & ADIO_WRONLY) ? SFS_O_WRONLY
-                                              : SFS_O_RDWR;
+    /* always read-write underneath: ROMIO enforces the MPI access mode
+     * itself, and its collective writes read back partly covered domains
+     * (read-modify-write) even in a write-only file */
+    int flags = SFS_O_RDWR;
 
     if (access_mode & ADIO_CREATE) {
         flags |= SFS_O_CREAT;
