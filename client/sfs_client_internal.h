@@ -30,6 +30,8 @@ struct sfs_file {
     char          path[SFS_PATH_MAX];
     sfs_attr_t    attr;
     int           flags;
+    uint64_t      open_id;      /* names this open's shared counter */
+    int           counter_used; /* forget the counter at close */
 };
 
 /* One blocking metadata RPC: pack `req` for `opcode`, call, and hand back

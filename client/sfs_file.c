@@ -4,6 +4,7 @@
 #include "sfs_client_internal.h"
 
 #include "sfs_alloc.h"
+#include "sfs_auth.h"
 #include "sfs_errno.h"
 #include "sfs_layout.h"
 #include "sfs_log.h"
@@ -82,6 +83,7 @@ int sfs_file_open(sfs_client_t *client, const char *path, int flags, uint32_t mo
             goto err;
         }
     }
+    file->open_id = sfs_auth_random_u64();
     client->open_files++;
     free(req);
     *file_p = file;
@@ -95,8 +97,13 @@ err:
 
 int sfs_file_close(sfs_file_t *file)
 {
+    uint64_t ignored;
+
     if (!file) {
         return 0;
+    }
+    if (file->counter_used) {
+        sfs_file_counter(file, SFS_COUNTER_FORGET, 0, &ignored);
     }
     file->client->open_files--;
     free(file);
@@ -207,6 +214,7 @@ int sfs_file_local2global(const sfs_file_t *file, void *buf, size_t *length_p)
     sfs_wbuf_init(&wb, tmp, sizeof(tmp));
     sfs_wbuf_u32(&wb, SFS_FILE_GLOBAL_MAGIC);
     sfs_wbuf_u32(&wb, (uint32_t)file->flags);
+    sfs_wbuf_u64(&wb, file->open_id);
     sfs_wbuf_str(&wb, file->path);
     sfs_proto_attr_pack(&wb, &file->attr);
     if (wb.error) {
@@ -235,7 +243,8 @@ int sfs_file_global2local(sfs_client_t *client, const void *buf, size_t length, 
         free(file);
         return sfs_error_set(-EINVAL, "not a stripefs file handle");
     }
-    file->flags = (int)sfs_rbuf_u32(&rb);
+    file->flags   = (int)sfs_rbuf_u32(&rb);
+    file->open_id = sfs_rbuf_u64(&rb);
     sfs_rbuf_str(&rb, file->path, sizeof(file->path));
     sfs_proto_attr_unpack(&rb, &file->attr);
     if (rb.error || sfs_pattern_validate(&file->attr.pattern) != 0) {
@@ -246,4 +255,37 @@ int sfs_file_global2local(sfs_client_t *client, const void *buf, size_t length, 
     client->open_files++;
     *file_p = file;
     return 0;
+}
+
+int sfs_file_counter(sfs_file_t *file, int op, uint64_t value, uint64_t *before_p)
+{
+    uint8_t             args[32];
+    sfs_wbuf_t          wb;
+    sfs_tp_rpc_params_t params;
+    sfs_tp_rpc_t       *rpc;
+    int                 rc;
+
+    sfs_wbuf_init(&wb, args, sizeof(args));
+    sfs_wbuf_u64(&wb, file->open_id);
+    sfs_wbuf_u32(&wb, (uint32_t)op);
+    sfs_wbuf_u64(&wb, value);
+    memset(&params, 0, sizeof(params));
+    params.opcode      = SFS_OP_COUNTER;
+    params.args        = args;
+    params.args_length = wb.length;
+    rc                 = sfs_cluster_call_meta(file->client->cluster, &params, &rpc);
+    if (rc == 0) {
+        size_t      length;
+        const void *reply = sfs_tp_rpc_reply_args(rpc, &length);
+        sfs_rbuf_t  rb;
+
+        sfs_rbuf_init(&rb, reply, length);
+        *before_p          = sfs_rbuf_u64(&rb);
+        rc                 = rb.error ? sfs_error_set(-EPROTO, "malformed COUNTER reply") : 0;
+        file->counter_used = 1;
+    } else {
+        sfs_error_set(rc, "%s: shared file pointer: %s", file->path, sfs_error_detail());
+    }
+    sfs_tp_rpc_release(rpc);
+    return rc;
 }

@@ -68,6 +68,7 @@
     _(META_LIST, 30, META)     /* every file entry and its pattern (fsck) */                       \
     _(META_CHECK, 31, META)    /* check (and repair) the namespace's own consistency */            \
     _(META_PENDING, 32, META)  /* entries whose chunk files await deletion (fsck) */               \
+    _(COUNTER, 33, META)       /* atomic counter of an open file (MPI shared file pointer) */      \
     _(WRITE, 40, STORAGE)      /* list I/O write to one chunk file */                              \
     _(READ, 41, STORAGE)       /* list I/O read from one chunk file */                             \
     _(CHUNK_STAT, 42, STORAGE) /* chunk file length */                                             \
@@ -197,6 +198,11 @@ typedef struct sfs_meta_req {
 } sfs_meta_req_t;
 
 #define SFS_CHECK_REPAIR 0x1u /* META_CHECK: fix what is safe to fix */
+
+/* COUNTER: args u64 key, u32 op, u64 value; reply u64 value before. */
+#define SFS_COUNTER_OP_ADD    0u
+#define SFS_COUNTER_OP_SET    1u
+#define SFS_COUNTER_OP_FORGET 2u
 
 #define SFS_SETATTR_MODE  0x1u
 #define SFS_SETATTR_OWNER 0x2u

@@ -14,6 +14,7 @@
 
 #include "sfs_alloc.h"
 #include "sfs_errno.h"
+#include "sfs_hash.h"
 #include "sfs_list.h"
 #include "sfs_log.h"
 #include "sfs_meta_store.h"
@@ -52,6 +53,16 @@ typedef struct sfs_meta_op {
     size_t               list_capacity;
     int                  flushed; /* FLUSH: set by the metadata thread */
 } sfs_meta_op_t;
+
+/* An open file's shared counter: kept in memory, on the progress thread
+ * (atomic because one thread serves them all). */
+typedef struct sfs_meta_counter {
+    sfs_hash_link_t link;
+    sfs_list_t      lru;
+    uint64_t        value;
+} sfs_meta_counter_t;
+
+#define SFS_META_COUNTERS_MAX 100000 /* forgotten opens are dropped, oldest first */
 
 typedef struct sfs_meta_target {
     uint32_t id;
@@ -100,6 +111,9 @@ struct sfs_meta {
     uint64_t batches;
     uint64_t ops;
     uint32_t largest_batch;
+
+    sfs_hash_t counters;
+    sfs_list_t counter_lru;
 };
 
 static int sfs_meta_is_write(const sfs_meta_op_t *op)
@@ -661,6 +675,63 @@ static void sfs_meta_batch_done(void *arg)
     free(batch);
 }
 
+static void sfs_meta_counter(sfs_meta_t *meta, sfs_tp_request_t *req)
+{
+    const void         *args;
+    size_t              length;
+    sfs_rbuf_t          rb;
+    uint64_t            key, value, before = 0;
+    uint32_t            op;
+    sfs_hash_link_t    *link;
+    sfs_meta_counter_t *counter = NULL;
+    uint8_t             out[8];
+    sfs_wbuf_t          wb;
+
+    args = sfs_tp_request_args(req, &length);
+    sfs_rbuf_init(&rb, args, length);
+    key   = sfs_rbuf_u64(&rb);
+    op    = sfs_rbuf_u32(&rb);
+    value = sfs_rbuf_u64(&rb);
+    if (rb.error || sfs_rbuf_remaining(&rb) || op > SFS_COUNTER_OP_FORGET) {
+        sfs_tp_request_reply_error(req, -EBADMSG, "malformed COUNTER request");
+        return;
+    }
+    link = sfs_hash_find(&meta->counters, key);
+    if (link) {
+        counter = sfs_container_of(link, sfs_meta_counter_t, link);
+        before  = counter->value;
+        sfs_list_del(&counter->lru);
+        sfs_list_add_tail(&meta->counter_lru, &counter->lru);
+    }
+    if (op == SFS_COUNTER_OP_FORGET) {
+        if (counter) {
+            sfs_hash_del(&meta->counters, &counter->link);
+            sfs_list_del(&counter->lru);
+            free(counter);
+        }
+    } else {
+        if (!counter) {
+            if (meta->counters.count >= SFS_META_COUNTERS_MAX) {
+                sfs_meta_counter_t *oldest = sfs_container_of(sfs_list_pop_head(&meta->counter_lru),
+                                                              sfs_meta_counter_t, lru);
+
+                sfs_hash_del(&meta->counters, &oldest->link);
+                free(oldest);
+            }
+            if (!SFS_ALLOC_PTR(counter)) {
+                sfs_tp_request_reply_error(req, -ENOMEM, "out of memory");
+                return;
+            }
+            sfs_hash_add(&meta->counters, &counter->link, key);
+            sfs_list_add_tail(&meta->counter_lru, &counter->lru);
+        }
+        counter->value = op == SFS_COUNTER_OP_ADD ? before + value : value;
+    }
+    sfs_wbuf_init(&wb, out, sizeof(out));
+    sfs_wbuf_u64(&wb, before);
+    sfs_tp_request_reply(req, 0, out, wb.length, NULL, 0, NULL, NULL);
+}
+
 void sfs_meta_handle(sfs_meta_t *meta, sfs_tp_request_t *req)
 {
     sfs_meta_op_t *op;
@@ -674,7 +745,12 @@ void sfs_meta_handle(sfs_meta_t *meta, sfs_tp_request_t *req)
     }
     op->req    = req;
     op->opcode = sfs_tp_request_opcode(req);
-    args       = sfs_tp_request_args(req, &length);
+    if (op->opcode == SFS_OP_COUNTER) {
+        free(op);
+        sfs_meta_counter(meta, req);
+        return;
+    }
+    args = sfs_tp_request_args(req, &length);
     sfs_rbuf_init(&rb, args, length);
     sfs_proto_meta_req_unpack(&rb, op->opcode, &op->args);
     sfs_tp_request_payload(req, &payload_length);
@@ -888,6 +964,11 @@ int sfs_meta_create(sfs_service_t *service, sfs_meta_t **meta_p)
     pthread_cond_init(&meta->flushed, NULL);
     pthread_mutex_init(&meta->targets_lock, NULL);
     sfs_list_init(&meta->queue);
+    sfs_list_init(&meta->counter_lru);
+    if (sfs_hash_init(&meta->counters) != 0) {
+        free(meta);
+        return -ENOMEM;
+    }
     memset(&params, 0, sizeof(params));
     params.dir          = service->config->meta_dir;
     params.sync         = service->config->meta_sync;
@@ -937,6 +1018,10 @@ void sfs_meta_destroy(sfs_meta_t *meta)
     }
     sfs_meta_store_close(meta->store);
     free(meta->targets);
+    while (!sfs_list_is_empty(&meta->counter_lru)) {
+        free(sfs_container_of(sfs_list_pop_head(&meta->counter_lru), sfs_meta_counter_t, lru));
+    }
+    sfs_hash_cleanup(&meta->counters);
     pthread_mutex_destroy(&meta->lock);
     pthread_cond_destroy(&meta->cond);
     pthread_cond_destroy(&meta->flushed);

@@ -69,6 +69,12 @@ void ADIOI_STRIPEFS_Flush(ADIO_File fd, int *error_code);
 void ADIOI_STRIPEFS_Resize(ADIO_File fd, ADIO_Offset size, int *error_code);
 int  ADIOI_STRIPEFS_Feature(ADIO_File fd, int flag);
 
+/* shared file pointers (ad_stripefs_fcntl.c; declared for ROMIO in
+ * adioi_fs_proto.h by romio patch 0008) */
+void ADIOI_STRIPEFS_Get_shared_fp(ADIO_File fd, ADIO_Offset incr, ADIO_Offset *shared_fp,
+                                  int *error_code);
+void ADIOI_STRIPEFS_Set_shared_fp(ADIO_File fd, ADIO_Offset offset, int *error_code);
+
 /* ad_stripefs_delete.c */
 void ADIOI_STRIPEFS_Delete(const char *filename, int *error_code);
 

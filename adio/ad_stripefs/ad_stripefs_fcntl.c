@@ -94,14 +94,43 @@ int ADIOI_STRIPEFS_Feature(ADIO_File fd, int flag)
     case ADIO_SCALABLE_OPEN:   /* one process opens, the handle is broadcast */
     case ADIO_SCALABLE_RESIZE: /* one process truncates */
     case ADIO_TWO_PHASE:       /* ROMIO's generic collective buffering */
+    case ADIO_SHARED_FP:       /* a counter on the metadata server */
         return 1;
     case ADIO_UNLINK_AFTER_CLOSE:  /* chunk files of an unlinked file go at once */
     case ADIO_LOCKS:               /* no byte-range locks ... */
     case ADIO_DATA_SIEVING_WRITES: /* ... so no read-modify-write: list I/O instead */
-    case ADIO_SHARED_FP:           /* no shared file pointer service */
     case ADIO_ATOMIC_MODE:
     case ADIO_SEQUENTIAL:
     default:
         return 0;
     }
+}
+
+/* Shared file pointers (MPI_File_*_shared, *_ordered): an atomic counter of
+ * this collective open on the metadata server, in etypes as ROMIO keeps it
+ * (romio patch 0008 routes ADIO_Get/Set_shared_fp here). */
+void ADIOI_STRIPEFS_Get_shared_fp(ADIO_File fd, ADIO_Offset incr, ADIO_Offset *shared_fp,
+                                  int *error_code)
+{
+    static const char myname[] = "ADIOI_STRIPEFS_GET_SHARED_FP";
+    uint64_t          before;
+    int               rc;
+
+    rc = sfs_file_counter(ADIOI_STRIPEFS_FILE(fd), SFS_COUNTER_ADD, (uint64_t)incr, &before);
+    if (rc) {
+        *error_code = ADIOI_STRIPEFS_Err(myname, fd->filename, rc);
+        return;
+    }
+    *shared_fp  = (ADIO_Offset)before;
+    *error_code = MPI_SUCCESS;
+}
+
+void ADIOI_STRIPEFS_Set_shared_fp(ADIO_File fd, ADIO_Offset offset, int *error_code)
+{
+    static const char myname[] = "ADIOI_STRIPEFS_SET_SHARED_FP";
+    uint64_t          before;
+    int               rc;
+
+    rc = sfs_file_counter(ADIOI_STRIPEFS_FILE(fd), SFS_COUNTER_SET, (uint64_t)offset, &before);
+    *error_code = rc ? ADIOI_STRIPEFS_Err(myname, fd->filename, rc) : MPI_SUCCESS;
 }

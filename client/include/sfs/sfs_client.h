@@ -196,6 +196,14 @@ void sfs_file_layout(const sfs_file_t *file, sfs_stat_t *stat);
 /** The file's path as the service knows it. */
 const char *sfs_file_path(const sfs_file_t *file);
 
+#define SFS_COUNTER_ADD    0 /**< add `value`, return the value before */
+#define SFS_COUNTER_SET    1 /**< set to `value`, return the value before */
+#define SFS_COUNTER_FORGET 2 /**< drop the counter */
+
+/** The atomic counter of this open (MPI shared file pointers): processes
+ * that share the open through local2global share the counter. */
+int sfs_file_counter(sfs_file_t *file, int op, uint64_t value, uint64_t *before_p);
+
 /** Serialise an open file so another process can use it without asking the
  * metadata server: with buf NULL, *length_p gets the size needed. */
 int sfs_file_local2global(const sfs_file_t *file, void *buf, size_t *length_p);
