@@ -1,0 +1,216 @@
+# shellcheck shell=bash disable=SC2034
+# Shared helpers of the benchmark scripts (sourced). Each script:
+#   bench_setup NAME ARGS...   common options (below), temp dir, cleanup trap
+#   bench_start_service ...    a one-host stripefs service of its own
+#   ...runs, appends CSV lines, prints tables...
+# and everything it started is stopped when it exits, also on failure.
+#
+# Common options: --quick, --out DIR (default benchmarks/results), --build DIR
+# (default $SFS_BUILD, else ./_build, else the current directory when it is a
+# build tree), --tmp DIR (where the state and local directories go; default
+# $TMPDIR or /tmp: the local side and the targets share that disk), --keep
+# (keep the temp dir), --ranks N (client ranks, default 4).
+set -u -o pipefail
+
+BENCH_SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# Open MPI's own traffic stays on this host (shared memory, loopback TCP).
+export OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
+# Every process is free to run on any core: the service's ranks and the
+# clients share the machine, and no binding is fairer than a wrong one.
+BENCH_MPIRUN=(mpirun.openmpi --oversubscribe --bind-to none)
+
+BENCH_QUICK=0
+BENCH_OUT=$BENCH_SRC/benchmarks/results
+BENCH_BUILD=${SFS_BUILD:-}
+BENCH_TMPBASE=${TMPDIR:-/tmp}
+BENCH_KEEP=0
+BENCH_RANKS=4
+BENCH_ARGS=()            # what the script's own parser still has to look at
+BENCH_TMP=""
+BENCH_SERVICE_PID=""
+BENCH_SERVICE_STATE=""
+BENCH_SERVICE_LOG=""
+
+bench_log() { echo "[$(date +%T)] $*" >&2; }
+bench_die() {
+    echo "$BENCH_NAME: $*" >&2
+    if [ -n "$BENCH_SERVICE_LOG" ] && [ -f "$BENCH_SERVICE_LOG" ]; then
+        echo "--- last lines of the service log ($BENCH_SERVICE_LOG):" >&2
+        tail -n 20 "$BENCH_SERVICE_LOG" >&2
+    fi
+    exit 1
+}
+
+bench_setup() { # NAME ARGS...
+    BENCH_NAME=$1
+    shift
+    while [ $# -gt 0 ]; do
+        case $1 in
+        --quick) BENCH_QUICK=1; shift ;;
+        --out) BENCH_OUT=$2; shift 2 ;;
+        --build) BENCH_BUILD=$2; shift 2 ;;
+        --tmp) BENCH_TMPBASE=$2; shift 2 ;;
+        --keep) BENCH_KEEP=1; shift ;;
+        --ranks) BENCH_RANKS=$2; shift 2 ;;
+        *) BENCH_ARGS+=("$1"); shift ;;
+        esac
+    done
+    if [ -z "$BENCH_BUILD" ]; then
+        if [ -x "$BENCH_SRC/_build/stripefs-server" ]; then
+            BENCH_BUILD=$BENCH_SRC/_build
+        elif [ -x ./stripefs-server ]; then
+            BENCH_BUILD=$(pwd)
+        fi
+    fi
+    [ -n "$BENCH_BUILD" ] && [ -x "$BENCH_BUILD/stripefs-server" ] ||
+        bench_die "no stripefs build found: build it (README.md) and pass --build DIR or set SFS_BUILD"
+    BENCH_BUILD=$(cd "$BENCH_BUILD" && pwd)
+    mkdir -p "$BENCH_OUT" || bench_die "cannot create $BENCH_OUT"
+    BENCH_OUT=$(cd "$BENCH_OUT" && pwd)
+    make -C "$BENCH_BUILD" -s bench >/dev/null ||
+        bench_die "building the benchmark programs failed (make -C $BENCH_BUILD bench)"
+    BENCH_TMP=$(mktemp -d "$BENCH_TMPBASE/sfs-bench-$BENCH_NAME.XXXXXX") ||
+        bench_die "cannot make a temp dir in $BENCH_TMPBASE"
+    trap bench_cleanup EXIT
+    trap 'exit 130' INT TERM
+    export SFS_BENCH_CTL=$BENCH_BUILD/stripefs-ctl
+}
+
+bench_free_port() {
+    local port
+    for _ in $(seq 50); do
+        port=$(( (RANDOM % 30000) + 20000 ))
+        if ! ss -ltnH 2>/dev/null | awk '{print $4}' | grep -q ":$port\$"; then
+            echo "$port"
+            return
+        fi
+    done
+    echo 29998
+}
+
+# bench_write_config STATE TARGETS SERVER_RANKS [BANDWIDTH [STRIPES [CHUNK]]]: a
+# one-host config with TARGETS targets (ids 101...) under STATE, each capped
+# at BANDWIDTH (e.g. 100M; "" = no cap), files striped over STRIPES targets.
+bench_write_config() {
+    local state=$1 targets=$2 ranks=$3 bw=${4:-} stripes=${5:-$2} chunk=${6:-512K}
+    local host port id
+    host=$(hostname)
+    port=$(bench_free_port)
+    mkdir -p "$state/meta" "$state/targets" || bench_die "cannot create $state"
+    "$BENCH_BUILD/stripefs-ctl" mkconnauth "$state/connauth" >/dev/null ||
+        bench_die "stripefs-ctl mkconnauth failed"
+    {
+        echo "cluster: bench"
+        echo "connauth_file: $state/connauth"
+        echo "mgmt: {host: $host, port: $port}"
+        echo "meta: {host: $host, dir: $state/meta, sync: true}"
+        echo "hosts:"
+        echo "  - {name: $host, ranks: $ranks}"
+        echo "storage:"
+        for i in $(seq "$targets"); do
+            id=$((100 + i))
+            mkdir -p "$state/targets/$id"
+            echo "  - {id: $id, host: $host, dir: $state/targets/$id${bw:+, bandwidth: $bw}}"
+        done
+        echo "pattern: {chunk_size: $chunk, stripe_count: $stripes}"
+    } >"$state/stripefs.yaml"
+}
+
+# bench_start_service STATE NP: start the service of the config in STATE
+# (bench_write_config) with NP ranks: rank 0 management and metadata, the
+# targets dealt round-robin to the others (with NP 1, one rank does all).
+bench_start_service() {
+    local state=$1 np=$2
+    [ -z "$BENCH_SERVICE_PID" ] || bench_stop_service
+    BENCH_SERVICE_STATE=$state
+    BENCH_SERVICE_LOG=$state/service.log
+    rm -f "$state/ready"
+    "${BENCH_MPIRUN[@]}" -np "$np" "$BENCH_BUILD/stripefs-server" -c "$state/stripefs.yaml" \
+        --ready-file "$state/ready" >>"$BENCH_SERVICE_LOG" 2>&1 &
+    BENCH_SERVICE_PID=$!
+    for _ in $(seq 600); do
+        [ -f "$state/ready" ] && break
+        kill -0 "$BENCH_SERVICE_PID" 2>/dev/null || bench_die "the service exited while starting"
+        sleep 0.1
+    done
+    [ -f "$state/ready" ] || bench_die "the service did not become ready in 60 s"
+    export STRIPEFS_CONFIG=$state/stripefs.yaml
+    bench_log "service up: $np ranks, config $STRIPEFS_CONFIG"
+}
+
+# The server processes of our service (matched by its unique config path).
+bench_server_pids() {
+    [ -n "$BENCH_SERVICE_STATE" ] || return 0
+    pgrep -f -- "stripefs-server -c $BENCH_SERVICE_STATE/stripefs.yaml" || true
+}
+
+bench_stop_service() {
+    local pids
+    [ -n "$BENCH_SERVICE_PID" ] || return 0
+    "$BENCH_BUILD/stripefs-ctl" --timeout 20 shutdown >/dev/null 2>&1 ||
+        kill -TERM "$BENCH_SERVICE_PID" 2>/dev/null
+    for _ in $(seq 300); do
+        kill -0 "$BENCH_SERVICE_PID" 2>/dev/null || break
+        sleep 0.1
+    done
+    if kill -0 "$BENCH_SERVICE_PID" 2>/dev/null; then
+        bench_log "the service did not stop in 30 s: killing it"
+        pids=$(bench_server_pids)
+        [ -n "$pids" ] && kill -9 $pids 2>/dev/null
+        kill -9 "$BENCH_SERVICE_PID" 2>/dev/null
+    fi
+    wait "$BENCH_SERVICE_PID" 2>/dev/null
+    BENCH_SERVICE_PID=""
+    bench_log "service stopped"
+}
+
+bench_cleanup() {
+    local rc=$?
+    bench_stop_service
+    if [ -n "$BENCH_TMP" ] && [ -d "$BENCH_TMP" ]; then
+        if [ "$BENCH_KEEP" = 1 ]; then
+            bench_log "kept $BENCH_TMP"
+        else
+            rm -rf "$BENCH_TMP"
+        fi
+    fi
+    return $rc
+}
+
+# Run an MPI job of N ranks with the stripefs MPI-IO library preloaded.
+bench_mpi() { # N PROGRAM ARGS...
+    local n=$1
+    shift
+    "${BENCH_MPIRUN[@]}" -np "$n" -x STRIPEFS_CONFIG "$BENCH_BUILD/tools/stripefs-run" "$@"
+}
+
+# Settle the disk between runs: write back whatever the last run left dirty
+# (the benchmarks sync their own data; this catches deletions and the like).
+bench_settle() {
+    sync
+    sleep "${1:-0.5}"
+}
+
+# Pretty-print a CSV file (or stdin) as columns.
+bench_table() {
+    column -t -s, "$@"
+}
+
+bench_ratio() { # A B -> A/B with 2 decimals ("-" if B is 0)
+    awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 == 0) print "-"; else printf "%.2f\n", a / b }'
+}
+
+# One line about this machine, for the results.
+bench_machine() {
+    local mem
+    mem=$(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)
+    echo "$(date '+%Y-%m-%d %H:%M %Z'), $(hostname), $(nproc) cores," \
+        "$mem memory, $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg)"
+}
+
+bench_human_size() { # BYTES -> 64K, 1M, ...
+    awk -v b="$1" 'BEGIN { if (b >= 1048576 && b % 1048576 == 0) printf "%dM\n", b / 1048576;
+                           else if (b >= 1024 && b % 1024 == 0) printf "%dK\n", b / 1024;
+                           else print b }'
+}

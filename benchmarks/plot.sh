@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# plot.sh: PNG plots of the benchmark CSVs with gnuplot (gnuplot-nox).
+#
+#   bash benchmarks/plot.sh bw      RESULTS/bw-summary.csv      OUT.png
+#   bash benchmarks/plot.sh scaling RESULTS/scaling-summary.csv OUT.png
+#
+# bw: MiB/s by transfer size, write and read side by side, stripefs (solid)
+# and local (dashed) for each layout. scaling: aggregate MiB/s by number of
+# capped targets, with the ideal (targets x cap).
+set -euo pipefail
+kind=${1:-}
+in=${2:-}
+out=${3:-}
+[ -n "$kind" ] && [ -f "$in" ] && [ -n "$out" ] || {
+    echo "usage: plot.sh bw|scaling SUMMARY.csv OUT.png" >&2
+    exit 2
+}
+if ! command -v gnuplot >/dev/null; then
+    echo "plot.sh: gnuplot is not installed (apt-get install gnuplot-nox)" >&2
+    exit 1
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+if [ "$(gnuplot -e 'set terminal' 2>&1 | grep -c pngcairo)" -gt 0 ]; then
+    term="pngcairo size 1400,700 font 'DejaVu Sans,11'"
+else
+    term="png size 1400,700"
+fi
+
+case $kind in
+bw)
+    # one data file per (mode, side, op): x = transfer size in KiB, y = MiB/s
+    modes=$(awk -F, 'NR > 1 { print $1 }' "$in" | awk '!seen[$0]++')
+    for op in write read; do
+        for mode in $modes; do
+            awk -F, -v m="$mode" -v o="$op" -v c=4 \
+                'NR > 1 && $1 == m && $2 == o && $c != "-" { print $3 / 1024, $c }' \
+                "$in" >"$tmp/$op-$mode-stripefs.dat"
+            awk -F, -v m="$mode" -v o="$op" -v c=5 \
+                'NR > 1 && $1 == m && $2 == o && $c != "-" { print $3 / 1024, $c }' \
+                "$in" >"$tmp/$op-$mode-local.dat"
+        done
+    done
+    {
+        echo "set terminal $term"
+        echo "set output '$out'"
+        echo "set multiplot layout 1,2 title 'MPI-IO bandwidth by transfer size:" \
+            "stripefs (solid) vs local file system (dashed)'"
+        echo "set logscale x 2"
+        echo "set xlabel 'transfer size (KiB)'"
+        echo "set ylabel 'MiB/s (all ranks)'"
+        echo "set yrange [0:*]"
+        echo "set grid"
+        echo "set key outside below horizontal maxrows 3"
+        for op in write read; do
+            if [ "$op" = read ]; then
+                # local reads come from the page cache: a log scale keeps both readable
+                echo "set logscale y"
+                echo "set yrange [*:*]"
+                echo "set title 'read (log scale)'"
+            else
+                echo "set title '$op'"
+            fi
+            plot="plot "
+            color=1
+            for mode in $modes; do
+                style="using 1:2 with linespoints lw 2 lc $color"
+                plot+="'$tmp/$op-$mode-stripefs.dat' $style pt 7 dt 1 title 'stripefs $mode', "
+                plot+="'$tmp/$op-$mode-local.dat' $style pt 6 dt 2 title 'local $mode', "
+                color=$((color + 1))
+            done
+            echo "${plot%, }"
+        done
+        echo "unset multiplot"
+    } >"$tmp/plot.gp"
+    ;;
+scaling)
+    # columns: layout,op,targets,cap_MiB_s,MiB_s,ideal_MiB_s,efficiency,speedup
+    series=$(awk -F, 'NR > 1 { print $1 "-" $2 }' "$in" | awk '!seen[$0]++')
+    for s in $series; do
+        awk -F, -v s="$s" 'NR > 1 && $1 "-" $2 == s { print $3, $5 }' "$in" >"$tmp/$s.dat"
+    done
+    awk -F, 'NR > 1 && !seen[$3]++ { print $3, $6 }' "$in" | sort -n >"$tmp/ideal.dat"
+    cap=$(awk -F, 'NR == 2 { print $4 }' "$in")
+    {
+        echo "set terminal ${term/1400,700/900,600}"
+        echo "set output '$out'"
+        echo "set title 'Scaling with storage targets, each capped at $cap MiB/s (server bandwidth: option)'"
+        echo "set xlabel 'targets'"
+        echo "set ylabel 'aggregate MiB/s'"
+        echo "set xtics 1"
+        echo "set xrange [0.5:*]"
+        echo "set yrange [0:*]"
+        echo "set grid"
+        echo "set key top left"
+        plot="plot '$tmp/ideal.dat' using 1:2 with lines lw 2 lc rgb 'gray' dt 2"
+        plot+=" title 'ideal: targets x cap', "
+        for s in $series; do
+            plot+="'$tmp/$s.dat' using 1:2 with linespoints lw 2 pt 7 title '$s', "
+        done
+        echo "${plot%, }"
+    } >"$tmp/plot.gp"
+    ;;
+*)
+    echo "plot.sh: unknown plot '$kind' (bw or scaling)" >&2
+    exit 2
+    ;;
+esac
+gnuplot "$tmp/plot.gp"
+echo "plot: $out"

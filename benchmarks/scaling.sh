@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# scaling.sh: the bandwidth run with 1, 2 and 4 storage targets, each
+# target's disk capped by the server's `bandwidth:` option (default 50M),
+# so that what scales is striping, not the one disk under all targets.
+# Efficiency = aggregate / (targets x cap); speedup = aggregate / aggregate
+# with one target. Writes scaling.csv, scaling-summary.csv, scaling.png.
+#
+#   bash benchmarks/scaling.sh [--quick] [--targets "1 2 4"] [--cap 50M]
+#        [--xfer 4M] [--per-rank-per-target 64M] [--modes "fpp-indep shared-coll"]
+#        [--fsync] [--ranks N] [--out DIR] [--build DIR]
+#
+# For each target count T a new service starts: rank 0 management and
+# metadata, one storage rank per target (as on the cluster: one target per
+# host), files striped over all T targets (512 KiB chunks). Every rank moves
+# T x --per-rank-per-target bytes, so every run lasts about as long.
+#
+# The write time does NOT include an fsync unless --fsync is given: the cap
+# emulates each target's disk when the data is written, but the data then
+# still goes to the one real disk under all targets, and a final fsync
+# would time that shared disk (which is what this benchmark must not
+# measure; bw.sh times writes with fsync). With --fsync it is included.
+. "$(dirname "$0")/lib.sh"
+bench_setup scaling "$@"
+
+target_counts="1 2 4"
+cap=50M
+xfer=4M
+per_target=64M
+modes="fpp-indep shared-coll"
+fsync=()
+[ "$BENCH_QUICK" = 1 ] && per_target=32M
+set -- ${BENCH_ARGS[@]+"${BENCH_ARGS[@]}"}
+while [ $# -gt 0 ]; do
+    case $1 in
+    --targets) target_counts=$2; shift 2 ;;
+    --cap) cap=$2; shift 2 ;;
+    --xfer) xfer=$2; shift 2 ;;
+    --per-rank-per-target) per_target=$2; shift 2 ;;
+    --modes) modes=$2; shift 2 ;;
+    --fsync) fsync=(-e); shift ;;
+    -h|--help) sed -n '2,/^\. /p' "$0" | sed -e '/^\. /d' -e 's/^# \{0,1\}//'; exit 0 ;;
+    *) bench_die "unknown option '$1' (see --help)" ;;
+    esac
+done
+to_mib() { # 100M, 1G, 512K -> MiB
+    awk -v s="$1" 'BEGIN { n = s + 0; u = toupper(substr(s, length(n "") + 1, 1));
+        if (u == "G") n *= 1024; else if (u == "K") n /= 1024; else if (u != "M") n /= 1048576;
+        print n }'
+}
+cap_mib=$(to_mib "$cap")
+per_target_mib=$(to_mib "$per_target")
+
+csv=$BENCH_OUT/scaling.csv
+summary=$BENCH_OUT/scaling-summary.csv
+io=$BENCH_BUILD/benchmarks/sfs_bench_io
+header="targets,label,api,layout,access,ranks,xfer_bytes,bytes_per_rank,op,seconds,MiB_s"
+echo "$header,open_s,xfer_s,sync_s,close_s,verified" >"$csv"
+bench_log "machine: $(bench_machine)"
+fsync_text="not included"
+[ ${#fsync[@]} -gt 0 ] && fsync_text=included
+bench_log "$BENCH_RANKS client ranks, transfers of $xfer, targets capped at $cap/s each," \
+    "fsync in the write time: $fsync_text"
+failed=0
+for t in $target_counts; do
+    state=$BENCH_TMP/state-$t
+    bench_write_config "$state" "$t" $((t + 1)) "$cap" "$t"
+    bench_start_service "$state" $((t + 1))
+    "$SFS_BENCH_CTL" mkdir /bench >/dev/null || bench_die "stripefs-ctl mkdir /bench failed"
+    per_rank=$((per_target_mib * t))M
+    for mode in $modes; do
+        case $mode in
+        fpp-indep) flags=(-F) ;;
+        shared-indep) flags=() ;;
+        shared-coll) flags=(-c) ;;
+        *) bench_die "unknown mode $mode" ;;
+        esac
+        bench_settle
+        if ! out=$(bench_mpi "$BENCH_RANKS" "$io" -o "stripefs:/bench/scale-$mode" -t "$xfer" \
+            -s "$per_rank" ${fsync[@]+"${fsync[@]}"} -l scaling ${flags[@]+"${flags[@]}"} 2>&1); then
+            failed=$((failed + 1))
+            echo "$out" | tail -n 5 >&2
+        fi
+        echo "$out" | grep -q MISMATCH && failed=$((failed + 1))
+        echo "$out" | sed -n "s/^csv,/$t,/p" >>"$csv"
+        echo "$out" | awk -F, -v t="$t" -v m="$mode" \
+            '/^csv,/ { printf "  %d target(s) %-12s %-5s %8.1f MiB/s\n", t, m, $9, $11 }' >&2
+    done
+    bench_stop_service
+done
+
+awk -F, -v cap="$cap_mib" 'NR > 1 { key = $4 "-" $5 "," $9; bw[key, $1] = $11;
+        if (!(key in seen)) { seen[key] = 1; order[n++] = key } ts[$1] = 1 }
+    END { print "layout,op,targets,cap_MiB_s,MiB_s,ideal_MiB_s,efficiency,speedup";
+          for (i = 0; i < n; i++) { k = order[i]; split(k, ko, ",");
+              for (t in ts) if ((k, t) in bw) { b1 = bw[k, 1];
+                  printf "%s,%s,%d,%s,%.1f,%.1f,%.2f,%s\n", ko[1], ko[2], t, cap, bw[k, t],
+                         t * cap, bw[k, t] / (t * cap), b1 ? sprintf("%.2f", bw[k, t] / b1) : "-" } } }' \
+    "$csv" | { read -r header; echo "$header"; sort -t, -k1,1 -k2,2r -k3,3n; } >"$summary"
+
+echo
+echo "scaling with capped targets ($cap/s each, $BENCH_RANKS ranks, $xfer transfers," \
+    "fsync $fsync_text; $(bench_machine))"
+awk -F, 'NR == 1 { print "layout,op,targets,MiB/s,ideal,efficiency,speedup vs 1"; next }
+    { printf "%s,%s,%s,%s,%s,%s,%s\n", $1, $2, $3, $5, $6, $7, $8 }' "$summary" | bench_table
+echo
+{
+echo "scaling goal: 4 capped targets >= 3.6 x one capped target"
+awk -F, 'NR > 1 && $3 == 4 { printf "  %-12s %-5s %sx, efficiency %s  (%s)\n", $1, $2, $8, $7,
+                                (($8 != "-" && $8 >= 3.6) ? "met" : "NOT met") }' "$summary"
+} | tee "$BENCH_OUT/scaling-goals.txt"
+bash "$BENCH_SRC/benchmarks/plot.sh" scaling "$summary" "$BENCH_OUT/scaling.png" ||
+    bench_log "plotting failed (is gnuplot installed?)"
+echo "results: $csv, $summary, $BENCH_OUT/scaling.png"
+[ "$failed" = 0 ] || bench_die "$failed runs failed or did not verify"

@@ -1,0 +1,251 @@
+/*
+ * sfs_bench_read: the read bandwidth of one client process through the
+ * stripefs client library, to compare with UCX's own bandwidth between two
+ * processes (ucx_perftest). No MPI.
+ *
+ *   sfs_bench_read -p /bench/stream -S 1g -x 16m -r 5 [-q 2] [-c 1]
+ *
+ * Writes a file of S bytes striped over -c targets (default 1: one storage
+ * rank), syncs it, reads it once and checks every byte (this also puts the
+ * chunk files in the server's page cache), then reads it -r more times with
+ * requests of -x bytes, -q of them in flight (sfs_file_iread), into one
+ * reused buffer, as ucx_perftest reuses its buffer. Prints one CSV line per
+ * timed pass (with the slowest request's milliseconds and the number of
+ * requests slower than 50 ms), then the best and the median pass:
+ *   csv,label,xfer_bytes,depth,pass,bytes,seconds,MiB_s,max_request_ms,slow_requests
+ *   csv,label,xfer_bytes,depth,best,...   and   ...,median,...
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <sfs/sfs_client.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define READ_MAX_DEPTH 64
+
+static double now(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int parse_size(const char *text, uint64_t *value_p)
+{
+    char              *end;
+    unsigned long long v;
+
+    errno = 0;
+    v     = strtoull(text, &end, 10);
+    if (errno || end == text) {
+        return -1;
+    }
+    switch (*end) {
+    case 'k':
+    case 'K':
+        v <<= 10;
+        end++;
+        break;
+    case 'm':
+    case 'M':
+        v <<= 20;
+        end++;
+        break;
+    case 'g':
+    case 'G':
+        v <<= 30;
+        end++;
+        break;
+    default:
+        break;
+    }
+    if (*end) {
+        return -1;
+    }
+    *value_p = v;
+    return 0;
+}
+
+static void die(const char *what)
+{
+    fprintf(stderr, "sfs_bench_read: %s: %s\n", what, sfs_client_error());
+    exit(1);
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+
+    return x < y ? -1 : x > y;
+}
+
+static uint64_t word_at(uint64_t offset)
+{
+    return offset * 0x9E3779B97F4A7C15ull + 1;
+}
+
+typedef struct pass_stats {
+    double seconds;
+    double max_request;   /* seconds, slowest request from issue to completion */
+    int    slow_requests; /* requests that took more than 50 ms */
+} pass_stats_t;
+
+/* One pass over the file. */
+static void pass(sfs_file_t *file, uint64_t size, uint64_t xfer, int depth, char *buf,
+                 pass_stats_t *stats)
+{
+    sfs_request_t *requests[READ_MAX_DEPTH];
+    double         issued[READ_MAX_DEPTH];
+    uint64_t       next = 0, done = 0;
+    int            head = 0, inflight = 0;
+    double         start = now(), took;
+
+    memset(stats, 0, sizeof(*stats));
+
+    while (done < size) {
+        while (inflight < depth && next < size) {
+            int slot = (head + inflight) % depth;
+
+            issued[slot] = now();
+            if (sfs_file_iread(file, buf + (size_t)slot * xfer, xfer, next, &requests[slot])) {
+                die("iread");
+            }
+            next += xfer;
+            inflight++;
+        }
+        ssize_t got = sfs_request_wait(requests[head]);
+
+        if (got != (ssize_t)xfer) {
+            fprintf(stderr, "sfs_bench_read: read returned %zd, not %" PRIu64 ": %s\n", got, xfer,
+                    got < 0 ? sfs_client_error() : "short read");
+            exit(1);
+        }
+        took = now() - issued[head];
+        if (took > stats->max_request) {
+            stats->max_request = took;
+        }
+        stats->slow_requests += took > 0.05;
+        done += xfer;
+        head = (head + 1) % depth;
+        inflight--;
+    }
+    stats->seconds = now() - start;
+}
+
+int main(int argc, char **argv)
+{
+    const char       *path = "/bench-stream", *label = "run";
+    uint64_t          size = 1ull << 30, xfer = 16ull << 20, stripes = 1;
+    int               reps = 5, depth = 1, opt;
+    sfs_client_t     *client;
+    sfs_file_t       *file;
+    sfs_open_params_t params = {0};
+    double           *secs;
+    char             *buf;
+
+    while ((opt = getopt(argc, argv, "p:S:x:r:q:c:l:h")) != -1) {
+        switch (opt) {
+        case 'p':
+            path = optarg;
+            break;
+        case 'S':
+            if (parse_size(optarg, &size)) {
+                return 2;
+            }
+            break;
+        case 'x':
+            if (parse_size(optarg, &xfer) || xfer == 0 || xfer % 8) {
+                return 2;
+            }
+            break;
+        case 'r':
+            reps = atoi(optarg);
+            break;
+        case 'q':
+            depth = atoi(optarg);
+            break;
+        case 'c':
+            stripes = strtoull(optarg, NULL, 10);
+            break;
+        case 'l':
+            label = optarg;
+            break;
+        default:
+            fprintf(opt == 'h' ? stdout : stderr,
+                    "usage: sfs_bench_read [-p PATH] [-S SIZE] [-x XFER] [-r REPS] [-q DEPTH] "
+                    "[-c STRIPES] [-l LABEL]\n");
+            return opt == 'h' ? 0 : 2;
+        }
+    }
+    if (size % xfer || reps < 1 || depth < 1 || depth > READ_MAX_DEPTH || stripes < 1) {
+        fprintf(stderr,
+                "sfs_bench_read: SIZE must be a multiple of XFER; REPS >= 1; "
+                "DEPTH 1..%d\n",
+                READ_MAX_DEPTH);
+        return 2;
+    }
+    buf  = aligned_alloc(4096, (size_t)((xfer * (uint64_t)depth + 4095) / 4096 * 4096));
+    secs = calloc((size_t)reps, sizeof(*secs));
+    if (!buf || !secs) {
+        return 1;
+    }
+    if (sfs_client_connect(NULL, &client)) {
+        die("connect");
+    }
+
+    /* the file: written in XFER pieces, every word telling its offset */
+    params.field_mask   = SFS_OPEN_PARAM_STRIPE_COUNT;
+    params.stripe_count = (uint32_t)stripes;
+    if (sfs_file_open(client, path, SFS_O_CREAT | SFS_O_TRUNC | SFS_O_RDWR, 0644, &params, &file)) {
+        die(path);
+    }
+    for (uint64_t off = 0; off < size; off += xfer) {
+        for (uint64_t w = 0; w < xfer / 8; w++) {
+            ((uint64_t *)buf)[w] = word_at(off + w * 8);
+        }
+        if (sfs_file_pwrite(file, buf, xfer, off) != (ssize_t)xfer) {
+            die("write");
+        }
+    }
+    if (sfs_file_sync(file)) {
+        die("sync");
+    }
+    /* untimed pass: check every byte (and warm the server's page cache) */
+    for (uint64_t off = 0; off < size; off += xfer) {
+        if (sfs_file_pread(file, buf, xfer, off) != (ssize_t)xfer) {
+            die("read");
+        }
+        for (uint64_t w = 0; w < xfer / 8; w++) {
+            if (((uint64_t *)buf)[w] != word_at(off + w * 8)) {
+                fprintf(stderr, "sfs_bench_read: wrong data at offset %" PRIu64 "\n", off + w * 8);
+                return 1;
+            }
+        }
+    }
+
+    for (int r = 0; r < reps; r++) {
+        pass_stats_t stats;
+
+        pass(file, size, xfer, depth, buf, &stats);
+        secs[r] = stats.seconds;
+        printf("csv,%s,%" PRIu64 ",%d,%d,%" PRIu64 ",%.4f,%.1f,%.1f,%d\n", label, xfer, depth,
+               r + 1, size, secs[r], (double)size / secs[r] / (1 << 20), stats.max_request * 1e3,
+               stats.slow_requests);
+    }
+    qsort(secs, (size_t)reps, sizeof(*secs), compare_doubles);
+    printf("csv,%s,%" PRIu64 ",%d,best,%" PRIu64 ",%.4f,%.1f,-,-\n", label, xfer, depth, size,
+           secs[0], (double)size / secs[0] / (1 << 20));
+    printf("csv,%s,%" PRIu64 ",%d,median,%" PRIu64 ",%.4f,%.1f,-,-\n", label, xfer, depth, size,
+           secs[reps / 2], (double)size / secs[reps / 2] / (1 << 20));
+    if (sfs_file_close(file) || sfs_unlink(client, path)) {
+        die("close/unlink");
+    }
+    sfs_client_disconnect(client);
+    free(buf);
+    free(secs);
+    return 0;
+}
