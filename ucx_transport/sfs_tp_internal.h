@@ -62,6 +62,11 @@ struct sfs_tp_worker {
     uint64_t        pool_free_bytes;
     uint64_t        buffers_out; /* for the leak check at destroy */
     uint64_t        closes_out;  /* endpoint closes in flight */
+    /* UCX sends and receives not yet complete: while any is, the worker
+     * must not sleep in epoll, since shared-memory transports do not wake
+     * a sleeping sender when the peer frees FIFO space (rendezvous
+     * transfers stalled for a timer tick per fragment) */
+    uint64_t ucx_inflight;
 
     uint64_t dropped_messages; /* malformed or unauthenticated */
     uint64_t last_drop_log_ms;

@@ -51,6 +51,7 @@ static void sfs_tp_request_recv_cb(void *request, ucs_status_t status, size_t le
 
     (void)length;
     ucp_request_free(request);
+    req->worker->ucx_inflight--;
     if (status != UCS_OK) {
         sfs_debug("receiving a %s request failed: %s", sfs_op_name(req->hdr.opcode),
                   ucs_status_string(status));
@@ -198,6 +199,8 @@ ucs_status_t sfs_tp_am_request_cb(void *arg, const void *header, size_t header_l
     }
     if (rreq == NULL) {
         sfs_tp_request_dispatch(req);
+    } else {
+        worker->ucx_inflight++;
     }
     return UCS_OK;
 
@@ -244,6 +247,7 @@ static void sfs_tp_request_reply_cb(void *request, ucs_status_t status, void *us
                   req->session->peer_host, ucs_status_string(status));
     }
     ucp_request_free(request);
+    req->worker->ucx_inflight--;
     if (req->release) {
         req->release(req->release_arg);
     }

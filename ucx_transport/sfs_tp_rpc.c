@@ -86,6 +86,7 @@ static void sfs_tp_rpc_send_cb(void *request, ucs_status_t status, void *user_da
     sfs_tp_rpc_t *rpc = user_data;
 
     rpc->send_pending = 0;
+    rpc->worker->ucx_inflight--;
     ucp_request_free(request);
     if (status != UCS_OK && !rpc->done) {
         sfs_tp_rpc_fail(rpc, status == UCS_ERR_CANCELED ? -ECANCELED : -ECONNRESET,
@@ -201,6 +202,9 @@ int sfs_tp_rpc_start(sfs_tp_conn_t *conn, const sfs_tp_rpc_params_t *params, sfs
                              ucs_status_string(UCS_PTR_STATUS(sreq)));
     }
     rpc->send_pending = sreq != NULL;
+    if (sreq != NULL) {
+        worker->ucx_inflight++;
+    }
     sfs_trace("rpc %lu: %s to %s, %zu+%lu bytes", (unsigned long)rpc->request_id,
               sfs_op_name(rpc->opcode), conn->name, rpc->args_length,
               (unsigned long)payload_length);
@@ -330,6 +334,7 @@ static void sfs_tp_rpc_recv_cb(void *request, ucs_status_t status, size_t length
     (void)length;
     ucp_request_free(request);
     rpc->recv_pending = 0;
+    rpc->worker->ucx_inflight--;
     if (rpc->done) { /* failed meanwhile (connection closed): just settle */
         sfs_tp_rpc_check(rpc);
         return;
@@ -481,6 +486,7 @@ ucs_status_t sfs_tp_am_reply_cb(void *arg, const void *header, size_t header_len
         sfs_tp_rpc_reply_complete(rpc);
     } else {
         rpc->recv_pending = 1;
+        worker->ucx_inflight++;
     }
     return UCS_OK;
 

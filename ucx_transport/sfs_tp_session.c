@@ -103,10 +103,21 @@ void sfs_tp_sessions_expire(sfs_tp_worker_t *worker, uint64_t now_ms)
     }
 }
 
+/* The small-reply block: header and arguments, then the iov descriptor,
+ * then the worker (to count the send done). */
+typedef struct {
+    ucp_dt_iov_t     iov;
+    sfs_tp_worker_t *worker;
+    uint8_t         *block;
+} sfs_tp_small_tail_t;
+
 static void sfs_tp_session_send_cb(void *request, ucs_status_t status, void *user_data)
 {
+    sfs_tp_small_tail_t *tail = user_data;
+
     (void)status;
-    free(user_data);
+    tail->worker->ucx_inflight--;
+    free(tail->block);
     ucp_request_free(request);
 }
 
@@ -132,6 +143,9 @@ int sfs_tp_session_send(sfs_tp_session_t *session, const uint8_t *packed_hdr,
     if (UCS_PTR_IS_ERR(sreq)) {
         return -ECONNRESET;
     }
+    if (sreq != NULL) {
+        session->worker->ucx_inflight++;
+    }
     *ucx_req_p = sreq;
     return 0;
 }
@@ -145,10 +159,10 @@ static void sfs_tp_session_reply_small(sfs_tp_session_t *session, const sfs_prot
     sfs_proto_hdr_t hdr;
     /* the iov descriptor must outlive the call too (UCX reads it when a
      * deferred send goes out): it lives at the end of the block */
-    size_t        iov_at = (SFS_PROTO_HDR_SIZE + args_length + 15) & ~(size_t)15;
-    uint8_t      *block  = malloc(iov_at + sizeof(ucp_dt_iov_t));
-    ucp_dt_iov_t *iovp;
-    void         *sreq;
+    size_t               tail_at = (SFS_PROTO_HDR_SIZE + args_length + 15) & ~(size_t)15;
+    uint8_t             *block   = malloc(tail_at + sizeof(sfs_tp_small_tail_t));
+    sfs_tp_small_tail_t *tail;
+    void                *sreq;
 
     if (!block) {
         return;
@@ -167,11 +181,13 @@ static void sfs_tp_session_reply_small(sfs_tp_session_t *session, const sfs_prot
         memcpy(block + SFS_PROTO_HDR_SIZE, args, args_length);
     }
     sfs_tp_hdr_seal(&hdr, key, block + SFS_PROTO_HDR_SIZE, args_length, block);
-    iovp         = (ucp_dt_iov_t *)(block + iov_at);
-    iovp->buffer = block + SFS_PROTO_HDR_SIZE;
-    iovp->length = args_length;
-    if (sfs_tp_session_send(session, block, iovp, args_length ? 1 : 0, sfs_tp_session_send_cb,
-                            block, &sreq) != 0) {
+    tail             = (sfs_tp_small_tail_t *)(block + tail_at);
+    tail->iov.buffer = block + SFS_PROTO_HDR_SIZE;
+    tail->iov.length = args_length;
+    tail->worker     = session->worker;
+    tail->block      = block;
+    if (sfs_tp_session_send(session, block, &tail->iov, args_length ? 1 : 0,
+                            sfs_tp_session_send_cb, tail, &sreq) != 0) {
         free(block);
         return;
     }

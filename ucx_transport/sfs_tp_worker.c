@@ -11,6 +11,7 @@
 #include "sfs_log.h"
 #include "sfs_time.h"
 
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -452,6 +453,12 @@ int sfs_tp_worker_progress(sfs_tp_worker_t *worker, int timeout_ms)
             return 0;
         }
         if (now < spin_until) {
+            continue;
+        }
+        if (worker->ucx_inflight) {
+            /* a transfer is under way: keep driving it, yielding the
+             * core to the peer that may share it */
+            sched_yield();
             continue;
         }
         status = ucp_worker_arm(worker->ucp_worker);
