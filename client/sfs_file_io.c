@@ -372,11 +372,33 @@ static void sfs_io_complete_rpc(sfs_request_t *req, sfs_io_rpc_t *rpc)
     rpc->bounce = NULL;
 }
 
-/* Move the request along; with `block`, until it is finished. */
+/* Collect the RPCs that have finished; returns how many. */
+static size_t sfs_io_reap(sfs_request_t *req)
+{
+    size_t reaped = 0;
+
+    for (size_t i = 0; i < req->next; i++) {
+        sfs_io_rpc_t *rpc = &req->rpcs[req->order[i]];
+
+        if (!rpc->done && rpc->rpc && sfs_tp_rpc_is_done(rpc->rpc)) {
+            sfs_io_complete_rpc(req, rpc);
+            req->in_flight--;
+            req->finished++;
+            reaped++;
+        }
+    }
+    return reaped;
+}
+
+/* Move the request along; with `block`, until it is finished. Completed
+ * RPCs are collected before blocking: they may have finished while the
+ * caller waited on another request, and then nothing more will come to
+ * wake a blocking progress call. */
 static void sfs_io_advance(sfs_request_t *req, int block)
 {
     sfs_tp_worker_t *worker = req->file->client->worker;
     uint32_t         window = req->file->client->window;
+    int              polled = 0;
 
     for (;;) {
         while (!req->status && req->next < req->rpc_count && req->in_flight < window) {
@@ -389,22 +411,17 @@ static void sfs_io_advance(sfs_request_t *req, int block)
             }
             req->in_flight++;
         }
+        if (sfs_io_reap(req)) {
+            continue;
+        }
         if (req->in_flight == 0 && (req->status || req->next == req->rpc_count)) {
             return;
         }
-        sfs_tp_worker_progress(worker, block ? -1 : 0);
-        for (size_t i = 0; i < req->next; i++) {
-            sfs_io_rpc_t *rpc = &req->rpcs[req->order[i]];
-
-            if (!rpc->done && rpc->rpc && sfs_tp_rpc_is_done(rpc->rpc)) {
-                sfs_io_complete_rpc(req, rpc);
-                req->in_flight--;
-                req->finished++;
-            }
-        }
-        if (!block) {
+        if (!block && polled) {
             return;
         }
+        sfs_tp_worker_progress(worker, block ? -1 : 0);
+        polled = 1;
     }
 }
 
