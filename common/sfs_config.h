@@ -63,6 +63,8 @@ typedef struct sfs_config {
 
     uint64_t max_message_size; /* default 64 MiB: larger messages are refused */
     uint32_t io_threads;       /* storage disk threads per rank, default 4 */
+    uint64_t inline_io_max;    /* reads and writes up to this size run on the
+                                * storage rank's progress thread, default 64 KiB */
     uint32_t max_request_rate; /* requests/s one session may send, default 1000000;
                                 * 0 = unlimited. A session over it is closed. */
 } sfs_config_t;

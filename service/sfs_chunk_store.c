@@ -20,6 +20,10 @@
 
 #define SFS_CHUNK_MARKER   "target.id"
 #define SFS_CHUNK_FD_CACHE 128 /* open chunk files kept per target */
+/* Writes at least this large start their writeback at once (not waiting
+ * for the kernel's dirty thresholds), so that the disk works while the
+ * client still sends and a later fsync has little left to do. */
+#define SFS_CHUNK_EARLY_WRITEBACK_MIN (256 * 1024)
 
 /* An open chunk file kept for the next request on it: small I/O then costs
  * no open/close. Slots are used by several I/O threads at once. */
@@ -43,7 +47,8 @@ struct sfs_chunk_target {
     int             chunks_fd;
     uint64_t        capacity_limit;
     uint64_t        bandwidth;
-    uint64_t        used_bytes; /* atomic: bytes in chunk files */
+    uint64_t        used_bytes;         /* atomic: bytes in chunk files */
+    int             no_early_writeback; /* the file system refused sync_file_range */
     pthread_mutex_t throttle_lock;
     uint64_t        disk_free_at_ns; /* emulated disk: busy until then */
     pthread_mutex_t fd_lock;
@@ -434,6 +439,28 @@ static void sfs_chunk_fd_forget(sfs_chunk_target_t *target, uint64_t entry_id)
     pthread_mutex_unlock(&target->fd_lock);
 }
 
+/* Start writing the just-written ranges to the disk without waiting for
+ * it. Only a hint: a file system without sync_file_range is remembered
+ * and not asked again; other failures will show at the next fsync. */
+static void sfs_chunk_start_writeback(sfs_chunk_target_t *target, int fd,
+                                      const sfs_io_extent_t *extents, uint32_t count)
+{
+    if (__atomic_load_n(&target->no_early_writeback, __ATOMIC_RELAXED)) {
+        return;
+    }
+    for (uint32_t i = 0; i < count; i++) {
+        if (sync_file_range(fd, (off_t)extents[i].chunk_offset, (off_t)extents[i].length,
+                            SYNC_FILE_RANGE_WRITE) != 0) {
+            if (errno == EINVAL || errno == ENOSYS || errno == ESPIPE || errno == EOPNOTSUPP) {
+                sfs_debug("target %u: no early writeback (sync_file_range: %s)", target->id,
+                          strerror(errno));
+                __atomic_store_n(&target->no_early_writeback, 1, __ATOMIC_RELAXED);
+            }
+            return;
+        }
+    }
+}
+
 int sfs_chunk_write(sfs_chunk_target_t *target, uint64_t entry_id, const sfs_io_extent_t *extents,
                     uint32_t count, const void *data, int sync, uint64_t *length_p)
 {
@@ -491,6 +518,9 @@ int sfs_chunk_write(sfs_chunk_target_t *target, uint64_t entry_id, const sfs_io_
     if (sync && fdatasync(handle.fd) != 0) {
         rc = -errno;
         goto out;
+    }
+    if (!sync && total >= SFS_CHUNK_EARLY_WRITEBACK_MIN) {
+        sfs_chunk_start_writeback(target, handle.fd, extents, count);
     }
     if (target->capacity_limit && end > before) {
         __atomic_add_fetch(&target->used_bytes, end - before, __ATOMIC_RELAXED);

@@ -263,6 +263,29 @@ static void sfs_storage_done(sfs_work_t *work)
     sfs_storage_release_buf(op);
 }
 
+/* Small reads and writes run on the progress thread itself: handing them
+ * to a disk thread and back costs two thread wakeups, more than the copy
+ * into or out of the page cache. Not on a throttled target (it sleeps),
+ * and not for a synchronous write (it waits for the disk). */
+static int sfs_storage_inline(const sfs_storage_t *storage, const sfs_storage_op_t *op,
+                              uint64_t bytes)
+{
+    uint64_t limit = storage->service->config->inline_io_max;
+
+    if (bytes > limit || sfs_chunk_target_bandwidth(op->target) != 0) {
+        return 0;
+    }
+    switch (op->opcode) {
+    case SFS_OP_WRITE:
+        return !(op->chunk.flags & SFS_WRITE_SYNC);
+    case SFS_OP_READ:
+    case SFS_OP_CHUNK_STAT:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 /* CHUNK_UNLINK carries a list of entry ids; decode it into the extents. */
 static int sfs_storage_unpack_unlink(sfs_rbuf_t *rb, sfs_chunk_req_t *chunk)
 {
@@ -363,6 +386,11 @@ void sfs_storage_handle(sfs_storage_t *storage, sfs_tp_request_t *req)
     op->work.run  = sfs_storage_run;
     op->work.done = sfs_storage_done;
     storage->in_flight++;
+    if (sfs_storage_inline(storage, op, bytes)) {
+        sfs_storage_run(&op->work);
+        sfs_storage_done(&op->work);
+        return;
+    }
     sfs_workq_submit(storage->workq, &op->work);
     return;
 

@@ -186,8 +186,8 @@ static void sfs_tp_session_reply_small(sfs_tp_session_t *session, const sfs_prot
     tail->iov.length = args_length;
     tail->worker     = session->worker;
     tail->block      = block;
-    if (sfs_tp_session_send(session, block, &tail->iov, args_length ? 1 : 0,
-                            sfs_tp_session_send_cb, tail, &sreq) != 0) {
+    if (sfs_tp_session_send(session, block, &tail->iov, args_length ? 1 : 0, sfs_tp_session_send_cb,
+                            tail, &sreq) != 0) {
         free(block);
         return;
     }

@@ -151,6 +151,7 @@ static void check_imaging(const sfs_config_t *config)
     assert_int_equal(config->offline_timeout_ms, 20000);
     assert_int_equal(config->max_message_size, 64 * MIB);
     assert_int_equal(config->io_threads, 4);
+    assert_int_equal(config->inline_io_max, 64 * KIB);
 }
 
 /* Everything but `path` and the line numbers. */
@@ -185,6 +186,7 @@ static void assert_config_equal(const sfs_config_t *a, const sfs_config_t *b)
     assert_int_equal(a->offline_timeout_ms, b->offline_timeout_ms);
     assert_int_equal(a->max_message_size, b->max_message_size);
     assert_int_equal(a->io_threads, b->io_threads);
+    assert_int_equal(a->inline_io_max, b->inline_io_max);
 }
 
 static int ends_with(const char *text, const char *end)
@@ -293,7 +295,7 @@ static void test_values(void **state)
                  "  - {id: 9, host: c, dir: /}\n"
                  "pattern: {chunk_size: 4G, stripe_count: 128}\n"
                  "timeouts: {rpc: 1500ms, connect: 1m, heartbeat: 1, offline: 1h}\n"
-                 "limits: {max_message: 4K, io_threads: 256}\n",
+                 "limits: {max_message: 4K, io_threads: 256, inline_io: 0}\n",
                  "/etc/sfs/c.yaml");
 
     assert_string_equal(config->cluster_name, "lab.2");
@@ -324,6 +326,7 @@ static void test_values(void **state)
     assert_int_equal(config->offline_timeout_ms, 3600000);
     assert_int_equal(config->max_message_size, 4 * KIB);
     assert_int_equal(config->io_threads, 256);
+    assert_int_equal(config->inline_io_max, 0);
     sfs_config_destroy(config);
 }
 
@@ -465,6 +468,7 @@ static void test_range_errors(void **state)
     expect_error(BASE "limits: {io_threads: 0}\n", "limits.io_threads: 0 is out of range", NULL);
     expect_error(BASE "limits: {io_threads: 257}\n", "limits.io_threads: 257 is out of range",
                  NULL);
+    expect_error(BASE "limits: {inline_io: 17M}\n", "limits.inline_io: 17M is out of range", NULL);
 }
 
 static void test_size_duration_errors(void **state)
