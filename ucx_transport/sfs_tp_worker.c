@@ -452,12 +452,10 @@ int sfs_tp_worker_progress(sfs_tp_worker_t *worker, int timeout_ms)
         if (now >= end_ns) {
             return 0;
         }
-        if (now < spin_until) {
-            continue;
-        }
-        if (worker->ucx_inflight) {
-            /* a transfer is under way: keep driving it, yielding the
-             * core to the peer that may share it */
+        if (now < spin_until || worker->ucx_inflight) {
+            /* spin a little (a reply is likely on its way), and while a
+             * transfer is under way keep driving it; but yield the core,
+             * which the peer may need to make that progress */
             sched_yield();
             continue;
         }
