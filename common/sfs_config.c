@@ -15,7 +15,8 @@
  *        bandwidth: 100M}                   # id 1..65535 unique; capacity, bandwidth optional
  *   pattern: {chunk_size: 512K, stripe_count: 4}   # power of two 64K..4G; 1..128
  *   timeouts: {rpc: 30s, connect: 10s, heartbeat: 2s, offline: 20s}
- *   limits: {max_message: 64M, io_threads: 4, inline_io: 64K, max_request_rate: 1000000}
+ *   limits: {max_message: 64M, io_threads: 4, inline_io: 64K, mapped_read: 256K,
+ *            max_request_rate: 1000000}
  *                                                   # 4K..4G; 1..256; per session/s, 0 = none
  *
  * Relative paths are taken relative to the config file's directory and every
@@ -48,26 +49,27 @@
 #include <unistd.h>
 #include <yaml.h>
 
-#define SFS_CONFIG_DEFAULT_CLUSTER   "stripefs"
-#define SFS_CONFIG_DEFAULT_CHUNK     (512ull << 10)
-#define SFS_CONFIG_DEFAULT_STRIPES   4
-#define SFS_CONFIG_DEFAULT_RPC_MS    30000
-#define SFS_CONFIG_DEFAULT_CONN_MS   10000
-#define SFS_CONFIG_DEFAULT_HBEAT_MS  2000
-#define SFS_CONFIG_DEFAULT_OFFL_MS   20000
-#define SFS_CONFIG_DEFAULT_MAX_MSG   (64ull << 20)
-#define SFS_CONFIG_DEFAULT_IO_THR    4
-#define SFS_CONFIG_DEFAULT_INLINE_IO (64u << 10)
-#define SFS_CONFIG_DEFAULT_MAX_RATE  1000000
-#define SFS_CONFIG_MAX_RANKS         64
-#define SFS_CONFIG_MAX_TARGET_ID     65535
-#define SFS_CONFIG_MAX_STRIPES       128
-#define SFS_CONFIG_MAX_IO_THREADS    256
-#define SFS_CONFIG_MAX_FILE_SIZE     (16u << 20) /* far above any real config */
-#define SFS_CONFIG_PATH_KEY_MAX      96          /* "storage[1023].bandwidth" and more */
-#define SFS_CONFIG_SHOW_MAX          48          /* value bytes quoted in a message */
-#define SFS_CONFIG_TABLE_MAX         16          /* keys in one mapping */
-#define SFS_CONFIG_GENERATED_NAME    "generated config"
+#define SFS_CONFIG_DEFAULT_CLUSTER     "stripefs"
+#define SFS_CONFIG_DEFAULT_CHUNK       (512ull << 10)
+#define SFS_CONFIG_DEFAULT_STRIPES     4
+#define SFS_CONFIG_DEFAULT_RPC_MS      30000
+#define SFS_CONFIG_DEFAULT_CONN_MS     10000
+#define SFS_CONFIG_DEFAULT_HBEAT_MS    2000
+#define SFS_CONFIG_DEFAULT_OFFL_MS     20000
+#define SFS_CONFIG_DEFAULT_MAX_MSG     (64ull << 20)
+#define SFS_CONFIG_DEFAULT_IO_THR      4
+#define SFS_CONFIG_DEFAULT_INLINE_IO   (64u << 10)
+#define SFS_CONFIG_DEFAULT_MAPPED_READ (256u << 10)
+#define SFS_CONFIG_DEFAULT_MAX_RATE    1000000
+#define SFS_CONFIG_MAX_RANKS           64
+#define SFS_CONFIG_MAX_TARGET_ID       65535
+#define SFS_CONFIG_MAX_STRIPES         128
+#define SFS_CONFIG_MAX_IO_THREADS      256
+#define SFS_CONFIG_MAX_FILE_SIZE       (16u << 20) /* far above any real config */
+#define SFS_CONFIG_PATH_KEY_MAX        96          /* "storage[1023].bandwidth" and more */
+#define SFS_CONFIG_SHOW_MAX            48          /* value bytes quoted in a message */
+#define SFS_CONFIG_TABLE_MAX           16          /* keys in one mapping */
+#define SFS_CONFIG_GENERATED_NAME      "generated config"
 
 /* Lines remembered for the checks that run after the whole file is read. */
 typedef enum {
@@ -923,6 +925,11 @@ static const sfs_config_key_t sfs_config_limit_keys[] = {
      SFS_CONFIG_FIELD(sfs_config_t, inline_io_max),
      .min = 0,
      .max = 16ull << 20},
+    {.name = "mapped_read",
+     .type = SFS_CONFIG_TYPE_SIZE,
+     SFS_CONFIG_FIELD(sfs_config_t, mapped_read_min),
+     .min = 0,
+     .max = 4ull << 30},
     {.name = "max_request_rate",
      .type = SFS_CONFIG_TYPE_UINT,
      SFS_CONFIG_FIELD(sfs_config_t, max_request_rate),
@@ -1310,6 +1317,7 @@ static int sfs_config_alloc(sfs_config_t **config_p)
     config->max_message_size      = SFS_CONFIG_DEFAULT_MAX_MSG;
     config->io_threads            = SFS_CONFIG_DEFAULT_IO_THR;
     config->inline_io_max         = SFS_CONFIG_DEFAULT_INLINE_IO;
+    config->mapped_read_min       = SFS_CONFIG_DEFAULT_MAPPED_READ;
     config->max_request_rate      = SFS_CONFIG_DEFAULT_MAX_RATE;
     *config_p                     = config;
     return 0;
@@ -1825,6 +1833,9 @@ static int sfs_config_emit_settings(yaml_emitter_t *emitter, const sfs_config_t 
     SFS_CONFIG_STEP(
         rc, sfs_config_emit_text(emitter, "inline_io",
                                  sfs_config_size_text(config->inline_io_max, text, sizeof(text))));
+    SFS_CONFIG_STEP(rc, sfs_config_emit_text(
+                            emitter, "mapped_read",
+                            sfs_config_size_text(config->mapped_read_min, text, sizeof(text))));
     SFS_CONFIG_STEP(rc,
                     sfs_config_emit_number(emitter, "max_request_rate", config->max_request_rate));
     SFS_CONFIG_STEP(rc, sfs_config_emit_mapping_end(emitter));

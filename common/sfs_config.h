@@ -65,6 +65,9 @@ typedef struct sfs_config {
     uint32_t io_threads;       /* storage disk threads per rank, default 4 */
     uint64_t inline_io_max;    /* reads and writes up to this size run on the
                                 * storage rank's progress thread, default 64 KiB */
+    uint64_t mapped_read_min;  /* single-extent reads from this size on are
+                                * served from the mapped chunk file, default
+                                * 256 KiB; 0 = never */
     uint32_t max_request_rate; /* requests/s one session may send, default 1000000;
                                 * 0 = unlimited. A session over it is closed. */
 } sfs_config_t;

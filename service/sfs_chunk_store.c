@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <time.h>
@@ -32,6 +33,7 @@ typedef struct sfs_chunk_fd {
     int      fd;       /* -1: empty slot */
     uint32_t users;    /* requests using it now */
     int      doomed;   /* unlinked: close when the last user is done */
+    uint32_t mapped;   /* mapped reads in flight (see sfs_chunk_read_map) */
     uint64_t last_use; /* for LRU eviction */
 } sfs_chunk_fd_t;
 
@@ -52,6 +54,7 @@ struct sfs_chunk_target {
     pthread_mutex_t throttle_lock;
     uint64_t        disk_free_at_ns; /* emulated disk: busy until then */
     pthread_mutex_t fd_lock;
+    pthread_cond_t  unmapped; /* a mapped read ended */
     uint64_t        fd_clock;
     sfs_chunk_fd_t  fds[SFS_CHUNK_FD_CACHE];
 };
@@ -182,6 +185,7 @@ int sfs_chunk_target_open(const sfs_config_target_t *config, const char *cluster
     target->chunks_fd      = -1;
     pthread_mutex_init(&target->throttle_lock, NULL);
     pthread_mutex_init(&target->fd_lock, NULL);
+    pthread_cond_init(&target->unmapped, NULL);
     for (int i = 0; i < SFS_CHUNK_FD_CACHE; i++) {
         target->fds[i].fd = -1;
     }
@@ -239,6 +243,7 @@ void sfs_chunk_target_close(sfs_chunk_target_t *target)
             close(target->fds[i].fd);
         }
     }
+    pthread_cond_destroy(&target->unmapped);
     pthread_mutex_destroy(&target->fd_lock);
     pthread_mutex_destroy(&target->throttle_lock);
     free(target);
@@ -400,6 +405,7 @@ static int sfs_chunk_fd_get(sfs_chunk_target_t *target, uint64_t entry_id, int c
         e->fd       = fd;
         e->users    = 1;
         e->doomed   = 0;
+        e->mapped   = 0;
         e->last_use = ++target->fd_clock;
     }
     pthread_mutex_unlock(&target->fd_lock);
@@ -615,6 +621,105 @@ int sfs_chunk_stat(sfs_chunk_target_t *target, uint64_t entry_id, uint64_t *leng
     return 0;
 }
 
+/* A file must not shrink under a mapped read: the pages past the new end
+ * would fault (SIGBUS) when the transport copies from them. Shrinking is
+ * rare: it waits until the replies that map the file have gone (bounded
+ * by the transport's own timeouts on a dead client) and truncates with
+ * the cache locked, so that no new mapping sees the old length. */
+static int sfs_chunk_shrink(sfs_chunk_target_t *target, uint64_t entry_id, int fd, uint64_t length)
+{
+    int slot, rc = 0;
+
+    pthread_mutex_lock(&target->fd_lock);
+    slot = sfs_chunk_fd_find(target, entry_id);
+    if (slot >= 0 && target->fds[slot].mapped > 0) {
+        sfs_debug("target %u: shrinking chunk %016" PRIx64 " waits for %u mapped reads", target->id,
+                  entry_id, target->fds[slot].mapped);
+    }
+    while ((slot = sfs_chunk_fd_find(target, entry_id)) >= 0 && target->fds[slot].mapped > 0) {
+        pthread_cond_wait(&target->unmapped, &target->fd_lock);
+    }
+    if (ftruncate(fd, (off_t)length) != 0) {
+        rc = -errno;
+    }
+    pthread_mutex_unlock(&target->fd_lock);
+    return rc;
+}
+
+static void sfs_chunk_map_end(sfs_chunk_target_t *target, int slot)
+{
+    pthread_mutex_lock(&target->fd_lock);
+    target->fds[slot].mapped--;
+    pthread_cond_broadcast(&target->unmapped);
+    pthread_mutex_unlock(&target->fd_lock);
+}
+
+int sfs_chunk_read_map(sfs_chunk_target_t *target, uint64_t entry_id, const sfs_io_extent_t *extent,
+                       sfs_chunk_map_t *map, uint64_t *length_p)
+{
+    sfs_chunk_handle_t handle;
+    struct stat        st;
+    long               page  = sysconf(_SC_PAGESIZE);
+    uint64_t           start = extent->chunk_offset & ~((uint64_t)page - 1);
+    uint64_t           end   = extent->chunk_offset + extent->length;
+    void              *addr;
+    int                rc;
+
+    memset(map, 0, sizeof(*map));
+    if (target->bandwidth || extent->length == 0) {
+        return -EAGAIN;
+    }
+    rc = sfs_chunk_fd_get(target, entry_id, 0, &handle);
+    if (rc) {
+        return rc == -ENOENT ? -EAGAIN
+                             : sfs_error_set(rc, "target %u: cannot open chunk %016" PRIx64 ": %s",
+                                             target->id, entry_id, strerror(-rc));
+    }
+    /* only a cached file can be guarded against shrinking */
+    if (handle.slot < 0) {
+        sfs_chunk_fd_put(target, &handle);
+        return -EAGAIN;
+    }
+    /* counted before the length is read: a shrink after this waits */
+    pthread_mutex_lock(&target->fd_lock);
+    target->fds[handle.slot].mapped++;
+    pthread_mutex_unlock(&target->fd_lock);
+    /* only bytes inside the file can be mapped (past its end: zeros) */
+    addr = MAP_FAILED;
+    if (fstat(handle.fd, &st) == 0 && (uint64_t)st.st_size >= end) {
+        addr = mmap(NULL, end - start, PROT_READ, MAP_SHARED, handle.fd, (off_t)start);
+    }
+    if (addr == MAP_FAILED) {
+        sfs_chunk_map_end(target, handle.slot);
+        sfs_chunk_fd_put(target, &handle);
+        return -EAGAIN;
+    }
+    /* the handle's reference keeps the slot (and its entry) until unmap */
+    map->addr     = addr;
+    map->length   = end - start;
+    map->data     = (uint8_t *)addr + (extent->chunk_offset - start);
+    map->slot     = handle.slot;
+    map->fd       = handle.fd;
+    map->entry_id = entry_id;
+    *length_p     = (uint64_t)st.st_size;
+    return 0;
+}
+
+void sfs_chunk_unmap(sfs_chunk_target_t *target, sfs_chunk_map_t *map)
+{
+    sfs_chunk_handle_t handle = {.fd = map->fd, .slot = map->slot};
+
+    if (!map->addr) {
+        return;
+    }
+    if (munmap(map->addr, map->length) != 0) {
+        sfs_warn("target %u: munmap of chunk %016" PRIx64 " failed: %m", target->id, map->entry_id);
+    }
+    sfs_chunk_map_end(target, map->slot);
+    sfs_chunk_fd_put(target, &handle);
+    map->addr = NULL;
+}
+
 int sfs_chunk_truncate(sfs_chunk_target_t *target, uint64_t entry_id, uint64_t length,
                        uint32_t mode)
 {
@@ -633,12 +738,15 @@ int sfs_chunk_truncate(sfs_chunk_target_t *target, uint64_t entry_id, uint64_t l
         rc = -errno;
     } else if ((uint64_t)st.st_size != length &&
                (mode == SFS_TRUNCATE_EXACT || (uint64_t)st.st_size > length)) {
-        if (ftruncate(fd, (off_t)length) != 0) {
+        if ((uint64_t)st.st_size > length) {
+            rc = sfs_chunk_shrink(target, entry_id, fd, length);
+        } else if (ftruncate(fd, (off_t)length) != 0) {
             rc = -errno;
-        } else if ((uint64_t)st.st_size > length) {
+        }
+        if (rc == 0 && (uint64_t)st.st_size > length) {
             __atomic_sub_fetch(&target->used_bytes, (uint64_t)st.st_size - length,
                                __ATOMIC_RELAXED);
-        } else {
+        } else if (rc == 0) {
             __atomic_add_fetch(&target->used_bytes, length - (uint64_t)st.st_size,
                                __ATOMIC_RELAXED);
         }

@@ -38,6 +38,26 @@ int sfs_chunk_write(sfs_chunk_target_t *target, uint64_t entry_id, const sfs_io_
  * file (holes, or no file) read as zeros. *length_p gets the chunk length. */
 int sfs_chunk_read(sfs_chunk_target_t *target, uint64_t entry_id, const sfs_io_extent_t *extents,
                    uint32_t count, void *buf, uint64_t *length_p);
+/* A read served from the page cache without a copy: the chunk file's
+ * pages mapped into the server, handed to the transport as they are. */
+typedef struct sfs_chunk_map {
+    void    *addr; /* the mapping (page aligned) */
+    uint64_t length;
+    void    *data; /* the extent's first byte */
+    int      slot; /* fd cache slot held while mapped */
+    int      fd;
+    uint64_t entry_id;
+} sfs_chunk_map_t;
+
+/* Map one extent of the chunk file for reading; *length_p gets the chunk
+ * length. -EAGAIN when the extent cannot be mapped (it reaches past the
+ * end of the file, no file, a throttled target, no cache slot): read it
+ * with sfs_chunk_read then. The file cannot shrink until sfs_chunk_unmap,
+ * which any thread may call. */
+int sfs_chunk_read_map(sfs_chunk_target_t *target, uint64_t entry_id, const sfs_io_extent_t *extent,
+                       sfs_chunk_map_t *map, uint64_t *length_p);
+void sfs_chunk_unmap(sfs_chunk_target_t *target, sfs_chunk_map_t *map);
+
 /* Length of the chunk file (0 if there is none). */
 int sfs_chunk_stat(sfs_chunk_target_t *target, uint64_t entry_id, uint64_t *length_p);
 /* SFS_TRUNCATE_EXACT or SFS_TRUNCATE_SHRINK_ONLY. */

@@ -35,6 +35,7 @@ typedef struct sfs_storage_op {
     void               *data;  /* WRITE: the payload; READ: the reply buffer */
     uint64_t            data_length;
     int                 owns_data; /* data is a pool buffer of ours */
+    sfs_chunk_map_t     map;       /* READ served from the mapped chunk file */
     uint64_t            length;    /* chunk length after the operation */
     uint32_t            count;     /* CHUNK_UNLINK / CHUNK_LIST results */
     uint64_t           *ids;
@@ -154,6 +155,24 @@ static void sfs_storage_run(sfs_work_t *work)
                                      op->data, chunk->flags & SFS_WRITE_SYNC, &op->length);
         break;
     case SFS_OP_READ:
+        if (!op->data) { /* a candidate for a mapped read */
+            op->status = sfs_chunk_read_map(target, chunk->entry_id, &chunk->extents[0], &op->map,
+                                            &op->length);
+            if (op->status == 0) {
+                op->data = op->map.data;
+                break;
+            }
+            if (op->status != -EAGAIN) {
+                break;
+            }
+            op->data      = sfs_tp_buf_get(op->storage->service->worker, op->data_length);
+            op->owns_data = 1;
+            if (!op->data) {
+                op->status = sfs_error_set(-ENOMEM, "out of memory for a %" PRIu64 "-byte read",
+                                           op->data_length);
+                break;
+            }
+        }
         op->status = sfs_chunk_read(target, chunk->entry_id, chunk->extents, chunk->extent_count,
                                     op->data, &op->length);
         break;
@@ -200,6 +219,9 @@ static void sfs_storage_release_buf(void *arg)
 
     if (op->owns_data) {
         sfs_tp_buf_put(op->storage->service->worker, op->data);
+    }
+    if (op->map.addr) {
+        sfs_chunk_unmap(op->target, &op->map);
     }
     free(op->ids);
     free(op->lengths);
@@ -261,6 +283,18 @@ static void sfs_storage_done(sfs_work_t *work)
     }
     sfs_tp_request_reply(op->req, 0, args, wb.length, NULL, 0, NULL, NULL);
     sfs_storage_release_buf(op);
+}
+
+/* Large single-extent reads may be served from the chunk file's pages
+ * mapped into the server (no copy into a buffer: the transport reads the
+ * page cache). Only where the transport does not copy on the server's
+ * side would it matter; it is safe everywhere (see sfs_chunk_read_map). */
+static int sfs_storage_map_candidate(const sfs_storage_t *storage, const sfs_storage_op_t *op,
+                                     uint64_t bytes)
+{
+    return storage->service->config->mapped_read_min != 0 &&
+           bytes >= storage->service->config->mapped_read_min && op->chunk.extent_count == 1 &&
+           sfs_chunk_target_bandwidth(op->target) == 0;
 }
 
 /* Small reads and writes run on the progress thread itself: handing them
@@ -356,6 +390,10 @@ void sfs_storage_handle(sfs_storage_t *storage, sfs_tp_request_t *req)
                                        bytes);
             goto err;
         }
+        op->data_length = bytes;
+        if (sfs_storage_map_candidate(storage, op, bytes)) {
+            break; /* the disk thread maps the file or gets a buffer */
+        }
         op->data      = sfs_tp_buf_get(storage->service->worker, bytes ? bytes : 1);
         op->owns_data = 1;
         if (!op->data) {
@@ -363,7 +401,6 @@ void sfs_storage_handle(sfs_storage_t *storage, sfs_tp_request_t *req)
                                        bytes);
             goto err;
         }
-        op->data_length = bytes;
         break;
     case SFS_OP_CHUNK_LIST:
         if (op->chunk.length == 0 || op->chunk.length > SFS_STORAGE_LIST_MAX) {

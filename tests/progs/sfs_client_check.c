@@ -8,13 +8,21 @@
  *   sfs_client_check creates DIR N      create N files, print "ACK name" each
  *   sfs_client_check verify DIR LOG     every ACKed name in LOG exists
  *   sfs_client_check errors DIR         error codes of bad requests
+ *   sfs_client_check race-read PATH S   for S seconds read 1 MiB ranges, 4 in
+ *                                       flight: every byte is the pattern or 0
+ *   sfs_client_check race-truncate PATH S  for S seconds shrink and refill
+ *                                       the file (run both at once: a read
+ *                                       served from a mapped chunk file must
+ *                                       survive the file shrinking)
  */
 #include "sfs/sfs_client.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static int failures;
@@ -318,6 +326,136 @@ static int check_errors(sfs_client_t *client, const char *dir)
     return failures;
 }
 
+#define RACE_FILE_SIZE (8u << 20)
+#define RACE_XFER      (1u << 20)
+#define RACE_DEPTH     4
+
+static double now_s(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The race file: one target, 1 MiB chunks, so that every 1 MiB read is one
+ * contiguous range of one chunk file (what the server maps). */
+static int race_open(sfs_client_t *client, const char *path, sfs_file_t **file_p)
+{
+    sfs_open_params_t hints = {.field_mask =
+                                   SFS_OPEN_PARAM_CHUNK_SIZE | SFS_OPEN_PARAM_STRIPE_COUNT,
+                               .chunk_size   = RACE_XFER,
+                               .stripe_count = 1};
+    int rc = sfs_file_open(client, path, SFS_O_RDWR | SFS_O_CREAT, 0644, &hints, file_p);
+
+    if (rc) {
+        fprintf(stderr, "open %s: %s\n", path, sfs_client_error());
+    }
+    return rc;
+}
+
+static int race_fill(sfs_file_t *file, uint8_t *pattern, uint64_t from)
+{
+    ssize_t put = sfs_file_pwrite(file, pattern + from, RACE_FILE_SIZE - from, from);
+
+    if (put != (ssize_t)(RACE_FILE_SIZE - from)) {
+        fprintf(stderr, "refill: %s\n", put < 0 ? sfs_client_error() : "short write");
+        return 1;
+    }
+    return 0;
+}
+
+static int check_race_truncate(sfs_client_t *client, const char *path, double seconds)
+{
+    uint8_t    *pattern = malloc(RACE_FILE_SIZE);
+    sfs_file_t *file;
+    double      end  = now_s() + seconds;
+    long        done = 0;
+    uint64_t    cut  = 12345;
+
+    if (!pattern || race_open(client, path, &file)) {
+        free(pattern);
+        return 1;
+    }
+    fill(pattern, RACE_FILE_SIZE, 0);
+    if (race_fill(file, pattern, 0)) {
+        failures++;
+    }
+    while (!failures && now_s() < end) {
+        int rc;
+
+        cut = (cut * 2654435761u + 40503) % RACE_FILE_SIZE;
+        rc  = sfs_file_truncate(file, cut);
+        if (rc) {
+            fprintf(stderr, "truncate to %" PRIu64 ": %s\n", cut, sfs_client_error());
+            failures++;
+            break;
+        }
+        if (race_fill(file, pattern, cut)) {
+            failures++;
+            break;
+        }
+        done++;
+    }
+    CHECK(failures == 0 && done > 0, "%ld shrink-and-refill rounds on %s", done, path);
+    sfs_file_close(file);
+    free(pattern);
+    return failures;
+}
+
+static int check_race_read(sfs_client_t *client, const char *path, double seconds)
+{
+    uint8_t       *pattern = malloc(RACE_FILE_SIZE), *buf = malloc(RACE_XFER * RACE_DEPTH);
+    sfs_request_t *requests[RACE_DEPTH];
+    uint64_t       offsets[RACE_DEPTH];
+    sfs_file_t    *file;
+    double         end   = now_s() + seconds;
+    long           reads = 0, bad = 0;
+
+    if (!pattern || !buf || race_open(client, path, &file)) {
+        free(pattern);
+        free(buf);
+        return 1;
+    }
+    fill(pattern, RACE_FILE_SIZE, 0);
+    while (!bad && now_s() < end) {
+        for (int d = 0; d < RACE_DEPTH; d++) {
+            offsets[d] = (uint64_t)((reads + d) % (RACE_FILE_SIZE / RACE_XFER)) * RACE_XFER;
+            if (sfs_file_iread(file, buf + (size_t)d * RACE_XFER, RACE_XFER, offsets[d],
+                               &requests[d])) {
+                fprintf(stderr, "iread: %s\n", sfs_client_error());
+                bad++;
+                break;
+            }
+        }
+        for (int d = 0; d < RACE_DEPTH && !bad; d++) {
+            ssize_t        got = sfs_request_wait(requests[d]);
+            const uint8_t *b   = buf + (size_t)d * RACE_XFER;
+
+            if (got < 0) {
+                fprintf(stderr, "read at %" PRIu64 ": %s\n", offsets[d], sfs_client_error());
+                bad++;
+                break;
+            }
+            /* a short read ends inside the range: the rest is not data */
+            for (ssize_t i = 0; i < got; i++) {
+                if (b[i] != 0 && b[i] != pattern[offsets[d] + (uint64_t)i]) {
+                    fprintf(stderr, "byte %" PRIu64 " is %u: neither the pattern nor 0\n",
+                            offsets[d] + (uint64_t)i, b[i]);
+                    bad++;
+                    break;
+                }
+            }
+            reads++;
+        }
+    }
+    CHECK(bad == 0 && reads > 0, "%ld reads of 1 MiB while the file shrank and grew", reads);
+    sfs_file_close(file);
+    free(pattern);
+    free(buf);
+    return failures;
+}
+
 int main(int argc, char **argv)
 {
     sfs_client_t *client;
@@ -340,6 +478,10 @@ int main(int argc, char **argv)
         rc = check_verify(client, argv[3]);
     } else if (strcmp(argv[1], "errors") == 0) {
         rc = check_errors(client, argv[2]);
+    } else if (strcmp(argv[1], "race-read") == 0 && argc == 4) {
+        rc = check_race_read(client, argv[2], atof(argv[3]));
+    } else if (strcmp(argv[1], "race-truncate") == 0 && argc == 4) {
+        rc = check_race_truncate(client, argv[2], atof(argv[3]));
     } else {
         fprintf(stderr, "unknown subcommand %s\n", argv[1]);
         rc = 2;

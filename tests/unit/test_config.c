@@ -152,6 +152,7 @@ static void check_imaging(const sfs_config_t *config)
     assert_int_equal(config->max_message_size, 64 * MIB);
     assert_int_equal(config->io_threads, 4);
     assert_int_equal(config->inline_io_max, 64 * KIB);
+    assert_int_equal(config->mapped_read_min, 256 * KIB);
 }
 
 /* Everything but `path` and the line numbers. */
@@ -187,6 +188,7 @@ static void assert_config_equal(const sfs_config_t *a, const sfs_config_t *b)
     assert_int_equal(a->max_message_size, b->max_message_size);
     assert_int_equal(a->io_threads, b->io_threads);
     assert_int_equal(a->inline_io_max, b->inline_io_max);
+    assert_int_equal(a->mapped_read_min, b->mapped_read_min);
 }
 
 static int ends_with(const char *text, const char *end)
@@ -295,7 +297,7 @@ static void test_values(void **state)
                  "  - {id: 9, host: c, dir: /}\n"
                  "pattern: {chunk_size: 4G, stripe_count: 128}\n"
                  "timeouts: {rpc: 1500ms, connect: 1m, heartbeat: 1, offline: 1h}\n"
-                 "limits: {max_message: 4K, io_threads: 256, inline_io: 0}\n",
+                 "limits: {max_message: 4K, io_threads: 256, inline_io: 0, mapped_read: 1M}\n",
                  "/etc/sfs/c.yaml");
 
     assert_string_equal(config->cluster_name, "lab.2");
@@ -327,6 +329,7 @@ static void test_values(void **state)
     assert_int_equal(config->max_message_size, 4 * KIB);
     assert_int_equal(config->io_threads, 256);
     assert_int_equal(config->inline_io_max, 0);
+    assert_int_equal(config->mapped_read_min, MIB);
     sfs_config_destroy(config);
 }
 

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Large reads are served from the chunk file's pages mapped into the storage
+# server; a file shrinking meanwhile must neither crash the server (SIGBUS
+# on the pages past the new end) nor give a reader bytes that were never
+# written. One client reads 1 MiB ranges, 4 in flight, while another
+# shrinks and refills the same file, for a few seconds.
+source "$SFS_SRC/tests/lib/sfs_test_lib.sh"
+CHECK="$SFS_BUILD/tests/progs/sfs_client_check"
+
+SFS_LOG_MASK=chunk=debug sfs_start_service 2 --targets 1
+sfs_ctl mkdir /race || sfs_fail "mkdir"
+"$CHECK" race-truncate /race/f 0.2 >/dev/null || sfs_fail "creating the file"
+
+"$CHECK" race-read /race/f 4 >"$SFS_TEST_TMP/reader.out" 2>&1 &
+reader=$!
+"$CHECK" race-truncate /race/f 4 >"$SFS_TEST_TMP/truncator.out" 2>&1
+truncator_rc=$?
+wait $reader
+reader_rc=$?
+cat "$SFS_TEST_TMP/reader.out" "$SFS_TEST_TMP/truncator.out"
+[ $truncator_rc -eq 0 ] || sfs_fail "the truncating client failed"
+[ $reader_rc -eq 0 ] || sfs_fail "the reading client failed"
+
+# the reads did go through mapped chunk files: some shrink had to wait
+waits=$(grep -c "waits for [0-9]* mapped reads" "$SFS_SERVICE_LOG")
+echo "shrinks that waited for a mapped read: $waits"
+[ "$waits" -gt 0 ] || sfs_fail "no shrink met a mapped read: the race was not exercised"
+
+# the service is still whole and serves the file
+sfs_ctl stat /race/f >/dev/null || sfs_fail "stat after the race"
+sfs_stop_service
