@@ -654,6 +654,27 @@ static void sfs_chunk_map_end(sfs_chunk_target_t *target, int slot)
     pthread_mutex_unlock(&target->fd_lock);
 }
 
+/* Whether every page of the mapping is in the page cache. */
+static int sfs_chunk_resident(void *addr, uint64_t length, long page)
+{
+    unsigned char vec[1024];
+    uint64_t      pages = (length + (uint64_t)page - 1) / (uint64_t)page;
+
+    for (uint64_t first = 0; first < pages; first += sizeof(vec)) {
+        uint64_t n = pages - first < sizeof(vec) ? pages - first : sizeof(vec);
+
+        if (mincore((uint8_t *)addr + first * (uint64_t)page, n * (uint64_t)page, vec) != 0) {
+            return 0;
+        }
+        for (uint64_t i = 0; i < n; i++) {
+            if (!(vec[i] & 1)) {
+                return 0;
+            }
+        }
+    }
+    return 1;
+}
+
 int sfs_chunk_read_map(sfs_chunk_target_t *target, uint64_t entry_id, const sfs_io_extent_t *extent,
                        sfs_chunk_map_t *map, uint64_t *length_p)
 {
@@ -688,6 +709,14 @@ int sfs_chunk_read_map(sfs_chunk_target_t *target, uint64_t entry_id, const sfs_
     addr = MAP_FAILED;
     if (fstat(handle.fd, &st) == 0 && (uint64_t)st.st_size >= end) {
         addr = mmap(NULL, end - start, PROT_READ, MAP_SHARED, handle.fd, (off_t)start);
+    }
+    /* only pages in the page cache: the transport must never wait for
+     * the disk (a read that needs the disk copies on a disk thread) */
+    if (addr != MAP_FAILED && !sfs_chunk_resident(addr, end - start, page)) {
+        if (munmap(addr, end - start) != 0) {
+            sfs_warn("target %u: munmap failed: %m", target->id);
+        }
+        addr = MAP_FAILED;
     }
     if (addr == MAP_FAILED) {
         sfs_chunk_map_end(target, handle.slot);

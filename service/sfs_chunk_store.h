@@ -4,8 +4,9 @@
  * <target dir>/target.id marker ties the directory to its target id so a
  * misconfigured host cannot write into another target's directory.
  *
- * All calls are blocking disk I/O and thread-safe: they run on the storage
- * I/O threads, never on the progress thread.
+ * All calls are thread-safe; all but sfs_chunk_read_map and sfs_chunk_unmap
+ * are blocking disk I/O and run on the storage I/O threads (or, for small
+ * reads and writes, see limits.inline_io, on the progress thread).
  */
 #ifndef SFS_CHUNK_STORE_H
 #define SFS_CHUNK_STORE_H
@@ -51,9 +52,10 @@ typedef struct sfs_chunk_map {
 
 /* Map one extent of the chunk file for reading; *length_p gets the chunk
  * length. -EAGAIN when the extent cannot be mapped (it reaches past the
- * end of the file, no file, a throttled target, no cache slot): read it
- * with sfs_chunk_read then. The file cannot shrink until sfs_chunk_unmap,
- * which any thread may call. */
+ * end of the file, no file, a throttled target, no cache slot, or some of
+ * its pages are not in the page cache): read it with sfs_chunk_read then.
+ * Never waits for the disk, so the progress thread may call it. The file
+ * cannot shrink until sfs_chunk_unmap, which any thread may call. */
 int sfs_chunk_read_map(sfs_chunk_target_t *target, uint64_t entry_id, const sfs_io_extent_t *extent,
                        sfs_chunk_map_t *map, uint64_t *length_p);
 void sfs_chunk_unmap(sfs_chunk_target_t *target, sfs_chunk_map_t *map);
