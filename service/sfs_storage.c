@@ -155,6 +155,24 @@ static void sfs_storage_run(sfs_work_t *work)
                                      op->data, chunk->flags & SFS_WRITE_SYNC, &op->length);
         break;
     case SFS_OP_READ:
+        if (!op->data) { /* a candidate for a mapped read */
+            op->status = sfs_chunk_read_map(target, chunk->entry_id, &chunk->extents[0], &op->map,
+                                            &op->length);
+            if (op->status == 0) {
+                op->data = op->map.data;
+                break;
+            }
+            if (op->status != -EAGAIN) {
+                break;
+            }
+            op->data      = sfs_tp_buf_get(op->storage->service->worker, op->data_length);
+            op->owns_data = 1;
+            if (!op->data) {
+                op->status = sfs_error_set(-ENOMEM, "out of memory for a %" PRIu64 "-byte read",
+                                           op->data_length);
+                break;
+            }
+        }
         op->status = sfs_chunk_read(target, chunk->entry_id, chunk->extents, chunk->extent_count,
                                     op->data, &op->length);
         break;
@@ -268,9 +286,10 @@ static void sfs_storage_done(sfs_work_t *work)
 }
 
 /* Large single-extent reads whose pages are in the page cache are served
- * on the progress thread from the chunk file mapped into the server: no
- * copy into a buffer (the transport reads the page cache) and no trip to
- * a disk thread. Safe on every transport (see sfs_chunk_read_map). */
+ * from the chunk file mapped into the server: no copy into a buffer (the
+ * transport reads the page cache). The disk thread maps the file, or, when
+ * the pages must come from the disk, reads them into a buffer. Safe on
+ * every transport (see sfs_chunk_read_map). */
 static int sfs_storage_map_candidate(const sfs_storage_t *storage, const sfs_storage_op_t *op,
                                      uint64_t bytes)
 {
@@ -374,19 +393,7 @@ void sfs_storage_handle(sfs_storage_t *storage, sfs_tp_request_t *req)
         }
         op->data_length = bytes;
         if (sfs_storage_map_candidate(storage, op, bytes)) {
-            int rc = sfs_chunk_read_map(op->target, op->chunk.entry_id, &op->chunk.extents[0],
-                                        &op->map, &op->length);
-
-            if (rc == 0) { /* served at once from the page cache */
-                op->data = op->map.data;
-                storage->in_flight++;
-                sfs_storage_done(&op->work);
-                return;
-            }
-            if (rc != -EAGAIN) {
-                sfs_tp_request_reply_error(req, rc, "%s", sfs_error_detail());
-                goto err;
-            }
+            break; /* the disk thread maps the file or gets a buffer */
         }
         op->data      = sfs_tp_buf_get(storage->service->worker, bytes ? bytes : 1);
         op->owns_data = 1;
