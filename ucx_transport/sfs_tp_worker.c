@@ -219,6 +219,27 @@ static int sfs_tp_epoll_add(sfs_tp_worker_t *worker, int fd)
     return 0;
 }
 
+/* Whether UCX_TLS lets UCX use the transport `name` (a shared-memory
+ * one): unset, "all", an exclusion list ("^tcp"), or a list naming it or
+ * one of its aliases ("sm", "shm"). */
+static int sfs_tp_tls_may_use(const char *name)
+{
+    const char *tls = getenv("UCX_TLS");
+    char        list[256], *save = NULL;
+
+    if (!tls || !*tls || tls[0] == '^') {
+        return 1;
+    }
+    snprintf(list, sizeof(list), "%s", tls);
+    for (char *tl = strtok_r(list, ",", &save); tl; tl = strtok_r(NULL, ",", &save)) {
+        if (strcmp(tl, "all") == 0 || strcmp(tl, "sm") == 0 || strcmp(tl, "shm") == 0 ||
+            strcmp(tl, name) == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 int sfs_tp_worker_create(const sfs_tp_worker_params_t *params, sfs_tp_worker_t **worker_p)
 {
     ucp_params_t           ucp_params;
@@ -261,9 +282,14 @@ int sfs_tp_worker_create(const sfs_tp_worker_params_t *params, sfs_tp_worker_t *
 
     /* Shared-memory transports support peer-failure detection only when
      * asked to; without it UCX drops them for error-handling endpoints and
-     * same-host traffic falls back to TCP. A user's own setting wins. */
-    setenv("UCX_POSIX_ERROR_HANDLING", "y", 0);
-    setenv("UCX_SYSV_ERROR_HANDLING", "y", 0);
+     * same-host traffic falls back to TCP. A user's own setting wins; with
+     * UCX_TLS leaving them out, setting it would only earn a warning. */
+    if (sfs_tp_tls_may_use("posix")) {
+        setenv("UCX_POSIX_ERROR_HANDLING", "y", 0);
+    }
+    if (sfs_tp_tls_may_use("sysv")) {
+        setenv("UCX_SYSV_ERROR_HANDLING", "y", 0);
+    }
     /* notice a dead peer in seconds rather than UCX's default 20 s */
     setenv("UCX_KEEPALIVE_INTERVAL", "2s", 0);
     status = ucp_config_read(NULL, NULL, &config);
