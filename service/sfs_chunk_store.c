@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
@@ -51,6 +52,7 @@ struct sfs_chunk_target {
     uint64_t        bandwidth;
     uint64_t        used_bytes;         /* atomic: bytes in chunk files */
     int             no_early_writeback; /* the file system refused sync_file_range */
+    int             no_nowait_write;    /* ... or buffered RWF_NOWAIT writes */
     pthread_mutex_t throttle_lock;
     uint64_t        disk_free_at_ns; /* emulated disk: busy until then */
     pthread_mutex_t fd_lock;
@@ -349,6 +351,25 @@ static int sfs_chunk_fd_find(sfs_chunk_target_t *target, uint64_t entry_id)
     return -1;
 }
 
+/* The chunk file of `entry_id` if it is open in the cache; -EAGAIN if not
+ * (opening it could wait for the disk). */
+static int sfs_chunk_fd_get_cached(sfs_chunk_target_t *target, uint64_t entry_id,
+                                   sfs_chunk_handle_t *handle)
+{
+    int slot;
+
+    pthread_mutex_lock(&target->fd_lock);
+    slot = sfs_chunk_fd_find(target, entry_id);
+    if (slot >= 0) {
+        target->fds[slot].users++;
+        target->fds[slot].last_use = ++target->fd_clock;
+        handle->fd                 = target->fds[slot].fd;
+        handle->slot               = slot;
+    }
+    pthread_mutex_unlock(&target->fd_lock);
+    return slot >= 0 ? 0 : -EAGAIN;
+}
+
 /* The chunk file of `entry_id`, open read-write (created if `create`), from
  * the cache when it is there. -ENOENT when it does not exist and !create. */
 static int sfs_chunk_fd_get(sfs_chunk_target_t *target, uint64_t entry_id, int create,
@@ -468,9 +489,11 @@ static void sfs_chunk_start_writeback(sfs_chunk_target_t *target, int fd,
 }
 
 int sfs_chunk_write(sfs_chunk_target_t *target, uint64_t entry_id, const sfs_io_extent_t *extents,
-                    uint32_t count, const void *data, int sync, uint64_t *length_p)
+                    uint32_t count, const void *data, unsigned flags, uint64_t *length_p)
 {
-    const uint8_t     *src = data;
+    int                sync   = (flags & SFS_CHUNK_IO_SYNC) != 0;
+    int                nowait = (flags & SFS_CHUNK_IO_NOWAIT) != 0;
+    const uint8_t     *src    = data;
     sfs_chunk_handle_t handle;
     struct stat        st;
     uint64_t           end = 0, total = 0, before = 0;
@@ -482,7 +505,15 @@ int sfs_chunk_write(sfs_chunk_target_t *target, uint64_t entry_id, const sfs_io_
             end = extents[i].chunk_offset + extents[i].length;
         }
     }
-    rc = sfs_chunk_fd_get(target, entry_id, 1, &handle);
+    if (nowait && (sync || target->capacity_limit ||
+                   __atomic_load_n(&target->no_nowait_write, __ATOMIC_RELAXED))) {
+        return -EAGAIN;
+    }
+    rc = nowait ? sfs_chunk_fd_get_cached(target, entry_id, &handle)
+                : sfs_chunk_fd_get(target, entry_id, 1, &handle);
+    if (rc == -EAGAIN) {
+        return rc;
+    }
     if (rc) {
         return sfs_error_set(rc, "target %u: cannot open chunk %016" PRIx64 ": %s", target->id,
                              entry_id, strerror(-rc));
@@ -507,14 +538,23 @@ int sfs_chunk_write(sfs_chunk_target_t *target, uint64_t entry_id, const sfs_io_
         uint64_t done = 0;
 
         while (done < extents[i].length) {
-            ssize_t put = pwrite(handle.fd, src + done, extents[i].length - done,
-                                 (off_t)(extents[i].chunk_offset + done));
+            struct iovec iov = {.iov_base = (void *)(src + done),
+                                .iov_len  = extents[i].length - done};
+            ssize_t      put = pwritev2(handle.fd, &iov, 1, (off_t)(extents[i].chunk_offset + done),
+                                   nowait ? RWF_NOWAIT : 0);
 
             if (put < 0) {
                 if (errno == EINTR) {
                     continue;
                 }
                 rc = -errno;
+                if (nowait && (rc == -EAGAIN || rc == -EOPNOTSUPP)) {
+                    if (rc == -EOPNOTSUPP) { /* never again on this file system */
+                        __atomic_store_n(&target->no_nowait_write, 1, __ATOMIC_RELAXED);
+                    }
+                    rc = -EAGAIN; /* done again on a disk thread: the same bytes */
+                    goto out_nodetail;
+                }
                 goto out;
             }
             done += (uint64_t)put;
@@ -544,9 +584,10 @@ out_nodetail:
 }
 
 int sfs_chunk_read(sfs_chunk_target_t *target, uint64_t entry_id, const sfs_io_extent_t *extents,
-                   uint32_t count, void *buf, uint64_t *length_p)
+                   uint32_t count, void *buf, unsigned flags, uint64_t *length_p)
 {
-    uint8_t           *dst = buf;
+    int                nowait = (flags & SFS_CHUNK_IO_NOWAIT) != 0;
+    uint8_t           *dst    = buf;
     sfs_chunk_handle_t handle;
     struct stat        st;
     uint64_t           total = 0;
@@ -555,7 +596,11 @@ int sfs_chunk_read(sfs_chunk_target_t *target, uint64_t entry_id, const sfs_io_e
     for (uint32_t i = 0; i < count; i++) {
         total += extents[i].length;
     }
-    rc = sfs_chunk_fd_get(target, entry_id, 0, &handle);
+    rc = nowait ? sfs_chunk_fd_get_cached(target, entry_id, &handle)
+                : sfs_chunk_fd_get(target, entry_id, 0, &handle);
+    if (rc == -EAGAIN) {
+        return rc;
+    }
     if (rc == -ENOENT) {
         memset(buf, 0, total);
         *length_p = 0;
@@ -574,14 +619,20 @@ int sfs_chunk_read(sfs_chunk_target_t *target, uint64_t entry_id, const sfs_io_e
         uint64_t done = 0;
 
         while (done < extents[i].length) {
-            ssize_t got = pread(handle.fd, dst + done, extents[i].length - done,
-                                (off_t)(extents[i].chunk_offset + done));
+            struct iovec iov = {.iov_base = dst + done, .iov_len = extents[i].length - done};
+            ssize_t      got = preadv2(handle.fd, &iov, 1, (off_t)(extents[i].chunk_offset + done),
+                                  nowait ? RWF_NOWAIT : 0);
 
             if (got < 0) {
                 if (errno == EINTR) {
                     continue;
                 }
                 rc = -errno;
+                if (nowait && (rc == -EAGAIN || rc == -EOPNOTSUPP)) {
+                    rc = -EAGAIN; /* not in the page cache: read on a disk thread */
+                    sfs_chunk_fd_put(target, &handle);
+                    return rc;
+                }
                 goto out;
             }
             if (got == 0) {

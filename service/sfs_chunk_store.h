@@ -4,9 +4,10 @@
  * <target dir>/target.id marker ties the directory to its target id so a
  * misconfigured host cannot write into another target's directory.
  *
- * All calls are thread-safe; all but sfs_chunk_read_map and sfs_chunk_unmap
- * are blocking disk I/O and run on the storage I/O threads (or, for small
- * reads and writes, see limits.inline_io, on the progress thread).
+ * All calls are thread-safe. They are blocking disk I/O, run on the storage
+ * I/O threads, except sfs_chunk_read_map, sfs_chunk_unmap and reads and
+ * writes with SFS_CHUNK_IO_NOWAIT, which never wait for the disk and may
+ * run on the progress thread.
  */
 #ifndef SFS_CHUNK_STORE_H
 #define SFS_CHUNK_STORE_H
@@ -31,14 +32,23 @@ int sfs_chunk_target_space(sfs_chunk_target_t *target, uint64_t *capacity_p, uin
 /* Flush everything written to this target to disk (syncfs). */
 int sfs_chunk_target_sync(sfs_chunk_target_t *target);
 
+/* Flags of sfs_chunk_write and sfs_chunk_read. */
+enum {
+    SFS_CHUNK_IO_SYNC = 1, /* write: fdatasync before returning */
+    /* never wait for the disk: only a chunk file already open, only the page
+     * cache (RWF_NOWAIT); -EAGAIN, with nothing reported, where it would
+     * wait: do the same call again without the flag on a disk thread */
+    SFS_CHUNK_IO_NOWAIT = 2,
+};
+
 /* Write `data` (the extents' bytes back to back) at the extents of the chunk
  * file of `entry_id`; *length_p gets the chunk file's length afterwards. */
 int sfs_chunk_write(sfs_chunk_target_t *target, uint64_t entry_id, const sfs_io_extent_t *extents,
-                    uint32_t count, const void *data, int sync, uint64_t *length_p);
+                    uint32_t count, const void *data, unsigned flags, uint64_t *length_p);
 /* Read the extents into `buf` back to back; bytes past the end of the chunk
  * file (holes, or no file) read as zeros. *length_p gets the chunk length. */
 int sfs_chunk_read(sfs_chunk_target_t *target, uint64_t entry_id, const sfs_io_extent_t *extents,
-                   uint32_t count, void *buf, uint64_t *length_p);
+                   uint32_t count, void *buf, unsigned flags, uint64_t *length_p);
 /* A read served from the page cache without a copy: the chunk file's
  * pages mapped into the server, handed to the transport as they are. */
 typedef struct sfs_chunk_map {

@@ -36,6 +36,7 @@ typedef struct sfs_storage_op {
     uint64_t            data_length;
     int                 owns_data; /* data is a pool buffer of ours */
     sfs_chunk_map_t     map;       /* READ served from the mapped chunk file */
+    unsigned            io_flags;  /* SFS_CHUNK_IO_NOWAIT while tried inline */
     uint64_t            length;    /* chunk length after the operation */
     uint32_t            count;     /* CHUNK_UNLINK / CHUNK_LIST results */
     uint64_t           *ids;
@@ -151,8 +152,9 @@ static void sfs_storage_run(sfs_work_t *work)
     sfs_error_clear();
     switch (op->opcode) {
     case SFS_OP_WRITE:
-        op->status = sfs_chunk_write(target, chunk->entry_id, chunk->extents, chunk->extent_count,
-                                     op->data, chunk->flags & SFS_WRITE_SYNC, &op->length);
+        op->status = sfs_chunk_write(
+            target, chunk->entry_id, chunk->extents, chunk->extent_count, op->data,
+            ((chunk->flags & SFS_WRITE_SYNC) ? SFS_CHUNK_IO_SYNC : 0) | op->io_flags, &op->length);
         break;
     case SFS_OP_READ:
         if (!op->data) { /* a candidate for a mapped read */
@@ -174,7 +176,7 @@ static void sfs_storage_run(sfs_work_t *work)
             }
         }
         op->status = sfs_chunk_read(target, chunk->entry_id, chunk->extents, chunk->extent_count,
-                                    op->data, &op->length);
+                                    op->data, op->io_flags, &op->length);
         break;
     case SFS_OP_CHUNK_STAT:
         op->status = sfs_chunk_stat(target, chunk->entry_id, &op->length);
@@ -298,10 +300,12 @@ static int sfs_storage_map_candidate(const sfs_storage_t *storage, const sfs_sto
            sfs_chunk_target_bandwidth(op->target) == 0;
 }
 
-/* Small reads and writes run on the progress thread itself: handing them
- * to a disk thread and back costs two thread wakeups, more than the copy
- * into or out of the page cache. Not on a throttled target (it sleeps),
- * and not for a synchronous write (it waits for the disk). */
+/* Small reads and writes are tried on the progress thread itself: handing
+ * them to a disk thread and back costs two thread wakeups, more than the
+ * copy into or out of the page cache. They never wait for the disk there
+ * (SFS_CHUNK_IO_NOWAIT: an open file, the page cache only); what would
+ * goes to a disk thread. Not on a throttled target (it sleeps), and not
+ * for a synchronous write. */
 static int sfs_storage_inline(const sfs_storage_t *storage, const sfs_storage_op_t *op,
                               uint64_t bytes)
 {
@@ -314,7 +318,6 @@ static int sfs_storage_inline(const sfs_storage_t *storage, const sfs_storage_op
     case SFS_OP_WRITE:
         return !(op->chunk.flags & SFS_WRITE_SYNC);
     case SFS_OP_READ:
-    case SFS_OP_CHUNK_STAT:
         return 1;
     default:
         return 0;
@@ -425,9 +428,14 @@ void sfs_storage_handle(sfs_storage_t *storage, sfs_tp_request_t *req)
     op->work.done = sfs_storage_done;
     storage->in_flight++;
     if (sfs_storage_inline(storage, op, bytes)) {
+        op->io_flags = SFS_CHUNK_IO_NOWAIT;
         sfs_storage_run(&op->work);
-        sfs_storage_done(&op->work);
-        return;
+        op->io_flags = 0;
+        if (op->status != -EAGAIN) {
+            sfs_storage_done(&op->work);
+            return;
+        }
+        op->status = 0; /* it would wait for the disk: a disk thread does it */
     }
     sfs_workq_submit(storage->workq, &op->work);
     return;
