@@ -3,13 +3,17 @@
  * stripefs client library, to compare with UCX's own bandwidth between two
  * processes (ucx_perftest). No MPI.
  *
- *   sfs_bench_read -p /bench/stream -S 1g -x 16m -r 5 [-q 2] [-c 1]
+ *   sfs_bench_read -p /bench/stream -S 1g -x 16m -r 5 [-q 2] [-c 1] [-H REGION]
  *
  * Writes a file of S bytes striped over -c targets (default 1: one storage
  * rank), syncs it, reads it once and checks every byte (this also puts the
  * chunk files in the server's page cache), then reads it -r more times with
  * requests of -x bytes, -q of them in flight (sfs_file_iread), into one
- * reused buffer, as ucx_perftest reuses its buffer. Prints one CSV line per
+ * reused buffer, as ucx_perftest reuses its buffer. With -H, each pass still
+ * reads S bytes but over and over the file's first REGION bytes (REGION = XFER:
+ * the same bytes every time, as ucx_perftest sends the same buffer every
+ * time, so that both sides copy data that is in the CPU caches; without -H
+ * every pass streams the whole file through memory). Prints one CSV line per
  * timed pass (with the slowest request's milliseconds and the number of
  * requests slower than 50 ms), then the best and the median pass:
  *   csv,label,xfer_bytes,depth,pass,bytes,seconds,MiB_s,max_request_ms,slow_requests
@@ -95,8 +99,8 @@ typedef struct pass_stats {
 } pass_stats_t;
 
 /* One pass over the file. */
-static void pass(sfs_file_t *file, uint64_t size, uint64_t xfer, int depth, char *buf,
-                 pass_stats_t *stats)
+static void pass(sfs_file_t *file, uint64_t size, uint64_t region, uint64_t xfer, int depth,
+                 char *buf, pass_stats_t *stats)
 {
     sfs_request_t *requests[READ_MAX_DEPTH];
     double         issued[READ_MAX_DEPTH];
@@ -111,7 +115,8 @@ static void pass(sfs_file_t *file, uint64_t size, uint64_t xfer, int depth, char
             int slot = (head + inflight) % depth;
 
             issued[slot] = now();
-            if (sfs_file_iread(file, buf + (size_t)slot * xfer, xfer, next, &requests[slot])) {
+            if (sfs_file_iread(file, buf + (size_t)slot * xfer, xfer, next % region,
+                               &requests[slot])) {
                 die("iread");
             }
             next += xfer;
@@ -139,7 +144,7 @@ static void pass(sfs_file_t *file, uint64_t size, uint64_t xfer, int depth, char
 int main(int argc, char **argv)
 {
     const char       *path = "/bench-stream", *label = "run";
-    uint64_t          size = 1ull << 30, xfer = 16ull << 20, stripes = 1;
+    uint64_t          size = 1ull << 30, xfer = 16ull << 20, stripes = 1, region = 0;
     int               reps = 5, depth = 1, opt;
     sfs_client_t     *client;
     sfs_file_t       *file;
@@ -147,7 +152,7 @@ int main(int argc, char **argv)
     double           *secs;
     char             *buf;
 
-    while ((opt = getopt(argc, argv, "p:S:x:r:q:c:l:h")) != -1) {
+    while ((opt = getopt(argc, argv, "p:S:x:r:q:c:l:H:h")) != -1) {
         switch (opt) {
         case 'p':
             path = optarg;
@@ -174,17 +179,26 @@ int main(int argc, char **argv)
         case 'l':
             label = optarg;
             break;
+        case 'H':
+            if (parse_size(optarg, &region) || region == 0) {
+                return 2;
+            }
+            break;
         default:
             fprintf(opt == 'h' ? stdout : stderr,
                     "usage: sfs_bench_read [-p PATH] [-S SIZE] [-x XFER] [-r REPS] [-q DEPTH] "
-                    "[-c STRIPES] [-l LABEL]\n");
+                    "[-c STRIPES] [-l LABEL] [-H REGION]\n");
             return opt == 'h' ? 0 : 2;
         }
     }
-    if (size % xfer || reps < 1 || depth < 1 || depth > READ_MAX_DEPTH || stripes < 1) {
+    if (!region) {
+        region = size;
+    }
+    if (size % xfer || region % xfer || region > size || reps < 1 || depth < 1 ||
+        depth > READ_MAX_DEPTH || stripes < 1) {
         fprintf(stderr,
-                "sfs_bench_read: SIZE must be a multiple of XFER; REPS >= 1; "
-                "DEPTH 1..%d\n",
+                "sfs_bench_read: SIZE and REGION must be multiples of XFER, REGION <= SIZE; "
+                "REPS >= 1; DEPTH 1..%d\n",
                 READ_MAX_DEPTH);
         return 2;
     }
@@ -230,7 +244,7 @@ int main(int argc, char **argv)
     for (int r = 0; r < reps; r++) {
         pass_stats_t stats;
 
-        pass(file, size, xfer, depth, buf, &stats);
+        pass(file, size, region, xfer, depth, buf, &stats);
         secs[r] = stats.seconds;
         printf("csv,%s,%" PRIu64 ",%d,%d,%" PRIu64 ",%.4f,%.1f,%.1f,%d\n", label, xfer, depth,
                r + 1, size, secs[r], (double)size / secs[r] / (1 << 20), stats.max_request * 1e3,

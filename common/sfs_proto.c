@@ -69,7 +69,7 @@ int sfs_proto_hdr_unpack(const void *in, size_t length, uint64_t max_payload, sf
     if (hdr->magic != SFS_PROTO_MAGIC || hdr->version != SFS_PROTO_VERSION) {
         return -EPROTO;
     }
-    if (sfs_op_name(hdr->opcode) == NULL || (hdr->flags & ~SFS_PROTO_FLAG_REPLY) != 0 ||
+    if (sfs_op_name(hdr->opcode) == NULL || (hdr->flags & ~SFS_PROTO_FLAGS_KNOWN) != 0 ||
         hdr->args_length > SFS_PROTO_ARGS_MAX || hdr->payload_length > max_payload) {
         return -EBADMSG;
     }
@@ -426,4 +426,47 @@ uint64_t sfs_chunk_req_bytes(const sfs_chunk_req_t *req)
         total += req->extents[i].length;
     }
     return total;
+}
+
+/* ---------------------------------------------------------------------- */
+
+size_t sfs_proto_direct_desc_size(uint32_t count)
+{
+    return (size_t)count * 16 + 12;
+}
+
+void sfs_proto_direct_desc_pack(sfs_wbuf_t *wb, const sfs_direct_desc_t *desc)
+{
+    for (uint32_t i = 0; i < desc->count && i < SFS_PROTO_DIRECT_MAX_IOV; i++) {
+        sfs_wbuf_u64(wb, desc->address[i]);
+        sfs_wbuf_u64(wb, desc->length[i]);
+    }
+    sfs_wbuf_u64(wb, desc->deadline_ms);
+    sfs_wbuf_u32(wb, desc->count);
+}
+
+long sfs_proto_direct_desc_unpack(const uint8_t *args, size_t args_length, sfs_direct_desc_t *desc)
+{
+    sfs_rbuf_t rb;
+    size_t     size;
+
+    if (args_length < sfs_proto_direct_desc_size(0)) {
+        return -EBADMSG;
+    }
+    sfs_rbuf_init(&rb, args + args_length - 4, 4);
+    desc->count = sfs_rbuf_u32(&rb);
+    if (desc->count == 0 || desc->count > SFS_PROTO_DIRECT_MAX_IOV) {
+        return -EBADMSG;
+    }
+    size = sfs_proto_direct_desc_size(desc->count);
+    if (size > args_length) {
+        return -EBADMSG;
+    }
+    sfs_rbuf_init(&rb, args + args_length - size, size - 4);
+    for (uint32_t i = 0; i < desc->count; i++) {
+        desc->address[i] = sfs_rbuf_u64(&rb);
+        desc->length[i]  = sfs_rbuf_u64(&rb);
+    }
+    desc->deadline_ms = sfs_rbuf_u64(&rb);
+    return rb.error ? -EBADMSG : (long)(args_length - size);
 }

@@ -2,9 +2,11 @@
  * The stripefs wire protocol, shared by client and service.
  *
  * Every message is one UCX active message: its AM header is the fixed 64-byte
- * sfs_proto_hdr_t below; its data is the operation's arguments
- * (args_length bytes, encoded with sfs_buf.h) followed by the bulk payload
- * (payload_length bytes: file data, a map, directory entries). Requests and
+ * sfs_proto_hdr_t below, followed by the operation's arguments (args_length
+ * bytes, encoded with sfs_buf.h) when UCX allows a header that long; its
+ * data is the bulk payload (payload_length bytes: file data, a map,
+ * directory entries), preceded by the arguments when they did not fit in
+ * the header. Requests and
  * replies share the header layout; a reply has SFS_PROTO_FLAG_REPLY and the
  * request's id, and carries the result as a negative errno in `status`.
  *
@@ -27,6 +29,14 @@
 #define SFS_PROTO_ARGS_MAX   16384 /* largest argument block accepted */
 
 #define SFS_PROTO_FLAG_REPLY 0x1u
+/* Request: the arguments end with a direct-copy descriptor (where the
+ * requester wants its reply payload, see ucx_transport/sfs_tp_direct.c). */
+#define SFS_PROTO_FLAG_DIRECT 0x2u
+/* Reply: the payload (payload_length bytes) was copied straight into the
+ * requester's memory; the message carries none. */
+#define SFS_PROTO_FLAG_DELIVERED 0x4u
+#define SFS_PROTO_FLAGS_KNOWN                                                                      \
+    (SFS_PROTO_FLAG_REPLY | SFS_PROTO_FLAG_DIRECT | SFS_PROTO_FLAG_DELIVERED)
 
 /* Active message ids registered with UCX. */
 #define SFS_AM_ID_REQUEST 11
@@ -50,6 +60,7 @@
     _(PING, 3, ANY)        /* liveness / round-trip probe */                                       \
     _(NET_INFO, 4, ANY)    /* sessions this server has, with their transports */                   \
     _(BYE, 5, ANY)         /* the peer closes its session (no reply) */                            \
+    _(DIRECT, 6, ANY)      /* same-host proof of the client's pid (a unix datagram, not UCX) */    \
     _(REGISTER, 10, MGMT)  /* a server rank joins */                                               \
     _(HEARTBEAT, 11, MGMT) /* a server rank reports free space */                                  \
     _(GET_MAP, 12, MGMT)   /* nodes and targets with states */                                     \
@@ -283,6 +294,28 @@ typedef struct sfs_register_req {
 
 void sfs_proto_register_req_pack(sfs_wbuf_t *wb, const sfs_register_req_t *req);
 void sfs_proto_register_req_unpack(sfs_rbuf_t *rb, sfs_register_req_t *req);
+
+/* ---------------------------------------------------------------------- */
+/* Direct-copy descriptor (SFS_PROTO_FLAG_DIRECT): the last bytes of a      */
+/* request's arguments, count x (u64 address, u64 length), u64 deadline     */
+/* (CLOCK_MONOTONIC ms of the requester), u32 count.                        */
+
+#define SFS_PROTO_DIRECT_MAX_IOV 64
+
+typedef struct sfs_direct_desc {
+    uint32_t count;
+    uint64_t address[SFS_PROTO_DIRECT_MAX_IOV];
+    uint64_t length[SFS_PROTO_DIRECT_MAX_IOV];
+    uint64_t deadline_ms;
+} sfs_direct_desc_t;
+
+/* Bytes the descriptor of `count` buffers takes. */
+size_t sfs_proto_direct_desc_size(uint32_t count);
+void   sfs_proto_direct_desc_pack(sfs_wbuf_t *wb, const sfs_direct_desc_t *desc);
+/* Decode the descriptor at the end of `args`; returns the length of the
+ * arguments before it, or -EBADMSG (count 0 or over the maximum, or more
+ * than the arguments hold). */
+long sfs_proto_direct_desc_unpack(const uint8_t *args, size_t args_length, sfs_direct_desc_t *desc);
 
 /* Total bytes the extents of a request cover. */
 uint64_t sfs_chunk_req_bytes(const sfs_chunk_req_t *req);

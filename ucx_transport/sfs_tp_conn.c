@@ -153,6 +153,14 @@ static int sfs_tp_conn_hello(sfs_tp_conn_t *conn, uint32_t timeout_ms)
         goto out;
     }
     conn->authenticated = 1;
+    reply_args          = sfs_tp_rpc_reply_args(rpc, &reply_length);
+    if (reply_length >= 8) { /* the server's direct-copy socket */
+        uint64_t direct_id;
+
+        sfs_rbuf_init(&rb, reply_args, reply_length);
+        direct_id = sfs_rbuf_u64(&rb);
+        sfs_tp_direct_offer(conn, direct_id);
+    }
 out:
     sfs_tp_rpc_release(rpc);
     return rc;

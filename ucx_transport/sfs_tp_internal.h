@@ -19,6 +19,8 @@
 #define SFS_TP_MAX_PENDING_SESSIONS 1024
 #define SFS_TP_INLINE_IOV           8
 #define SFS_TP_DETAIL_MAX           512
+#define SFS_TP_DIRECT_MIN           (64u << 10) /* smaller replies go through UCX */
+#define SFS_TP_DIRECT_MAX_IOV       SFS_PROTO_DIRECT_MAX_IOV
 
 struct sfs_tp_worker {
     ucp_context_h context;
@@ -38,6 +40,7 @@ struct sfs_tp_worker {
     void                    *handler_arg;
     sfs_tp_session_end_cb_t  on_session_end;
     uint64_t                 max_payload;
+    size_t                   max_am_header; /* UCX's limit for the AM header */
     uint32_t                 max_request_rate;
     uint32_t                 rpc_timeout_ms;
     uint32_t                 spin_us;
@@ -56,6 +59,7 @@ struct sfs_tp_worker {
 
     int      bootstrap_fd;
     uint16_t bootstrap_port;
+    int      direct_fd; /* servers: same-host direct-copy proofs arrive here */
 
     pthread_mutex_t pool_lock;
     void           *pool[SFS_TP_POOL_CLASSES]; /* free lists */
@@ -84,6 +88,7 @@ struct sfs_tp_conn {
     sfs_list_t       rpcs; /* in flight */
     char             name[SFS_HOST_MAX];
     char             transports[256];
+    int              direct; /* the server may copy replies into our memory */
 };
 
 struct sfs_tp_rpc {
@@ -100,10 +105,13 @@ struct sfs_tp_rpc {
     int              recv_pending; /* a rendezvous receive is running */
     int              released;
     int              hashed;
+    int              direct_sent;     /* the request named our reply buffers */
+    int              reply_delivered; /* ... and the server copied into them */
 
-    uint8_t       hdr[SFS_PROTO_HDR_SIZE];
-    void         *args; /* copy of the argument block */
+    uint8_t      *head; /* packed header followed by a copy of the arguments */
+    uint8_t      *args; /* = head + SFS_PROTO_HDR_SIZE */
     size_t        args_length;
+    size_t        head_length; /* what goes in the AM header (sfs_tp_args_in_header) */
     ucp_dt_iov_t  send_iov_inline[SFS_TP_INLINE_IOV];
     ucp_dt_iov_t *send_iov;
     size_t        send_iov_count;
@@ -144,6 +152,7 @@ struct sfs_tp_session {
     uint64_t         created_ms;
     uint64_t         rate_window_ms; /* start of the current one-second window */
     uint32_t         rate_count;     /* requests in it */
+    uint32_t         direct_pid;     /* verified: replies may be copied into it (atomic) */
     char             transports[256];
 };
 
@@ -154,10 +163,15 @@ struct sfs_tp_request {
     uint8_t           packed_hdr[SFS_PROTO_HDR_SIZE];
     uint8_t          *data; /* args followed by payload (pooled) */
     size_t            data_length;
+    size_t            args_length; /* what the handler sees (without a direct descriptor) */
     int               replied;
+    struct iovec     *direct_iov; /* the requester's reply buffers */
+    size_t            direct_count;
+    uint64_t          direct_until_ms;  /* no direct copy after this */
+    uint64_t          delivered;        /* payload bytes copied directly */
+    int               delivered_marked; /* ... and the reply says so */
 
-    uint8_t          reply_hdr[SFS_PROTO_HDR_SIZE];
-    void            *reply_args;
+    uint8_t         *reply_head; /* packed header followed by the reply arguments */
     ucp_dt_iov_t     reply_iov_inline[SFS_TP_INLINE_IOV];
     ucp_dt_iov_t    *reply_iov;
     sfs_tp_post_cb_t release;
@@ -169,6 +183,18 @@ uint64_t sfs_tp_now_ms(void);
 void     sfs_tp_note_dropped(sfs_tp_worker_t *worker, const char *why);
 int      sfs_tp_ep_close(sfs_tp_worker_t *worker, ucp_ep_h ep, int force);
 void     sfs_tp_describe_transports(ucp_ep_h ep, char *buf, size_t buflen);
+/* Where a message's argument block travels. In the AM header, after the
+ * packed header, when UCX allows a header that large: the AM data is then
+ * the payload alone, and a payload in one piece goes as a contiguous buffer,
+ * which lets UCX use zero-copy rendezvous (CMA between processes of one
+ * host, RDMA) instead of copying it through bounce buffers. Otherwise
+ * (arguments near SFS_PROTO_ARGS_MAX) they lead the AM data. Receivers tell
+ * the two apart by the header length. */
+int sfs_tp_args_in_header(const sfs_tp_worker_t *worker, size_t args_length);
+/* A received message's header length and data length agree with its header
+ * (either layout); sets *args_p to where its argument block is. */
+int sfs_tp_message_layout(const sfs_proto_hdr_t *hdr, const void *header, size_t header_length,
+                          const void *data, size_t length, const uint8_t **args_p);
 /* Pack a header, with a MAC when `key` is given. */
 void sfs_tp_hdr_seal(const sfs_proto_hdr_t *hdr, const sfs_auth_key_t *key, const void *args,
                      size_t args_length, uint8_t packed[SFS_PROTO_HDR_SIZE]);
@@ -194,13 +220,31 @@ void              sfs_tp_session_put(sfs_tp_session_t *session);
 void              sfs_tp_session_close(sfs_tp_session_t *session, const char *why);
 void              sfs_tp_sessions_expire(sfs_tp_worker_t *worker, uint64_t now_ms);
 /* Send a message on a session's endpoint (replies). */
-int sfs_tp_session_send(sfs_tp_session_t *session, const uint8_t *packed_hdr,
+/* `head` (`head_length` bytes: the packed header, maybe the arguments) is
+ * the AM header; `iov` the data, sent as one contiguous buffer when
+ * iov_count is 1. */
+int sfs_tp_session_send(sfs_tp_session_t *session, const uint8_t *head, size_t head_length,
                         const ucp_dt_iov_t *iov, size_t iov_count, ucp_send_nbx_callback_t cb,
                         void *cb_arg, void **ucx_req_p);
 
 /* sfs_tp_request.c */
 ucs_status_t sfs_tp_am_request_cb(void *arg, const void *header, size_t header_length, void *data,
                                   size_t length, const ucp_am_recv_param_t *param);
+
+/* sfs_tp_direct.c */
+int      sfs_tp_direct_listen(sfs_tp_worker_t *worker);
+void     sfs_tp_direct_close(sfs_tp_worker_t *worker);
+void     sfs_tp_direct_recv(sfs_tp_worker_t *worker);
+uint64_t sfs_tp_direct_id(const sfs_tp_worker_t *worker); /* 0: none */
+/* After AUTH: prove our pid to a server on this host (sets conn->direct). */
+void   sfs_tp_direct_offer(sfs_tp_conn_t *conn, uint64_t server_id);
+int    sfs_tp_direct_wants(const sfs_tp_conn_t *conn, const struct iovec *iov, size_t count,
+                           int alloc_reply);
+size_t sfs_tp_direct_descriptor_size(size_t count);
+void   sfs_tp_direct_descriptor_pack(uint8_t *out, const struct iovec *iov, size_t count,
+                                     uint64_t deadline_ms);
+/* Strip the descriptor from a request's arguments into req->direct_*. */
+int sfs_tp_direct_descriptor_take(sfs_tp_request_t *req);
 
 /* sfs_tp_bootstrap.c */
 int  sfs_tp_bootstrap_listen(sfs_tp_worker_t *worker, uint16_t port);

@@ -19,7 +19,8 @@ static void sfs_tp_request_free(sfs_tp_request_t *req)
     if (req->reply_iov != req->reply_iov_inline) {
         free(req->reply_iov);
     }
-    free(req->reply_args);
+    free(req->reply_head);
+    free(req->direct_iov);
     sfs_tp_buf_put(req->worker, req->data);
     sfs_tp_session_put(req->session);
     free(req);
@@ -35,6 +36,10 @@ static void sfs_tp_request_dispatch(sfs_tp_request_t *req)
         sfs_warn("request %s from %s pid %u failed its integrity check: refused",
                  sfs_op_name(req->hdr.opcode), session->peer_host, session->peer_pid);
         sfs_tp_request_reply_error(req, -EACCES, "request failed its integrity check");
+        return;
+    }
+    if ((req->hdr.flags & SFS_PROTO_FLAG_DIRECT) && sfs_tp_direct_descriptor_take(req) != 0) {
+        sfs_tp_request_reply_error(req, -EBADMSG, "malformed direct-copy descriptor");
         return;
     }
     if (!worker->on_request) {
@@ -117,10 +122,14 @@ ucs_status_t sfs_tp_am_request_cb(void *arg, const void *header, size_t header_l
     sfs_tp_request_t   *req;
     ucp_request_param_t rparam;
     ucs_status_ptr_t    rreq;
+    const uint8_t      *args;
+    int                 args_in_header;
     int                 rc;
 
-    rc = sfs_proto_hdr_unpack(header, header_length, worker->max_payload, &hdr);
-    if (rc || (hdr.flags & SFS_PROTO_FLAG_REPLY)) {
+    rc = header_length < SFS_PROTO_HDR_SIZE
+             ? -EINVAL
+             : sfs_proto_hdr_unpack(header, SFS_PROTO_HDR_SIZE, worker->max_payload, &hdr);
+    if (rc || (hdr.flags & (SFS_PROTO_FLAG_REPLY | SFS_PROTO_FLAG_DELIVERED))) {
         sfs_tp_note_dropped(worker, rc == -EPROTO ? "wrong protocol magic or version"
                                                   : "malformed or oversized request header");
         sfs_tp_request_punish(worker, header, header_length,
@@ -128,21 +137,23 @@ ucs_status_t sfs_tp_am_request_cb(void *arg, const void *header, size_t header_l
                               "message");
         goto drop;
     }
-    if ((uint64_t)hdr.args_length + hdr.payload_length != length) {
+    if (sfs_tp_message_layout(&hdr, header, header_length, rndv ? NULL : data, length, &args) !=
+        0) {
         sfs_tp_note_dropped(worker, "request lengths disagree with the message");
         sfs_tp_request_punish(worker, header, header_length,
                               "sent a message whose lengths disagree with its header");
         goto drop;
     }
+    args_in_header = header_length > SFS_PROTO_HDR_SIZE;
     if (hdr.opcode == SFS_OP_HELLO || hdr.opcode == SFS_OP_AUTH) {
         if (rndv || hdr.payload_length) {
             sfs_tp_note_dropped(worker, "handshake message with a payload");
             goto drop;
         }
         if (hdr.opcode == SFS_OP_HELLO) {
-            sfs_tp_session_handle_hello(worker, &hdr, data, length);
+            sfs_tp_session_handle_hello(worker, &hdr, args, hdr.args_length);
         } else {
-            sfs_tp_session_handle_auth(worker, &hdr, header, data, length);
+            sfs_tp_session_handle_auth(worker, &hdr, header, args, hdr.args_length);
         }
         return UCS_OK;
     }
@@ -156,7 +167,7 @@ ucs_status_t sfs_tp_am_request_cb(void *arg, const void *header, size_t header_l
     }
     if (hdr.opcode == SFS_OP_BYE) {
         if (!rndv &&
-            sfs_auth_mac_check(&session->session_key, header, data, hdr.args_length) == 0) {
+            sfs_auth_mac_check(&session->session_key, header, args, hdr.args_length) == 0) {
             sfs_tp_session_close(session, "closed by the peer");
         }
         goto drop;
@@ -167,19 +178,25 @@ ucs_status_t sfs_tp_am_request_cb(void *arg, const void *header, size_t header_l
     req->worker  = worker;
     req->session = session;
     sfs_tp_session_get(session);
-    req->hdr = hdr;
+    req->hdr         = hdr;
+    req->args_length = hdr.args_length;
     memcpy(req->packed_hdr, header, SFS_PROTO_HDR_SIZE);
-    req->data_length = length;
-    req->data        = sfs_tp_buf_get(worker, length ? length : 1);
+    /* the handler sees the arguments followed by the payload, in one buffer */
+    req->data_length = (size_t)hdr.args_length + hdr.payload_length;
+    req->data        = sfs_tp_buf_get(worker, req->data_length ? req->data_length : 1);
     if (!req->data) {
-        sfs_error("out of memory for a %zu-byte %s request", length, sfs_op_name(hdr.opcode));
+        sfs_error("out of memory for a %zu-byte %s request", req->data_length,
+                  sfs_op_name(hdr.opcode));
         sfs_tp_session_put(session);
         free(req);
         goto drop;
     }
+    if (args_in_header) {
+        memcpy(req->data, args, hdr.args_length);
+    }
     if (!rndv) {
         if (length) {
-            memcpy(req->data, data, length);
+            memcpy(req->data + (args_in_header ? hdr.args_length : 0), data, length);
         }
         sfs_tp_request_dispatch(req);
         return UCS_OK;
@@ -190,7 +207,9 @@ ucs_status_t sfs_tp_am_request_cb(void *arg, const void *header, size_t header_l
     rparam.cb.recv_am = sfs_tp_request_recv_cb;
     rparam.user_data  = req;
     rparam.datatype   = ucp_dt_make_contig(1);
-    rreq              = ucp_am_recv_data_nbx(worker->ucp_worker, data, req->data, length, &rparam);
+    rreq =
+        ucp_am_recv_data_nbx(worker->ucp_worker, data,
+                             req->data + (args_in_header ? hdr.args_length : 0), length, &rparam);
     if (UCS_PTR_IS_ERR(rreq)) {
         sfs_debug("cannot receive a %s request: %s", sfs_op_name(hdr.opcode),
                   ucs_status_string(UCS_PTR_STATUS(rreq)));
@@ -218,7 +237,7 @@ uint32_t sfs_tp_request_opcode(const sfs_tp_request_t *req)
 
 const void *sfs_tp_request_args(const sfs_tp_request_t *req, size_t *length_p)
 {
-    *length_p = req->hdr.args_length;
+    *length_p = req->args_length;
     return req->data;
 }
 
@@ -261,6 +280,7 @@ void sfs_tp_request_reply(sfs_tp_request_t *req, int status, const void *args, s
     sfs_proto_hdr_t hdr;
     uint64_t        payload_length = 0;
     size_t          iov_count      = 0;
+    int             args_in_header;
     void           *sreq;
     int             rc;
 
@@ -278,7 +298,7 @@ void sfs_tp_request_reply(sfs_tp_request_t *req, int status, const void *args, s
         status        = -EMSGSIZE;
         payload_count = 0;
     }
-    if (status != 0) {
+    if (status != 0 || req->delivered_marked) {
         payload_count = 0; /* error replies carry their explanation only */
     }
     req->reply_iov = req->reply_iov_inline;
@@ -291,15 +311,20 @@ void sfs_tp_request_reply(sfs_tp_request_t *req, int status, const void *args, s
             args_length    = 0;
         }
     }
+    req->reply_head = malloc(SFS_PROTO_HDR_SIZE + args_length);
+    if (!req->reply_head) {
+        sfs_error("out of memory replying to %s", sfs_op_name(req->hdr.opcode));
+        if (release) {
+            release(release_arg);
+        }
+        sfs_tp_request_free(req);
+        return;
+    }
+    args_in_header = sfs_tp_args_in_header(req->worker, args_length);
     if (args_length) {
-        req->reply_args = malloc(args_length);
-        if (!req->reply_args) {
-            args_length   = 0;
-            status        = -ENOMEM;
-            payload_count = 0;
-        } else {
-            memcpy(req->reply_args, args, args_length);
-            req->reply_iov[iov_count].buffer   = req->reply_args;
+        memcpy(req->reply_head + SFS_PROTO_HDR_SIZE, args, args_length);
+        if (!args_in_header) {
+            req->reply_iov[iov_count].buffer   = req->reply_head + SFS_PROTO_HDR_SIZE;
             req->reply_iov[iov_count++].length = args_length;
         }
     }
@@ -322,10 +347,16 @@ void sfs_tp_request_reply(sfs_tp_request_t *req, int status, const void *args, s
     hdr.status         = status;
     hdr.sender         = req->worker->node_id;
     hdr.payload_length = payload_length;
-    sfs_tp_hdr_seal(&hdr, &req->session->session_key, req->reply_args, args_length, req->reply_hdr);
+    if (status == 0 && req->delivered_marked) {
+        hdr.flags |= SFS_PROTO_FLAG_DELIVERED;
+        hdr.payload_length = req->delivered;
+    }
+    sfs_tp_hdr_seal(&hdr, &req->session->session_key, req->reply_head + SFS_PROTO_HDR_SIZE,
+                    args_length, req->reply_head);
 
-    rc = sfs_tp_session_send(req->session, req->reply_hdr, req->reply_iov, iov_count,
-                             sfs_tp_request_reply_cb, req, &sreq);
+    rc = sfs_tp_session_send(req->session, req->reply_head,
+                             SFS_PROTO_HDR_SIZE + (args_in_header ? args_length : 0),
+                             req->reply_iov, iov_count, sfs_tp_request_reply_cb, req, &sreq);
     if (rc != 0 || sreq == NULL) {
         if (rc) {
             sfs_debug("cannot reply to %s from %s: peer gone", sfs_op_name(req->hdr.opcode),

@@ -22,7 +22,7 @@ static void sfs_tp_rpc_free(sfs_tp_rpc_t *rpc)
     if (rpc->send_iov != rpc->send_iov_inline) {
         free(rpc->send_iov);
     }
-    free(rpc->args);
+    free(rpc->head);
     free(rpc->reply_args);
     free(rpc->reply_payload);
     free(rpc->recv_iov);
@@ -138,13 +138,34 @@ int sfs_tp_rpc_start(sfs_tp_conn_t *conn, const sfs_tp_rpc_params_t *params, sfs
     rpc->cb_arg          = params->cb_arg;
     rpc->args_length     = params->args_length;
     sfs_list_init(&rpc->conn_list);
+    timeout_ms       = params->timeout_ms ? params->timeout_ms : worker->rpc_timeout_ms;
+    rpc->deadline_ms = sfs_tp_now_ms() + timeout_ms;
+    /* a large reply from a server on this host may be copied straight into
+     * the caller's buffers: name them, after the arguments */
+    rpc->direct_sent =
+        sfs_tp_direct_wants(conn, params->reply_iov, params->reply_iov_count,
+                            params->alloc_reply) &&
+        params->args_length + sfs_tp_direct_descriptor_size(params->reply_iov_count) <=
+            SFS_PROTO_ARGS_MAX;
+    if (rpc->direct_sent) {
+        rpc->args_length += sfs_tp_direct_descriptor_size(params->reply_iov_count);
+    }
+    rpc->head = malloc(SFS_PROTO_HDR_SIZE + rpc->args_length);
+    if (!rpc->head) {
+        free(rpc);
+        return -ENOMEM;
+    }
+    rpc->args = rpc->head + SFS_PROTO_HDR_SIZE;
     if (params->args_length) {
-        rpc->args = malloc(params->args_length);
-        if (!rpc->args) {
-            free(rpc);
-            return -ENOMEM;
-        }
         memcpy(rpc->args, params->args, params->args_length);
+    }
+    if (rpc->direct_sent) {
+        sfs_tp_direct_descriptor_pack(rpc->args + params->args_length, params->reply_iov,
+                                      params->reply_iov_count, rpc->deadline_ms);
+    }
+    rpc->head_length = SFS_PROTO_HDR_SIZE;
+    if (sfs_tp_args_in_header(worker, rpc->args_length)) {
+        rpc->head_length += rpc->args_length;
     }
     rpc->send_iov = rpc->send_iov_inline;
     if (params->payload_count + 1 > SFS_TP_INLINE_IOV) {
@@ -155,7 +176,7 @@ int sfs_tp_rpc_start(sfs_tp_conn_t *conn, const sfs_tp_rpc_params_t *params, sfs
             return -ENOMEM;
         }
     }
-    if (rpc->args_length) {
+    if (rpc->args_length && rpc->head_length == SFS_PROTO_HDR_SIZE) {
         rpc->send_iov[iov_count].buffer   = rpc->args;
         rpc->send_iov[iov_count++].length = rpc->args_length;
     }
@@ -171,16 +192,15 @@ int sfs_tp_rpc_start(sfs_tp_conn_t *conn, const sfs_tp_rpc_params_t *params, sfs
     hdr.magic          = SFS_PROTO_MAGIC;
     hdr.version        = SFS_PROTO_VERSION;
     hdr.opcode         = (uint16_t)params->opcode;
+    hdr.flags          = rpc->direct_sent ? SFS_PROTO_FLAG_DIRECT : 0;
     hdr.args_length    = (uint32_t)rpc->args_length;
     hdr.request_id     = rpc->request_id;
     hdr.session_id     = conn->session_id;
     hdr.sender         = worker->node_id;
     hdr.payload_length = payload_length;
     sfs_tp_hdr_seal(&hdr, conn->session_id ? &conn->session_key : NULL, rpc->args, rpc->args_length,
-                    rpc->hdr);
+                    rpc->head);
 
-    timeout_ms       = params->timeout_ms ? params->timeout_ms : worker->rpc_timeout_ms;
-    rpc->deadline_ms = sfs_tp_now_ms() + timeout_ms;
     sfs_hash_add(&worker->rpcs, &rpc->link, rpc->request_id);
     rpc->hashed = 1;
     sfs_list_add_tail(&conn->rpcs, &rpc->conn_list);
@@ -190,9 +210,16 @@ int sfs_tp_rpc_start(sfs_tp_conn_t *conn, const sfs_tp_rpc_params_t *params, sfs
         UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_DATATYPE;
     param.cb.send   = sfs_tp_rpc_send_cb;
     param.user_data = rpc;
-    param.datatype  = iov_count ? ucp_dt_make_iov() : ucp_dt_make_contig(1);
-    sreq            = ucp_am_send_nbx(conn->ep, SFS_AM_ID_REQUEST, rpc->hdr, SFS_PROTO_HDR_SIZE,
-                           iov_count ? (void *)rpc->send_iov : NULL, iov_count, &param);
+    if (iov_count == 1) {
+        /* one contiguous buffer: UCX may move it by zero-copy rendezvous */
+        param.datatype = ucp_dt_make_contig(1);
+        sreq           = ucp_am_send_nbx(conn->ep, SFS_AM_ID_REQUEST, rpc->head, rpc->head_length,
+                                         rpc->send_iov[0].buffer, rpc->send_iov[0].length, &param);
+    } else {
+        param.datatype = iov_count ? ucp_dt_make_iov() : ucp_dt_make_contig(1);
+        sreq           = ucp_am_send_nbx(conn->ep, SFS_AM_ID_REQUEST, rpc->head, rpc->head_length,
+                               iov_count ? (void *)rpc->send_iov : NULL, iov_count, &param);
+    }
     if (UCS_PTR_IS_ERR(sreq)) {
         int rc = -ECONNRESET;
 
@@ -347,6 +374,17 @@ static void sfs_tp_rpc_recv_cb(void *request, ucs_status_t status, size_t length
     sfs_tp_rpc_reply_complete(rpc);
 }
 
+/* Bytes the caller's reply buffers hold. */
+static uint64_t sfs_tp_rpc_payload_room(const sfs_tp_rpc_t *rpc)
+{
+    uint64_t room = 0;
+
+    for (size_t i = 0; i < rpc->reply_iov_count; i++) {
+        room += rpc->reply_iov[i].iov_len;
+    }
+    return room;
+}
+
 /* Build the receive iov for a reply payload of `length` bytes: into the
  * caller's reply iov (trimmed) or a fresh buffer. Returns the count (0 for
  * no payload) or a negative errno. */
@@ -393,10 +431,12 @@ ucs_status_t sfs_tp_am_reply_cb(void *arg, const void *header, size_t header_len
     sfs_tp_rpc_t       *rpc;
     ucp_request_param_t rparam;
     ucs_status_ptr_t    rreq;
-    size_t              max_iov;
+    const uint8_t      *args;
+    size_t              max_iov, used = 0;
     int                 count;
 
-    if (sfs_proto_hdr_unpack(header, header_length, UINT64_MAX, &hdr) != 0 ||
+    if (header_length < SFS_PROTO_HDR_SIZE ||
+        sfs_proto_hdr_unpack(header, SFS_PROTO_HDR_SIZE, UINT64_MAX, &hdr) != 0 ||
         !(hdr.flags & SFS_PROTO_FLAG_REPLY)) {
         sfs_tp_note_dropped(worker, "malformed reply header");
         goto drop;
@@ -412,7 +452,8 @@ ucs_status_t sfs_tp_am_reply_cb(void *arg, const void *header, size_t header_len
         sfs_tp_note_dropped(worker, "reply does not match its request");
         goto drop;
     }
-    if ((uint64_t)hdr.args_length + hdr.payload_length != length) {
+    if (sfs_tp_message_layout(&hdr, header, header_length, rndv ? NULL : data, length, &args) !=
+        0) {
         sfs_tp_rpc_fail(rpc, -EPROTO, "malformed reply to %s from %s (lengths disagree)",
                         sfs_op_name(rpc->opcode), rpc->conn->name);
         goto drop;
@@ -430,25 +471,42 @@ ucs_status_t sfs_tp_am_reply_cb(void *arg, const void *header, size_t header_len
         sfs_tp_rpc_fail(rpc, -ENOMEM, "out of memory receiving a reply");
         goto drop;
     }
-    rpc->recv_iov[0].buffer = rpc->reply_args;
-    rpc->recv_iov[0].length = hdr.args_length;
-    count                   = hdr.status == 0
-                                  ? sfs_tp_rpc_payload_iov(rpc, hdr.payload_length, rpc->recv_iov + 1, max_iov - 1)
-                                  : 0;
+    if (hdr.flags & SFS_PROTO_FLAG_DELIVERED) {
+        /* the payload is already in our buffers (sfs_tp_direct.c) */
+        if (!rpc->direct_sent || hdr.status != 0 || rndv ||
+            sfs_tp_rpc_payload_room(rpc) < hdr.payload_length) {
+            sfs_tp_rpc_fail(rpc, -EPROTO,
+                            "reply to %s from %s claims a direct copy it could not make",
+                            sfs_op_name(rpc->opcode), rpc->conn->name);
+            goto drop;
+        }
+        if (hdr.args_length) {
+            memcpy(rpc->reply_args, args, hdr.args_length);
+        }
+        rpc->reply_delivered = 1;
+        sfs_tp_rpc_reply_complete(rpc);
+        return UCS_OK;
+    }
+    if (header_length > SFS_PROTO_HDR_SIZE) {
+        memcpy(rpc->reply_args, args, hdr.args_length); /* they came in the header */
+    } else if (hdr.args_length) {
+        rpc->recv_iov[used].buffer   = rpc->reply_args;
+        rpc->recv_iov[used++].length = hdr.args_length;
+    }
+    count = hdr.status == 0 ? sfs_tp_rpc_payload_iov(rpc, hdr.payload_length, rpc->recv_iov + used,
+                                                     max_iov - used)
+                            : 0;
     if (count < 0) {
         sfs_tp_rpc_fail(rpc, count, "reply to %s from %s: payload of %lu bytes does not fit",
                         sfs_op_name(rpc->opcode), rpc->conn->name,
                         (unsigned long)hdr.payload_length);
         goto drop;
     }
+    used += (size_t)count;
     if (!rndv) {
         const uint8_t *src = data;
 
-        if (hdr.args_length) {
-            memcpy(rpc->reply_args, src, hdr.args_length);
-        }
-        src += hdr.args_length;
-        for (int i = 1; i <= count; i++) {
+        for (size_t i = 0; i < used; i++) {
             memcpy(rpc->recv_iov[i].buffer, src, rpc->recv_iov[i].length);
             src += rpc->recv_iov[i].length;
         }
@@ -464,17 +522,14 @@ ucs_status_t sfs_tp_am_reply_cb(void *arg, const void *header, size_t header_len
         UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_DATATYPE;
     rparam.cb.recv_am = sfs_tp_rpc_recv_cb;
     rparam.user_data  = rpc;
-    rparam.datatype   = ucp_dt_make_iov();
-    {
-        /* UCX dislikes zero-length iov entries: skip an empty argument block */
-        ucp_dt_iov_t *iov   = rpc->recv_iov;
-        size_t        total = (size_t)count + 1;
-
-        if (hdr.args_length == 0) {
-            iov++;
-            total--;
-        }
-        rreq = ucp_am_recv_data_nbx(worker->ucp_worker, data, iov, total, &rparam);
+    if (used == 1) {
+        /* one contiguous destination: UCX may fetch it by zero-copy rendezvous */
+        rparam.datatype = ucp_dt_make_contig(1);
+        rreq            = ucp_am_recv_data_nbx(worker->ucp_worker, data, rpc->recv_iov[0].buffer,
+                                               rpc->recv_iov[0].length, &rparam);
+    } else {
+        rparam.datatype = ucp_dt_make_iov();
+        rreq = ucp_am_recv_data_nbx(worker->ucp_worker, data, rpc->recv_iov, used, &rparam);
     }
     if (UCS_PTR_IS_ERR(rreq)) {
         sfs_tp_rpc_fail(rpc, -ECONNRESET, "cannot receive the reply to %s from %s: %s",

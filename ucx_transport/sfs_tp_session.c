@@ -121,7 +121,7 @@ static void sfs_tp_session_send_cb(void *request, ucs_status_t status, void *use
     ucp_request_free(request);
 }
 
-int sfs_tp_session_send(sfs_tp_session_t *session, const uint8_t *packed_hdr,
+int sfs_tp_session_send(sfs_tp_session_t *session, const uint8_t *head, size_t head_length,
                         const ucp_dt_iov_t *iov, size_t iov_count, ucp_send_nbx_callback_t cb,
                         void *cb_arg, void **ucx_req_p)
 {
@@ -137,9 +137,16 @@ int sfs_tp_session_send(sfs_tp_session_t *session, const uint8_t *packed_hdr,
         UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_DATATYPE;
     param.cb.send   = cb;
     param.user_data = cb_arg;
-    param.datatype  = iov_count ? ucp_dt_make_iov() : ucp_dt_make_contig(1);
-    sreq            = ucp_am_send_nbx(session->ep, SFS_AM_ID_REPLY, packed_hdr, SFS_PROTO_HDR_SIZE,
-                           iov_count ? (void *)iov : NULL, iov_count, &param);
+    if (iov_count == 1) {
+        /* one contiguous buffer: UCX may move it by zero-copy rendezvous */
+        param.datatype = ucp_dt_make_contig(1);
+        sreq = ucp_am_send_nbx(session->ep, SFS_AM_ID_REPLY, head, head_length, iov[0].buffer,
+                               iov[0].length, &param);
+    } else {
+        param.datatype = iov_count ? ucp_dt_make_iov() : ucp_dt_make_contig(1);
+        sreq           = ucp_am_send_nbx(session->ep, SFS_AM_ID_REPLY, head, head_length,
+                               iov_count ? (void *)iov : NULL, iov_count, &param);
+    }
     if (UCS_PTR_IS_ERR(sreq)) {
         return -ECONNRESET;
     }
@@ -163,6 +170,7 @@ static void sfs_tp_session_reply_small(sfs_tp_session_t *session, const sfs_prot
     uint8_t             *block   = malloc(tail_at + sizeof(sfs_tp_small_tail_t));
     sfs_tp_small_tail_t *tail;
     void                *sreq;
+    int                  rc;
 
     if (!block) {
         return;
@@ -186,8 +194,14 @@ static void sfs_tp_session_reply_small(sfs_tp_session_t *session, const sfs_prot
     tail->iov.length = args_length;
     tail->worker     = session->worker;
     tail->block      = block;
-    if (sfs_tp_session_send(session, block, &tail->iov, args_length ? 1 : 0, sfs_tp_session_send_cb,
-                            tail, &sreq) != 0) {
+    if (sfs_tp_args_in_header(session->worker, args_length)) {
+        rc = sfs_tp_session_send(session, block, SFS_PROTO_HDR_SIZE + args_length, NULL, 0,
+                                 sfs_tp_session_send_cb, tail, &sreq);
+    } else {
+        rc = sfs_tp_session_send(session, block, SFS_PROTO_HDR_SIZE, &tail->iov,
+                                 args_length ? 1 : 0, sfs_tp_session_send_cb, tail, &sreq);
+    }
+    if (rc != 0) {
         free(block);
         return;
     }
@@ -286,6 +300,7 @@ void sfs_tp_session_handle_auth(sfs_tp_worker_t *worker, const sfs_proto_hdr_t *
     uint8_t           expected[SFS_PROOF_SIZE];
     uint8_t           out[256];
     size_t            out_length;
+    sfs_wbuf_t        wb;
     sfs_rbuf_t        rb;
 
     if (!session || session->authenticated) {
@@ -313,7 +328,10 @@ void sfs_tp_session_handle_auth(sfs_tp_worker_t *worker, const sfs_proto_hdr_t *
     sfs_tp_describe_transports(session->ep, session->transports, sizeof(session->transports));
     sfs_debug("session %016lx: %s pid %u (%s) authenticated over %s", (unsigned long)session->id,
               session->peer_host, session->peer_pid, session->peer_program, session->transports);
-    sfs_tp_session_reply_small(session, hdr, 0, NULL, 0, &session->session_key);
+    /* the reply names our direct-copy socket (0: none), see sfs_tp_direct.c */
+    sfs_wbuf_init(&wb, out, sizeof(out));
+    sfs_wbuf_u64(&wb, sfs_tp_direct_id(worker));
+    sfs_tp_session_reply_small(session, hdr, 0, out, wb.length, &session->session_key);
 }
 
 uint32_t sfs_tp_session_peer_kind(const sfs_tp_session_t *session)

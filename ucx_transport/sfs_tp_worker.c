@@ -93,6 +93,28 @@ void sfs_tp_hdr_seal(const sfs_proto_hdr_t *hdr, const sfs_auth_key_t *key, cons
     }
 }
 
+int sfs_tp_args_in_header(const sfs_tp_worker_t *worker, size_t args_length)
+{
+    return args_length && SFS_PROTO_HDR_SIZE + args_length <= worker->max_am_header;
+}
+
+int sfs_tp_message_layout(const sfs_proto_hdr_t *hdr, const void *header, size_t header_length,
+                          const void *data, size_t length, const uint8_t **args_p)
+{
+    /* a directly delivered payload is not in the message */
+    uint64_t carried = (hdr->flags & SFS_PROTO_FLAG_DELIVERED) ? 0 : hdr->payload_length;
+
+    if (header_length == SFS_PROTO_HDR_SIZE + (size_t)hdr->args_length && hdr->args_length) {
+        *args_p = (const uint8_t *)header + SFS_PROTO_HDR_SIZE;
+        return length == carried ? 0 : -EPROTO;
+    }
+    *args_p = data;
+    if (header_length != SFS_PROTO_HDR_SIZE) {
+        return -EPROTO;
+    }
+    return (uint64_t)hdr->args_length + carried == length ? 0 : -EPROTO;
+}
+
 void sfs_tp_describe_transports(ucp_ep_h ep, char *buf, size_t buflen)
 {
     char  *text = NULL;
@@ -269,6 +291,7 @@ int sfs_tp_worker_create(const sfs_tp_worker_params_t *params, sfs_tp_worker_t *
     worker->event_fd        = -1;
     worker->epoll_fd        = -1;
     worker->bootstrap_fd    = -1;
+    worker->direct_fd       = -1;
     worker->next_request_id = 1;
     sfs_list_init(&worker->conns);
     sfs_list_init(&worker->session_list);
@@ -325,6 +348,7 @@ int sfs_tp_worker_create(const sfs_tp_worker_params_t *params, sfs_tp_worker_t *
     }
     worker->address        = attr.address;
     worker->address_length = attr.address_length;
+    worker->max_am_header  = attr.max_am_header;
     if (attr.max_am_header < SFS_PROTO_HDR_SIZE) {
         rc = sfs_error_set(-EOPNOTSUPP, "UCX allows only %zu bytes of AM header, need %d",
                            attr.max_am_header, SFS_PROTO_HDR_SIZE);
@@ -380,6 +404,12 @@ int sfs_tp_worker_create(const sfs_tp_worker_params_t *params, sfs_tp_worker_t *
             goto err_close_bootstrap;
         }
     }
+    if (worker->on_request) { /* servers take same-host direct-copy proofs */
+        sfs_tp_direct_listen(worker);
+        if (worker->direct_fd >= 0 && sfs_tp_epoll_add(worker, worker->direct_fd) != 0) {
+            sfs_tp_direct_close(worker);
+        }
+    }
     sfs_debug("worker %p: node %u on %s, address %zu bytes", (void *)worker, worker->node_id,
               worker->host, worker->address_length);
     *worker_p = worker;
@@ -387,6 +417,7 @@ int sfs_tp_worker_create(const sfs_tp_worker_params_t *params, sfs_tp_worker_t *
 
 err_close_bootstrap:
     sfs_tp_bootstrap_close(worker);
+    sfs_tp_direct_close(worker);
 err_close_fds:
     if (worker->epoll_fd >= 0) {
         close(worker->epoll_fd);
@@ -442,6 +473,7 @@ static void sfs_tp_run_timers(sfs_tp_worker_t *worker)
     if (worker->bootstrap_fd >= 0) {
         sfs_tp_bootstrap_accept(worker);
     }
+    sfs_tp_direct_recv(worker);
     sfs_tp_rpcs_check_deadlines(worker, now);
     sfs_tp_sessions_expire(worker, now);
 }
@@ -504,6 +536,8 @@ int sfs_tp_worker_progress(sfs_tp_worker_t *worker, int timeout_ms)
                 sfs_tp_drain_eventfd(worker);
             } else if (events[i].data.fd == worker->bootstrap_fd) {
                 sfs_tp_bootstrap_accept(worker);
+            } else if (events[i].data.fd == worker->direct_fd) {
+                sfs_tp_direct_recv(worker);
             }
         }
         /* after a wakeup, spin again briefly: more is likely on its way */
@@ -571,6 +605,7 @@ void sfs_tp_worker_destroy(sfs_tp_worker_t *worker)
         return;
     }
     sfs_tp_bootstrap_close(worker);
+    sfs_tp_direct_close(worker);
     sfs_list_for_each_safe(elem, tmp, &worker->conns)
     {
         sfs_tp_conn_destroy(sfs_container_of(elem, sfs_tp_conn_t, list));

@@ -51,7 +51,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *input, size_t size)
     data   = input + 1;
     length = size - 1;
     sfs_rbuf_init(&rb, data, length);
-    switch (which % 12) {
+    switch (which % 13) {
     case 0: {
         sfs_proto_hdr_t hdr;
 
@@ -175,6 +175,34 @@ int LLVMFuzzerTestOneInput(const uint8_t *input, size_t size)
         sfs_auth_req_t auth;
 
         sfs_proto_auth_req_unpack(&rb, &auth);
+        break;
+    }
+    case 11: {
+        /* the direct-copy descriptor at the end of a request's arguments */
+        sfs_direct_desc_t *desc = malloc(sizeof(*desc));
+        long               before;
+
+        if (desc) {
+            before = sfs_proto_direct_desc_unpack(data, length, desc);
+            if (before >= 0) {
+                if ((size_t)before + sfs_proto_direct_desc_size(desc->count) != length) {
+                    abort();
+                }
+                uint8_t   *out = malloc(length);
+                sfs_wbuf_t wb;
+
+                if (out) { /* it encodes again to the same bytes */
+                    sfs_wbuf_init(&wb, out, length);
+                    sfs_proto_direct_desc_pack(&wb, desc);
+                    if (wb.error || wb.length != length - (size_t)before ||
+                        memcmp(out, data + before, wb.length) != 0) {
+                        abort();
+                    }
+                    free(out);
+                }
+            }
+            free(desc);
+        }
         break;
     }
     default: {

@@ -7,6 +7,9 @@
  *   - a request with a forged MAC
  *   - a replayed AUTH (proof of an earlier handshake), a forged AUTH,
  *     an AUTH for a session that does not exist
+ *   - a session that claims another process's pid and asks for its reads
+ *     to be copied into that process (same-host direct copies): refused,
+ *     the other process's memory is untouched; an honest session gets them
  *
  *   sfs_wire_attack HOST PORT CONNAUTH
  * Exit 0 when every attack was refused and the server kept serving.
@@ -17,9 +20,11 @@
 #include "sfs_errno.h"
 #include "sfs_log.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static int              failures;
@@ -207,7 +212,8 @@ static void attack_bad_arguments(void)
 }
 
 /* A handshake by hand, to replay and forge its last step. */
-static int hello_by_hand(sfs_tp_conn_t **conn_p, sfs_hello_req_t *hello, sfs_hello_reply_t *reply)
+static int hello_by_hand_as(sfs_tp_conn_t **conn_p, sfs_hello_req_t *hello,
+                            sfs_hello_reply_t *reply, uint32_t pid)
 {
     ucp_ep_params_t     ep_params;
     sfs_tp_conn_t      *conn = calloc(1, sizeof(*conn));
@@ -234,7 +240,7 @@ static int hello_by_hand(sfs_tp_conn_t **conn_p, sfs_hello_req_t *hello, sfs_hel
     sfs_list_add_tail(&worker->conns, &conn->list);
     memset(hello, 0, sizeof(*hello));
     hello->peer_kind = SFS_PEER_CLIENT;
-    hello->pid       = (uint32_t)getpid();
+    hello->pid       = pid;
     snprintf(hello->host, sizeof(hello->host), "attacker");
     snprintf(hello->program, sizeof(hello->program), "sfs_wire_attack");
     sfs_auth_random(hello->nonce, sizeof(hello->nonce));
@@ -261,6 +267,13 @@ static int hello_by_hand(sfs_tp_conn_t **conn_p, sfs_hello_req_t *hello, sfs_hel
     return rc;
 }
 
+static int hello_by_hand(sfs_tp_conn_t **conn_p, sfs_hello_req_t *hello, sfs_hello_reply_t *reply)
+{
+    return hello_by_hand_as(conn_p, hello, reply, (uint32_t)getpid());
+}
+
+static uint64_t direct_id; /* from the last accepted AUTH reply */
+
 static int auth_by_hand(sfs_tp_conn_t *conn, const uint8_t proof[SFS_PROOF_SIZE])
 {
     sfs_auth_req_t      auth;
@@ -279,6 +292,14 @@ static int auth_by_hand(sfs_tp_conn_t *conn, const uint8_t proof[SFS_PROOF_SIZE]
     params.args_length = wb.length;
     params.timeout_ms  = 3000;
     rc                 = sfs_tp_call(conn, &params, &rpc);
+    if (rc == 0) {
+        size_t      length;
+        const void *reply = sfs_tp_rpc_reply_args(rpc, &length);
+        sfs_rbuf_t  rb;
+
+        sfs_rbuf_init(&rb, reply, length);
+        direct_id = length >= 8 ? sfs_rbuf_u64(&rb) : 0;
+    }
     sfs_tp_rpc_release(rpc);
     return rc;
 }
@@ -318,6 +339,120 @@ static void attack_handshakes(void)
     CHECK(honest_ping() == 0, "the server still serves honest clients");
 }
 
+/* A 128 KiB READ of a chunk file that does not exist (zeros) into `buf`;
+ * *delivered_p says whether the server copied it straight into our memory. */
+#define DIRECT_READ_SIZE (128u << 10)
+static int read_into(sfs_tp_conn_t *conn, void *buf, int *delivered_p)
+{
+    sfs_chunk_req_t    *chunk = calloc(1, sizeof(*chunk));
+    uint8_t             args[256];
+    struct iovec        iov = {.iov_base = buf, .iov_len = DIRECT_READ_SIZE};
+    sfs_tp_rpc_params_t params;
+    sfs_tp_rpc_t       *rpc;
+    sfs_wbuf_t          wb;
+    int                 rc;
+
+    chunk->target_id         = 101;
+    chunk->entry_id          = 0x5eed5eed5eedull;
+    chunk->extent_count      = 1;
+    chunk->extents[0].length = DIRECT_READ_SIZE;
+    sfs_wbuf_init(&wb, args, sizeof(args));
+    sfs_proto_chunk_req_pack(&wb, SFS_OP_READ, chunk);
+    free(chunk);
+    memset(&params, 0, sizeof(params));
+    params.opcode          = SFS_OP_READ;
+    params.args            = args;
+    params.args_length     = wb.length;
+    params.reply_iov       = &iov;
+    params.reply_iov_count = 1;
+    params.timeout_ms      = 5000;
+    rc                     = sfs_tp_call(conn, &params, &rpc);
+    *delivered_p           = rpc && rpc->reply_delivered;
+    sfs_tp_rpc_release(rpc);
+    return rc;
+}
+
+static void settle(int ms)
+{
+    for (int i = 0; i < ms; i++) {
+        sfs_tp_worker_progress(worker, 1);
+    }
+}
+
+static uint8_t victim_buf[DIRECT_READ_SIZE]; /* same address in the forked victim */
+
+static void attack_direct_copies(void)
+{
+    sfs_hello_req_t   hello;
+    sfs_hello_reply_t reply;
+    sfs_tp_conn_t    *conn;
+    uint8_t           proof[SFS_PROOF_SIZE];
+    uint8_t          *own = malloc(DIRECT_READ_SIZE);
+    int               to_victim[2], delivered = 0, status = 0, rc;
+    pid_t             victim;
+
+    /* honest: a session on this host gets its read copied in directly */
+    rc = sfs_tp_conn_create(worker, address, address_length, "server", 5000, &conn);
+    if (rc || !own) {
+        CHECK(0, "connect: %s", sfs_error_detail());
+        free(own);
+        return;
+    }
+    settle(300); /* let the server take our pid proof */
+    memset(own, 0xab, DIRECT_READ_SIZE);
+    rc = read_into(conn, own, &delivered);
+    CHECK(rc == 0 && delivered && own[0] == 0 && own[DIRECT_READ_SIZE - 1] == 0,
+          "an honest same-host session gets its 128 KiB read copied in directly (%s, %s)",
+          sfs_strerror(rc), delivered ? "delivered" : "not delivered");
+    sfs_tp_conn_destroy(conn);
+
+    /* forged: claim a victim's pid; the proof comes from us */
+    memset(victim_buf, 0xab, sizeof(victim_buf));
+    if (pipe(to_victim) != 0) {
+        CHECK(0, "pipe: %s", strerror(errno));
+        free(own);
+        return;
+    }
+    victim = fork();
+    if (victim == 0) {
+        char go;
+
+        close(to_victim[1]);
+        if (read(to_victim[0], &go, 1) != 1) {
+            _exit(3);
+        }
+        for (size_t i = 0; i < sizeof(victim_buf); i++) {
+            if (victim_buf[i] != 0xab) {
+                _exit(1);
+            }
+        }
+        _exit(0);
+    }
+    close(to_victim[0]);
+    rc = hello_by_hand_as(&conn, &hello, &reply, (uint32_t)victim);
+    sfs_auth_client_proof(&worker->key, hello.nonce, reply.nonce, reply.session_id, proof);
+    rc = rc ? rc : auth_by_hand(conn, proof);
+    CHECK(rc == 0 && direct_id != 0,
+          "a session claiming pid %d authenticates (the server "
+          "offers direct copies)",
+          (int)victim);
+    sfs_tp_direct_offer(conn, direct_id);
+    settle(300);
+    rc = read_into(conn, victim_buf, &delivered);
+    CHECK(rc == 0 && !delivered, "its read is answered through UCX, not copied into pid %d (%s)",
+          (int)victim, sfs_strerror(rc));
+    if (write(to_victim[1], "x", 1) != 1 || waitpid(victim, &status, 0) != victim) {
+        kill(victim, SIGKILL);
+        status = -1;
+    }
+    close(to_victim[1]);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+          "the victim process's memory is untouched (status %d)", status);
+    sfs_tp_conn_destroy(conn);
+    free(own);
+    CHECK(honest_ping() == 0, "the server still serves honest clients");
+}
+
 int main(int argc, char **argv)
 {
     sfs_tp_worker_params_t params;
@@ -350,6 +485,7 @@ int main(int argc, char **argv)
     attack_malformed_headers();
     attack_bad_arguments();
     attack_handshakes();
+    attack_direct_copies();
     free(address);
     sfs_tp_worker_destroy(worker);
     printf("%d check%s failed\n", failures, failures == 1 ? "" : "s");
