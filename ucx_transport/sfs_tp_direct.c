@@ -289,6 +289,24 @@ int sfs_tp_request_can_deliver(const sfs_tp_request_t *req, uint64_t length)
            __atomic_load_n(&req->session->direct_pid, __ATOMIC_ACQUIRE) != 0;
 }
 
+/* The part of `in` after its first `skip` bytes, into `out`; the count. */
+static size_t sfs_tp_iov_skip(const struct iovec *in, size_t count, uint64_t skip,
+                              struct iovec *out)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < count; i++) {
+        if (skip >= in[i].iov_len) {
+            skip -= in[i].iov_len;
+            continue;
+        }
+        out[n].iov_base  = (uint8_t *)in[i].iov_base + skip;
+        out[n++].iov_len = in[i].iov_len - skip;
+        skip             = 0;
+    }
+    return n;
+}
+
 int sfs_tp_request_deliver(sfs_tp_request_t *req, const struct iovec *payload, size_t count)
 {
     pid_t        pid = (pid_t)__atomic_load_n(&req->session->direct_pid, __ATOMIC_ACQUIRE);
@@ -316,31 +334,13 @@ int sfs_tp_request_deliver(sfs_tp_request_t *req, const struct iovec *payload, s
     }
     while (done < total) {
         struct iovec local_left[SFS_TP_DIRECT_MAX_IOV], remote_left[SFS_TP_DIRECT_MAX_IOV];
-        size_t       nl = 0, nr = 0;
-        uint64_t     skip = done;
+        size_t       nl, nr;
         ssize_t      n;
 
         /* after a partial copy, go on from where it stopped */
-        for (size_t i = 0; i < count; i++) {
-            if (skip >= payload[i].iov_len) {
-                skip -= payload[i].iov_len;
-                continue;
-            }
-            local_left[nl].iov_base  = (uint8_t *)payload[i].iov_base + skip;
-            local_left[nl++].iov_len = payload[i].iov_len - skip;
-            skip                     = 0;
-        }
-        skip = done;
-        for (size_t i = 0; i < remote_count; i++) {
-            if (skip >= remote[i].iov_len) {
-                skip -= remote[i].iov_len;
-                continue;
-            }
-            remote_left[nr].iov_base  = (uint8_t *)remote[i].iov_base + skip;
-            remote_left[nr++].iov_len = remote[i].iov_len - skip;
-            skip                      = 0;
-        }
-        n = process_vm_writev(pid, local_left, nl, remote_left, nr, 0);
+        nl = sfs_tp_iov_skip(payload, count, done, local_left);
+        nr = sfs_tp_iov_skip(remote, remote_count, done, remote_left);
+        n  = process_vm_writev(pid, local_left, nl, remote_left, nr, 0);
         if (n <= 0) {
             if (n < 0 && (errno == EPERM || errno == ESRCH)) {
                 /* not allowed to, or gone: no more tries on this session */
