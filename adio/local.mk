@@ -36,16 +36,23 @@ ADIO_CLIENT_LIBS = .libs/libsfs_client.a .libs/libsfs_cluster.a .libs/libsfs_tra
 	$(UCX_LIBS) -lucp $(SODIUM_LIBS) $(YAML_LIBS)
 ADIO_CLIENT_DEPS = libsfs_client.la $(SFS_CORE_LIBS)
 
-ADIO_ROMIO_DIR_OMPI  = $(abs_top_builddir)/_romio/openmpi
-ADIO_ROMIO_DIR_MPICH = $(abs_top_builddir)/_romio/mpich
+# ROMIO_BUILD is $(abs_top_builddir)/_romio unless configure was given
+# --with-romio-build=DIR: build trees can share one ROMIO build (ci/run-tests.sh
+# points the sanitizer build at the main build's).
+ADIO_ROMIO_DIR = $(ROMIO_BUILD)
+ADIO_ROMIO_DIR_OMPI  = $(ADIO_ROMIO_DIR)/openmpi
+ADIO_ROMIO_DIR_MPICH = $(ADIO_ROMIO_DIR)/mpich
 ADIO_OBJS_OMPI  = $(ADIO_DRIVER_SRCS:.c=.ompi.o)
 ADIO_OBJS_MPICH = $(ADIO_DRIVER_SRCS:.c=.mpich.o)
 
-# The driver is built with the project's warnings, but never with sanitizers:
-# the library is preloaded into programs that do not carry their runtime.
+# The driver is built with the project's warnings and, in a sanitizer build
+# (--enable-sanitizers), with the sanitizers, like the client library linked
+# into it; ROMIO itself is never instrumented. Such a library needs the
+# AddressSanitizer runtime loaded first into the (uninstrumented) programs it
+# is preloaded into: stripefs-run does that when the library depends on it.
 ADIO_DRIVER_CFLAGS = $(AM_CPPFLAGS) $(CPPFLAGS) $(SFS_CFLAGS) $(CFLAGS) -fPIC
 ADIO_LINK_FLAGS = -shared -Wl,--version-script=$(srcdir)/adio/exports.map \
-	-Wl,--no-undefined -Wl,-z,now $(LDFLAGS)
+	-Wl,--no-undefined -Wl,-z,now $(SFS_LDFLAGS) $(LDFLAGS)
 
 # "echo" when silent (one line per flavour), "set -x" output when V=1
 adio_v_quiet = $(adio_v_quiet_@AM_V@)
@@ -69,7 +76,7 @@ $(ADIO_ROMIO_DIR_MPICH)/romio.stamp: adio-romio-force
 
 # Compile every driver file for one flavour: $$flavour, $$cc, $$romio, $$suffix.
 adio_compile_driver = \
-	cflags=`echo '$(ADIO_DRIVER_CFLAGS)' | sed 's/-fsanitize=[^ ]*//g; s/-fno-sanitize-recover=[^ ]*//g'`; \
+	cflags='$(ADIO_DRIVER_CFLAGS)'; \
 	for src in $(ADIO_DRIVER_SRCS); do \
 	    obj=`echo $$src | sed "s/\.c$$/.$$suffix.o/"`; \
 	    $(MKDIR_P) `dirname $$obj` || exit 1; \
@@ -95,15 +102,10 @@ adio/libstripefs-mpiio-mpich.so: $(ADIO_ROMIO_DIR_MPICH)/romio.stamp $(ADIO_DRIV
 
 # Installed into $(libdir) under the names "-lstripefs-mpiio" and
 # "-lstripefs-mpiio-mpich" find (see stripefs-run --print-ldflags).
-# A sanitizer build leaves the library out: it is preloaded into programs
-# that do not carry the sanitizer runtime.
 adiolibdir = $(libdir)
-nodist_adiolib_DATA =
-if !SANITIZERS
-nodist_adiolib_DATA += adio/libstripefs-mpiio.so
+nodist_adiolib_DATA = adio/libstripefs-mpiio.so
 if BUILD_MPICH
 nodist_adiolib_DATA += adio/libstripefs-mpiio-mpich.so
-endif
 endif
 CLEANFILES += adio/libstripefs-mpiio.so $(ADIO_OBJS_OMPI) \
 	adio/libstripefs-mpiio-mpich.so $(ADIO_OBJS_MPICH)
@@ -123,12 +125,15 @@ tools/stripefs-run: $(srcdir)/tools/stripefs-run.in Makefile
 	    $(srcdir)/tools/stripefs-run.in >$@.tmp && chmod +x $@.tmp && mv $@.tmp $@
 
 # ROMIO's build trees are a cache keyed by their stamp: "make clean" keeps
-# them (a rebuild costs minutes), "make distclean" removes them.
+# them (a rebuild costs minutes), "make distclean" removes them, unless they
+# are another build tree's (configure --with-romio-build).
 .PHONY: adio-distclean-local
 distclean-local: adio-distclean-local
 adio-distclean-local:
-	-rm -rf $(ADIO_ROMIO_DIR_OMPI) $(ADIO_ROMIO_DIR_MPICH)
-	-rmdir $(abs_top_builddir)/_romio 2>/dev/null || :
+	-test '$(ADIO_ROMIO_DIR)' != '$(abs_top_builddir)/_romio' || \
+	    rm -rf $(ADIO_ROMIO_DIR_OMPI) $(ADIO_ROMIO_DIR_MPICH)
+	-test '$(ADIO_ROMIO_DIR)' != '$(abs_top_builddir)/_romio' || \
+	    rmdir $(ADIO_ROMIO_DIR) 2>/dev/null || :
 
 EXTRA_DIST += adio/build-romio.sh adio/exports.map adio/romio-patches \
 	$(ADIO_DRIVER_SRCS) $(ADIO_DRIVER_HDRS) tools/stripefs-run.in tests/romio

@@ -5,10 +5,10 @@
 # It does not link the client library: it dlopens libstripefs.so (built
 # next to it) on the first stripefs path, so that UCX is loaded only into
 # processes that use stripefs (see sfs_preload.h).
-# Not in a sanitizer build: it is preloaded into uninstrumented programs.
-if !SANITIZERS
+# In a sanitizer build it is instrumented too, and the programs it is
+# preloaded into need the AddressSanitizer runtime preloaded before it
+# (tests/preload/preload_lib.sh, tools/stripefs-run).
 lib_LTLIBRARIES += libstripefs-posix.la
-endif
 libstripefs_posix_la_SOURCES = \
 	preload/sfs_preload.h \
 	preload/sfs_preload.c \

@@ -2,8 +2,22 @@
 # Run every stripefs test and print "N passed, N failed[, N skipped]" last.
 #
 #   tests/run-suite.sh --build DIR [--filter REGEX] [--label NAME] [--counts FILE]
+#                      [--sanitizer-logs DIR]
 #
 # --counts FILE appends "passed failed skipped" to FILE (for combined totals).
+# --sanitizer-logs DIR (a sanitizer build): a test with a sanitizer error
+# report fails and shows it, even where the process that reported was
+# expected to fail or its output was not looked at. Every process writes its
+# AddressSanitizer/LeakSanitizer output to a file instead of its stderr
+# (log_path added to ASAN_OPTIONS, SFS_SERVER_ASAN_OPTIONS and UBSAN_OPTIONS),
+# collected into DIR/<test>/ afterwards. The files are named relative to each
+# process's working directory (somewhere under the test's SFS_TEST_TMP): with
+# a directory in log_path, the runtime would call mkdir() while it starts,
+# and libstripefs-posix.so, instrumented and preloaded, would handle that
+# call before the runtime is ready (a crash). UBSan ignores log_path when
+# AddressSanitizer is loaded too (GCC's runtimes), so its reports are looked
+# for in the test's output and in the text files under its SFS_TEST_TMP; one
+# from a process whose stderr went to /dev/null is not seen.
 # A test is a unit-test binary DIR/tests/unit/test_* or a script
 # tests/<group>/test_*.sh. Exit status 0 is a pass, 77 a skip (the test must
 # print why; skips are listed at the end), anything else a failure. Each test
@@ -15,17 +29,22 @@ build=""
 filter=""
 label=""
 counts=""
+san_root=""
 while [ $# -gt 0 ]; do
     case "$1" in
     --build) build=$2; shift 2 ;;
     --filter) filter=$2; shift 2 ;;
     --label) label=$2; shift 2 ;;
     --counts) counts=$2; shift 2 ;;
+    --sanitizer-logs) san_root=$2; shift 2 ;;
     *) echo "run-suite.sh: unknown argument '$1'" >&2; exit 2 ;;
     esac
 done
 [ -n "$build" ] || { echo "run-suite.sh: --build DIR is required" >&2; exit 2; }
 build=$(cd "$build" && pwd)
+if [ -n "$san_root" ]; then
+    mkdir -p "$san_root" && san_root=$(cd "$san_root" && pwd)
+fi
 timeout_s=${SFS_TEST_TIMEOUT:-900}
 tmp_root=$(mktemp -d /tmp/sfs-suite.XXXXXX)
 log_dir=${SFS_TEST_LOGS:-$build/test-logs}
@@ -38,6 +57,14 @@ done
 for t in "$src"/tests/*/test_*.sh; do
     [ -f "$t" ] && tests+=("$t")
 done
+
+# what a sanitizer writes when it finds an error (or cannot look: LeakSanitizer)
+san_errors='ERROR: [A-Za-z]+Sanitizer|runtime error:|Sanitizer has encountered a fatal error'
+# the reports' first lines, from the error to its summary (no shadow map)
+san_excerpt() {
+    awk -v re="$san_errors" '$0 ~ re {on = 1} on {print} /^SUMMARY:/ {on = 0}' "$@" |
+        head -n 60 | sed 's/^/    /'
+}
 
 passed=0 failed=0 skipped=0
 failures=() skips=()
@@ -52,11 +79,45 @@ for t in "${tests[@]}"; do
     log="$log_dir/$(echo "$name" | tr '/' '_').log"
     start=$(date +%s)
     echo "=== ${label:+[$label] }$name"
-    ( cd "$work" && SFS_BUILD=$build SFS_SRC=$src SFS_TEST_TMP=$work \
+    san_env=()
+    if [ -n "$san_root" ]; then
+        san_dir="$san_root/$(echo "$name" | tr '/' '_')"
+        rm -rf "$san_dir" "$log.san" && mkdir -p "$san_dir"
+        san_env=("ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}log_path=asan-report"
+            "UBSAN_OPTIONS=${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}log_path=ubsan-report")
+        [ -n "${SFS_SERVER_ASAN_OPTIONS:-}" ] &&
+            san_env+=("SFS_SERVER_ASAN_OPTIONS=$SFS_SERVER_ASAN_OPTIONS:log_path=asan-report")
+    fi
+    ( cd "$work" && env "${san_env[@]}" SFS_BUILD=$build SFS_SRC=$src SFS_TEST_TMP=$work \
         timeout --kill-after=20 "$timeout_s" bash -c 'case "$0" in *.sh) exec bash "$0";; *) exec "$0";; esac' "$t" ) \
         >"$log" 2>&1 </dev/null
     rc=$?
     secs=$(( $(date +%s) - start ))
+    reports=""
+    if [ -n "$san_root" ]; then
+        # reports of errors fail the test even where it passed; what the
+        # runtimes wrote is added to the test's log
+        find "$work" -type f \( -name 'asan-report.[0-9]*' -o -name 'ubsan-report.[0-9]*' \) \
+            -exec mv -f {} "$san_dir/" \;
+        # (a report in the test's files is kept next to the others)
+        for f in $(grep -rlIE "$san_errors" "$work" 2>/dev/null); do
+            cp "$f" "$san_dir/output-of-test-$(basename "$f")"
+        done
+        reports=$(grep -lE "$san_errors" "$san_dir"/* "$log" 2>/dev/null)
+        for f in "$san_dir"/*; do
+            [ -f "$f" ] && { echo "--- sanitizer output $f:"; cat "$f"; } >>"$log.san"
+        done
+        if [ -z "$reports" ] && compgen -G "$san_dir/*" >/dev/null; then
+            echo "NOTE $name: the sanitizer runtimes wrote (no error report): $(ls "$san_dir" | tr '\n' ' ')"
+        fi
+    fi
+    if [ -n "$reports" ] && { [ $rc -eq 0 ] || [ $rc -eq 77 ]; }; then
+        failed=$((failed + 1)); failures+=("$name (sanitizer report)")
+        echo "FAIL $name: sanitizer report(s), although the test passed: $(echo $reports)"
+        san_excerpt $reports
+        [ -f "$log.san" ] && cat "$log.san" >>"$log" && rm -f "$log.san"
+        continue
+    fi
     case $rc in
     0)  passed=$((passed + 1)); echo "PASS $name (${secs}s)"; tail -n 3 "$log" | sed 's/^/    /' ;;
     77) skipped=$((skipped + 1)); why=$(grep -i 'skip' "$log" | tail -n 1)
@@ -66,6 +127,12 @@ for t in "${tests[@]}"; do
     *)  failed=$((failed + 1)); failures+=("$name (exit $rc)")
         echo "FAIL $name (exit $rc, ${secs}s)"; tail -n 40 "$log" | sed 's/^/    /' ;;
     esac
+    reports=$(echo "$reports" | grep -vxF "$log")   # (its tail is above)
+    if [ -n "$reports" ]; then
+        echo "    sanitizer report(s): $(echo $reports)"
+        san_excerpt $reports
+    fi
+    [ -f "$log.san" ] && cat "$log.san" >>"$log" && rm -f "$log.san"
 done
 rm -rf "$tmp_root"
 

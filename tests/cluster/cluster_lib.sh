@@ -130,7 +130,7 @@ EOF
 cluster_start_service() {
     local hosts=$CLUSTER_ALL np=4
     rm -f "$CLUSTER_READY"
-    timeout --kill-after=20 900 "$CLUSTER" mpirun -np "$np" --host "$hosts" \
+    timeout --kill-after=20 900 "${SFS_SERVER_ENV[@]}" "$CLUSTER" mpirun -np "$np" --host "$hosts" \
         "$SFS_SERVER" -c "$CLUSTER_CONFIG" --ready-file "$CLUSTER_READY" >>"$SFS_SERVICE_LOG" 2>&1 &
     CLUSTER_JOB=$!
     for _ in $(seq 1200); do

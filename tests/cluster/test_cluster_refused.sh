@@ -13,7 +13,7 @@ cluster_write_config "$cfg"
 # refused: mpirun must fail (within 120 s) and say why; no server rank stays
 refused() { # pattern --host LIST -np N
     local pattern=$1 hosts=$3 np=$5 out rc left
-    out=$(timeout --kill-after=10 120 "$CLUSTER" mpirun -np "$np" --host "$hosts" \
+    out=$(timeout --kill-after=10 120 "${SFS_SERVER_ENV[@]}" "$CLUSTER" mpirun -np "$np" --host "$hosts" \
         "$SFS_SERVER" -c "$CLUSTER_CONFIG" 2>&1)
     rc=$?
     [ $rc = 0 ] && sfs_fail "a job on $hosts was not refused: $out"

@@ -8,12 +8,14 @@ set -u
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # Open MPI's own traffic stays on this host: shared memory and loopback TCP.
 export OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
-SFS_MPIRUN=(mpirun.openmpi --oversubscribe)
 # Under the sanitizers, server ranks skip the leak check: the MPI runtime's
 # own leaks sit in plugins it unloads, which no suppression can name.
+# SFS_SERVER_ENV goes in front of every command that starts server ranks.
+SFS_SERVER_ENV=()
 if [ -n "${SFS_SERVER_ASAN_OPTIONS:-}" ]; then
-    SFS_MPIRUN=(env "ASAN_OPTIONS=$SFS_SERVER_ASAN_OPTIONS" mpirun.openmpi --oversubscribe)
+    SFS_SERVER_ENV=(env "ASAN_OPTIONS=$SFS_SERVER_ASAN_OPTIONS")
 fi
+SFS_MPIRUN=("${SFS_SERVER_ENV[@]}" mpirun.openmpi --oversubscribe)
 SFS_CTL="$SFS_BUILD/stripefs-ctl"
 SFS_SERVER="$SFS_BUILD/stripefs-server"
 SFS_STATE="$SFS_TEST_TMP/state"

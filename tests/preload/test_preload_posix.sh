@@ -9,14 +9,14 @@ CHECK="$SFS_BUILD/tests/preload/sfs_posix_check"
 
 sfs_start_service 3 --targets 4
 mkdir -p "$SFS_TEST_TMP/local"
-sfs_pl "$CHECK" all /stripefs/posix "$SFS_TEST_TMP/local" >"$SFS_TEST_TMP/check.log" 2>&1
+sfs_pl_checked "$CHECK" all /stripefs/posix "$SFS_TEST_TMP/local" >"$SFS_TEST_TMP/check.log" 2>&1
 rc=$?
 grep -v '^ok:' "$SFS_TEST_TMP/check.log"
 [ $rc -eq 0 ] || sfs_fail "sfs_posix_check all (exit $rc)"
 echo "ok: $(grep -c '^ok:' "$SFS_TEST_TMP/check.log") POSIX checks passed"
 
 # 5000 names, in the "stripefs:" form this time: each exactly once
-sfs_pl "$CHECK" readdir stripefs:/many 5000 | grep -E 'readdir|seekdir|scandir|FAILED|PASSED' ||
+sfs_pl_checked "$CHECK" readdir stripefs:/many 5000 | grep -E 'readdir|seekdir|scandir|FAILED|PASSED' ||
     sfs_fail "readdir of 5000 entries"
 sfs_expect_eq "$(sfs_ctl ls /many | wc -l)" 5000 "entries per stripefs-ctl ls"
 sfs_stop_service

@@ -33,11 +33,13 @@ ok "build-tree stripefs-run uses the build tree"
 # The same inputs as make uses (the compiler path is part of the stamp).
 mkvar() { sed -n "s|^$1 = ||p" "$SFS_BUILD/Makefile" | head -n 1; }
 romio_src=$(mkvar ROMIO_SRC)
+# (configure --with-romio-build can put it outside the build tree)
+romio_dir=$(make -s -C "$SFS_BUILD" --no-print-directory -f Makefile -f - print-romio <<<'print-romio: ; @echo $(ADIO_ROMIO_DIR)')
 start=$(date +%s)
 for fl in openmpi mpich; do
-    [ -f "$SFS_BUILD/_romio/$fl/romio.stamp" ] || continue
+    [ -f "$romio_dir/$fl/romio.stamp" ] || continue
     out=$(MPICC_OMPI=$(mkvar MPICC_OMPI) MPICC_MPICH=$(mkvar MPICC_MPICH) \
-        sh "$SFS_SRC/adio/build-romio.sh" $fl "$romio_src" "$SFS_BUILD/_romio/$fl") ||
+        sh "$SFS_SRC/adio/build-romio.sh" $fl "$romio_src" "$romio_dir/$fl") ||
         fail "build-romio.sh $fl failed"
     [ -z "$out" ] || fail "build-romio.sh $fl rebuilt with unchanged inputs: $out"
 done

@@ -37,7 +37,7 @@ echo "ok: SIGTERM to mpirun: every rank flushed and stopped"
 
 # the launcher: ranks and hosts from the config, SIGTERM gives a clean exit 0
 rm -f "$SFS_TEST_TMP/ready"
-"$SFS_BUILD/stripefs-service" -c "$cfg" --ready-file "$SFS_TEST_TMP/ready" >"$SFS_SERVICE_LOG" 2>&1 &
+"${SFS_SERVER_ENV[@]}" "$SFS_BUILD/stripefs-service" -c "$cfg" --ready-file "$SFS_TEST_TMP/ready" >"$SFS_SERVICE_LOG" 2>&1 &
 job=$!
 for _ in $(seq 300); do [ -f "$SFS_TEST_TMP/ready" ] && break; sleep 0.1; done
 [ -f "$SFS_TEST_TMP/ready" ] || sfs_fail "stripefs-service did not start the service"
