@@ -22,6 +22,12 @@
 
 #define SFS_CHUNK_MARKER   "target.id"
 #define SFS_CHUNK_FD_CACHE 128 /* open chunk files kept per target */
+/* An open chunk file keeps one mapping of its first bytes for large reads,
+ * so that reading it again costs no mmap, page faults and munmap (with its
+ * TLB shootdown) per request: a window of the file's length rounded up to
+ * this, at most SFS_CHUNK_KEEP_MAP_MAX. */
+#define SFS_CHUNK_KEEP_MAP_ROUND (64ull << 20)
+#define SFS_CHUNK_KEEP_MAP_MAX   (1ull << 30)
 /* Writes at least this large start their writeback at once (not waiting
  * for the kernel's dirty thresholds), so that the disk works while the
  * client still sends and a later fsync has little left to do. */
@@ -36,6 +42,8 @@ typedef struct sfs_chunk_fd {
     int      doomed;   /* unlinked: close when the last user is done */
     uint32_t mapped;   /* mapped reads in flight (see sfs_chunk_read_map) */
     uint64_t last_use; /* for LRU eviction */
+    void    *kept_map; /* the lasting mapping of [0, kept_length), or NULL */
+    uint64_t kept_length;
 } sfs_chunk_fd_t;
 
 /* What an I/O request holds while it uses a chunk file. */
@@ -232,6 +240,21 @@ err:
     return rc;
 }
 
+/* Close a cache slot's file and drop its lasting mapping (fd_lock held, or
+ * the target going away; nobody uses the slot). */
+static void sfs_chunk_fd_close_slot(sfs_chunk_fd_t *e)
+{
+    if (e->kept_map && munmap(e->kept_map, e->kept_length) != 0) {
+        sfs_warn("munmap of chunk %016" PRIx64 " failed: %m", e->entry_id);
+    }
+    e->kept_map    = NULL;
+    e->kept_length = 0;
+    if (e->fd >= 0) {
+        close(e->fd);
+    }
+    e->fd = -1;
+}
+
 void sfs_chunk_target_close(sfs_chunk_target_t *target)
 {
     if (!target) {
@@ -241,9 +264,7 @@ void sfs_chunk_target_close(sfs_chunk_target_t *target)
         close(target->chunks_fd);
     }
     for (int i = 0; i < SFS_CHUNK_FD_CACHE; i++) {
-        if (target->fds[i].fd >= 0) {
-            close(target->fds[i].fd);
-        }
+        sfs_chunk_fd_close_slot(&target->fds[i]);
     }
     pthread_cond_destroy(&target->unmapped);
     pthread_mutex_destroy(&target->fd_lock);
@@ -419,9 +440,7 @@ static int sfs_chunk_fd_get(sfs_chunk_target_t *target, uint64_t entry_id, int c
     if (victim >= 0) {
         sfs_chunk_fd_t *e = &target->fds[victim];
 
-        if (e->fd >= 0) {
-            close(e->fd);
-        }
+        sfs_chunk_fd_close_slot(e);
         e->entry_id = entry_id;
         e->fd       = fd;
         e->users    = 1;
@@ -441,8 +460,7 @@ static void sfs_chunk_fd_put(sfs_chunk_target_t *target, sfs_chunk_handle_t *han
     }
     pthread_mutex_lock(&target->fd_lock);
     if (--target->fds[handle->slot].users == 0 && target->fds[handle->slot].doomed) {
-        close(target->fds[handle->slot].fd);
-        target->fds[handle->slot].fd = -1;
+        sfs_chunk_fd_close_slot(&target->fds[handle->slot]);
     }
     pthread_mutex_unlock(&target->fd_lock);
 }
@@ -457,8 +475,7 @@ static void sfs_chunk_fd_forget(sfs_chunk_target_t *target, uint64_t entry_id)
     slot = sfs_chunk_fd_find(target, entry_id);
     if (slot >= 0) {
         if (target->fds[slot].users == 0) {
-            close(target->fds[slot].fd);
-            target->fds[slot].fd = -1;
+            sfs_chunk_fd_close_slot(&target->fds[slot]);
         } else {
             target->fds[slot].doomed = 1;
         }
@@ -725,6 +742,46 @@ static int sfs_chunk_resident(void *addr, uint64_t length, long page)
     return 1;
 }
 
+/* [start, end) of the slot's file through its lasting mapping, made or
+ * widened if no other mapped read uses it now (we are counted in `mapped`);
+ * MAP_FAILED if it cannot serve (then map the extent alone). The mapping may
+ * reach past the end of the file: only bytes inside it are ever read, and
+ * the file cannot shrink while a mapped read is in flight. */
+static void *sfs_chunk_kept_map(sfs_chunk_target_t *target, int slot, uint64_t start, uint64_t end,
+                                uint64_t file_length)
+{
+    sfs_chunk_fd_t *e    = &target->fds[slot];
+    void           *addr = MAP_FAILED;
+    uint64_t        length;
+
+    if (end > SFS_CHUNK_KEEP_MAP_MAX) {
+        return MAP_FAILED;
+    }
+    pthread_mutex_lock(&target->fd_lock);
+    if (e->kept_map && end <= e->kept_length) {
+        addr = (uint8_t *)e->kept_map + start;
+    } else if (e->mapped == 1) { /* nobody else reads through the old one */
+        length = (file_length + SFS_CHUNK_KEEP_MAP_ROUND - 1) / SFS_CHUNK_KEEP_MAP_ROUND *
+                 SFS_CHUNK_KEEP_MAP_ROUND;
+        if (length > SFS_CHUNK_KEEP_MAP_MAX) {
+            length = SFS_CHUNK_KEEP_MAP_MAX;
+        }
+        if (e->kept_map && munmap(e->kept_map, e->kept_length) != 0) {
+            sfs_warn("target %u: munmap failed: %m", target->id);
+        }
+        e->kept_map = mmap(NULL, length, PROT_READ, MAP_SHARED, e->fd, 0);
+        if (e->kept_map == MAP_FAILED) {
+            e->kept_map    = NULL;
+            e->kept_length = 0;
+        } else {
+            e->kept_length = length;
+            addr           = (uint8_t *)e->kept_map + start;
+        }
+    }
+    pthread_mutex_unlock(&target->fd_lock);
+    return addr;
+}
+
 int sfs_chunk_read_map(sfs_chunk_target_t *target, uint64_t entry_id, const sfs_io_extent_t *extent,
                        sfs_chunk_map_t *map, uint64_t *length_p)
 {
@@ -734,6 +791,7 @@ int sfs_chunk_read_map(sfs_chunk_target_t *target, uint64_t entry_id, const sfs_
     uint64_t           start = extent->chunk_offset & ~((uint64_t)page - 1);
     uint64_t           end   = extent->chunk_offset + extent->length;
     void              *addr;
+    int                kept = 0;
     int                rc;
 
     memset(map, 0, sizeof(*map));
@@ -758,12 +816,16 @@ int sfs_chunk_read_map(sfs_chunk_target_t *target, uint64_t entry_id, const sfs_
     /* only bytes inside the file can be mapped (past its end: zeros) */
     addr = MAP_FAILED;
     if (fstat(handle.fd, &st) == 0 && (uint64_t)st.st_size >= end) {
-        addr = mmap(NULL, end - start, PROT_READ, MAP_SHARED, handle.fd, (off_t)start);
+        addr = sfs_chunk_kept_map(target, handle.slot, start, end, (uint64_t)st.st_size);
+        kept = addr != MAP_FAILED;
+        if (!kept) {
+            addr = mmap(NULL, end - start, PROT_READ, MAP_SHARED, handle.fd, (off_t)start);
+        }
     }
     /* only pages in the page cache: the transport must never wait for
      * the disk (a read that needs the disk copies on a disk thread) */
     if (addr != MAP_FAILED && !sfs_chunk_resident(addr, end - start, page)) {
-        if (munmap(addr, end - start) != 0) {
+        if (!kept && munmap(addr, end - start) != 0) {
             sfs_warn("target %u: munmap failed: %m", target->id);
         }
         addr = MAP_FAILED;
@@ -776,6 +838,7 @@ int sfs_chunk_read_map(sfs_chunk_target_t *target, uint64_t entry_id, const sfs_
     /* the handle's reference keeps the slot (and its entry) until unmap */
     map->addr     = addr;
     map->length   = end - start;
+    map->kept     = kept;
     map->data     = (uint8_t *)addr + (extent->chunk_offset - start);
     map->slot     = handle.slot;
     map->fd       = handle.fd;
@@ -791,7 +854,7 @@ void sfs_chunk_unmap(sfs_chunk_target_t *target, sfs_chunk_map_t *map)
     if (!map->addr) {
         return;
     }
-    if (munmap(map->addr, map->length) != 0) {
+    if (!map->kept && munmap(map->addr, map->length) != 0) {
         sfs_warn("target %u: munmap of chunk %016" PRIx64 " failed: %m", target->id, map->entry_id);
     }
     sfs_chunk_map_end(target, map->slot);

@@ -54,6 +54,7 @@ int sfs_chunk_read(sfs_chunk_target_t *target, uint64_t entry_id, const sfs_io_e
 typedef struct sfs_chunk_map {
     void    *addr; /* the mapping (page aligned) */
     uint64_t length;
+    int      kept; /* the open file's lasting mapping: not unmapped after use */
     void    *data; /* the extent's first byte */
     int      slot; /* fd cache slot held while mapped */
     int      fd;
