@@ -11,27 +11,29 @@ SFS_BENCH_PROGS = benchmarks/sfs_bench_io benchmarks/sfs_bench_md benchmarks/sfs
 # -O2 whatever CFLAGS say; the MPI-IO driver never has the sanitizers' runtime
 # (the library it runs with is preloaded), so neither has sfs_bench_io.
 SFS_BENCH_CFLAGS = $(SFS_CFLAGS) $(CFLAGS) -O2
+# sizes on the command line ("64K", "16MiB") are parsed as in configs
+SFS_BENCH_UNITS = -I$(top_srcdir)/common $(top_srcdir)/common/sfs_units.c $(top_srcdir)/common/sfs_errno.c
 SFS_BENCH_CLIENT = -I$(top_srcdir)/client/include -L$(top_builddir)/.libs -lstripefs \
 	-Wl,-rpath,$(abs_top_builddir)/.libs $(SFS_LDFLAGS)
 
 .PHONY: bench
 bench: $(SFS_BENCH_PROGS)
 
-benchmarks/sfs_bench_io: benchmarks/sfs_bench_io.c
+benchmarks/sfs_bench_io: benchmarks/sfs_bench_io.c common/sfs_units.c
 	@$(MKDIR_P) benchmarks
 	$(AM_V_CCLD)cflags=`echo '$(SFS_BENCH_CFLAGS)' | \
 	    sed 's/-fsanitize=[^ ]*//g; s/-fno-sanitize-recover=[^ ]*//g'`; \
-	$(MPICC_OMPI) $$cflags -o $@ $(srcdir)/benchmarks/sfs_bench_io.c
+	$(MPICC_OMPI) $$cflags -o $@ $(srcdir)/benchmarks/sfs_bench_io.c $(SFS_BENCH_UNITS)
 
 benchmarks/sfs_bench_md: benchmarks/sfs_bench_md.c libstripefs.la
 	@$(MKDIR_P) benchmarks
 	$(AM_V_CCLD)$(MPICC_OMPI) $(SFS_BENCH_CFLAGS) -o $@ $(srcdir)/benchmarks/sfs_bench_md.c \
 	    $(SFS_BENCH_CLIENT)
 
-benchmarks/sfs_bench_read: benchmarks/sfs_bench_read.c libstripefs.la
+benchmarks/sfs_bench_read: benchmarks/sfs_bench_read.c common/sfs_units.c libstripefs.la
 	@$(MKDIR_P) benchmarks
 	$(AM_V_CCLD)$(CC) $(SFS_BENCH_CFLAGS) -o $@ $(srcdir)/benchmarks/sfs_bench_read.c \
-	    $(SFS_BENCH_CLIENT)
+	    $(SFS_BENCH_UNITS) $(SFS_BENCH_CLIENT)
 
 CLEANFILES += $(SFS_BENCH_PROGS)
 EXTRA_DIST += benchmarks/README.md benchmarks/sfs_bench_io.c benchmarks/sfs_bench_md.c \

@@ -20,6 +20,8 @@
  *
  * Rank 0 prints one CSV line per phase, starting "csv," (see --help).
  */
+#include "sfs_config.h" /* sfs_parse_size (common/sfs_units.c) */
+
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -82,45 +84,6 @@ static void usage(FILE *out)
             "     open_s,xfer_s,sync_s,close_s,verified\n");
 }
 
-static int parse_size(const char *text, uint64_t *value_p)
-{
-    char              *end;
-    unsigned long long v;
-
-    errno = 0;
-    v     = strtoull(text, &end, 10);
-    if (errno || end == text) {
-        return -1;
-    }
-    switch (*end) {
-    case 'k':
-    case 'K':
-        v <<= 10;
-        end++;
-        break;
-    case 'm':
-    case 'M':
-        v <<= 20;
-        end++;
-        break;
-    case 'g':
-    case 'G':
-        v <<= 30;
-        end++;
-        break;
-    default:
-        break;
-    }
-    if (*end == 'i' || *end == 'b' || *end == 'B') {
-        end += (*end == 'i' && (end[1] == 'B' || end[1] == 'b')) ? 2 : 1;
-    }
-    if (*end) {
-        return -1;
-    }
-    *value_p = v;
-    return 0;
-}
-
 static int parse_args(int argc, char **argv, bench_args_t *args)
 {
     int opt;
@@ -133,13 +96,13 @@ static int parse_args(int argc, char **argv, bench_args_t *args)
             args->path = optarg;
             break;
         case 't':
-            if (parse_size(optarg, &args->xfer) || args->xfer == 0 || args->xfer > INT_MAX) {
+            if (sfs_parse_size(optarg, &args->xfer) || args->xfer == 0 || args->xfer > INT_MAX) {
                 fprintf(stderr, "sfs_bench_io: bad transfer size '%s'\n", optarg);
                 return -1;
             }
             break;
         case 's':
-            if (parse_size(optarg, &args->per_rank)) {
+            if (sfs_parse_size(optarg, &args->per_rank)) {
                 fprintf(stderr, "sfs_bench_io: bad size '%s'\n", optarg);
                 return -1;
             }

@@ -22,6 +22,8 @@
  *   csv,label,xfer_bytes,depth,pass,bytes,seconds,MiB_s,max_request_ms,slow_requests
  *   csv,label,xfer_bytes,depth,best,...   and   ...,median,...
  */
+#include "sfs_config.h" /* sfs_parse_size (common/sfs_units.c) */
+
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -39,42 +41,6 @@ static double now(void)
 
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int parse_size(const char *text, uint64_t *value_p)
-{
-    char              *end;
-    unsigned long long v;
-
-    errno = 0;
-    v     = strtoull(text, &end, 10);
-    if (errno || end == text) {
-        return -1;
-    }
-    switch (*end) {
-    case 'k':
-    case 'K':
-        v <<= 10;
-        end++;
-        break;
-    case 'm':
-    case 'M':
-        v <<= 20;
-        end++;
-        break;
-    case 'g':
-    case 'G':
-        v <<= 30;
-        end++;
-        break;
-    default:
-        break;
-    }
-    if (*end) {
-        return -1;
-    }
-    *value_p = v;
-    return 0;
 }
 
 static void die(const char *what)
@@ -183,12 +149,12 @@ int main(int argc, char **argv)
             path = optarg;
             break;
         case 'S':
-            if (parse_size(optarg, &size)) {
+            if (sfs_parse_size(optarg, &size)) {
                 return 2;
             }
             break;
         case 'x':
-            if (parse_size(optarg, &xfer) || xfer == 0 || xfer % 8) {
+            if (sfs_parse_size(optarg, &xfer) || xfer == 0 || xfer % 8) {
                 return 2;
             }
             break;
@@ -208,7 +174,7 @@ int main(int argc, char **argv)
             copy_only = 1;
             break;
         case 'H':
-            if (parse_size(optarg, &region) || region == 0) {
+            if (sfs_parse_size(optarg, &region) || region == 0) {
                 return 2;
             }
             break;

@@ -259,6 +259,7 @@ int sfs_file_global2local(sfs_client_t *client, const void *buf, size_t length, 
 
 int sfs_file_counter(sfs_file_t *file, int op, uint64_t value, uint64_t *before_p)
 {
+    sfs_counter_req_t   req = {.key = file->open_id, .op = (uint32_t)op, .value = value};
     uint8_t             args[32];
     sfs_wbuf_t          wb;
     sfs_tp_rpc_params_t params;
@@ -266,9 +267,7 @@ int sfs_file_counter(sfs_file_t *file, int op, uint64_t value, uint64_t *before_
     int                 rc;
 
     sfs_wbuf_init(&wb, args, sizeof(args));
-    sfs_wbuf_u64(&wb, file->open_id);
-    sfs_wbuf_u32(&wb, (uint32_t)op);
-    sfs_wbuf_u64(&wb, value);
+    sfs_proto_counter_req_pack(&wb, &req);
     memset(&params, 0, sizeof(params));
     params.opcode      = SFS_OP_COUNTER;
     params.args        = args;

@@ -207,6 +207,23 @@ void sfs_proto_auth_req_unpack(sfs_rbuf_t *rb, sfs_auth_req_t *req)
     sfs_rbuf_bytes(rb, req->proof, SFS_PROOF_SIZE);
 }
 
+void sfs_proto_counter_req_pack(sfs_wbuf_t *wb, const sfs_counter_req_t *req)
+{
+    sfs_wbuf_u64(wb, req->key);
+    sfs_wbuf_u32(wb, req->op);
+    sfs_wbuf_u64(wb, req->value);
+}
+
+void sfs_proto_counter_req_unpack(sfs_rbuf_t *rb, sfs_counter_req_t *req)
+{
+    req->key   = sfs_rbuf_u64(rb);
+    req->op    = sfs_rbuf_u32(rb);
+    req->value = sfs_rbuf_u64(rb);
+    if (!rb->error && req->op > SFS_COUNTER_OP_FORGET) {
+        rb->error = -EBADMSG;
+    }
+}
+
 /* ---------------------------------------------------------------------- */
 
 void sfs_proto_meta_req_pack(sfs_wbuf_t *wb, uint32_t opcode, const sfs_meta_req_t *req)

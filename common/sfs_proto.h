@@ -215,6 +215,16 @@ typedef struct sfs_meta_req {
 #define SFS_COUNTER_OP_SET    1u
 #define SFS_COUNTER_OP_FORGET 2u
 
+typedef struct sfs_counter_req {
+    uint64_t key; /* the open file's id */
+    uint32_t op;  /* SFS_COUNTER_OP_* */
+    uint64_t value;
+} sfs_counter_req_t;
+
+void sfs_proto_counter_req_pack(sfs_wbuf_t *wb, const sfs_counter_req_t *req);
+/* Sets rb->error also for an unknown op. */
+void sfs_proto_counter_req_unpack(sfs_rbuf_t *rb, sfs_counter_req_t *req);
+
 #define SFS_SETATTR_MODE  0x1u
 #define SFS_SETATTR_OWNER 0x2u
 #define SFS_SETATTR_ATIME 0x4u

@@ -372,6 +372,15 @@ static int sfs_chunk_fd_find(sfs_chunk_target_t *target, uint64_t entry_id)
     return -1;
 }
 
+/* Take a reference on cache slot `slot` (fd_lock held). */
+static void sfs_chunk_fd_use(sfs_chunk_target_t *target, int slot, sfs_chunk_handle_t *handle)
+{
+    target->fds[slot].users++;
+    target->fds[slot].last_use = ++target->fd_clock;
+    handle->fd                 = target->fds[slot].fd;
+    handle->slot               = slot;
+}
+
 /* The chunk file of `entry_id` if it is open in the cache; -EAGAIN if not
  * (opening it could wait for the disk). */
 static int sfs_chunk_fd_get_cached(sfs_chunk_target_t *target, uint64_t entry_id,
@@ -382,10 +391,7 @@ static int sfs_chunk_fd_get_cached(sfs_chunk_target_t *target, uint64_t entry_id
     pthread_mutex_lock(&target->fd_lock);
     slot = sfs_chunk_fd_find(target, entry_id);
     if (slot >= 0) {
-        target->fds[slot].users++;
-        target->fds[slot].last_use = ++target->fd_clock;
-        handle->fd                 = target->fds[slot].fd;
-        handle->slot               = slot;
+        sfs_chunk_fd_use(target, slot, handle);
     }
     pthread_mutex_unlock(&target->fd_lock);
     return slot >= 0 ? 0 : -EAGAIN;
@@ -398,18 +404,9 @@ static int sfs_chunk_fd_get(sfs_chunk_target_t *target, uint64_t entry_id, int c
 {
     int slot, fd, victim = -1;
 
-    pthread_mutex_lock(&target->fd_lock);
-    slot = sfs_chunk_fd_find(target, entry_id);
-    if (slot >= 0) {
-        target->fds[slot].users++;
-        target->fds[slot].last_use = ++target->fd_clock;
-        handle->fd                 = target->fds[slot].fd;
-        handle->slot               = slot;
-        pthread_mutex_unlock(&target->fd_lock);
+    if (sfs_chunk_fd_get_cached(target, entry_id, handle) == 0) {
         return 0;
     }
-    pthread_mutex_unlock(&target->fd_lock);
-
     fd = sfs_chunk_open(target, entry_id, O_RDWR | (create ? O_CREAT : 0));
     if (fd < 0) {
         return fd;
@@ -417,9 +414,7 @@ static int sfs_chunk_fd_get(sfs_chunk_target_t *target, uint64_t entry_id, int c
     pthread_mutex_lock(&target->fd_lock);
     slot = sfs_chunk_fd_find(target, entry_id);
     if (slot >= 0) { /* another thread opened it meanwhile */
-        target->fds[slot].users++;
-        handle->fd   = target->fds[slot].fd;
-        handle->slot = slot;
+        sfs_chunk_fd_use(target, slot, handle);
         pthread_mutex_unlock(&target->fd_lock);
         close(fd);
         return 0;

@@ -680,8 +680,8 @@ static void sfs_meta_counter(sfs_meta_t *meta, sfs_tp_request_t *req)
     const void         *args;
     size_t              length;
     sfs_rbuf_t          rb;
-    uint64_t            key, value, before = 0;
-    uint32_t            op;
+    sfs_counter_req_t   creq;
+    uint64_t            before = 0;
     sfs_hash_link_t    *link;
     sfs_meta_counter_t *counter = NULL;
     uint8_t             out[8];
@@ -689,21 +689,19 @@ static void sfs_meta_counter(sfs_meta_t *meta, sfs_tp_request_t *req)
 
     args = sfs_tp_request_args(req, &length);
     sfs_rbuf_init(&rb, args, length);
-    key   = sfs_rbuf_u64(&rb);
-    op    = sfs_rbuf_u32(&rb);
-    value = sfs_rbuf_u64(&rb);
-    if (rb.error || sfs_rbuf_remaining(&rb) || op > SFS_COUNTER_OP_FORGET) {
+    sfs_proto_counter_req_unpack(&rb, &creq);
+    if (rb.error || sfs_rbuf_remaining(&rb)) {
         sfs_tp_request_reply_error(req, -EBADMSG, "malformed COUNTER request");
         return;
     }
-    link = sfs_hash_find(&meta->counters, key);
+    link = sfs_hash_find(&meta->counters, creq.key);
     if (link) {
         counter = sfs_container_of(link, sfs_meta_counter_t, link);
         before  = counter->value;
         sfs_list_del(&counter->lru);
         sfs_list_add_tail(&meta->counter_lru, &counter->lru);
     }
-    if (op == SFS_COUNTER_OP_FORGET) {
+    if (creq.op == SFS_COUNTER_OP_FORGET) {
         if (counter) {
             sfs_hash_del(&meta->counters, &counter->link);
             sfs_list_del(&counter->lru);
@@ -722,10 +720,10 @@ static void sfs_meta_counter(sfs_meta_t *meta, sfs_tp_request_t *req)
                 sfs_tp_request_reply_error(req, -ENOMEM, "out of memory");
                 return;
             }
-            sfs_hash_add(&meta->counters, &counter->link, key);
+            sfs_hash_add(&meta->counters, &counter->link, creq.key);
             sfs_list_add_tail(&meta->counter_lru, &counter->lru);
         }
-        counter->value = op == SFS_COUNTER_OP_ADD ? before + value : value;
+        counter->value = creq.op == SFS_COUNTER_OP_ADD ? before + creq.value : creq.value;
     }
     sfs_wbuf_init(&wb, out, sizeof(out));
     sfs_wbuf_u64(&wb, before);

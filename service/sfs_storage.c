@@ -212,8 +212,8 @@ static void sfs_storage_run(sfs_work_t *work)
     if (op->status) {
         snprintf(op->detail, sizeof(op->detail), "%s",
                  sfs_error_detail()[0] ? sfs_error_detail() : sfs_strerror(op->status));
-    } else if (op->opcode == SFS_OP_READ && sfs_tp_request_can_deliver(op->req, op->data_length)) {
-        /* a client on this host: copy the data straight into its buffer from
+    } else if (op->opcode == SFS_OP_READ) {
+        /* a client on this host that asked for it: the data goes straight into its buffer from
          * here (the page cache, when mapped), not through UCX; if that
          * cannot be done the reply carries the data as usual */
         struct iovec iov = {.iov_base = op->data, .iov_len = op->data_length};

@@ -177,14 +177,12 @@ void             *sfs_tp_request_payload(const sfs_tp_request_t *req, size_t *le
 sfs_tp_session_t *sfs_tp_request_session(const sfs_tp_request_t *req);
 sfs_tp_worker_t  *sfs_tp_request_worker(const sfs_tp_request_t *req);
 
-/* Same-host direct copy (sfs_tp_direct.c). Whether the requester asked for
- * a reply payload of `length` bytes to be copied straight into its memory
- * and may get it. Any thread. */
-int sfs_tp_request_can_deliver(const sfs_tp_request_t *req, uint64_t length);
-/* Copy the reply payload into the requester's buffers, before replying
- * (from any thread: e.g. the disk thread that has the data mapped). On 0
+/* Same-host direct copy (sfs_tp_direct.c): copy the reply payload into the
+ * requester's buffers before replying, when it asked for that and may get
+ * it (from any thread: e.g. the disk thread that has the data mapped). On 0
  * the reply then carries no payload (sfs_tp_request_reply ignores the one
- * it is given); on failure (-EAGAIN) reply with the payload as usual. */
+ * it is given); otherwise (-EAGAIN: not asked, not allowed, under 64 KiB,
+ * failed) reply with the payload as usual. */
 int sfs_tp_request_deliver(sfs_tp_request_t *req, const struct iovec *payload, size_t count);
 
 /* Reply and end the request. `args` is copied; `payload` must stay valid

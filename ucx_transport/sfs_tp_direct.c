@@ -283,12 +283,6 @@ int sfs_tp_direct_descriptor_take(sfs_tp_request_t *req)
     return 0;
 }
 
-int sfs_tp_request_can_deliver(const sfs_tp_request_t *req, uint64_t length)
-{
-    return req->direct_count && length >= SFS_TP_DIRECT_MIN &&
-           __atomic_load_n(&req->session->direct_pid, __ATOMIC_ACQUIRE) != 0;
-}
-
 /* The part of `in` after its first `skip` bytes, into `out`; the count. */
 static size_t sfs_tp_iov_skip(const struct iovec *in, size_t count, uint64_t skip,
                               struct iovec *out)
@@ -319,6 +313,9 @@ int sfs_tp_request_deliver(sfs_tp_request_t *req, const struct iovec *payload, s
     }
     for (size_t i = 0; i < count; i++) {
         total += payload[i].iov_len;
+    }
+    if (total < SFS_TP_DIRECT_MIN) {
+        return -EAGAIN; /* small: UCX carries it as cheaply */
     }
     left = total;
     for (size_t i = 0; i < req->direct_count && left; i++) {

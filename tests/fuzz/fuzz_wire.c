@@ -51,7 +51,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *input, size_t size)
     data   = input + 1;
     length = size - 1;
     sfs_rbuf_init(&rb, data, length);
-    switch (which % 13) {
+    switch (which % 14) {
     case 0: {
         sfs_proto_hdr_t hdr;
 
@@ -175,6 +175,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *input, size_t size)
         sfs_auth_req_t auth;
 
         sfs_proto_auth_req_unpack(&rb, &auth);
+        break;
+    }
+    case 12: {
+        sfs_counter_req_t req;
+
+        sfs_proto_counter_req_unpack(&rb, &req);
+        if (!rb.error) {
+            ROUND_TRIP(sfs_proto_counter_req_pack(&wb, &req), rb.offset);
+        }
         break;
     }
     case 11: {
