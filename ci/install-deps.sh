@@ -17,6 +17,8 @@ packages=(
     clang clang-format libclang-rt-14-dev
     # test and benchmark tools: network namespaces, process tools, plots
     iproute2 procps gnuplot-nox
+    # stacks of a hung process in a failed test
+    gdb
 )
 
 missing=()

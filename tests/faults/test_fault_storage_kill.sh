@@ -30,10 +30,20 @@ killed_at=$(date +%s.%N)
 kill -9 "$victim"
 sfs_log "injected: SIGKILL to storage rank 2 (pid $victim), which serves targets 102 and 104"
 
-for _ in $(seq 600); do kill -0 $writers 2>/dev/null || break; sleep 0.1; done
-if kill -0 $writers 2>/dev/null; then
-    kill -9 $writers
+# the writer processes themselves must end (mpirun's own teardown after a
+# failed rank is Open MPI's affair, looked at separately below)
+writer_pids() { pgrep -f -- "$SFS_TEST_TMP/writer stripefs:" || true; }
+for _ in $(seq 600); do [ -z "$(writer_pids)" ] && break; sleep 0.1; done
+if [ -n "$(writer_pids)" ]; then
+    cat "$SFS_TEST_TMP/writers.out" >&2
+    sfs_dump_stacks $(writer_pids)
+    kill -9 $(writer_pids) $writers 2>/dev/null
     sfs_fail "the writers still run 60 s after the kill (a hang)"
+fi
+for _ in $(seq 300); do kill -0 $writers 2>/dev/null || break; sleep 0.1; done
+if kill -0 $writers 2>/dev/null; then
+    echo "note: every writer rank ended, but mpirun.openmpi did not exit in 30 s more: killed"
+    kill -9 $writers
 fi
 wait $writers
 rc=$?

@@ -33,6 +33,19 @@ sfs_dump_service_log() {
     fi
 }
 
+# Print every thread's stack of the given processes (for a test that found
+# a hang: it shows where each one waits). Needs gdb; says so without it.
+sfs_dump_stacks() { # pid...
+    local pid
+    command -v gdb >/dev/null || { echo "(gdb is not installed: no stacks)" >&2; return 0; }
+    for pid in "$@"; do
+        kill -0 "$pid" 2>/dev/null || continue
+        echo "--- stacks of pid $pid ($(tr '\0' ' ' </proc/"$pid"/cmdline 2>/dev/null | cut -c1-120)):" >&2
+        timeout 60 gdb -p "$pid" -batch -nx -ex "set pagination off" -ex "thread apply all bt 25" 2>&1 |
+            grep -E '^(Thread|#)' | head -n 150 >&2
+    done
+}
+
 sfs_expect_eq() { # actual expected what
     [ "$1" = "$2" ] || sfs_fail "$3: expected '$2', got '$1'"
     echo "ok: $3 = '$2'"
