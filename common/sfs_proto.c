@@ -76,6 +76,12 @@ int sfs_proto_hdr_unpack(const void *in, size_t length, uint64_t max_payload, sf
     if (!(hdr->flags & SFS_PROTO_FLAG_REPLY) && hdr->status != 0) {
         return -EBADMSG;
     }
+    /* a pulled payload is named, not carried, and only by a request */
+    if ((hdr->flags & SFS_PROTO_FLAG_PULL) &&
+        ((hdr->flags & (SFS_PROTO_FLAG_REPLY | SFS_PROTO_FLAG_DIRECT | SFS_PROTO_FLAG_DELIVERED)) ||
+         hdr->payload_length != 0)) {
+        return -EBADMSG;
+    }
     if (hdr->status > 0 || hdr->status < -4095) {
         return -EBADMSG;
     }

@@ -19,6 +19,7 @@
 #include "sfs_buf.h"
 #include "sfs_layout.h"
 
+#include <errno.h>
 #include <stdint.h>
 
 #define SFS_PROTO_MAGIC      0x31534653u /* "SFS1" */
@@ -35,8 +36,16 @@
 /* Reply: the payload (payload_length bytes) was copied straight into the
  * requester's memory; the message carries none. */
 #define SFS_PROTO_FLAG_DELIVERED 0x4u
+/* Request: the arguments end with a direct-copy descriptor of the
+ * requester's payload, which the server copies out of its memory (a WRITE
+ * between processes of one host); the message carries none. A server that
+ * cannot answers SFS_PULL_REFUSED and the requester sends it again with
+ * its payload. */
+#define SFS_PROTO_FLAG_PULL 0x8u
 #define SFS_PROTO_FLAGS_KNOWN                                                                      \
-    (SFS_PROTO_FLAG_REPLY | SFS_PROTO_FLAG_DIRECT | SFS_PROTO_FLAG_DELIVERED)
+    (SFS_PROTO_FLAG_REPLY | SFS_PROTO_FLAG_DIRECT | SFS_PROTO_FLAG_DELIVERED | SFS_PROTO_FLAG_PULL)
+/* Reply status: the server could not copy a pulled payload (send it). */
+#define SFS_PULL_REFUSED (-EAGAIN)
 
 /* Active message ids registered with UCX. */
 #define SFS_AM_ID_REQUEST 11

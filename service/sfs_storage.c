@@ -35,6 +35,7 @@ typedef struct sfs_storage_op {
     void               *data;  /* WRITE: the payload; READ: the reply buffer */
     uint64_t            data_length;
     int                 owns_data; /* data is a pool buffer of ours */
+    int                 pull;      /* WRITE: copy the payload from the client first */
     sfs_chunk_map_t     map;       /* READ served from the mapped chunk file */
     unsigned            io_flags;  /* SFS_CHUNK_IO_NOWAIT while tried inline */
     uint64_t            length;    /* chunk length after the operation */
@@ -152,6 +153,15 @@ static void sfs_storage_run(sfs_work_t *work)
     sfs_error_clear();
     switch (op->opcode) {
     case SFS_OP_WRITE:
+        if (op->pull) {
+            /* straight out of the client's memory (on this thread, not on
+             * the progress thread); once, also when tried inline first */
+            op->status = sfs_tp_request_pull(op->req, op->data, op->data_length);
+            if (op->status) {
+                break;
+            }
+            op->pull = 0;
+        }
         op->status = sfs_chunk_write(
             target, chunk->entry_id, chunk->extents, chunk->extent_count, op->data,
             ((chunk->flags & SFS_WRITE_SYNC) ? SFS_CHUNK_IO_SYNC : 0) | op->io_flags, &op->length);
@@ -246,7 +256,7 @@ static void sfs_storage_done(sfs_work_t *work)
 
     op->storage->in_flight--;
     if (op->status) {
-        if (op->status != -ENOENT) {
+        if (op->status != -ENOENT && !(op->pull && op->status == SFS_PULL_REFUSED)) {
             sfs_warn("%s", op->detail);
         }
         sfs_tp_request_reply_error(op->req, op->status, "%s", op->detail);
@@ -318,7 +328,8 @@ static int sfs_storage_inline(const sfs_storage_t *storage, const sfs_storage_op
 {
     uint64_t limit = storage->service->config->inline_io_max;
 
-    if (bytes > limit || sfs_chunk_target_bandwidth(op->target) != 0) {
+    /* (a pulled payload is copied on a disk thread: not on this one) */
+    if (bytes > limit || sfs_chunk_target_bandwidth(op->target) != 0 || op->pull) {
         return 0;
     }
     switch (op->opcode) {
@@ -384,6 +395,26 @@ void sfs_storage_handle(sfs_storage_t *storage, sfs_tp_request_t *req)
     bytes = sfs_chunk_req_bytes(&op->chunk);
     switch (opcode) {
     case SFS_OP_WRITE:
+        if (sfs_tp_request_pull_length(req) != 0) {
+            if (bytes != sfs_tp_request_pull_length(req) ||
+                bytes > sfs_tp_worker_max_payload(storage->service->worker)) {
+                sfs_tp_request_reply_error(req, -EBADMSG,
+                                           "WRITE extents cover %" PRIu64
+                                           " bytes, the pulled payload %" PRIu64,
+                                           bytes, sfs_tp_request_pull_length(req));
+                goto err;
+            }
+            op->data        = sfs_tp_buf_get(storage->service->worker, bytes);
+            op->data_length = bytes;
+            op->owns_data   = 1;
+            op->pull        = 1;
+            if (!op->data) {
+                sfs_tp_request_reply_error(req, -ENOMEM,
+                                           "out of memory for a %" PRIu64 "-byte write", bytes);
+                goto err;
+            }
+            break;
+        }
         if (bytes != payload_length) {
             sfs_tp_request_reply_error(req, -EBADMSG,
                                        "WRITE extents cover %" PRIu64 " bytes, payload has %zu",

@@ -588,7 +588,7 @@ static int ctl_put(ctl_t *ctl, int argc, char **argv)
     sfs_file_t *file;
     char       *buf;
     uint64_t    offset = 0;
-    int         fd, rc = 0;
+    int         fd, rc = 0, closed;
 
     if (argc != 3) {
         fprintf(stderr, "usage: stripefs-ctl put LOCAL_FILE STRIPEFS_PATH\n");
@@ -622,7 +622,10 @@ static int ctl_put(ctl_t *ctl, int argc, char **argv)
     }
     free(buf);
     close(fd);
-    sfs_file_close(file);
+    closed = sfs_file_close(file); /* (a write still in flight may fail here) */
+    if (rc == 0) {
+        rc = closed;
+    }
     return rc ? ctl_fail("put", rc) : 0;
 }
 

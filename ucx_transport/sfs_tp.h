@@ -141,8 +141,11 @@ typedef struct sfs_tp_rpc_params {
     size_t              reply_iov_count;
     int                 alloc_reply; /* else: allocate a buffer for the reply payload */
     uint32_t            timeout_ms;  /* 0: the worker's default */
-    sfs_tp_rpc_cb_t     cb;          /* optional completion callback */
-    void               *cb_arg;
+    int                 allow_pull;  /* a server on this host may copy the payload
+                                      * out of our memory (it must handle pulls:
+                                      * sfs_tp_request_pull) */
+    sfs_tp_rpc_cb_t cb;              /* optional completion callback */
+    void           *cb_arg;
 } sfs_tp_rpc_params_t;
 
 /* Send a request. On success *rpc_p is an RPC the caller waits on (or
@@ -184,6 +187,14 @@ sfs_tp_worker_t  *sfs_tp_request_worker(const sfs_tp_request_t *req);
  * it is given); otherwise (-EAGAIN: not asked, not allowed, under 64 KiB,
  * failed) reply with the payload as usual. */
 int sfs_tp_request_deliver(sfs_tp_request_t *req, const struct iovec *payload, size_t count);
+/* A pulled request (SFS_PROTO_FLAG_PULL; sent with allow_pull) names its
+ * payload instead of carrying it: its length (0 for any other request), and
+ * the copy of it out of the requester's memory into `buf` (from any thread).
+ * On failure (not allowed, the requester's proof not seen yet, too late,
+ * gone) the handler replies SFS_PULL_REFUSED, and the requester sends the
+ * request again with its payload. */
+uint64_t sfs_tp_request_pull_length(const sfs_tp_request_t *req);
+int      sfs_tp_request_pull(sfs_tp_request_t *req, void *buf, uint64_t length);
 
 /* Reply and end the request. `args` is copied; `payload` must stay valid
  * until `release(release_arg)` is called (on the progress thread) after the

@@ -23,7 +23,15 @@
  *    timeout (a requester that gave up may reuse the buffers).
  *  - Whatever fails (no permission, a process gone, a bad address) falls
  *    back to an ordinary reply through UCX.
- * STRIPEFS_DIRECT_COPY=0 turns it off in a process (server or client).
+ *  - Writes the other way round: a WRITE names its payload (a pull,
+ *    SFS_PROTO_FLAG_PULL) and the storage server copies it out of the
+ *    requester with process_vm_readv, on its disk thread, under the same
+ *    proof and deadline; a refused pull is answered SFS_PULL_REFUSED and the
+ *    requester sends the data through UCX instead. A pull only reads the
+ *    memory of the process that asked, and only what it named.
+ * STRIPEFS_DIRECT_COPY=0 turns it all off in a process (server or client);
+ * STRIPEFS_DIRECT_PULL=0 only the pulls (a server refuses them, a client
+ * does not ask).
  */
 #define SFS_LOG_FAC "ucx"
 #include "sfs_tp_internal.h"
@@ -44,6 +52,13 @@
 #define SFS_TP_DIRECT_MARGIN_MS 5000 /* copy no later than this before the deadline */
 #define SFS_TP_DIRECT_CLOCK_MS  1000 /* the two monotonic clocks must agree this well */
 #define SFS_TP_DIRECT_MSG       (SFS_PROTO_HDR_SIZE + 8)
+
+int sfs_tp_pull_wanted(void)
+{
+    const char *env = getenv("STRIPEFS_DIRECT_PULL");
+
+    return !(env && strcmp(env, "0") == 0);
+}
 
 static int sfs_tp_direct_wanted(void)
 {
@@ -308,7 +323,7 @@ int sfs_tp_request_deliver(sfs_tp_request_t *req, const struct iovec *payload, s
     size_t       remote_count = 0;
     uint64_t     total = 0, room = 0, left, done = 0;
 
-    if (!req->direct_count || !pid || count == 0 || count > SFS_TP_DIRECT_MAX_IOV) {
+    if (!req->direct_count || req->pull || !pid || count == 0 || count > SFS_TP_DIRECT_MAX_IOV) {
         return -EAGAIN;
     }
     for (size_t i = 0; i < count; i++) {
@@ -351,5 +366,59 @@ int sfs_tp_request_deliver(sfs_tp_request_t *req, const struct iovec *payload, s
     }
     req->delivered        = total;
     req->delivered_marked = 1;
+    return 0;
+}
+
+uint64_t sfs_tp_request_pull_length(const sfs_tp_request_t *req)
+{
+    uint64_t total = 0;
+
+    if (!req->pull) {
+        return 0;
+    }
+    for (size_t i = 0; i < req->direct_count; i++) {
+        total += req->direct_iov[i].iov_len;
+    }
+    return total;
+}
+
+int sfs_tp_request_pull(sfs_tp_request_t *req, void *buf, uint64_t length)
+{
+    pid_t    pid  = (pid_t)__atomic_load_n(&req->session->direct_pid, __ATOMIC_ACQUIRE);
+    uint64_t done = 0;
+
+    if (!req->pull || sfs_tp_request_pull_length(req) != length) {
+        return sfs_error_set(-EINVAL, "no pulled payload of %" PRIu64 " bytes in this request",
+                             length);
+    }
+    if (!sfs_tp_pull_wanted()) {
+        return sfs_error_set(SFS_PULL_REFUSED, "pulls are off here (STRIPEFS_DIRECT_PULL=0)");
+    }
+    if (!pid) {
+        return sfs_error_set(SFS_PULL_REFUSED, "no direct copies from %s pid %u (not proven)",
+                             req->session->peer_host, req->session->peer_pid);
+    }
+    if (sfs_tp_now_ms() >= req->direct_until_ms) {
+        return sfs_error_set(SFS_PULL_REFUSED, "too close to the requester's deadline to copy");
+    }
+    while (done < length) {
+        struct iovec local = {(uint8_t *)buf + done, length - done};
+        struct iovec remote_left[SFS_TP_DIRECT_MAX_IOV];
+        size_t       nr = sfs_tp_iov_skip(req->direct_iov, req->direct_count, done, remote_left);
+        ssize_t      n  = process_vm_readv(pid, &local, 1, remote_left, nr, 0);
+
+        if (n <= 0) {
+            int err = n < 0 ? errno : EIO;
+
+            if (err == EPERM || err == ESRCH) {
+                __atomic_store_n(&req->session->direct_pid, 0, __ATOMIC_RELEASE);
+                sfs_info("direct copies from %s pid %u stop: %s", req->session->peer_host,
+                         req->session->peer_pid, strerror(err));
+            }
+            return sfs_error_set(SFS_PULL_REFUSED, "copying the data out of %s pid %u failed: %s",
+                                 req->session->peer_host, req->session->peer_pid, strerror(err));
+        }
+        done += (uint64_t)n;
+    }
     return 0;
 }

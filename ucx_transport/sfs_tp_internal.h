@@ -21,6 +21,7 @@
 #define SFS_TP_DETAIL_MAX           512
 #define SFS_TP_DIRECT_MIN           (64u << 10) /* smaller replies go through UCX */
 #define SFS_TP_DIRECT_MAX_IOV       SFS_PROTO_DIRECT_MAX_IOV
+#define SFS_TP_PULL_REFUSALS_MAX    4 /* then a connection sends its data */
 
 struct sfs_tp_worker {
     ucp_context_h context;
@@ -49,7 +50,8 @@ struct sfs_tp_worker {
     uint64_t   next_request_id;
     sfs_hash_t rpcs; /* by request id */
     sfs_list_t conns;
-    sfs_hash_t sessions; /* by session id */
+    sfs_list_t held_rpcs; /* failed RPCs whose buffers UCX still holds */
+    sfs_hash_t sessions;  /* by session id */
     sfs_list_t session_list;
     uint32_t   pending_sessions;
     uint64_t   next_timer_ms;
@@ -88,33 +90,44 @@ struct sfs_tp_conn {
     sfs_list_t       rpcs; /* in flight */
     char             name[SFS_HOST_MAX];
     char             transports[256];
-    int              direct; /* the server may copy replies into our memory */
+    int              direct;        /* the server may copy replies into our memory */
+    uint32_t         pull_refusals; /* pulls of request data the server refused */
+    int              pull_off;      /* ... so many that we stopped asking */
 };
 
 struct sfs_tp_rpc {
-    sfs_hash_link_t  link;      /* in worker->rpcs while awaiting the reply */
-    sfs_list_t       conn_list; /* in conn->rpcs while in flight */
-    sfs_tp_conn_t   *conn;      /* valid while !done */
+    sfs_hash_link_t link;      /* in worker->rpcs while awaiting the reply */
+    sfs_list_t      conn_list; /* in conn->rpcs while in flight, then in
+                                * worker->held_rpcs while failed but held */
+    sfs_tp_conn_t   *conn;     /* valid while !done */
     sfs_tp_worker_t *worker;
     uint32_t         opcode;
     uint64_t         request_id;
     uint64_t         deadline_ms;
     int              status;
     int              done;         /* reply (or failure) is final */
-    int              send_pending; /* UCX still holds the send buffers */
+    int              send_pending; /* UCX sends (of this request) not complete */
     int              recv_pending; /* a rendezvous receive is running */
+    int              held;         /* failed, UCX still holds buffers */
+    int              abandoned;    /* ... given back to the owner anyway */
+    uint64_t         failed_ms;    /* when it failed (for `held`) */
     int              released;
     int              hashed;
     int              direct_sent;     /* the request named our reply buffers */
+    int              pulled;          /* the server copies the payload from us */
     int              reply_delivered; /* ... and the server copied into them */
 
-    uint8_t      *head; /* packed header followed by a copy of the arguments */
-    uint8_t      *args; /* = head + SFS_PROTO_HDR_SIZE */
-    size_t        args_length;
-    size_t        head_length; /* what goes in the AM header (sfs_tp_args_in_header) */
-    ucp_dt_iov_t  send_iov_inline[SFS_TP_INLINE_IOV];
-    ucp_dt_iov_t *send_iov;
-    size_t        send_iov_count;
+    uint8_t            *head;             /* packed header followed by a copy of the arguments */
+    uint8_t            *args;             /* = head + SFS_PROTO_HDR_SIZE */
+    size_t              call_args_length; /* the caller's arguments */
+    size_t              args_length;      /* ... and a direct-copy descriptor, if any */
+    size_t              head_length;      /* what goes in the AM header (sfs_tp_args_in_header) */
+    ucp_dt_iov_t        send_iov_inline[SFS_TP_INLINE_IOV];
+    ucp_dt_iov_t       *send_iov;       /* [0] for the arguments, then the payload */
+    size_t              send_iov_count; /* 1 + the payload's non-empty pieces */
+    const struct iovec *payload;        /* the caller's (valid until completion) */
+    size_t              payload_count;
+    uint64_t            payload_length;
 
     struct iovec *reply_iov;
     size_t        reply_iov_count;
@@ -165,7 +178,8 @@ struct sfs_tp_request {
     size_t            data_length;
     size_t            args_length; /* what the handler sees (without a direct descriptor) */
     int               replied;
-    struct iovec     *direct_iov; /* the requester's reply buffers */
+    struct iovec     *direct_iov; /* the requester's reply buffers (or its payload) */
+    int               pull;       /* ... its payload: SFS_PROTO_FLAG_PULL */
     size_t            direct_count;
     uint64_t          direct_until_ms;  /* no direct copy after this */
     uint64_t          delivered;        /* payload bytes copied directly */
@@ -204,7 +218,11 @@ ucs_status_t sfs_tp_am_reply_cb(void *arg, const void *header, size_t header_len
                                 size_t length, const ucp_am_recv_param_t *param);
 void         sfs_tp_rpc_fail(sfs_tp_rpc_t *rpc, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-void sfs_tp_rpcs_check_deadlines(sfs_tp_worker_t *worker, uint64_t now_ms);
+/* Fails the RPCs past their deadline and gives back failed ones whose
+ * buffers UCX keeps too long; returns how many changed state. */
+int sfs_tp_rpcs_check_deadlines(sfs_tp_worker_t *worker, uint64_t now_ms);
+/* After ucp_worker_destroy: frees released RPCs UCX never let go of. */
+void sfs_tp_rpcs_free_held(sfs_tp_worker_t *worker);
 
 /* sfs_tp_conn.c */
 void sfs_tp_conn_fail(sfs_tp_conn_t *conn, int status, const char *why);
@@ -241,6 +259,7 @@ void   sfs_tp_direct_offer(sfs_tp_conn_t *conn, uint64_t server_id);
 int    sfs_tp_direct_wants(const sfs_tp_conn_t *conn, const struct iovec *iov, size_t count,
                            int alloc_reply);
 size_t sfs_tp_direct_descriptor_size(size_t count);
+int    sfs_tp_pull_wanted(void); /* STRIPEFS_DIRECT_PULL is not 0 */
 void   sfs_tp_direct_descriptor_pack(uint8_t *out, const struct iovec *iov, size_t count,
                                      uint64_t deadline_ms);
 /* Strip the descriptor from a request's arguments into req->direct_*. */

@@ -38,10 +38,12 @@ static void sfs_tp_request_dispatch(sfs_tp_request_t *req)
         sfs_tp_request_reply_error(req, -EACCES, "request failed its integrity check");
         return;
     }
-    if ((req->hdr.flags & SFS_PROTO_FLAG_DIRECT) && sfs_tp_direct_descriptor_take(req) != 0) {
+    if ((req->hdr.flags & (SFS_PROTO_FLAG_DIRECT | SFS_PROTO_FLAG_PULL)) &&
+        sfs_tp_direct_descriptor_take(req) != 0) {
         sfs_tp_request_reply_error(req, -EBADMSG, "malformed direct-copy descriptor");
         return;
     }
+    req->pull = (req->hdr.flags & SFS_PROTO_FLAG_PULL) != 0;
     if (!worker->on_request) {
         sfs_tp_request_reply_error(req, -EOPNOTSUPP, "this process serves no requests");
         return;

@@ -17,8 +17,21 @@
 #include <stdio.h>
 #include <string.h>
 
+/* A failed RPC whose buffers UCX has not let go of after this long is
+ * given back to its owner anyway (see sfs_tp_rpcs_check_deadlines). */
+#define SFS_TP_RPC_ABANDON_MS 3000
+
+static void sfs_tp_rpc_unhold(sfs_tp_rpc_t *rpc)
+{
+    if (rpc->held) {
+        sfs_list_del(&rpc->conn_list);
+        rpc->held = 0;
+    }
+}
+
 static void sfs_tp_rpc_free(sfs_tp_rpc_t *rpc)
 {
+    sfs_tp_rpc_unhold(rpc);
     if (rpc->send_iov != rpc->send_iov_inline) {
         free(rpc->send_iov);
     }
@@ -29,19 +42,33 @@ static void sfs_tp_rpc_free(sfs_tp_rpc_t *rpc)
     free(rpc);
 }
 
-static int sfs_tp_rpc_settled(const sfs_tp_rpc_t *rpc)
+/* UCX no longer holds any of the RPC's buffers (nor its own memory). */
+static int sfs_tp_rpc_ucx_done(const sfs_tp_rpc_t *rpc)
 {
-    return rpc->done && !rpc->send_pending && !rpc->recv_pending;
+    return !rpc->send_pending && !rpc->recv_pending;
 }
 
-/* Called whenever one of done/send_pending/recv_pending changes. */
+/* Final for its owner: normally when UCX lets go too; a failed RPC that
+ * UCX holds past SFS_TP_RPC_ABANDON_MS also counts (then its memory is
+ * kept until UCX lets go, or the worker is destroyed). */
+static int sfs_tp_rpc_settled(const sfs_tp_rpc_t *rpc)
+{
+    return rpc->done && (rpc->abandoned || sfs_tp_rpc_ucx_done(rpc));
+}
+
+/* Called whenever one of done/send_pending/recv_pending/abandoned changes. */
 static void sfs_tp_rpc_check(sfs_tp_rpc_t *rpc)
 {
     if (!sfs_tp_rpc_settled(rpc)) {
         return;
     }
+    if (sfs_tp_rpc_ucx_done(rpc)) {
+        sfs_tp_rpc_unhold(rpc);
+    }
     if (rpc->released) {
-        sfs_tp_rpc_free(rpc);
+        if (sfs_tp_rpc_ucx_done(rpc)) {
+            sfs_tp_rpc_free(rpc);
+        }
         return;
     }
     if (rpc->cb) {
@@ -52,7 +79,9 @@ static void sfs_tp_rpc_check(sfs_tp_rpc_t *rpc)
     }
 }
 
-/* The outcome is final: unhook from the tables. */
+/* The outcome is final: unhook from the tables. A failure may come while
+ * UCX still holds buffers (the connection closes them): such an RPC waits
+ * in worker->held_rpcs for UCX to let go. */
 static void sfs_tp_rpc_finish(sfs_tp_rpc_t *rpc, int status)
 {
     if (rpc->done) {
@@ -65,6 +94,11 @@ static void sfs_tp_rpc_finish(sfs_tp_rpc_t *rpc, int status)
         rpc->hashed = 0;
     }
     sfs_list_del(&rpc->conn_list);
+    if (status != 0 && !sfs_tp_rpc_ucx_done(rpc)) {
+        rpc->held      = 1;
+        rpc->failed_ms = sfs_tp_now_ms();
+        sfs_list_add_tail(&rpc->worker->held_rpcs, &rpc->conn_list);
+    }
 }
 
 void sfs_tp_rpc_fail(sfs_tp_rpc_t *rpc, int status, const char *fmt, ...)
@@ -85,7 +119,7 @@ static void sfs_tp_rpc_send_cb(void *request, ucs_status_t status, void *user_da
 {
     sfs_tp_rpc_t *rpc = user_data;
 
-    rpc->send_pending = 0;
+    rpc->send_pending--;
     rpc->worker->ucx_inflight--;
     ucp_request_free(request);
     if (status != UCS_OK && !rpc->done) {
@@ -97,16 +131,106 @@ static void sfs_tp_rpc_send_cb(void *request, ucs_status_t status, void *user_da
     sfs_tp_rpc_check(rpc);
 }
 
-int sfs_tp_rpc_start(sfs_tp_conn_t *conn, const sfs_tp_rpc_params_t *params, sfs_tp_rpc_t **rpc_p)
+/* Whether the server may copy this request's payload out of our memory
+ * (a pull, SFS_PROTO_FLAG_PULL) instead of receiving it. */
+static int sfs_tp_rpc_may_pull(const sfs_tp_conn_t *conn, const sfs_tp_rpc_params_t *params,
+                               uint64_t payload_length)
 {
-    sfs_tp_worker_t    *worker = conn->worker;
+    return params->allow_pull && conn->direct && !conn->pull_off && sfs_tp_pull_wanted() &&
+           payload_length >= SFS_TP_DIRECT_MIN && params->payload_count > 0 &&
+           params->payload_count <= SFS_TP_DIRECT_MAX_IOV &&
+           params->args_length + sfs_tp_direct_descriptor_size(params->payload_count) <=
+               SFS_PROTO_ARGS_MAX;
+}
+
+/* Pack the header (and a descriptor) and hand the request to UCX: at the
+ * start, and again without the pull when the server refused it. */
+static int sfs_tp_rpc_send(sfs_tp_rpc_t *rpc)
+{
+    sfs_tp_conn_t      *conn   = rpc->conn;
+    sfs_tp_worker_t    *worker = rpc->worker;
     ucp_request_param_t param;
     sfs_proto_hdr_t     hdr;
-    sfs_tp_rpc_t       *rpc;
     ucs_status_ptr_t    sreq;
-    uint64_t            payload_length = 0;
-    size_t              iov_count      = 0;
-    uint32_t            timeout_ms;
+    ucp_dt_iov_t       *iov;
+    size_t              iov_count;
+
+    rpc->args_length = rpc->call_args_length;
+    if (rpc->direct_sent) {
+        sfs_tp_direct_descriptor_pack(rpc->args + rpc->args_length, rpc->reply_iov,
+                                      rpc->reply_iov_count, rpc->deadline_ms);
+        rpc->args_length += sfs_tp_direct_descriptor_size(rpc->reply_iov_count);
+    } else if (rpc->pulled) {
+        sfs_tp_direct_descriptor_pack(rpc->args + rpc->args_length, rpc->payload,
+                                      rpc->payload_count, rpc->deadline_ms);
+        rpc->args_length += sfs_tp_direct_descriptor_size(rpc->payload_count);
+    }
+    rpc->head_length = SFS_PROTO_HDR_SIZE;
+    if (sfs_tp_args_in_header(worker, rpc->args_length)) {
+        rpc->head_length += rpc->args_length;
+    }
+    /* send_iov: [0] the arguments, when not in the header; then the payload */
+    iov       = rpc->send_iov + 1;
+    iov_count = rpc->pulled ? 0 : rpc->send_iov_count - 1;
+    if (rpc->args_length && rpc->head_length == SFS_PROTO_HDR_SIZE) {
+        rpc->send_iov[0].buffer = rpc->args;
+        rpc->send_iov[0].length = rpc->args_length;
+        iov--;
+        iov_count++;
+    }
+
+    memset(&hdr, 0, sizeof(hdr));
+    hdr.magic   = SFS_PROTO_MAGIC;
+    hdr.version = SFS_PROTO_VERSION;
+    hdr.opcode  = (uint16_t)rpc->opcode;
+    hdr.flags   = rpc->direct_sent ? SFS_PROTO_FLAG_DIRECT : rpc->pulled ? SFS_PROTO_FLAG_PULL : 0;
+    hdr.args_length    = (uint32_t)rpc->args_length;
+    hdr.request_id     = rpc->request_id;
+    hdr.session_id     = conn->session_id;
+    hdr.sender         = worker->node_id;
+    hdr.payload_length = rpc->pulled ? 0 : rpc->payload_length;
+    sfs_tp_hdr_seal(&hdr, conn->session_id ? &conn->session_key : NULL, rpc->args, rpc->args_length,
+                    rpc->head);
+
+    memset(&param, 0, sizeof(param));
+    param.op_attr_mask =
+        UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_DATATYPE;
+    param.cb.send   = sfs_tp_rpc_send_cb;
+    param.user_data = rpc;
+    if (iov_count == 1) {
+        /* one contiguous buffer: UCX may move it by zero-copy rendezvous */
+        param.datatype = ucp_dt_make_contig(1);
+        sreq           = ucp_am_send_nbx(conn->ep, SFS_AM_ID_REQUEST, rpc->head, rpc->head_length,
+                                         iov[0].buffer, iov[0].length, &param);
+    } else {
+        param.datatype = iov_count ? ucp_dt_make_iov() : ucp_dt_make_contig(1);
+        sreq           = ucp_am_send_nbx(conn->ep, SFS_AM_ID_REQUEST, rpc->head, rpc->head_length,
+                               iov_count ? (void *)iov : NULL, iov_count, &param);
+    }
+    if (UCS_PTR_IS_ERR(sreq)) {
+        return sfs_error_set(-ECONNRESET, "%s: cannot send %s: %s", conn->name,
+                             sfs_op_name(rpc->opcode), ucs_status_string(UCS_PTR_STATUS(sreq)));
+    }
+    sfs_hash_add(&worker->rpcs, &rpc->link, rpc->request_id);
+    rpc->hashed = 1;
+    if (sreq != NULL) {
+        rpc->send_pending++;
+        worker->ucx_inflight++;
+    }
+    sfs_trace("rpc %lu: %s to %s, %zu+%lu bytes%s", (unsigned long)rpc->request_id,
+              sfs_op_name(rpc->opcode), conn->name, rpc->args_length,
+              (unsigned long)rpc->payload_length, rpc->pulled ? " (pulled)" : "");
+    return 0;
+}
+
+int sfs_tp_rpc_start(sfs_tp_conn_t *conn, const sfs_tp_rpc_params_t *params, sfs_tp_rpc_t **rpc_p)
+{
+    sfs_tp_worker_t *worker = conn->worker;
+    sfs_tp_rpc_t    *rpc;
+    uint64_t         payload_length = 0;
+    size_t           iov_count = 1, desc_size = 0;
+    uint32_t         timeout_ms;
+    int              rc;
 
     if (conn->status) {
         return sfs_error_set(conn->status, "%s: connection lost earlier: %s", conn->name,
@@ -127,30 +251,37 @@ int sfs_tp_rpc_start(sfs_tp_conn_t *conn, const sfs_tp_rpc_params_t *params, sfs
     if (!SFS_ALLOC_PTR(rpc)) {
         return -ENOMEM;
     }
-    rpc->conn            = conn;
-    rpc->worker          = worker;
-    rpc->opcode          = params->opcode;
-    rpc->request_id      = worker->next_request_id++;
-    rpc->reply_iov       = params->reply_iov;
-    rpc->reply_iov_count = params->reply_iov_count;
-    rpc->alloc_reply     = params->alloc_reply;
-    rpc->cb              = params->cb;
-    rpc->cb_arg          = params->cb_arg;
-    rpc->args_length     = params->args_length;
+    rpc->conn             = conn;
+    rpc->worker           = worker;
+    rpc->opcode           = params->opcode;
+    rpc->request_id       = worker->next_request_id++;
+    rpc->reply_iov        = params->reply_iov;
+    rpc->reply_iov_count  = params->reply_iov_count;
+    rpc->alloc_reply      = params->alloc_reply;
+    rpc->payload          = params->payload;
+    rpc->payload_count    = params->payload_count;
+    rpc->payload_length   = payload_length;
+    rpc->cb               = params->cb;
+    rpc->cb_arg           = params->cb_arg;
+    rpc->call_args_length = params->args_length;
     sfs_list_init(&rpc->conn_list);
     timeout_ms       = params->timeout_ms ? params->timeout_ms : worker->rpc_timeout_ms;
     rpc->deadline_ms = sfs_tp_now_ms() + timeout_ms;
     /* a large reply from a server on this host may be copied straight into
-     * the caller's buffers: name them, after the arguments */
+     * the caller's buffers: name them, after the arguments; a large payload
+     * may be copied straight out of them likewise */
     rpc->direct_sent =
         sfs_tp_direct_wants(conn, params->reply_iov, params->reply_iov_count,
                             params->alloc_reply) &&
         params->args_length + sfs_tp_direct_descriptor_size(params->reply_iov_count) <=
             SFS_PROTO_ARGS_MAX;
+    rpc->pulled = !rpc->direct_sent && sfs_tp_rpc_may_pull(conn, params, payload_length);
     if (rpc->direct_sent) {
-        rpc->args_length += sfs_tp_direct_descriptor_size(params->reply_iov_count);
+        desc_size = sfs_tp_direct_descriptor_size(params->reply_iov_count);
+    } else if (rpc->pulled) {
+        desc_size = sfs_tp_direct_descriptor_size(params->payload_count);
     }
-    rpc->head = malloc(SFS_PROTO_HDR_SIZE + rpc->args_length);
+    rpc->head = malloc(SFS_PROTO_HDR_SIZE + params->args_length + desc_size);
     if (!rpc->head) {
         free(rpc);
         return -ENOMEM;
@@ -158,14 +289,6 @@ int sfs_tp_rpc_start(sfs_tp_conn_t *conn, const sfs_tp_rpc_params_t *params, sfs
     rpc->args = rpc->head + SFS_PROTO_HDR_SIZE;
     if (params->args_length) {
         memcpy(rpc->args, params->args, params->args_length);
-    }
-    if (rpc->direct_sent) {
-        sfs_tp_direct_descriptor_pack(rpc->args + params->args_length, params->reply_iov,
-                                      params->reply_iov_count, rpc->deadline_ms);
-    }
-    rpc->head_length = SFS_PROTO_HDR_SIZE;
-    if (sfs_tp_args_in_header(worker, rpc->args_length)) {
-        rpc->head_length += rpc->args_length;
     }
     rpc->send_iov = rpc->send_iov_inline;
     if (params->payload_count + 1 > SFS_TP_INLINE_IOV) {
@@ -176,10 +299,6 @@ int sfs_tp_rpc_start(sfs_tp_conn_t *conn, const sfs_tp_rpc_params_t *params, sfs
             return -ENOMEM;
         }
     }
-    if (rpc->args_length && rpc->head_length == SFS_PROTO_HDR_SIZE) {
-        rpc->send_iov[iov_count].buffer   = rpc->args;
-        rpc->send_iov[iov_count++].length = rpc->args_length;
-    }
     for (size_t i = 0; i < params->payload_count; i++) {
         if (params->payload[i].iov_len) {
             rpc->send_iov[iov_count].buffer   = params->payload[i].iov_base;
@@ -188,55 +307,40 @@ int sfs_tp_rpc_start(sfs_tp_conn_t *conn, const sfs_tp_rpc_params_t *params, sfs
     }
     rpc->send_iov_count = iov_count;
 
-    memset(&hdr, 0, sizeof(hdr));
-    hdr.magic          = SFS_PROTO_MAGIC;
-    hdr.version        = SFS_PROTO_VERSION;
-    hdr.opcode         = (uint16_t)params->opcode;
-    hdr.flags          = rpc->direct_sent ? SFS_PROTO_FLAG_DIRECT : 0;
-    hdr.args_length    = (uint32_t)rpc->args_length;
-    hdr.request_id     = rpc->request_id;
-    hdr.session_id     = conn->session_id;
-    hdr.sender         = worker->node_id;
-    hdr.payload_length = payload_length;
-    sfs_tp_hdr_seal(&hdr, conn->session_id ? &conn->session_key : NULL, rpc->args, rpc->args_length,
-                    rpc->head);
-
-    sfs_hash_add(&worker->rpcs, &rpc->link, rpc->request_id);
-    rpc->hashed = 1;
-    sfs_list_add_tail(&conn->rpcs, &rpc->conn_list);
-
-    memset(&param, 0, sizeof(param));
-    param.op_attr_mask =
-        UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_DATATYPE;
-    param.cb.send   = sfs_tp_rpc_send_cb;
-    param.user_data = rpc;
-    if (iov_count == 1) {
-        /* one contiguous buffer: UCX may move it by zero-copy rendezvous */
-        param.datatype = ucp_dt_make_contig(1);
-        sreq           = ucp_am_send_nbx(conn->ep, SFS_AM_ID_REQUEST, rpc->head, rpc->head_length,
-                                         rpc->send_iov[0].buffer, rpc->send_iov[0].length, &param);
-    } else {
-        param.datatype = iov_count ? ucp_dt_make_iov() : ucp_dt_make_contig(1);
-        sreq           = ucp_am_send_nbx(conn->ep, SFS_AM_ID_REQUEST, rpc->head, rpc->head_length,
-                               iov_count ? (void *)rpc->send_iov : NULL, iov_count, &param);
-    }
-    if (UCS_PTR_IS_ERR(sreq)) {
-        int rc = -ECONNRESET;
-
-        sfs_tp_rpc_finish(rpc, rc);
+    rc = sfs_tp_rpc_send(rpc);
+    if (rc) {
         sfs_tp_rpc_free(rpc);
-        return sfs_error_set(rc, "%s: cannot send %s: %s", conn->name, sfs_op_name(params->opcode),
-                             ucs_status_string(UCS_PTR_STATUS(sreq)));
+        return rc;
     }
-    rpc->send_pending = sreq != NULL;
-    if (sreq != NULL) {
-        worker->ucx_inflight++;
-    }
-    sfs_trace("rpc %lu: %s to %s, %zu+%lu bytes", (unsigned long)rpc->request_id,
-              sfs_op_name(rpc->opcode), conn->name, rpc->args_length,
-              (unsigned long)payload_length);
+    sfs_list_add_tail(&conn->rpcs, &rpc->conn_list);
     *rpc_p = rpc;
     return 0;
+}
+
+/* The server could not copy a pulled payload (not allowed, its proof of
+ * our pid not seen yet, too late): send the request again with it. After a
+ * few refusals the connection stops asking. */
+static int sfs_tp_rpc_resend_unpulled(sfs_tp_rpc_t *rpc)
+{
+    sfs_tp_conn_t *conn = rpc->conn;
+    int            rc;
+
+    if (++conn->pull_refusals >= SFS_TP_PULL_REFUSALS_MAX && !conn->pull_off) {
+        conn->pull_off = 1;
+        sfs_info("%s refused %u direct copies of request data: sending it from now on", conn->name,
+                 conn->pull_refusals);
+    }
+    free(rpc->reply_args);
+    rpc->reply_args        = NULL;
+    rpc->reply_args_length = 0;
+    free(rpc->recv_iov);
+    rpc->recv_iov = NULL;
+    rpc->pulled   = 0;
+    rc            = sfs_tp_rpc_send(rpc);
+    if (rc) {
+        sfs_tp_rpc_fail(rpc, rc, "%s", sfs_error_detail());
+    }
+    return rc;
 }
 
 int sfs_tp_rpc_is_done(const sfs_tp_rpc_t *rpc)
@@ -295,7 +399,7 @@ void sfs_tp_rpc_release(sfs_tp_rpc_t *rpc)
     }
     rpc->released = 1;
     rpc->cb       = NULL;
-    if (sfs_tp_rpc_settled(rpc)) {
+    if (sfs_tp_rpc_settled(rpc) && sfs_tp_rpc_ucx_done(rpc)) {
         sfs_tp_rpc_free(rpc);
     }
 }
@@ -331,6 +435,12 @@ static void sfs_tp_rpc_reply_complete(sfs_tp_rpc_t *rpc)
 
     sfs_proto_hdr_unpack(rpc->reply_hdr, SFS_PROTO_HDR_SIZE, UINT64_MAX, &hdr);
     status = hdr.status;
+    if (rpc->pulled && status == SFS_PULL_REFUSED && !rpc->done) {
+        sfs_debug("%s: %s %lu: %s", conn->name, sfs_op_name(rpc->opcode),
+                  (unsigned long)rpc->request_id, "direct copy refused: sending the data");
+        sfs_tp_rpc_resend_unpulled(rpc);
+        return;
+    }
     if (conn->session_id && rpc->opcode != SFS_OP_HELLO &&
         sfs_auth_mac_check(&conn->session_key, rpc->reply_hdr, rpc->reply_args,
                            rpc->reply_args_length) != 0) {
@@ -552,9 +662,10 @@ drop:
     return UCS_OK;
 }
 
-void sfs_tp_rpcs_check_deadlines(sfs_tp_worker_t *worker, uint64_t now_ms)
+int sfs_tp_rpcs_check_deadlines(sfs_tp_worker_t *worker, uint64_t now_ms)
 {
     sfs_list_t *elem, *tmp;
+    int         changed = 0;
 
     sfs_list_for_each_safe(elem, tmp, &worker->conns)
     {
@@ -566,7 +677,9 @@ void sfs_tp_rpcs_check_deadlines(sfs_tp_worker_t *worker, uint64_t now_ms)
             sfs_tp_rpc_t *rpc = sfs_container_of(relem, sfs_tp_rpc_t, conn_list);
             char          why[SFS_TP_DETAIL_MAX];
 
-            if (rpc->done || rpc->recv_pending || now_ms < rpc->deadline_ms) {
+            /* (a reply still arriving counts too: its sender may have died
+             * in the middle) */
+            if (rpc->done || now_ms < rpc->deadline_ms) {
                 continue;
             }
             /* A server that does not answer in time is treated as failed:
@@ -574,7 +687,44 @@ void sfs_tp_rpcs_check_deadlines(sfs_tp_worker_t *worker, uint64_t now_ms)
             snprintf(why, sizeof(why), "no reply to %s within the timeout (server down or hung?)",
                      sfs_op_name(rpc->opcode));
             sfs_tp_conn_fail(conn, -ETIMEDOUT, why);
+            changed++;
             break;
+        }
+    }
+    /* Closing the endpoint should make UCX complete every request on it;
+     * should one stay (a UCX fault), its owner must not wait for ever. */
+    sfs_list_for_each_safe(elem, tmp, &worker->held_rpcs)
+    {
+        sfs_tp_rpc_t *rpc = sfs_container_of(elem, sfs_tp_rpc_t, conn_list);
+
+        /* (a released one has no owner waiting: it just waits for UCX) */
+        if (rpc->abandoned || rpc->released || now_ms < rpc->failed_ms + SFS_TP_RPC_ABANDON_MS) {
+            continue;
+        }
+        sfs_warn("%s (request %lu) failed %u ms ago, but UCX still holds its %s buffers: "
+                 "given back to its caller",
+                 sfs_op_name(rpc->opcode), (unsigned long)rpc->request_id,
+                 (unsigned)(now_ms - rpc->failed_ms), rpc->send_pending ? "send" : "receive");
+        rpc->abandoned = 1;
+        changed++;
+        sfs_tp_rpc_check(rpc);
+    }
+    return changed;
+}
+
+void sfs_tp_rpcs_free_held(sfs_tp_worker_t *worker)
+{
+    sfs_list_t *elem, *tmp;
+
+    sfs_list_for_each_safe(elem, tmp, &worker->held_rpcs)
+    {
+        sfs_tp_rpc_t *rpc = sfs_container_of(elem, sfs_tp_rpc_t, conn_list);
+
+        if (rpc->released) {
+            sfs_tp_rpc_free(rpc);
+        } else {
+            sfs_tp_rpc_unhold(rpc); /* its owner frees it */
+            rpc->send_pending = rpc->recv_pending = 0;
         }
     }
 }

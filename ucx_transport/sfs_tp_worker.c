@@ -294,6 +294,7 @@ int sfs_tp_worker_create(const sfs_tp_worker_params_t *params, sfs_tp_worker_t *
     worker->direct_fd       = -1;
     worker->next_request_id = 1;
     sfs_list_init(&worker->conns);
+    sfs_list_init(&worker->held_rpcs);
     sfs_list_init(&worker->session_list);
     sfs_list_init(&worker->posted);
     pthread_mutex_init(&worker->post_lock, NULL);
@@ -460,12 +461,14 @@ static int sfs_tp_run_posted(sfs_tp_worker_t *worker)
     return count;
 }
 
-static void sfs_tp_run_timers(sfs_tp_worker_t *worker)
+/* Returns how many RPCs changed state (so that a blocking progress call
+ * returns to a caller waiting for one). */
+static int sfs_tp_run_timers(sfs_tp_worker_t *worker)
 {
     uint64_t now = sfs_tp_now_ms();
 
     if (now < worker->next_timer_ms) {
-        return;
+        return 0;
     }
     worker->next_timer_ms = now + SFS_TP_TIMER_INTERVAL_MS;
     /* a busy worker may not sleep in epoll for a long time: serve the
@@ -474,8 +477,8 @@ static void sfs_tp_run_timers(sfs_tp_worker_t *worker)
         sfs_tp_bootstrap_accept(worker);
     }
     sfs_tp_direct_recv(worker);
-    sfs_tp_rpcs_check_deadlines(worker, now);
     sfs_tp_sessions_expire(worker, now);
+    return sfs_tp_rpcs_check_deadlines(worker, now);
 }
 
 static void sfs_tp_drain_eventfd(sfs_tp_worker_t *worker)
@@ -502,7 +505,7 @@ int sfs_tp_worker_progress(sfs_tp_worker_t *worker, int timeout_ms)
             count++;
         }
         count += sfs_tp_run_posted(worker);
-        sfs_tp_run_timers(worker);
+        count += sfs_tp_run_timers(worker);
         if (count || timeout_ms == 0) {
             return 0;
         }
@@ -637,6 +640,7 @@ void sfs_tp_worker_destroy(sfs_tp_worker_t *worker)
     }
     ucp_worker_release_address(worker->ucp_worker, worker->address);
     ucp_worker_destroy(worker->ucp_worker);
+    sfs_tp_rpcs_free_held(worker); /* UCX will call back no more */
     ucp_cleanup(worker->context);
     close(worker->epoll_fd);
     close(worker->event_fd);

@@ -5,6 +5,10 @@
  *   sfs_client_check io PATH            striped writes/reads of many shapes
  *   sfs_client_check sparse PATH        holes, overlaps, truncate, sizes
  *   sfs_client_check listio PATH        strided list I/O and nonblocking I/O
+ *   sfs_client_check behind PATH        thousands of small writes, many
+ *                                       overlapping, read back (write-behind)
+ *   sfs_client_check behind-fail PATH   64 KiB writes until one fails: the
+ *                                       error must come, and name the write
  *   sfs_client_check creates DIR N      create N files, print "ACK name" each
  *   sfs_client_check verify DIR LOG     every ACKed name in LOG exists
  *   sfs_client_check errors DIR         error codes of bad requests
@@ -456,6 +460,112 @@ static int check_race_read(sfs_client_t *client, const char *path, double second
     return failures;
 }
 
+/* Small writes in a 4 MiB span, at random places (many overlap ones still
+ * in flight), checked against a copy kept here: reads in between see this
+ * process's writes, another handle sees them after a flush, and the file
+ * reads back identical after the close. */
+static int check_behind(sfs_client_t *client, const char *path)
+{
+    enum { SPAN = 4 << 20, WRITES = 3000 };
+    static const size_t sizes[] = {1, 100, 4096, 65536, 65536 + 7, 300000, 1 << 20};
+    sfs_open_params_t   hints   = {.field_mask =
+                                       SFS_OPEN_PARAM_CHUNK_SIZE | SFS_OPEN_PARAM_STRIPE_COUNT,
+                                   .chunk_size   = 65536,
+                                   .stripe_count = 4};
+    uint8_t            *shadow = calloc(1, SPAN), *buf = malloc(1 << 20), *back = malloc(SPAN);
+    uint64_t            rnd = 42, end = 0;
+    sfs_file_t         *file, *other;
+    int                 rc, bad_writes = 0, bad_reads = 0;
+    ssize_t             got;
+
+    rc = sfs_file_open(client, path, SFS_O_RDWR | SFS_O_CREAT | SFS_O_TRUNC, 0644, &hints, &file);
+    CHECK(rc == 0, "create %s (%s)", path, rc ? sfs_client_error() : "");
+    if (rc || !shadow || !buf || !back) {
+        return 1;
+    }
+    for (int i = 0; i < WRITES; i++) {
+        size_t   length;
+        uint64_t offset;
+
+        rnd    = rnd * 6364136223846793005ull + 1442695040888963407ull;
+        length = sizes[(rnd >> 33) % (sizeof(sizes) / sizeof(sizes[0]))];
+        offset = (rnd >> 11) % (SPAN - length);
+        fill(buf, length, (uint64_t)i * 31 + 3);
+        if (sfs_file_pwrite(file, buf, length, offset) != (ssize_t)length) {
+            fprintf(stderr, "write %d (%zu at %" PRIu64 "): %s\n", i, length, offset,
+                    sfs_client_error());
+            bad_writes++;
+            break;
+        }
+        memcpy(shadow + offset, buf, length);
+        end = offset + length > end ? offset + length : end;
+        if (i % 500 == 499) {
+            got = sfs_file_pread(file, back, SPAN, 0);
+            bad_reads += got != (ssize_t)end || memcmp(back, shadow, end) != 0;
+        }
+    }
+    CHECK(bad_writes == 0 && bad_reads == 0,
+          "%d writes of 1 B to 1 MiB, overlapping; reads in between see them all", WRITES);
+    rc = sfs_file_open(client, path, SFS_O_RDONLY, 0, NULL, &other);
+    if (rc == 0) {
+        rc  = sfs_file_flush(file);
+        got = rc ? rc : sfs_file_pread(other, back, SPAN, 0);
+        CHECK(got == (ssize_t)end && memcmp(back, shadow, end) == 0,
+              "after a flush another handle reads every byte (%zd of %" PRIu64 ")", got, end);
+        sfs_file_close(other);
+    }
+    rc = sfs_file_close(file);
+    CHECK(rc == 0, "close (%s)", rc ? sfs_client_error() : "no write failed");
+    rc = sfs_file_open(client, path, SFS_O_RDONLY, 0, NULL, &file);
+    if (rc == 0) {
+        got = sfs_file_pread(file, back, SPAN, 0);
+        CHECK(got == (ssize_t)end && memcmp(back, shadow, end) == 0,
+              "reopened, the file reads back identical (%zd bytes)", got);
+        sfs_file_close(file);
+    }
+    free(shadow);
+    free(buf);
+    free(back);
+    return failures;
+}
+
+/* 64 KiB writes until one fails (the test fills a target): with writes in
+ * flight the failure comes from a later call, which must say which write
+ * failed and how; the close still ends. */
+static int check_behind_fail(sfs_client_t *client, const char *path)
+{
+    uint8_t    *buf = malloc(65536);
+    sfs_file_t *file;
+    uint64_t    offset;
+    ssize_t     put = 0;
+    int         rc;
+
+    rc = sfs_file_open(client, path, SFS_O_RDWR | SFS_O_CREAT | SFS_O_TRUNC, 0644, NULL, &file);
+    CHECK(rc == 0, "create %s (%s)", path, rc ? sfs_client_error() : "");
+    if (rc || !buf) {
+        return 1;
+    }
+    fill(buf, 65536, 11);
+    for (offset = 0; offset < (256ull << 20); offset += 65536) {
+        put = sfs_file_pwrite(file, buf, 65536, offset);
+        if (put < 0) {
+            break;
+        }
+    }
+    if (put >= 0) {
+        put = sfs_file_flush(file);
+    }
+    printf("the failure after %" PRIu64 " bytes: %s\n", offset,
+           put < 0 ? sfs_client_error() : "none");
+    CHECK(put == -ENOSPC && strstr(sfs_client_error(), "earlier write of 65536 bytes at offset") &&
+              strstr(sfs_client_error(), "target"),
+          "a write that failed in flight is reported (ENOSPC) by a later call, naming it");
+    rc = sfs_file_close(file);
+    printf("close: %d (%s)\n", rc, rc ? sfs_client_error() : "");
+    free(buf);
+    return failures;
+}
+
 int main(int argc, char **argv)
 {
     sfs_client_t *client;
@@ -472,6 +582,10 @@ int main(int argc, char **argv)
         rc = check_sparse(client, argv[2]);
     } else if (strcmp(argv[1], "listio") == 0) {
         rc = check_listio(client, argv[2]);
+    } else if (strcmp(argv[1], "behind") == 0) {
+        rc = check_behind(client, argv[2]);
+    } else if (strcmp(argv[1], "behind-fail") == 0) {
+        rc = check_behind_fail(client, argv[2]);
     } else if (strcmp(argv[1], "creates") == 0 && argc == 4) {
         rc = check_creates(client, argv[2], atol(argv[3]));
     } else if (strcmp(argv[1], "verify") == 0 && argc == 4) {
