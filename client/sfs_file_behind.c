@@ -34,7 +34,7 @@
 
 typedef struct sfs_behind_write {
     sfs_request_t *request;
-    uint8_t       *copy;
+    uint8_t       *copy;       /* SFS_BEHIND_MAX_WRITE bytes (from spare) */
     uint64_t       start, end; /* the file range it covers (bounding) */
     uint64_t       length;     /* bytes it writes */
 } sfs_behind_write_t;
@@ -43,6 +43,8 @@ struct sfs_behind {
     sfs_behind_write_t writes[SFS_BEHIND_MAX_WRITES];
     size_t             count;
     uint64_t           bytes;
+    uint8_t           *spare[SFS_BEHIND_MAX_WRITES]; /* copy buffers to reuse */
+    size_t             spare_count;
     int                status; /* the first failure, not reported yet */
     char               detail[SFS_ERROR_DETAIL_MAX];
 };
@@ -61,6 +63,23 @@ uint64_t sfs_behind_limit_from_env(void)
         return SFS_BEHIND_DEFAULT_BYTES;
     }
     return bytes;
+}
+
+/* Copy buffers are reused: a fresh one per write would be faulted in (and
+ * given back to the kernel) again and again. */
+static uint8_t *sfs_behind_buffer(sfs_behind_t *behind)
+{
+    return behind->spare_count ? behind->spare[--behind->spare_count]
+                               : malloc(SFS_BEHIND_MAX_WRITE);
+}
+
+static void sfs_behind_buffer_put(sfs_behind_t *behind, uint8_t *buf)
+{
+    if (behind->spare_count < SFS_BEHIND_MAX_WRITES) {
+        behind->spare[behind->spare_count++] = buf;
+    } else {
+        free(buf);
+    }
 }
 
 /* Collect one finished (or, with `block`, any) write; its failure is kept. */
@@ -87,7 +106,7 @@ static void sfs_behind_settle(sfs_file_t *file, size_t i, int block)
                  "failed: %s",
                  (unsigned long)w->length, (unsigned long)w->start, why);
     }
-    free(w->copy);
+    sfs_behind_buffer_put(behind, w->copy);
     behind->bytes -= w->length;
     behind->writes[i] = behind->writes[--behind->count];
 }
@@ -169,7 +188,7 @@ int sfs_behind_write(sfs_file_t *file, const sfs_file_extent_t *extents, size_t 
         sfs_behind_settle(file, 0, 1);
     }
     w       = &file->behind->writes[file->behind->count];
-    w->copy = malloc(total);
+    w->copy = sfs_behind_buffer(file->behind);
     if (!w->copy) {
         return 0;
     }
@@ -181,7 +200,7 @@ int sfs_behind_write(sfs_file_t *file, const sfs_file_extent_t *extents, size_t 
     iov.iov_len  = total;
     rc           = sfs_io_start_write(file, extents, extent_count, &iov, 1, &w->request);
     if (rc) {
-        free(w->copy);
+        sfs_behind_buffer_put(file->behind, w->copy);
         *result_p = rc;
         return 1;
     }
@@ -196,7 +215,13 @@ int sfs_behind_write(sfs_file_t *file, const sfs_file_extent_t *extents, size_t 
 
 void sfs_behind_free(sfs_file_t *file)
 {
+    if (!file->behind) {
+        return;
+    }
     sfs_behind_wait(file);
+    while (file->behind->spare_count) {
+        free(file->behind->spare[--file->behind->spare_count]);
+    }
     free(file->behind);
     file->behind = NULL;
 }

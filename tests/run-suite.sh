@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Run every stripefs test and print "N passed, N failed[, N skipped]" last.
 #
-#   tests/run-suite.sh --build DIR [--filter REGEX] [--label NAME] [--counts FILE]
-#                      [--sanitizer-logs DIR]
+#   tests/run-suite.sh --build DIR [--filter REGEX] [--exclude REGEX] [--label NAME]
+#                      [--counts FILE] [--sanitizer-logs DIR]
 #
 # --counts FILE appends "passed failed skipped" to FILE (for combined totals).
 # --sanitizer-logs DIR (a sanitizer build): a test with a sanitizer error
@@ -27,6 +27,7 @@ set -u
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=""
 filter=""
+exclude=""
 label=""
 counts=""
 san_root=""
@@ -34,6 +35,7 @@ while [ $# -gt 0 ]; do
     case "$1" in
     --build) build=$2; shift 2 ;;
     --filter) filter=$2; shift 2 ;;
+    --exclude) exclude=$2; shift 2 ;;
     --label) label=$2; shift 2 ;;
     --counts) counts=$2; shift 2 ;;
     --sanitizer-logs) san_root=$2; shift 2 ;;
@@ -72,6 +74,9 @@ for t in "${tests[@]}"; do
     name=${t#"$build"/}
     name=${name#"$src"/}
     if [ -n "$filter" ] && ! [[ $name =~ $filter ]]; then
+        continue
+    fi
+    if [ -n "$exclude" ] && [[ $name =~ $exclude ]]; then
         continue
     fi
     work="$tmp_root/$(echo "$name" | tr '/' '_')"
