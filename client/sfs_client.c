@@ -156,14 +156,11 @@ int sfs_client_connect(const sfs_client_params_t *params, sfs_client_t **client_
     if (!SFS_ALLOC_PTR(client)) {
         return -ENOMEM;
     }
-    client->timeout_ms   = where.timeout_ms ? where.timeout_ms : 30000;
-    client->uid          = (uint32_t)getuid();
-    client->gid          = (uint32_t)getgid();
-    client->max_request  = SFS_CLIENT_DEFAULT_MAX_REQUEST;
-    client->window       = SFS_CLIENT_DEFAULT_WINDOW;
-    client->write_behind = (params && (params->field_mask & SFS_CLIENT_PARAM_WRITE_BEHIND))
-                               ? params->write_behind
-                               : sfs_behind_limit_from_env();
+    client->timeout_ms  = where.timeout_ms ? where.timeout_ms : 30000;
+    client->uid         = (uint32_t)getuid();
+    client->gid         = (uint32_t)getgid();
+    client->max_request = SFS_CLIENT_DEFAULT_MAX_REQUEST;
+    client->window      = SFS_CLIENT_DEFAULT_WINDOW;
     if ((env = getenv("STRIPEFS_MAX_REQUEST")) != NULL && atol(env) >= 65536) {
         client->max_request = (uint64_t)atol(env);
     }

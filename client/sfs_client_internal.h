@@ -12,11 +12,6 @@
 #define SFS_CLIENT_DEFAULT_WINDOW      32         /* storage RPCs in flight per operation */
 #define SFS_CLIENT_BOUNCE_PIECES       8          /* more pieces than this: pack them */
 #define SFS_CLIENT_BOUNCE_MAX          (1u << 20) /* ... if the request is this small */
-#define SFS_BEHIND_MAX_WRITE           (1u << 20) /* larger writes wait (sfs_file_behind.c) */
-#define SFS_BEHIND_MAX_WRITES          16         /* in flight per open file */
-#define SFS_BEHIND_DEFAULT_BYTES       (8u << 20) /* ... and bytes in all */
-
-typedef struct sfs_behind sfs_behind_t;
 
 struct sfs_client {
     sfs_tp_worker_t *worker;
@@ -27,7 +22,6 @@ struct sfs_client {
     uint32_t         gid;
     uint64_t         max_request;
     uint32_t         window;
-    uint64_t         write_behind; /* bytes per open file; 0: off */
     uint64_t         open_files;
 };
 
@@ -38,24 +32,7 @@ struct sfs_file {
     int           flags;
     uint64_t      open_id;      /* names this open's shared counter */
     int           counter_used; /* forget the counter at close */
-    sfs_behind_t *behind;       /* writes in flight (NULL: none yet) */
 };
-
-/* Start a write without waiting (sfs_file_io.c); sfs_request_wait ends it. */
-int sfs_io_start_write(sfs_file_t *file, const sfs_file_extent_t *extents, size_t extent_count,
-                       const struct iovec *memory, size_t memory_count, sfs_request_t **request_p);
-
-/* Write-behind (sfs_file_behind.c). sfs_behind_write takes a write (returns
- * 1, its result in *result_p: `total`, or a kept earlier failure) or leaves
- * it to the caller (0: too large, or off). sfs_behind_wait waits for every
- * write in flight; sfs_behind_flush also hands over a kept failure. */
-uint64_t sfs_behind_limit_from_env(void);
-int      sfs_behind_write(sfs_file_t *file, const sfs_file_extent_t *extents, size_t extent_count,
-                          const struct iovec *memory, size_t memory_count, uint64_t total,
-                          ssize_t *result_p);
-void     sfs_behind_wait(sfs_file_t *file);
-int      sfs_behind_flush(sfs_file_t *file);
-void     sfs_behind_free(sfs_file_t *file);
 
 /* One blocking metadata RPC: pack `req` for `opcode`, call, and hand back
  * the reply (the caller releases *rpc_p if set). */

@@ -98,20 +98,16 @@ err:
 int sfs_file_close(sfs_file_t *file)
 {
     uint64_t ignored;
-    int      rc;
 
     if (!file) {
         return 0;
     }
-    /* the writes behind end here; a failure among them is the close's */
-    rc = sfs_behind_flush(file);
-    sfs_behind_free(file);
     if (file->counter_used) {
         sfs_file_counter(file, SFS_COUNTER_FORGET, 0, &ignored);
     }
     file->client->open_files--;
     free(file);
-    return rc;
+    return 0;
 }
 
 const char *sfs_file_path(const sfs_file_t *file)
@@ -122,10 +118,7 @@ const char *sfs_file_path(const sfs_file_t *file)
 int sfs_file_size(sfs_file_t *file, uint64_t *size_p)
 {
     uint64_t lengths[SFS_STRIPE_COUNT_MAX];
-    int      rc;
-
-    sfs_behind_wait(file); /* the size counts them */
-    rc = sfs_client_chunk_lengths(file->client, &file->attr, lengths);
+    int      rc = sfs_client_chunk_lengths(file->client, &file->attr, lengths);
 
     if (rc == 0) {
         *size_p = sfs_layout_file_size(&file->attr.pattern, lengths);
@@ -191,20 +184,12 @@ int sfs_file_truncate(sfs_file_t *file, uint64_t size)
     if (size > (uint64_t)INT64_MAX) {
         return sfs_error_set(-EFBIG, "%s: size %lu too large", file->path, (unsigned long)size);
     }
-    sfs_behind_wait(file); /* not cut, then written again behind it */
     return sfs_file_each_target(file, SFS_OP_TRUNCATE, size);
 }
 
 int sfs_file_sync(sfs_file_t *file)
 {
-    int rc = sfs_behind_flush(file);
-
-    return rc ? rc : sfs_file_each_target(file, SFS_OP_FSYNC, 0);
-}
-
-int sfs_file_flush(sfs_file_t *file)
-{
-    return sfs_behind_flush(file);
+    return sfs_file_each_target(file, SFS_OP_FSYNC, 0);
 }
 
 int sfs_file_stat(sfs_file_t *file, sfs_stat_t *stat)

@@ -519,40 +519,10 @@ static ssize_t sfs_io_finish(sfs_request_t *req)
 static ssize_t sfs_io_run(sfs_file_t *file, int write, const sfs_file_extent_t *extents,
                           size_t extent_count, const struct iovec *memory, size_t memory_count)
 {
-    sfs_request_t *req   = NULL;
-    uint64_t       total = 0;
-    ssize_t        result;
-    int            rc;
+    sfs_request_t *req = NULL;
+    int rc = sfs_io_create(file, write, extents, extent_count, memory, memory_count, &req);
 
-    if (write) {
-        for (size_t m = 0; m < memory_count; m++) {
-            total += memory[m].iov_len;
-        }
-        if (sfs_behind_write(file, extents, extent_count, memory, memory_count, total, &result)) {
-            return result;
-        }
-        /* it waits: so does everything before it, and an earlier failure
-         * is reported now */
-        rc = sfs_behind_flush(file);
-    } else {
-        sfs_behind_wait(file); /* a process reads what it wrote */
-        rc = 0;
-    }
-    if (rc == 0) {
-        rc = sfs_io_create(file, write, extents, extent_count, memory, memory_count, &req);
-    }
     return rc ? rc : sfs_io_finish(req);
-}
-
-int sfs_io_start_write(sfs_file_t *file, const sfs_file_extent_t *extents, size_t extent_count,
-                       const struct iovec *memory, size_t memory_count, sfs_request_t **request_p)
-{
-    int rc = sfs_io_create(file, 1, extents, extent_count, memory, memory_count, request_p);
-
-    if (rc == 0) {
-        sfs_io_advance(*request_p, 0);
-    }
-    return rc;
 }
 
 ssize_t sfs_file_writev(sfs_file_t *file, const sfs_file_extent_t *extents, size_t extent_count,
@@ -588,14 +558,7 @@ static int sfs_io_start_async(sfs_file_t *file, int write, void *buf, size_t len
 {
     sfs_file_extent_t extent = {offset, length};
     struct iovec      iov    = {buf, length};
-    int               rc;
-
-    /* (in order with the writes behind, whose failure a write reports) */
-    rc = write ? sfs_behind_flush(file) : (sfs_behind_wait(file), 0);
-    if (rc) {
-        return rc;
-    }
-    rc = sfs_io_create(file, write, &extent, length ? 1 : 0, &iov, length ? 1 : 0, request_p);
+    int rc = sfs_io_create(file, write, &extent, length ? 1 : 0, &iov, length ? 1 : 0, request_p);
 
     if (rc == 0) {
         sfs_io_advance(*request_p, 0);

@@ -418,12 +418,9 @@ static int sfs_pl_connect(void)
         return -ENOTCONN;
     }
     memset(&params, 0, sizeof(params));
-    params.field_mask = SFS_CLIENT_PARAM_PROGRAM | SFS_CLIENT_PARAM_WRITE_BEHIND;
+    params.field_mask = SFS_CLIENT_PARAM_PROGRAM;
     params.program    = program_invocation_short_name;
-    /* no write-behind: a forked child inherits the handles, and close()
-     * here frees them without I/O (sfs_pl_ofd_put) */
-    params.write_behind = 0;
-    rc                  = sfs_client_connect(&params, &sfs_pl.client);
+    rc                = sfs_client_connect(&params, &sfs_pl.client);
     if (rc) {
         sfs_pl.client      = NULL;
         sfs_pl.retry_after = now + SFS_PL_RETRY_S;

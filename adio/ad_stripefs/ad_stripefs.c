@@ -1,8 +1,7 @@
 /*
  * ad_stripefs: the ops table, and nothing else (see ad_stripefs.h).
  * Collective I/O is ROMIO's generic two-phase code, fed the file's stripe
- * layout as striping_unit/striping_factor so file domains align to chunks
- * (a collective write also waits for the client's writes behind).
+ * layout as striping_unit/striping_factor so file domains align to chunks.
  * Nonblocking I/O is carried out at once and returns a completed request
  * (ROMIO's FAKE routines): the client library has no progress thread that
  * could finish it in the background.
@@ -16,7 +15,7 @@ struct ADIOI_Fns_struct ADIO_STRIPEFS_operations = {
     .ADIOI_xxx_ReadContig        = ADIOI_STRIPEFS_ReadContig,
     .ADIOI_xxx_WriteContig       = ADIOI_STRIPEFS_WriteContig,
     .ADIOI_xxx_ReadStridedColl   = ADIOI_GEN_ReadStridedColl,
-    .ADIOI_xxx_WriteStridedColl  = ADIOI_STRIPEFS_WriteStridedColl,
+    .ADIOI_xxx_WriteStridedColl  = ADIOI_GEN_WriteStridedColl,
     .ADIOI_xxx_SeekIndividual    = ADIOI_GEN_SeekIndividual,
     .ADIOI_xxx_Fcntl             = ADIOI_STRIPEFS_Fcntl,
     .ADIOI_xxx_SetInfo           = ADIOI_STRIPEFS_SetInfo,

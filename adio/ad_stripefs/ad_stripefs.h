@@ -59,9 +59,6 @@ void ADIOI_STRIPEFS_ReadStrided(ADIO_File fd, void *buf, int count, MPI_Datatype
 void ADIOI_STRIPEFS_WriteStrided(ADIO_File fd, const void *buf, int count, MPI_Datatype datatype,
                                  int file_ptr_type, ADIO_Offset offset, ADIO_Status *status,
                                  int *error_code);
-void ADIOI_STRIPEFS_WriteStridedColl(ADIO_File fd, const void *buf, int count,
-                                     MPI_Datatype datatype, int file_ptr_type, ADIO_Offset offset,
-                                     ADIO_Status *status, int *error_code);
 
 /* ad_stripefs_hints.c */
 void ADIOI_STRIPEFS_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code);

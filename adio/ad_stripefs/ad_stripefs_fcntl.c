@@ -56,27 +56,15 @@ void ADIOI_STRIPEFS_Fcntl(ADIO_File fd, int flag, ADIO_Fcntl_t *fcntl_struct, in
     }
 }
 
-/* Every process first waits for its own writes still in flight (the
- * client's write-behind): then all data is on the targets, and one process
- * makes every target flush the file's chunk files to disk. Everyone gets
- * the first failure (a write's, with its explanation where it happened). */
+/* Data reaches the targets when a write returns (no client cache), so a
+ * sync is about durability: one process makes every target flush the
+ * file's chunk files; everyone gets its result. */
 void ADIOI_STRIPEFS_Flush(ADIO_File fd, int *error_code)
 {
     static const char myname[] = "ADIOI_STRIPEFS_FLUSH";
-    int               rank, mine, rc = 0;
+    int               rank, rc = 0;
 
     MPI_Comm_rank(fd->comm, &rank);
-    mine = sfs_file_flush(ADIOI_STRIPEFS_FILE(fd));
-    MPI_Allreduce(&mine, &rc, 1, MPI_INT, MPI_MIN, fd->comm); /* (errors are negative) */
-    if (mine) {
-        *error_code = ADIOI_STRIPEFS_Err(myname, fd->filename, mine);
-        return;
-    }
-    if (rc) {
-        *error_code = ADIOI_STRIPEFS_Err_detail(myname, fd->filename, rc,
-                                                "a write of another process failed");
-        return;
-    }
     if (rank == fd->hints->ranklist[0]) {
         rc = sfs_file_sync(ADIOI_STRIPEFS_FILE(fd));
     }

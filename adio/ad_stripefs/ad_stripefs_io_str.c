@@ -261,20 +261,3 @@ void ADIOI_STRIPEFS_WriteStrided(ADIO_File fd, const void *buf, int count, MPI_D
     ADIOI_STRIPEFS_strided(fd, (void *)buf, count, datatype, file_ptr_type, offset, status, 1,
                            error_code);
 }
-
-/* ROMIO's two-phase collective write, then this process's writes still in
- * flight (write-behind) reach the targets before it returns, as they would
- * without write-behind. */
-void ADIOI_STRIPEFS_WriteStridedColl(ADIO_File fd, const void *buf, int count,
-                                     MPI_Datatype datatype, int file_ptr_type, ADIO_Offset offset,
-                                     ADIO_Status *status, int *error_code)
-{
-    static const char myname[] = "ADIOI_STRIPEFS_WRITESTRIDEDCOLL";
-    int               rc;
-
-    ADIOI_GEN_WriteStridedColl(fd, buf, count, datatype, file_ptr_type, offset, status, error_code);
-    rc = sfs_file_flush(ADIOI_STRIPEFS_FILE(fd));
-    if (rc && *error_code == MPI_SUCCESS) {
-        *error_code = ADIOI_STRIPEFS_Err(myname, fd->filename, rc);
-    }
-}

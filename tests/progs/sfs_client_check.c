@@ -5,10 +5,8 @@
  *   sfs_client_check io PATH            striped writes/reads of many shapes
  *   sfs_client_check sparse PATH        holes, overlaps, truncate, sizes
  *   sfs_client_check listio PATH        strided list I/O and nonblocking I/O
- *   sfs_client_check behind PATH        thousands of small writes, many
- *                                       overlapping, read back (write-behind)
- *   sfs_client_check behind-fail PATH   64 KiB writes until one fails: the
- *                                       error must come, and name the write
+ *   sfs_client_check overlap PATH       thousands of small writes, many
+ *                                       overlapping, read back
  *   sfs_client_check creates DIR N      create N files, print "ACK name" each
  *   sfs_client_check verify DIR LOG     every ACKed name in LOG exists
  *   sfs_client_check errors DIR         error codes of bad requests
@@ -460,11 +458,11 @@ static int check_race_read(sfs_client_t *client, const char *path, double second
     return failures;
 }
 
-/* Small writes in a 4 MiB span, at random places (many overlap ones still
- * in flight), checked against a copy kept here: reads in between see this
- * process's writes, another handle sees them after a flush, and the file
- * reads back identical after the close. */
-static int check_behind(sfs_client_t *client, const char *path)
+/* Small writes in a 4 MiB span, at random places (many overlap earlier
+ * ones), checked against a copy kept here: reads in between see them,
+ * another handle sees them, and the file reads back identical after the
+ * close. */
+static int check_overlap(sfs_client_t *client, const char *path)
 {
     enum { SPAN = 4 << 20, WRITES = 3000 };
     static const size_t sizes[] = {1, 100, 4096, 65536, 65536 + 7, 300000, 1 << 20};
@@ -508,10 +506,9 @@ static int check_behind(sfs_client_t *client, const char *path)
           "%d writes of 1 B to 1 MiB, overlapping; reads in between see them all", WRITES);
     rc = sfs_file_open(client, path, SFS_O_RDONLY, 0, NULL, &other);
     if (rc == 0) {
-        rc  = sfs_file_flush(file);
-        got = rc ? rc : sfs_file_pread(other, back, SPAN, 0);
+        got = sfs_file_pread(other, back, SPAN, 0);
         CHECK(got == (ssize_t)end && memcmp(back, shadow, end) == 0,
-              "after a flush another handle reads every byte (%zd of %" PRIu64 ")", got, end);
+              "another handle reads every byte (%zd of %" PRIu64 ")", got, end);
         sfs_file_close(other);
     }
     rc = sfs_file_close(file);
@@ -526,43 +523,6 @@ static int check_behind(sfs_client_t *client, const char *path)
     free(shadow);
     free(buf);
     free(back);
-    return failures;
-}
-
-/* 64 KiB writes until one fails (the test fills a target): with writes in
- * flight the failure comes from a later call, which must say which write
- * failed and how; the close still ends. */
-static int check_behind_fail(sfs_client_t *client, const char *path)
-{
-    uint8_t    *buf = malloc(65536);
-    sfs_file_t *file;
-    uint64_t    offset;
-    ssize_t     put = 0;
-    int         rc;
-
-    rc = sfs_file_open(client, path, SFS_O_RDWR | SFS_O_CREAT | SFS_O_TRUNC, 0644, NULL, &file);
-    CHECK(rc == 0, "create %s (%s)", path, rc ? sfs_client_error() : "");
-    if (rc || !buf) {
-        return 1;
-    }
-    fill(buf, 65536, 11);
-    for (offset = 0; offset < (256ull << 20); offset += 65536) {
-        put = sfs_file_pwrite(file, buf, 65536, offset);
-        if (put < 0) {
-            break;
-        }
-    }
-    if (put >= 0) {
-        put = sfs_file_flush(file);
-    }
-    printf("the failure after %" PRIu64 " bytes: %s\n", offset,
-           put < 0 ? sfs_client_error() : "none");
-    CHECK(put == -ENOSPC && strstr(sfs_client_error(), "earlier write of 65536 bytes at offset") &&
-              strstr(sfs_client_error(), "target"),
-          "a write that failed in flight is reported (ENOSPC) by a later call, naming it");
-    rc = sfs_file_close(file);
-    printf("close: %d (%s)\n", rc, rc ? sfs_client_error() : "");
-    free(buf);
     return failures;
 }
 
@@ -582,10 +542,8 @@ int main(int argc, char **argv)
         rc = check_sparse(client, argv[2]);
     } else if (strcmp(argv[1], "listio") == 0) {
         rc = check_listio(client, argv[2]);
-    } else if (strcmp(argv[1], "behind") == 0) {
-        rc = check_behind(client, argv[2]);
-    } else if (strcmp(argv[1], "behind-fail") == 0) {
-        rc = check_behind_fail(client, argv[2]);
+    } else if (strcmp(argv[1], "overlap") == 0) {
+        rc = check_overlap(client, argv[2]);
     } else if (strcmp(argv[1], "creates") == 0 && argc == 4) {
         rc = check_creates(client, argv[2], atol(argv[3]));
     } else if (strcmp(argv[1], "verify") == 0 && argc == 4) {

@@ -5,7 +5,7 @@
 # straight into this host's clients and large writes out of them (direct
 # copies); the same checks run again with them off, through UCX's shared
 # memory, and with the servers refusing the writes' copies (the clients
-# then send the data). Small writes go on behind the caller (write-behind).
+# then send the data). Thousands of small overlapping writes read back.
 source "$SFS_SRC/tests/lib/sfs_test_lib.sh"
 CHECK="$SFS_BUILD/tests/progs/sfs_client_check"
 
@@ -17,11 +17,7 @@ sfs_ctl mkdir /data || sfs_fail "mkdir"
 STRIPEFS_DIRECT_COPY=0 "$CHECK" io /data/striped-ucx || sfs_fail "striped I/O without direct copies"
 STRIPEFS_DIRECT_COPY=0 "$CHECK" listio /data/list-ucx || sfs_fail "list I/O without direct copies"
 echo "ok: the same data checks pass with direct copies off"
-# small writes return before they are stored (write-behind): overlapping
-# ones keep their order, reads see them; and the same with it off
-"$CHECK" behind /data/behind || sfs_fail "write-behind"
-STRIPEFS_WRITE_BEHIND=0 "$CHECK" behind /data/behind-off || sfs_fail "writes with write-behind off"
-echo "ok: thousands of small overlapping writes read back identical, write-behind on and off"
+"$CHECK" overlap /data/overlap || sfs_fail "small overlapping writes"
 
 # the striped file's chunks lie on all 4 targets, named by its entry id
 id=$(sfs_ctl getentryinfo /data/striped | awk '/EntryID/ {print $2}')

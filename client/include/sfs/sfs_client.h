@@ -31,13 +31,12 @@ typedef struct sfs_request sfs_request_t;
 
 /** Fields of sfs_client_params_t that are set (bits are never reused). */
 enum {
-    SFS_CLIENT_PARAM_CONFIG       = 1u << 0, /**< config_path */
-    SFS_CLIENT_PARAM_MGMT         = 1u << 1, /**< mgmt */
-    SFS_CLIENT_PARAM_CONNAUTH     = 1u << 2, /**< connauth_file */
-    SFS_CLIENT_PARAM_TIMEOUT      = 1u << 3, /**< timeout_ms */
-    SFS_CLIENT_PARAM_PROGRAM      = 1u << 4, /**< program */
-    SFS_CLIENT_PARAM_ADMIN        = 1u << 5, /**< connect as an administration tool */
-    SFS_CLIENT_PARAM_WRITE_BEHIND = 1u << 6, /**< write_behind */
+    SFS_CLIENT_PARAM_CONFIG   = 1u << 0, /**< config_path */
+    SFS_CLIENT_PARAM_MGMT     = 1u << 1, /**< mgmt */
+    SFS_CLIENT_PARAM_CONNAUTH = 1u << 2, /**< connauth_file */
+    SFS_CLIENT_PARAM_TIMEOUT  = 1u << 3, /**< timeout_ms */
+    SFS_CLIENT_PARAM_PROGRAM  = 1u << 4, /**< program */
+    SFS_CLIENT_PARAM_ADMIN    = 1u << 5, /**< connect as an administration tool */
 };
 
 /**
@@ -47,8 +46,6 @@ enum {
  *    connauth file are used);
  *  - STRIPEFS_MGMT ("host:port") and STRIPEFS_CONNAUTH (a connauth file);
  *  - STRIPEFS_TIMEOUT: RPC timeout in seconds;
- *  - STRIPEFS_WRITE_BEHIND: bytes of writes in flight per open file (see
- *    sfs_file_pwrite; default 8 MiB, 0 turns write-behind off);
  *  - else /etc/stripefs/stripefs.yaml, else ./stripefs-state/stripefs.yaml.
  */
 typedef struct sfs_client_params {
@@ -58,7 +55,6 @@ typedef struct sfs_client_params {
     const char *connauth_file;
     uint32_t    timeout_ms;
     const char *program;
-    uint64_t    write_behind;
 } sfs_client_params_t;
 
 /** Connect and authenticate; fetches the cluster map. */
@@ -155,17 +151,10 @@ typedef struct sfs_open_params {
 /** Open (and with SFS_O_CREAT create) a file. */
 int sfs_file_open(sfs_client_t *client, const char *path, int flags, uint32_t mode,
                   const sfs_open_params_t *params, sfs_file_t **file_p);
-/** Close the handle: waits for the writes still in flight (write-behind,
- * below) and returns the failure of one of them, if any. */
+/** Close the handle (no I/O: data is on the targets already). */
 int sfs_file_close(sfs_file_t *file);
 
-/** Write `length` bytes at `offset`; returns bytes written or -errno.
- * Write-behind: a write of up to 1 MiB returns once its data is copied and
- * on its way; a few are in flight per open file (STRIPEFS_WRITE_BEHIND
- * bytes in all, default 8 MiB; 0 turns it off). Reads, size, truncate,
- * sync and close of the handle wait for them; their failure is returned by
- * the handle's next write, sync, flush or close (naming the write that
- * failed). Other clients see the data after sfs_file_flush/sync/close. */
+/** Write `length` bytes at `offset`; returns bytes written or -errno. */
 ssize_t sfs_file_pwrite(sfs_file_t *file, const void *buf, size_t length, uint64_t offset);
 /** Read up to `length` bytes at `offset`; returns bytes read (short at end
  * of file) or -errno. Holes read as zeros. */
@@ -200,9 +189,6 @@ int sfs_file_size(sfs_file_t *file, uint64_t *size_p);
 int sfs_file_truncate(sfs_file_t *file, uint64_t size);
 /** Make everything written durable on the targets. */
 int sfs_file_sync(sfs_file_t *file);
-/** Wait for the writes in flight (write-behind): they are then on the
- * targets (not necessarily durable) and seen by every client. */
-int sfs_file_flush(sfs_file_t *file);
 int sfs_file_stat(sfs_file_t *file, sfs_stat_t *stat);
 /** The file's attributes and stripe layout as of its open, without the size
  * (no round trip). */
