@@ -692,22 +692,31 @@ int sfs_tp_rpcs_check_deadlines(sfs_tp_worker_t *worker, uint64_t now_ms)
         }
     }
     /* Closing the endpoint should make UCX complete every request on it;
-     * should one stay (a UCX fault), its owner must not wait for ever. */
-    sfs_list_for_each_safe(elem, tmp, &worker->held_rpcs)
-    {
-        sfs_tp_rpc_t *rpc = sfs_container_of(elem, sfs_tp_rpc_t, conn_list);
+     * should one stay (a UCX fault), its owner must not wait for ever. (The
+     * walk starts again after each: an owner's callback may release others.) */
+    for (;;) {
+        sfs_tp_rpc_t *found = NULL;
 
-        /* (a released one has no owner waiting: it just waits for UCX) */
-        if (rpc->abandoned || rpc->released || now_ms < rpc->failed_ms + SFS_TP_RPC_ABANDON_MS) {
-            continue;
+        for (elem = worker->held_rpcs.next; elem != &worker->held_rpcs; elem = elem->next) {
+            sfs_tp_rpc_t *rpc = sfs_container_of(elem, sfs_tp_rpc_t, conn_list);
+
+            /* (a released one has no owner waiting: it just waits for UCX) */
+            if (!rpc->abandoned && !rpc->released &&
+                now_ms >= rpc->failed_ms + SFS_TP_RPC_ABANDON_MS) {
+                found = rpc;
+                break;
+            }
+        }
+        if (!found) {
+            break;
         }
         sfs_warn("%s (request %lu) failed %u ms ago, but UCX still holds its %s buffers: "
                  "given back to its caller",
-                 sfs_op_name(rpc->opcode), (unsigned long)rpc->request_id,
-                 (unsigned)(now_ms - rpc->failed_ms), rpc->send_pending ? "send" : "receive");
-        rpc->abandoned = 1;
+                 sfs_op_name(found->opcode), (unsigned long)found->request_id,
+                 (unsigned)(now_ms - found->failed_ms), found->send_pending ? "send" : "receive");
+        found->abandoned = 1;
         changed++;
-        sfs_tp_rpc_check(rpc);
+        sfs_tp_rpc_check(found);
     }
     return changed;
 }
