@@ -154,8 +154,8 @@ static void sfs_storage_run(sfs_work_t *work)
     switch (op->opcode) {
     case SFS_OP_WRITE:
         if (op->pull) {
-            /* straight out of the client's memory (on this thread, not on
-             * the progress thread); once, also when tried inline first */
+            /* straight out of the client's memory, here on a disk thread
+             * (never inline on the progress thread: sfs_storage_inline) */
             op->status = sfs_tp_request_pull(op->req, op->data, op->data_length);
             if (op->status) {
                 break;

@@ -53,13 +53,6 @@
 #define SFS_TP_DIRECT_CLOCK_MS  1000 /* the two monotonic clocks must agree this well */
 #define SFS_TP_DIRECT_MSG       (SFS_PROTO_HDR_SIZE + 8)
 
-int sfs_tp_pull_wanted(void)
-{
-    const char *env = getenv("STRIPEFS_DIRECT_PULL");
-
-    return !(env && strcmp(env, "0") == 0);
-}
-
 static int sfs_tp_direct_wanted(void)
 {
     const char *env = getenv("STRIPEFS_DIRECT_COPY");
@@ -240,18 +233,12 @@ size_t sfs_tp_direct_descriptor_size(size_t count)
     return sfs_proto_direct_desc_size((uint32_t)count);
 }
 
-int sfs_tp_direct_wants(const sfs_tp_conn_t *conn, const struct iovec *iov, size_t count,
-                        int alloc_reply)
+int sfs_tp_direct_fits(const sfs_tp_conn_t *conn, size_t args_length, const struct iovec *iov,
+                       size_t count)
 {
-    uint64_t total = 0;
-
-    if (!conn->direct || alloc_reply || !iov || count == 0 || count > SFS_TP_DIRECT_MAX_IOV) {
-        return 0;
-    }
-    for (size_t i = 0; i < count; i++) {
-        total += iov[i].iov_len;
-    }
-    return total >= SFS_TP_DIRECT_MIN;
+    return conn->direct && iov && count > 0 && count <= SFS_TP_DIRECT_MAX_IOV &&
+           sfs_tp_iov_bytes(iov, count) >= SFS_TP_DIRECT_MIN &&
+           args_length + sfs_tp_direct_descriptor_size(count) <= SFS_PROTO_ARGS_MAX;
 }
 
 void sfs_tp_direct_descriptor_pack(uint8_t *out, const struct iovec *iov, size_t count,
@@ -289,6 +276,7 @@ int sfs_tp_direct_descriptor_take(sfs_tp_request_t *req)
         req->direct_iov[i].iov_len  = desc.length[i];
     }
     req->direct_count = desc.count;
+    req->direct_bytes = sfs_tp_iov_bytes(req->direct_iov, req->direct_count);
     req->args_length  = (size_t)args_length; /* the handler sees the arguments alone */
     /* copy only while the requester still waits, with a margin */
     remaining = desc.deadline_ms > now ? desc.deadline_ms - now : 0;
@@ -316,53 +304,57 @@ static size_t sfs_tp_iov_skip(const struct iovec *in, size_t count, uint64_t ski
     return n;
 }
 
+/* Copy `total` bytes between our `local` pieces and the buffers the
+ * requester named, going on after a partial copy: into them (`to_peer`,
+ * a read's reply) or out of them (a pulled write). A process we may not
+ * reach or that is gone gets no more direct copies on this session. */
+static int sfs_tp_direct_copy(sfs_tp_request_t *req, pid_t pid, const struct iovec *local,
+                              size_t local_count, uint64_t total, int to_peer)
+{
+    sfs_tp_session_t *session = req->session;
+    uint64_t          done    = 0;
+
+    while (done < total) {
+        struct iovec local_left[SFS_TP_DIRECT_MAX_IOV], remote_left[SFS_TP_DIRECT_MAX_IOV];
+        size_t       nl = sfs_tp_iov_skip(local, local_count, done, local_left);
+        size_t       nr = sfs_tp_iov_skip(req->direct_iov, req->direct_count, done, remote_left);
+        ssize_t      n  = to_peer ? process_vm_writev(pid, local_left, nl, remote_left, nr, 0)
+                                  : process_vm_readv(pid, local_left, nl, remote_left, nr, 0);
+
+        if (n <= 0) {
+            int err = n < 0 ? errno : EIO;
+
+            if (err == EPERM || err == ESRCH) {
+                __atomic_store_n(&session->direct_pid, 0, __ATOMIC_RELEASE);
+                sfs_info("direct copies %s %s pid %u stop: %s", to_peer ? "to" : "from",
+                         session->peer_host, session->peer_pid, strerror(err));
+            }
+            return sfs_error_set(-err, "direct copy %s %s pid %u failed: %s",
+                                 to_peer ? "to" : "from", session->peer_host, session->peer_pid,
+                                 strerror(err));
+        }
+        done += (uint64_t)n;
+    }
+    return 0;
+}
+
 int sfs_tp_request_deliver(sfs_tp_request_t *req, const struct iovec *payload, size_t count)
 {
-    pid_t        pid = (pid_t)__atomic_load_n(&req->session->direct_pid, __ATOMIC_ACQUIRE);
-    struct iovec remote[SFS_TP_DIRECT_MAX_IOV];
-    size_t       remote_count = 0;
-    uint64_t     total = 0, room = 0, left, done = 0;
+    pid_t    pid = (pid_t)__atomic_load_n(&req->session->direct_pid, __ATOMIC_ACQUIRE);
+    uint64_t total;
 
     if (!req->direct_count || req->pull || !pid || count == 0 || count > SFS_TP_DIRECT_MAX_IOV) {
         return -EAGAIN;
     }
-    for (size_t i = 0; i < count; i++) {
-        total += payload[i].iov_len;
-    }
+    total = sfs_tp_iov_bytes(payload, count);
     if (total < SFS_TP_DIRECT_MIN) {
         return -EAGAIN; /* small: UCX carries it as cheaply */
     }
-    left = total;
-    for (size_t i = 0; i < req->direct_count && left; i++) {
-        uint64_t take = req->direct_iov[i].iov_len < left ? req->direct_iov[i].iov_len : left;
-
-        remote[remote_count].iov_base  = req->direct_iov[i].iov_base;
-        remote[remote_count++].iov_len = take;
-        room += take;
-        left -= take;
-    }
-    if (room != total || sfs_tp_now_ms() >= req->direct_until_ms) {
+    if (req->direct_bytes < total || sfs_tp_now_ms() >= req->direct_until_ms) {
         return -EAGAIN; /* does not fit, or the requester may give up soon */
     }
-    while (done < total) {
-        struct iovec local_left[SFS_TP_DIRECT_MAX_IOV], remote_left[SFS_TP_DIRECT_MAX_IOV];
-        size_t       nl, nr;
-        ssize_t      n;
-
-        /* after a partial copy, go on from where it stopped */
-        nl = sfs_tp_iov_skip(payload, count, done, local_left);
-        nr = sfs_tp_iov_skip(remote, remote_count, done, remote_left);
-        n  = process_vm_writev(pid, local_left, nl, remote_left, nr, 0);
-        if (n <= 0) {
-            if (n < 0 && (errno == EPERM || errno == ESRCH)) {
-                /* not allowed to, or gone: no more tries on this session */
-                __atomic_store_n(&req->session->direct_pid, 0, __ATOMIC_RELEASE);
-                sfs_info("direct copies to %s pid %u stop: %m", req->session->peer_host,
-                         req->session->peer_pid);
-            }
-            return -EAGAIN; /* an ordinary reply rewrites it all */
-        }
-        done += (uint64_t)n;
+    if (sfs_tp_direct_copy(req, pid, payload, count, total, 1) != 0) {
+        return -EAGAIN; /* an ordinary reply rewrites it all */
     }
     req->delivered        = total;
     req->delivered_marked = 1;
@@ -371,27 +363,19 @@ int sfs_tp_request_deliver(sfs_tp_request_t *req, const struct iovec *payload, s
 
 uint64_t sfs_tp_request_pull_length(const sfs_tp_request_t *req)
 {
-    uint64_t total = 0;
-
-    if (!req->pull) {
-        return 0;
-    }
-    for (size_t i = 0; i < req->direct_count; i++) {
-        total += req->direct_iov[i].iov_len;
-    }
-    return total;
+    return req->pull ? req->direct_bytes : 0;
 }
 
 int sfs_tp_request_pull(sfs_tp_request_t *req, void *buf, uint64_t length)
 {
-    pid_t    pid  = (pid_t)__atomic_load_n(&req->session->direct_pid, __ATOMIC_ACQUIRE);
-    uint64_t done = 0;
+    pid_t        pid   = (pid_t)__atomic_load_n(&req->session->direct_pid, __ATOMIC_ACQUIRE);
+    struct iovec local = {buf, length};
 
-    if (!req->pull || sfs_tp_request_pull_length(req) != length) {
+    if (!req->pull || req->direct_bytes != length) {
         return sfs_error_set(-EINVAL, "no pulled payload of %" PRIu64 " bytes in this request",
                              length);
     }
-    if (!sfs_tp_pull_wanted()) {
+    if (!req->worker->pulls) {
         return sfs_error_set(SFS_PULL_REFUSED, "pulls are off here (STRIPEFS_DIRECT_PULL=0)");
     }
     if (!pid) {
@@ -401,24 +385,6 @@ int sfs_tp_request_pull(sfs_tp_request_t *req, void *buf, uint64_t length)
     if (sfs_tp_now_ms() >= req->direct_until_ms) {
         return sfs_error_set(SFS_PULL_REFUSED, "too close to the requester's deadline to copy");
     }
-    while (done < length) {
-        struct iovec local = {(uint8_t *)buf + done, length - done};
-        struct iovec remote_left[SFS_TP_DIRECT_MAX_IOV];
-        size_t       nr = sfs_tp_iov_skip(req->direct_iov, req->direct_count, done, remote_left);
-        ssize_t      n  = process_vm_readv(pid, &local, 1, remote_left, nr, 0);
-
-        if (n <= 0) {
-            int err = n < 0 ? errno : EIO;
-
-            if (err == EPERM || err == ESRCH) {
-                __atomic_store_n(&req->session->direct_pid, 0, __ATOMIC_RELEASE);
-                sfs_info("direct copies from %s pid %u stop: %s", req->session->peer_host,
-                         req->session->peer_pid, strerror(err));
-            }
-            return sfs_error_set(SFS_PULL_REFUSED, "copying the data out of %s pid %u failed: %s",
-                                 req->session->peer_host, req->session->peer_pid, strerror(err));
-        }
-        done += (uint64_t)n;
-    }
-    return 0;
+    /* (a failed copy has said why; the requester sends the data instead) */
+    return sfs_tp_direct_copy(req, pid, &local, 1, length, 0) == 0 ? 0 : SFS_PULL_REFUSED;
 }

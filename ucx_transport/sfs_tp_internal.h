@@ -11,6 +11,7 @@
 #include "sfs_proto.h"
 
 #include <pthread.h>
+#include <sys/uio.h>
 #include <ucp/api/ucp.h>
 
 #define SFS_TP_POOL_CLASSES         16 /* 4 KiB .. 128 MiB */
@@ -62,6 +63,7 @@ struct sfs_tp_worker {
     int      bootstrap_fd;
     uint16_t bootstrap_port;
     int      direct_fd; /* servers: same-host direct-copy proofs arrive here */
+    int      pulls;     /* write pulls allowed here (STRIPEFS_DIRECT_PULL is not 0) */
 
     pthread_mutex_t pool_lock;
     void           *pool[SFS_TP_POOL_CLASSES]; /* free lists */
@@ -178,8 +180,9 @@ struct sfs_tp_request {
     size_t            data_length;
     size_t            args_length; /* what the handler sees (without a direct descriptor) */
     int               replied;
-    struct iovec     *direct_iov; /* the requester's reply buffers (or its payload) */
-    int               pull;       /* ... its payload: SFS_PROTO_FLAG_PULL */
+    struct iovec     *direct_iov;   /* the requester's reply buffers (or its payload) */
+    int               pull;         /* ... its payload: SFS_PROTO_FLAG_PULL */
+    uint64_t          direct_bytes; /* what direct_iov covers */
     size_t            direct_count;
     uint64_t          direct_until_ms;  /* no direct copy after this */
     uint64_t          delivered;        /* payload bytes copied directly */
@@ -191,6 +194,16 @@ struct sfs_tp_request {
     sfs_tp_post_cb_t release;
     void            *release_arg;
 };
+
+static inline uint64_t sfs_tp_iov_bytes(const struct iovec *iov, size_t count)
+{
+    uint64_t bytes = 0;
+
+    for (size_t i = 0; i < count; i++) {
+        bytes += iov[i].iov_len;
+    }
+    return bytes;
+}
 
 /* sfs_tp_worker.c */
 uint64_t sfs_tp_now_ms(void);
@@ -209,6 +222,16 @@ int sfs_tp_args_in_header(const sfs_tp_worker_t *worker, size_t args_length);
  * (either layout); sets *args_p to where its argument block is. */
 int sfs_tp_message_layout(const sfs_proto_hdr_t *hdr, const void *header, size_t header_length,
                           const void *data, size_t length, const uint8_t **args_p);
+/* Hand UCX one active message: `head` is the AM header, `iov` the data, as
+ * one contiguous buffer when iov_count is 1 (UCX may then move it by
+ * zero-copy rendezvous). UCX reads `iov` until `cb` runs. */
+ucs_status_ptr_t sfs_tp_am_send(ucp_ep_h ep, unsigned am_id, const void *head, size_t head_length,
+                                const ucp_dt_iov_t *iov, size_t iov_count,
+                                ucp_send_nbx_callback_t cb, void *user_data);
+/* Receive a rendezvous message's data into `iov` (contiguous when one). */
+ucs_status_ptr_t sfs_tp_am_recv(sfs_tp_worker_t *worker, void *data, const ucp_dt_iov_t *iov,
+                                size_t iov_count, ucp_am_recv_data_nbx_callback_t cb,
+                                void *user_data);
 /* Pack a header, with a MAC when `key` is given. */
 void sfs_tp_hdr_seal(const sfs_proto_hdr_t *hdr, const sfs_auth_key_t *key, const void *args,
                      size_t args_length, uint8_t packed[SFS_PROTO_HDR_SIZE]);
@@ -255,11 +278,13 @@ void     sfs_tp_direct_close(sfs_tp_worker_t *worker);
 void     sfs_tp_direct_recv(sfs_tp_worker_t *worker);
 uint64_t sfs_tp_direct_id(const sfs_tp_worker_t *worker); /* 0: none */
 /* After AUTH: prove our pid to a server on this host (sets conn->direct). */
-void   sfs_tp_direct_offer(sfs_tp_conn_t *conn, uint64_t server_id);
-int    sfs_tp_direct_wants(const sfs_tp_conn_t *conn, const struct iovec *iov, size_t count,
-                           int alloc_reply);
+void sfs_tp_direct_offer(sfs_tp_conn_t *conn, uint64_t server_id);
+/* May a request with `args_length` bytes of arguments name `iov` for a
+ * direct copy (either way): the server is on this host, and it is large
+ * enough and fits a descriptor. */
+int    sfs_tp_direct_fits(const sfs_tp_conn_t *conn, size_t args_length, const struct iovec *iov,
+                          size_t count);
 size_t sfs_tp_direct_descriptor_size(size_t count);
-int    sfs_tp_pull_wanted(void); /* STRIPEFS_DIRECT_PULL is not 0 */
 void   sfs_tp_direct_descriptor_pack(uint8_t *out, const struct iovec *iov, size_t count,
                                      uint64_t deadline_ms);
 /* Strip the descriptor from a request's arguments into req->direct_*. */

@@ -117,16 +117,16 @@ static int sfs_tp_request_over_rate(sfs_tp_worker_t *worker, sfs_tp_session_t *s
 ucs_status_t sfs_tp_am_request_cb(void *arg, const void *header, size_t header_length, void *data,
                                   size_t length, const ucp_am_recv_param_t *param)
 {
-    sfs_tp_worker_t    *worker = arg;
-    int                 rndv   = (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) != 0;
-    sfs_proto_hdr_t     hdr;
-    sfs_tp_session_t   *session;
-    sfs_tp_request_t   *req;
-    ucp_request_param_t rparam;
-    ucs_status_ptr_t    rreq;
-    const uint8_t      *args;
-    int                 args_in_header;
-    int                 rc;
+    sfs_tp_worker_t  *worker = arg;
+    int               rndv   = (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) != 0;
+    sfs_proto_hdr_t   hdr;
+    sfs_tp_session_t *session;
+    sfs_tp_request_t *req;
+    ucp_dt_iov_t      into;
+    ucs_status_ptr_t  rreq;
+    const uint8_t    *args;
+    int               args_in_header;
+    int               rc;
 
     rc = header_length < SFS_PROTO_HDR_SIZE
              ? -EINVAL
@@ -203,15 +203,9 @@ ucs_status_t sfs_tp_am_request_cb(void *arg, const void *header, size_t header_l
         sfs_tp_request_dispatch(req);
         return UCS_OK;
     }
-    memset(&rparam, 0, sizeof(rparam));
-    rparam.op_attr_mask =
-        UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_DATATYPE;
-    rparam.cb.recv_am = sfs_tp_request_recv_cb;
-    rparam.user_data  = req;
-    rparam.datatype   = ucp_dt_make_contig(1);
-    rreq =
-        ucp_am_recv_data_nbx(worker->ucp_worker, data,
-                             req->data + (args_in_header ? hdr.args_length : 0), length, &rparam);
+    into.buffer = req->data + (args_in_header ? hdr.args_length : 0);
+    into.length = length;
+    rreq        = sfs_tp_am_recv(worker, data, &into, 1, sfs_tp_request_recv_cb, req);
     if (UCS_PTR_IS_ERR(rreq)) {
         sfs_debug("cannot receive a %s request: %s", sfs_op_name(hdr.opcode),
                   ucs_status_string(UCS_PTR_STATUS(rreq)));

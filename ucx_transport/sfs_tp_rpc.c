@@ -131,29 +131,16 @@ static void sfs_tp_rpc_send_cb(void *request, ucs_status_t status, void *user_da
     sfs_tp_rpc_check(rpc);
 }
 
-/* Whether the server may copy this request's payload out of our memory
- * (a pull, SFS_PROTO_FLAG_PULL) instead of receiving it. */
-static int sfs_tp_rpc_may_pull(const sfs_tp_conn_t *conn, const sfs_tp_rpc_params_t *params,
-                               uint64_t payload_length)
-{
-    return params->allow_pull && conn->direct && !conn->pull_off && sfs_tp_pull_wanted() &&
-           payload_length >= SFS_TP_DIRECT_MIN && params->payload_count > 0 &&
-           params->payload_count <= SFS_TP_DIRECT_MAX_IOV &&
-           params->args_length + sfs_tp_direct_descriptor_size(params->payload_count) <=
-               SFS_PROTO_ARGS_MAX;
-}
-
 /* Pack the header (and a descriptor) and hand the request to UCX: at the
  * start, and again without the pull when the server refused it. */
 static int sfs_tp_rpc_send(sfs_tp_rpc_t *rpc)
 {
-    sfs_tp_conn_t      *conn   = rpc->conn;
-    sfs_tp_worker_t    *worker = rpc->worker;
-    ucp_request_param_t param;
-    sfs_proto_hdr_t     hdr;
-    ucs_status_ptr_t    sreq;
-    ucp_dt_iov_t       *iov;
-    size_t              iov_count;
+    sfs_tp_conn_t   *conn   = rpc->conn;
+    sfs_tp_worker_t *worker = rpc->worker;
+    sfs_proto_hdr_t  hdr;
+    ucs_status_ptr_t sreq;
+    ucp_dt_iov_t    *iov;
+    size_t           iov_count;
 
     rpc->args_length = rpc->call_args_length;
     if (rpc->direct_sent) {
@@ -192,21 +179,8 @@ static int sfs_tp_rpc_send(sfs_tp_rpc_t *rpc)
     sfs_tp_hdr_seal(&hdr, conn->session_id ? &conn->session_key : NULL, rpc->args, rpc->args_length,
                     rpc->head);
 
-    memset(&param, 0, sizeof(param));
-    param.op_attr_mask =
-        UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_DATATYPE;
-    param.cb.send   = sfs_tp_rpc_send_cb;
-    param.user_data = rpc;
-    if (iov_count == 1) {
-        /* one contiguous buffer: UCX may move it by zero-copy rendezvous */
-        param.datatype = ucp_dt_make_contig(1);
-        sreq           = ucp_am_send_nbx(conn->ep, SFS_AM_ID_REQUEST, rpc->head, rpc->head_length,
-                                         iov[0].buffer, iov[0].length, &param);
-    } else {
-        param.datatype = iov_count ? ucp_dt_make_iov() : ucp_dt_make_contig(1);
-        sreq           = ucp_am_send_nbx(conn->ep, SFS_AM_ID_REQUEST, rpc->head, rpc->head_length,
-                               iov_count ? (void *)iov : NULL, iov_count, &param);
-    }
+    sreq = sfs_tp_am_send(conn->ep, SFS_AM_ID_REQUEST, rpc->head, rpc->head_length, iov, iov_count,
+                          sfs_tp_rpc_send_cb, rpc);
     if (UCS_PTR_IS_ERR(sreq)) {
         return sfs_error_set(-ECONNRESET, "%s: cannot send %s: %s", conn->name,
                              sfs_op_name(rpc->opcode), ucs_status_string(UCS_PTR_STATUS(sreq)));
@@ -240,9 +214,7 @@ int sfs_tp_rpc_start(sfs_tp_conn_t *conn, const sfs_tp_rpc_params_t *params, sfs
         return sfs_error_set(-EMSGSIZE, "%s: %s arguments too large (%zu bytes)", conn->name,
                              sfs_op_name(params->opcode), params->args_length);
     }
-    for (size_t i = 0; i < params->payload_count; i++) {
-        payload_length += params->payload[i].iov_len;
-    }
+    payload_length = sfs_tp_iov_bytes(params->payload, params->payload_count);
     if (payload_length > worker->max_payload) {
         return sfs_error_set(-EMSGSIZE, "%s: %s payload of %lu bytes exceeds the limit of %lu",
                              conn->name, sfs_op_name(params->opcode), (unsigned long)payload_length,
@@ -271,11 +243,11 @@ int sfs_tp_rpc_start(sfs_tp_conn_t *conn, const sfs_tp_rpc_params_t *params, sfs
      * the caller's buffers: name them, after the arguments; a large payload
      * may be copied straight out of them likewise */
     rpc->direct_sent =
-        sfs_tp_direct_wants(conn, params->reply_iov, params->reply_iov_count,
-                            params->alloc_reply) &&
-        params->args_length + sfs_tp_direct_descriptor_size(params->reply_iov_count) <=
-            SFS_PROTO_ARGS_MAX;
-    rpc->pulled = !rpc->direct_sent && sfs_tp_rpc_may_pull(conn, params, payload_length);
+        !params->alloc_reply &&
+        sfs_tp_direct_fits(conn, params->args_length, params->reply_iov, params->reply_iov_count);
+    rpc->pulled =
+        !rpc->direct_sent && params->allow_pull && worker->pulls && !conn->pull_off &&
+        sfs_tp_direct_fits(conn, params->args_length, params->payload, params->payload_count);
     if (rpc->direct_sent) {
         desc_size = sfs_tp_direct_descriptor_size(params->reply_iov_count);
     } else if (rpc->pulled) {
@@ -435,12 +407,6 @@ static void sfs_tp_rpc_reply_complete(sfs_tp_rpc_t *rpc)
 
     sfs_proto_hdr_unpack(rpc->reply_hdr, SFS_PROTO_HDR_SIZE, UINT64_MAX, &hdr);
     status = hdr.status;
-    if (rpc->pulled && status == SFS_PULL_REFUSED && !rpc->done) {
-        sfs_debug("%s: %s %lu: %s", conn->name, sfs_op_name(rpc->opcode),
-                  (unsigned long)rpc->request_id, "direct copy refused: sending the data");
-        sfs_tp_rpc_resend_unpulled(rpc);
-        return;
-    }
     if (conn->session_id && rpc->opcode != SFS_OP_HELLO &&
         sfs_auth_mac_check(&conn->session_key, rpc->reply_hdr, rpc->reply_args,
                            rpc->reply_args_length) != 0) {
@@ -450,6 +416,12 @@ static void sfs_tp_rpc_reply_complete(sfs_tp_rpc_t *rpc)
                             sfs_op_name(rpc->opcode), conn->name);
             return;
         }
+    }
+    if (rpc->pulled && status == SFS_PULL_REFUSED) {
+        sfs_debug("%s: %s %lu: pull refused, sending the data", conn->name,
+                  sfs_op_name(rpc->opcode), (unsigned long)rpc->request_id);
+        sfs_tp_rpc_resend_unpulled(rpc);
+        return;
     }
     if (status != 0) {
         sfs_rbuf_t rb;
@@ -482,17 +454,6 @@ static void sfs_tp_rpc_recv_cb(void *request, ucs_status_t status, size_t length
         return;
     }
     sfs_tp_rpc_reply_complete(rpc);
-}
-
-/* Bytes the caller's reply buffers hold. */
-static uint64_t sfs_tp_rpc_payload_room(const sfs_tp_rpc_t *rpc)
-{
-    uint64_t room = 0;
-
-    for (size_t i = 0; i < rpc->reply_iov_count; i++) {
-        room += rpc->reply_iov[i].iov_len;
-    }
-    return room;
 }
 
 /* Build the receive iov for a reply payload of `length` bytes: into the
@@ -534,16 +495,15 @@ static int sfs_tp_rpc_payload_iov(sfs_tp_rpc_t *rpc, uint64_t length, ucp_dt_iov
 ucs_status_t sfs_tp_am_reply_cb(void *arg, const void *header, size_t header_length, void *data,
                                 size_t length, const ucp_am_recv_param_t *param)
 {
-    sfs_tp_worker_t    *worker = arg;
-    int                 rndv   = (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) != 0;
-    sfs_proto_hdr_t     hdr;
-    sfs_hash_link_t    *link;
-    sfs_tp_rpc_t       *rpc;
-    ucp_request_param_t rparam;
-    ucs_status_ptr_t    rreq;
-    const uint8_t      *args;
-    size_t              max_iov, used = 0;
-    int                 count;
+    sfs_tp_worker_t *worker = arg;
+    int              rndv   = (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) != 0;
+    sfs_proto_hdr_t  hdr;
+    sfs_hash_link_t *link;
+    sfs_tp_rpc_t    *rpc;
+    ucs_status_ptr_t rreq;
+    const uint8_t   *args;
+    size_t           max_iov, used = 0;
+    int              count;
 
     if (header_length < SFS_PROTO_HDR_SIZE ||
         sfs_proto_hdr_unpack(header, SFS_PROTO_HDR_SIZE, UINT64_MAX, &hdr) != 0 ||
@@ -584,7 +544,7 @@ ucs_status_t sfs_tp_am_reply_cb(void *arg, const void *header, size_t header_len
     if (hdr.flags & SFS_PROTO_FLAG_DELIVERED) {
         /* the payload is already in our buffers (sfs_tp_direct.c) */
         if (!rpc->direct_sent || hdr.status != 0 || rndv ||
-            sfs_tp_rpc_payload_room(rpc) < hdr.payload_length) {
+            sfs_tp_iov_bytes(rpc->reply_iov, rpc->reply_iov_count) < hdr.payload_length) {
             sfs_tp_rpc_fail(rpc, -EPROTO,
                             "reply to %s from %s claims a direct copy it could not make",
                             sfs_op_name(rpc->opcode), rpc->conn->name);
@@ -627,20 +587,7 @@ ucs_status_t sfs_tp_am_reply_cb(void *arg, const void *header, size_t header_len
         sfs_tp_rpc_fail(rpc, -EPROTO, "error reply from %s carries a payload", rpc->conn->name);
         goto drop;
     }
-    memset(&rparam, 0, sizeof(rparam));
-    rparam.op_attr_mask =
-        UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_DATATYPE;
-    rparam.cb.recv_am = sfs_tp_rpc_recv_cb;
-    rparam.user_data  = rpc;
-    if (used == 1) {
-        /* one contiguous destination: UCX may fetch it by zero-copy rendezvous */
-        rparam.datatype = ucp_dt_make_contig(1);
-        rreq            = ucp_am_recv_data_nbx(worker->ucp_worker, data, rpc->recv_iov[0].buffer,
-                                               rpc->recv_iov[0].length, &rparam);
-    } else {
-        rparam.datatype = ucp_dt_make_iov();
-        rreq = ucp_am_recv_data_nbx(worker->ucp_worker, data, rpc->recv_iov, used, &rparam);
-    }
+    rreq = sfs_tp_am_recv(worker, data, rpc->recv_iov, used, sfs_tp_rpc_recv_cb, rpc);
     if (UCS_PTR_IS_ERR(rreq)) {
         sfs_tp_rpc_fail(rpc, -ECONNRESET, "cannot receive the reply to %s from %s: %s",
                         sfs_op_name(rpc->opcode), rpc->conn->name,

@@ -125,28 +125,14 @@ int sfs_tp_session_send(sfs_tp_session_t *session, const uint8_t *head, size_t h
                         const ucp_dt_iov_t *iov, size_t iov_count, ucp_send_nbx_callback_t cb,
                         void *cb_arg, void **ucx_req_p)
 {
-    ucp_request_param_t param;
-    ucs_status_ptr_t    sreq;
+    ucs_status_ptr_t sreq;
 
     *ucx_req_p = NULL;
     if (session->closed || !session->ep) {
         return -ECONNRESET;
     }
-    memset(&param, 0, sizeof(param));
-    param.op_attr_mask =
-        UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_DATATYPE;
-    param.cb.send   = cb;
-    param.user_data = cb_arg;
-    if (iov_count == 1) {
-        /* one contiguous buffer: UCX may move it by zero-copy rendezvous */
-        param.datatype = ucp_dt_make_contig(1);
-        sreq = ucp_am_send_nbx(session->ep, SFS_AM_ID_REPLY, head, head_length, iov[0].buffer,
-                               iov[0].length, &param);
-    } else {
-        param.datatype = iov_count ? ucp_dt_make_iov() : ucp_dt_make_contig(1);
-        sreq           = ucp_am_send_nbx(session->ep, SFS_AM_ID_REPLY, head, head_length,
-                               iov_count ? (void *)iov : NULL, iov_count, &param);
-    }
+    sreq =
+        sfs_tp_am_send(session->ep, SFS_AM_ID_REPLY, head, head_length, iov, iov_count, cb, cb_arg);
     if (UCS_PTR_IS_ERR(sreq)) {
         return -ECONNRESET;
     }

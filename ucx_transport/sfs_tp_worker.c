@@ -98,6 +98,45 @@ int sfs_tp_args_in_header(const sfs_tp_worker_t *worker, size_t args_length)
     return args_length && SFS_PROTO_HDR_SIZE + args_length <= worker->max_am_header;
 }
 
+ucs_status_ptr_t sfs_tp_am_send(ucp_ep_h ep, unsigned am_id, const void *head, size_t head_length,
+                                const ucp_dt_iov_t *iov, size_t iov_count,
+                                ucp_send_nbx_callback_t cb, void *user_data)
+{
+    ucp_request_param_t param = {
+        .op_attr_mask =
+            UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_DATATYPE,
+        .cb.send   = cb,
+        .user_data = user_data,
+    };
+
+    if (iov_count == 1) {
+        param.datatype = ucp_dt_make_contig(1);
+        return ucp_am_send_nbx(ep, am_id, head, head_length, iov[0].buffer, iov[0].length, &param);
+    }
+    param.datatype = iov_count ? ucp_dt_make_iov() : ucp_dt_make_contig(1);
+    return ucp_am_send_nbx(ep, am_id, head, head_length, iov_count ? (void *)iov : NULL, iov_count,
+                           &param);
+}
+
+ucs_status_ptr_t sfs_tp_am_recv(sfs_tp_worker_t *worker, void *data, const ucp_dt_iov_t *iov,
+                                size_t iov_count, ucp_am_recv_data_nbx_callback_t cb,
+                                void *user_data)
+{
+    ucp_request_param_t param = {
+        .op_attr_mask =
+            UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_DATATYPE,
+        .cb.recv_am = cb,
+        .user_data  = user_data,
+    };
+
+    if (iov_count == 1) {
+        param.datatype = ucp_dt_make_contig(1);
+        return ucp_am_recv_data_nbx(worker->ucp_worker, data, iov[0].buffer, iov[0].length, &param);
+    }
+    param.datatype = ucp_dt_make_iov();
+    return ucp_am_recv_data_nbx(worker->ucp_worker, data, (void *)iov, iov_count, &param);
+}
+
 int sfs_tp_message_layout(const sfs_proto_hdr_t *hdr, const void *header, size_t header_length,
                           const void *data, size_t length, const uint8_t **args_p)
 {
@@ -199,8 +238,9 @@ int sfs_tp_ep_close(sfs_tp_worker_t *worker, ucp_ep_h ep, int force)
 
 static void sfs_tp_set_defaults(sfs_tp_worker_t *worker, const sfs_tp_worker_params_t *params)
 {
-    const char *host = SFS_PARAM_VALUE(params, host, SFS_TP_WORKER_PARAM_HOST, NULL);
-    const char *name = SFS_PARAM_VALUE(params, name, SFS_TP_WORKER_PARAM_NAME, "stripefs");
+    const char *host     = SFS_PARAM_VALUE(params, host, SFS_TP_WORKER_PARAM_HOST, NULL);
+    const char *name     = SFS_PARAM_VALUE(params, name, SFS_TP_WORKER_PARAM_NAME, "stripefs");
+    const char *pull_env = getenv("STRIPEFS_DIRECT_PULL");
 
     worker->node_id = SFS_PARAM_VALUE(params, node_id, SFS_TP_WORKER_PARAM_NODE_ID, 0);
     worker->peer_kind =
@@ -214,6 +254,8 @@ static void sfs_tp_set_defaults(sfs_tp_worker_t *worker, const sfs_tp_worker_par
     worker->rpc_timeout_ms =
         SFS_PARAM_VALUE(params, rpc_timeout_ms, SFS_TP_WORKER_PARAM_RPC_TIMEOUT, 30000);
     worker->spin_us = SFS_PARAM_VALUE(params, spin_us, SFS_TP_WORKER_PARAM_SPIN_US, 50);
+    /* STRIPEFS_DIRECT_PULL=0: no write pulls, asked for or served */
+    worker->pulls = !pull_env || strcmp(pull_env, "0") != 0;
     if (getenv("SFS_SPIN_US")) { /* tuning knob: busy-poll time before sleeping */
         worker->spin_us = (uint32_t)strtoul(getenv("SFS_SPIN_US"), NULL, 10);
     }
