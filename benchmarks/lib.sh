@@ -78,15 +78,7 @@ bench_setup() { # NAME ARGS...
 }
 
 bench_free_port() {
-    local port
-    for _ in $(seq 50); do
-        port=$(( (RANDOM % 30000) + 20000 ))
-        if ! ss -ltnH 2>/dev/null | awk '{print $4}' | grep -q ":$port\$"; then
-            echo "$port"
-            return
-        fi
-    done
-    echo 29998
+    "$BENCH_SRC/ci/free-port.sh" || bench_die "no free TCP port for the service"
 }
 
 # bench_write_config STATE TARGETS SERVER_RANKS [BANDWIDTH [STRIPES [CHUNK]]]: a

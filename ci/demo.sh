@@ -28,7 +28,7 @@ say "start a one-host service (3 ranks: mgmt+meta, and 2 ranks with 2 targets ea
 state=$(pwd)/demo-state
 rm -rf "$state" demo.ready
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-port=$(( 20000 + RANDOM % 20000 ))
+port=$("$src/ci/free-port.sh") || exit 1
 ./stripefs-service -n 3 --one-host --state "$state" --targets 4 --port "$port" \
     --ready-file demo.ready >service.log 2>&1 &
 service=$!

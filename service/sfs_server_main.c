@@ -35,6 +35,8 @@ typedef struct sfs_server_args {
     const char *state_dir;
     uint32_t    targets;
     uint32_t    port;
+    int         targets_given; /* --targets or --port was on the command line */
+    int         port_given;
     const char *ready_file;
     const char *log_level;
     int         rejoin_rank; /* -1: part of the full job */
@@ -63,7 +65,9 @@ static void sfs_server_usage(FILE *out)
                  "                        makes the config and connauth file on first start\n"
                  "      --state DIR       state dir for --one-host (default ./stripefs-state)\n"
                  "      --targets N       targets for --one-host (default 4)\n"
-                 "      --port N          management port for --one-host (default 8008)\n"
+                 "      --port N          management port for --one-host (default 8008); on\n"
+                 "                        an existing state dir, a new port is saved in its\n"
+                 "                        config (a different --targets is refused)\n"
                  "      --ready-file F    write F (mgmt address and config path) once serving\n"
                  "      --rejoin RANK     come back as RANK of a running service whose rank was\n"
                  "                        lost (a job of one rank; management must be up)\n"
@@ -109,12 +113,14 @@ static int sfs_server_parse(int argc, char **argv, sfs_server_args_t *args)
             if (*end || args->targets < 1 || args->targets > 64) {
                 return sfs_error_set(-EINVAL, "--targets must be 1..64, not '%s'", optarg);
             }
+            args->targets_given = 1;
             break;
         case 'p':
             args->port = (uint32_t)strtoul(optarg, &end, 10);
             if (*end || args->port < 1 || args->port > 65535) {
                 return sfs_error_set(-EINVAL, "--port must be 1..65535, not '%s'", optarg);
             }
+            args->port_given = 1;
             break;
         case 'r':
             args->ready_file = optarg;
@@ -173,6 +179,51 @@ static int sfs_server_read_file(const char *path, char **text_p, size_t *length_
     return 0;
 }
 
+/* --one-host on an existing state dir: its saved config wins, but an option
+ * given on the command line must not be silently ignored. A new --port is
+ * saved (clients read the port from that file); the target count is fixed by
+ * the data already in the state dir, so a different --targets is refused. */
+static int sfs_server_apply_one_host_options(const sfs_server_args_t *args, const char *path)
+{
+    sfs_config_t *config;
+    uint16_t      old_port;
+    int           rc;
+
+    if (!args->port_given && !args->targets_given) {
+        return 0;
+    }
+    rc = sfs_config_load(path, &config);
+    if (rc) {
+        return rc;
+    }
+    if (args->targets_given && config->target_count != args->targets) {
+        rc = sfs_error_set(-EINVAL,
+                           "--targets %u: state dir %s already holds %u targets (see %s); "
+                           "start without --targets or use a new --state dir",
+                           args->targets, args->state_dir, config->target_count, path);
+        goto out;
+    }
+    old_port = config->mgmt_port;
+    if (args->port_given && old_port != args->port) {
+        if (args->rejoin_rank >= 0) {
+            rc = sfs_error_set(-EINVAL,
+                               "--rejoin: the running service listens on port %u (%s), not on "
+                               "--port %u",
+                               old_port, path, args->port);
+            goto out;
+        }
+        config->mgmt_port = (uint16_t)args->port;
+        rc                = sfs_config_write(config, path);
+        if (rc == 0) {
+            sfs_info("management port %u, not %u as before: saved in %s", args->port, old_port,
+                     path);
+        }
+    }
+out:
+    sfs_config_destroy(config);
+    return rc;
+}
+
 /* Rank 0: the config text everyone parses. For --one-host, make the state
  * directory, its config and its connauth file on first start. */
 static int sfs_server_config_text(const sfs_server_args_t *args, int size, char *name,
@@ -212,6 +263,11 @@ static int sfs_server_config_text(const sfs_server_args_t *args, int size, char 
             rc = sfs_auth_make_connauth(config->connauth_file, SFS_CONNAUTH_DEFAULT_SIZE);
         }
         sfs_config_destroy(config);
+        if (rc) {
+            return rc;
+        }
+    } else {
+        rc = sfs_server_apply_one_host_options(args, path);
         if (rc) {
             return rc;
         }

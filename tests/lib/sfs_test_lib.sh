@@ -61,32 +61,45 @@ sfs_expect_fail() { # pattern command...
     echo "ok: '$*' fails (exit $rc): $(echo "$out" | head -n 1)"
 }
 
+# A port for a test service (see ci/free-port.sh for the range and why).
 sfs_free_port() {
-    local port
-    for _ in $(seq 50); do
-        port=$(( (RANDOM % 30000) + 20000 ))
-        if ! ss -ltnH 2>/dev/null | awk '{print $4}' | grep -q ":$port\$"; then
-            echo "$port"
-            return
-        fi
-    done
-    echo 29999
+    "$SFS_SRC/ci/free-port.sh" || sfs_fail "no free TCP port for the service"
 }
 
 # sfs_start_service NP [server args...]: one-host service in $SFS_STATE.
 sfs_start_service() {
     local np=$1
     shift
-    [ -n "$SFS_PORT" ] || SFS_PORT=$(sfs_free_port)
-    rm -f "$SFS_TEST_TMP/ready"
-    # SFS_SERVICE_MPI_ARGS: extra mpirun options for the service job
-    "${SFS_MPIRUN[@]}" ${SFS_SERVICE_MPI_ARGS:-} -np "$np" "$SFS_SERVER" --one-host --state "$SFS_STATE" \
-        --port "$SFS_PORT" --ready-file "$SFS_TEST_TMP/ready" "$@" >>"$SFS_SERVICE_LOG" 2>&1 &
-    SFS_SERVICE_PID=$!
-    for _ in $(seq 600); do
-        [ -f "$SFS_TEST_TMP/ready" ] && break
-        kill -0 "$SFS_SERVICE_PID" 2>/dev/null || { wait "$SFS_SERVICE_PID"; sfs_fail "the service exited while starting (exit $?)"; }
-        sleep 0.1
+    local attempt rc chosen_port=0
+    if [ -z "$SFS_PORT" ]; then
+        SFS_PORT=$(sfs_free_port) || sfs_fail "no free TCP port for the service"
+        chosen_port=1
+    fi
+    for attempt in 1 2 3; do
+        rm -f "$SFS_TEST_TMP/ready"
+        # SFS_SERVICE_MPI_ARGS: extra mpirun options for the service job
+        "${SFS_MPIRUN[@]}" ${SFS_SERVICE_MPI_ARGS:-} -np "$np" "$SFS_SERVER" --one-host --state "$SFS_STATE" \
+            --port "$SFS_PORT" --ready-file "$SFS_TEST_TMP/ready" "$@" >>"$SFS_SERVICE_LOG" 2>&1 &
+        SFS_SERVICE_PID=$!
+        rc=""
+        for _ in $(seq 600); do
+            [ -f "$SFS_TEST_TMP/ready" ] && break
+            if ! kill -0 "$SFS_SERVICE_PID" 2>/dev/null; then
+                wait "$SFS_SERVICE_PID"
+                rc=$?
+                break
+            fi
+            sleep 0.1
+        done
+        [ -z "$rc" ] && break
+        # Another program took the port between the pick and the bind: pick again,
+        # unless the test asked for this port.
+        if [ $chosen_port = 1 ] && [ $attempt -lt 3 ] && tail -n 40 "$SFS_SERVICE_LOG" | grep -q "port $SFS_PORT: Address already in use"; then
+            sfs_log "port $SFS_PORT was taken by another program; starting again on another port"
+            SFS_PORT=$(sfs_free_port) || sfs_fail "no free TCP port for the service"
+            continue
+        fi
+        sfs_fail "the service exited while starting (exit $rc)"
     done
     [ -f "$SFS_TEST_TMP/ready" ] || sfs_fail "the service did not become ready in 60 s"
     export STRIPEFS_CONFIG="$SFS_STATE/stripefs.yaml"

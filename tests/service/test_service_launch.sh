@@ -49,3 +49,17 @@ grep -q "stopped cleanly" "$SFS_SERVICE_LOG" || sfs_fail "no clean stop in the l
 # the same target directory cannot be taken by another target id
 sed -i "s/id: 101/id: 909/" "$cfg"
 sfs_expect_fail "belongs to target 101" "${SFS_MPIRUN[@]}" -np 1 "$SFS_SERVER" -c "$cfg"
+
+# --one-host on an existing state dir: a new --port is saved in its config (the
+# file clients read), a different --targets is refused, nothing else changes
+SFS_PORT=$(sfs_free_port)
+sfs_start_service 2 --targets 2
+sfs_stop_service
+SFS_PORT=$(sfs_free_port)
+sfs_start_service 2
+grep -qw "port: $SFS_PORT" "$SFS_STATE/stripefs.yaml" || sfs_fail "the new --port $SFS_PORT is not in $SFS_STATE/stripefs.yaml"
+sfs_ctl listtargets | grep -c online | grep -qx 2 || sfs_fail "not 2 targets online after the port change"
+echo "ok: a new --port on an existing state dir is saved and clients find the service"
+sfs_stop_service
+sfs_expect_fail "already holds 2 targets" "${SFS_MPIRUN[@]}" -np 1 "$SFS_SERVER" --one-host \
+    --state "$SFS_STATE" --targets 4
