@@ -11,6 +11,10 @@ check_PROGRAMS += tests/unit/test_layout
 tests_unit_test_layout_SOURCES = tests/unit/test_layout.c
 tests_unit_test_layout_CFLAGS  = $(SFS_UNIT_CFLAGS)
 tests_unit_test_layout_LDADD   = libsfs_layout.la $(SFS_UNIT_LDADD)
+check_PROGRAMS += tests/unit/test_replay
+tests_unit_test_replay_SOURCES = tests/unit/test_replay.c ucx_transport/sfs_tp_replay.c
+tests_unit_test_replay_CFLAGS  = $(SFS_UNIT_CFLAGS)
+tests_unit_test_replay_LDADD   = $(SFS_UNIT_LDADD)
 endif
 
 include tests/unit/config.mk

@@ -6,6 +6,7 @@
 #define SFS_TP_INTERNAL_H
 
 #include "sfs_tp.h"
+#include "sfs_tp_replay.h"
 #include "sfs_hash.h"
 #include "sfs_list.h"
 #include "sfs_proto.h"
@@ -169,6 +170,8 @@ struct sfs_tp_session {
     uint32_t         rate_count;     /* requests in it */
     uint32_t         direct_pid;     /* verified: replies may be copied into it (atomic) */
     char             transports[256];
+    sfs_tp_replay_t  replay;  /* request ids served (after their MAC check) */
+    uint64_t         replays; /* requests refused as replayed or too old */
 };
 
 struct sfs_tp_request {

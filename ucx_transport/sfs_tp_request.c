@@ -26,6 +26,31 @@ static void sfs_tp_request_free(sfs_tp_request_t *req)
     free(req);
 }
 
+/* A request id this session has served before, or one too old to tell:
+ * dropped without a reply (a reply would reach the honest sender, whose
+ * original request may still be waiting for its own). */
+static int sfs_tp_request_replayed(sfs_tp_request_t *req)
+{
+    sfs_tp_session_t       *session = req->session;
+    sfs_tp_replay_verdict_t verdict = sfs_tp_replay_check(&session->replay, req->hdr.request_id);
+
+    if (verdict == SFS_TP_REPLAY_FRESH) {
+        return 0;
+    }
+    /* a flood of replays must not flood the log */
+    if (session->replays++ < 10) {
+        sfs_warn("request %s %lu from %s pid %u (%s) dropped: %s", sfs_op_name(req->hdr.opcode),
+                 (unsigned long)req->hdr.request_id, session->peer_host, session->peer_pid,
+                 session->peer_program,
+                 verdict == SFS_TP_REPLAY_SEEN
+                     ? "its id was served before (a replay)"
+                     : "its id is older than the replay window (a replay, or a request held back "
+                       "too long)");
+    }
+    sfs_tp_note_dropped(req->worker, "replayed request");
+    return 1;
+}
+
 static void sfs_tp_request_dispatch(sfs_tp_request_t *req)
 {
     sfs_tp_worker_t  *worker  = req->worker;
@@ -36,6 +61,10 @@ static void sfs_tp_request_dispatch(sfs_tp_request_t *req)
         sfs_warn("request %s from %s pid %u failed its integrity check: refused",
                  sfs_op_name(req->hdr.opcode), session->peer_host, session->peer_pid);
         sfs_tp_request_reply_error(req, -EACCES, "request failed its integrity check");
+        return;
+    }
+    if (sfs_tp_request_replayed(req)) {
+        sfs_tp_request_free(req);
         return;
     }
     if ((req->hdr.flags & (SFS_PROTO_FLAG_DIRECT | SFS_PROTO_FLAG_PULL)) &&

@@ -308,7 +308,9 @@ static int sfs_tp_rpc_resend_unpulled(sfs_tp_rpc_t *rpc)
     free(rpc->recv_iov);
     rpc->recv_iov = NULL;
     rpc->pulled   = 0;
-    rc            = sfs_tp_rpc_send(rpc);
+    /* a new id: the server's replay window has seen the old one */
+    rpc->request_id = rpc->worker->next_request_id++;
+    rc              = sfs_tp_rpc_send(rpc);
     if (rc) {
         sfs_tp_rpc_fail(rpc, rc, "%s", sfs_error_detail());
     }

@@ -7,6 +7,8 @@
  *   - a request with a forged MAC
  *   - a replayed AUTH (proof of an earlier handshake), a forged AUTH,
  *     an AUTH for a session that does not exist
+ *   - a captured request (a MKDIR) sent again after the directory was
+ *     removed, on the session's endpoint and on another one: not served
  *   - a session that claims another process's pid and asks for its reads
  *     to be copied into that process (same-host direct copies): refused,
  *     the other process's memory is untouched; an honest session gets them
@@ -90,7 +92,7 @@ static void header_for(sfs_tp_conn_t *conn, uint32_t opcode, uint32_t args_lengt
     hdr.version        = SFS_PROTO_VERSION;
     hdr.opcode         = (uint16_t)opcode;
     hdr.args_length    = args_length;
-    hdr.request_id     = 999999;
+    hdr.request_id     = worker->next_request_id++;
     hdr.session_id     = conn ? conn->session_id : 0;
     hdr.payload_length = payload_length;
     sfs_tp_hdr_seal(&hdr, seal && conn ? &conn->session_key : NULL, args, args_length, out);
@@ -379,6 +381,78 @@ static void settle(int ms)
     }
 }
 
+/* A metadata request on a path, packed as the client packs it. */
+static size_t meta_args(uint32_t opcode, const char *path, uint8_t *args, size_t size)
+{
+    sfs_meta_req_t req;
+    sfs_wbuf_t     wb;
+
+    memset(&req, 0, sizeof(req));
+    snprintf(req.path, sizeof(req.path), "%s", path);
+    req.mode = 0755;
+    sfs_wbuf_init(&wb, args, size);
+    sfs_proto_meta_req_pack(&wb, opcode, &req);
+    return wb.error ? 0 : wb.length;
+}
+
+static int meta_call(sfs_tp_conn_t *conn, uint32_t opcode, const char *path)
+{
+    uint8_t             args[SFS_PROTO_ARGS_MAX];
+    sfs_tp_rpc_params_t params;
+    sfs_tp_rpc_t       *rpc;
+    int                 rc;
+
+    memset(&params, 0, sizeof(params));
+    params.opcode      = opcode;
+    params.args        = args;
+    params.args_length = meta_args(opcode, path, args, sizeof(args));
+    params.alloc_reply = 1;
+    params.timeout_ms  = 5000;
+    rc                 = sfs_tp_call(conn, &params, &rpc);
+    sfs_tp_rpc_release(rpc);
+    return rc;
+}
+
+/* A request captured on the wire and sent again later must not be served
+ * twice: here a MKDIR, replayed after the directory was removed. */
+static void attack_replay(void)
+{
+    sfs_tp_conn_t *victim, *attacker;
+    uint8_t        hdr[SFS_PROTO_HDR_SIZE];
+    uint8_t        args[SFS_PROTO_ARGS_MAX];
+    size_t         args_length = meta_args(SFS_OP_MKDIR, "/replayed", args, sizeof(args));
+    int            rc          = -1;
+
+    if (sfs_tp_conn_create(worker, address, address_length, "server", 5000, &victim) != 0 ||
+        sfs_tp_conn_create(worker, address, address_length, "server", 5000, &attacker) != 0) {
+        CHECK(0, "connect: %s", sfs_error_detail());
+        return;
+    }
+    /* the victim's MKDIR, as it went over the wire */
+    header_for(victim, SFS_OP_MKDIR, (uint32_t)args_length, 0, args, hdr, 1);
+    raw_send(victim->ep, hdr, args, args_length);
+    for (int i = 0; i < 50 && rc != 0; i++) {
+        rc = meta_call(victim, SFS_OP_LOOKUP, "/replayed");
+        if (rc) {
+            settle(100);
+        }
+    }
+    CHECK(rc == 0, "the original MKDIR is served (%s)", sfs_strerror(rc));
+    rc = meta_call(victim, SFS_OP_RMDIR, "/replayed");
+    CHECK(rc == 0, "the directory is removed (%s)", sfs_strerror(rc));
+
+    /* sent again on the victim's endpoint, and from the attacker's own */
+    raw_send(victim->ep, hdr, args, args_length);
+    raw_send(attacker->ep, hdr, args, args_length);
+    settle(1000);
+    rc = meta_call(attacker, SFS_OP_LOOKUP, "/replayed");
+    CHECK(rc == -ENOENT, "the replayed MKDIR is not served again: the directory stays gone (%s)",
+          sfs_strerror(rc));
+    CHECK(conn_answers(victim) == 0, "the victim's session goes on after the replays");
+    sfs_tp_conn_destroy(victim);
+    sfs_tp_conn_destroy(attacker);
+}
+
 static uint8_t victim_buf[DIRECT_READ_SIZE]; /* same address in the forked victim */
 
 static void attack_direct_copies(void)
@@ -485,6 +559,7 @@ int main(int argc, char **argv)
     attack_malformed_headers();
     attack_bad_arguments();
     attack_handshakes();
+    attack_replay();
     attack_direct_copies();
     free(address);
     sfs_tp_worker_destroy(worker);
