@@ -12,6 +12,7 @@ libsfs_client_la_SOURCES = \
 	client/sfs_namespace.c \
 	client/sfs_file.c \
 	client/sfs_file_io.c \
+	client/sfs_file_local.c \
 	client/sfs_admin.c client/sfs_admin.h
 libsfs_client_la_CFLAGS  = $(AM_CFLAGS) $(UCX_CFLAGS)
 

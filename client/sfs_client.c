@@ -167,7 +167,9 @@ int sfs_client_connect(const sfs_client_params_t *params, sfs_client_t **client_
     if ((env = getenv("STRIPEFS_WINDOW")) != NULL && atoi(env) > 0) {
         client->window = (uint32_t)atoi(env);
     }
-    rc = sfs_auth_load_connauth(where.connauth, &client->key);
+    env                 = getenv("STRIPEFS_LOCAL_READ");
+    client->local_reads = !env || strcmp(env, "0") != 0;
+    rc                  = sfs_auth_load_connauth(where.connauth, &client->key);
     if (rc) {
         goto err_free;
     }

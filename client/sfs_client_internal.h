@@ -23,16 +23,26 @@ struct sfs_client {
     uint64_t         max_request;
     uint32_t         window;
     uint64_t         open_files;
+    int              local_reads; /* read same-host chunk files directly (sfs_file_local.c) */
 };
 
+typedef struct sfs_file_local sfs_file_local_t;
+
 struct sfs_file {
-    sfs_client_t *client;
-    char          path[SFS_PATH_MAX];
-    sfs_attr_t    attr;
-    int           flags;
-    uint64_t      open_id;      /* names this open's shared counter */
-    int           counter_used; /* forget the counter at close */
+    sfs_client_t     *client;
+    char              path[SFS_PATH_MAX];
+    sfs_attr_t        attr;
+    int               flags;
+    uint64_t          open_id;      /* names this open's shared counter */
+    int               counter_used; /* forget the counter at close */
+    sfs_file_local_t *local;        /* chunk files read directly, or NULL */
 };
+
+/* sfs_file_local.c: the chunk file of target `target_index` to read
+ * directly (a descriptor the file keeps), or -1 to read through the server.
+ * `bytes` is the read about to be made (small files do not ask). */
+int  sfs_file_local_fd(sfs_file_t *file, uint32_t target_index, uint64_t bytes);
+void sfs_file_local_close(sfs_file_t *file);
 
 /* One blocking metadata RPC: pack `req` for `opcode`, call, and hand back
  * the reply (the caller releases *rpc_p if set). */

@@ -106,6 +106,7 @@ int sfs_file_close(sfs_file_t *file)
         sfs_file_counter(file, SFS_COUNTER_FORGET, 0, &ignored);
     }
     file->client->open_files--;
+    sfs_file_local_close(file);
     free(file);
     return 0;
 }

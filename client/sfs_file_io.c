@@ -19,6 +19,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 typedef struct sfs_io_segment {
     uint32_t target_index;
@@ -250,6 +252,56 @@ static void sfs_io_fail(sfs_request_t *req, int status, const char *fmt, ...)
     va_end(ap);
 }
 
+/* A read of a chunk file on this host, straight from the page cache
+ * (sfs_file_local.c). Past the chunk file's end the memory gets zeros, and
+ * its length tells sfs_io_read_result where the file may end, as a READ
+ * reply's would. Returns 1 (finished here) or a negative errno. */
+static int sfs_io_read_local(sfs_request_t *req, sfs_io_rpc_t *rpc, int fd)
+{
+    uint32_t target     = req->file->attr.pattern.targets[rpc->target_index];
+    int      short_read = 0;
+
+    for (size_t s = rpc->first; s < rpc->first + rpc->count; s++) {
+        const sfs_io_segment_t *seg    = &req->segments[s];
+        uint8_t                *memory = seg->memory;
+        uint64_t                offset = seg->chunk_offset;
+        uint64_t                left   = seg->length;
+
+        while (left) {
+            ssize_t got = pread(fd, memory, left, (off_t)offset);
+
+            if (got < 0 && errno == EINTR) {
+                continue;
+            }
+            if (got < 0) {
+                int rc = -errno;
+
+                sfs_io_fail(req, rc, "%s: read of storage target %u's chunk file: %s",
+                            req->file->path, target, strerror(-rc));
+                return rc;
+            }
+            if (got == 0) { /* past the chunk file's end */
+                memset(memory, 0, left);
+                short_read = 1;
+                break;
+            }
+            memory += got;
+            offset += (uint64_t)got;
+            left -= (uint64_t)got;
+        }
+    }
+    rpc->chunk_length = rpc->chunk_end;
+    if (short_read) {
+        struct stat st;
+
+        rpc->chunk_length = fstat(fd, &st) == 0 ? (uint64_t)st.st_size : 0;
+    }
+    rpc->done = 1;
+    return 1;
+}
+
+/* Start one request to a target: 0 when it is in flight, 1 when it was
+ * served here (a same-host read), or a negative errno. */
 static int sfs_io_start(sfs_request_t *req, sfs_io_rpc_t *rpc)
 {
     sfs_file_t         *file   = req->file;
@@ -263,6 +315,15 @@ static int sfs_io_start(sfs_request_t *req, sfs_io_rpc_t *rpc)
     uint64_t            end = UINT64_MAX;
     int                 rc;
 
+    if (!req->write) {
+        int fd = sfs_file_local_fd(file, rpc->target_index, rpc->bytes);
+
+        if (fd >= 0) {
+            free(chunk);
+            free(args);
+            return sfs_io_read_local(req, rpc, fd);
+        }
+    }
     if (!chunk || !args) {
         free(chunk);
         free(args);
@@ -405,11 +466,15 @@ static void sfs_io_advance(sfs_request_t *req, int block)
     for (;;) {
         while (!req->status && req->next < req->rpc_count && req->in_flight < window) {
             sfs_io_rpc_t *rpc = &req->rpcs[req->order[req->next++]];
+            int           rc  = sfs_io_start(req, rpc);
 
-            if (sfs_io_start(req, rpc) != 0) {
+            if (rc != 0) {
                 rpc->done = 1;
                 req->finished++;
-                break;
+                if (rc < 0) {
+                    break;
+                }
+                continue; /* read here: nothing in flight */
             }
             req->in_flight++;
         }

@@ -95,7 +95,8 @@
     _(TRUNCATE, 43, STORAGE)                                                                       \
     _(FSYNC, 44, STORAGE)                                                                          \
     _(CHUNK_UNLINK, 45, STORAGE) /* remove chunk files of unlinked entries */                      \
-    _(CHUNK_LIST, 46, STORAGE)   /* chunk files of a target (fsck) */
+    _(CHUNK_LIST, 46, STORAGE)   /* chunk files of a target (fsck) */                              \
+    _(CHUNK_OPEN, 47, STORAGE)   /* same-host client: the chunk file, read-only, handed over */
 
 typedef enum {
 #define SFS_PROTO_OP_ENUM(_name, _num, _role) SFS_OP_##_name = _num,
@@ -280,7 +281,8 @@ typedef struct sfs_chunk_req {
     sfs_io_extent_t extents[SFS_PROTO_MAX_EXTENTS];
 } sfs_chunk_req_t;
 
-/* Encode/decode a chunk request (WRITE, READ, CHUNK_STAT, TRUNCATE, FSYNC).
+/* Encode/decode a chunk request (WRITE, READ, CHUNK_STAT, TRUNCATE, FSYNC,
+ * CHUNK_OPEN).
  * Unpack checks the extents: count <= SFS_PROTO_MAX_EXTENTS, no overflow
  * of offset + length. */
 void sfs_proto_chunk_req_pack(sfs_wbuf_t *wb, uint32_t opcode, const sfs_chunk_req_t *req);

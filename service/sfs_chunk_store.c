@@ -684,6 +684,17 @@ int sfs_chunk_stat(sfs_chunk_target_t *target, uint64_t entry_id, uint64_t *leng
     return 0;
 }
 
+int sfs_chunk_open_readonly(sfs_chunk_target_t *target, uint64_t entry_id)
+{
+    int fd = sfs_chunk_open(target, entry_id, O_RDONLY);
+
+    if (fd < 0 && fd != -ENOENT) {
+        sfs_error_set(fd, "target %u: cannot open chunk %016" PRIx64 ": %s", target->id, entry_id,
+                      strerror(-fd));
+    }
+    return fd;
+}
+
 /* A file must not shrink under a mapped read: the pages past the new end
  * would fault (SIGBUS) when the transport copies from them. Shrinking is
  * rare: it waits until the replies that map the file have gone (bounded

@@ -73,6 +73,9 @@ void sfs_chunk_unmap(sfs_chunk_target_t *target, sfs_chunk_map_t *map);
 
 /* Length of the chunk file (0 if there is none). */
 int sfs_chunk_stat(sfs_chunk_target_t *target, uint64_t entry_id, uint64_t *length_p);
+/* The chunk file opened read-only (a new descriptor the caller closes), or
+ * -ENOENT if it does not exist, or another negative errno. */
+int sfs_chunk_open_readonly(sfs_chunk_target_t *target, uint64_t entry_id);
 /* SFS_TRUNCATE_EXACT or SFS_TRUNCATE_SHRINK_ONLY. */
 int sfs_chunk_truncate(sfs_chunk_target_t *target, uint64_t entry_id, uint64_t length,
                        uint32_t mode);

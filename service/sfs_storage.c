@@ -13,7 +13,10 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define SFS_STORAGE_LIST_MAX 4096
 
@@ -23,6 +26,7 @@ struct sfs_storage {
     uint32_t             target_count;
     sfs_workq_t         *workq;
     uint64_t             in_flight;
+    int                  hand_over_files; /* CHUNK_OPEN allowed (STRIPEFS_LOCAL_READ is not 0) */
 };
 
 typedef struct sfs_storage_op {
@@ -67,6 +71,11 @@ int sfs_storage_create(sfs_service_t *service, sfs_storage_t **storage_p)
         storage->target_count = i + 1;
         sfs_info("storage target %u in %s%s", config->id, config->dir,
                  config->bandwidth ? " (emulated disk bandwidth cap)" : "");
+    }
+    {
+        const char *env = getenv("STRIPEFS_LOCAL_READ");
+
+        storage->hand_over_files = !env || strcmp(env, "0") != 0;
     }
     rc = sfs_workq_create(service->config->io_threads, "storage-io", service->worker,
                           &storage->workq);
@@ -144,6 +153,37 @@ static sfs_chunk_target_t *sfs_storage_find(sfs_storage_t *storage, uint32_t tar
     return NULL;
 }
 
+/* CHUNK_OPEN: a client on this host reads the chunk file itself (pread from
+ * the page cache: one copy, no round trip per read). Its writes still come
+ * here. Not for a capped target: its reads must pass the cap. */
+static int sfs_storage_hand_over(sfs_storage_op_t *op)
+{
+    uint32_t    target_id = sfs_chunk_target_id(op->target);
+    struct stat st;
+    int         fd, rc;
+
+    if (!op->storage->hand_over_files) {
+        return sfs_error_set(-EOPNOTSUPP,
+                             "target %u: files are not handed over here "
+                             "(STRIPEFS_LOCAL_READ=0)",
+                             target_id);
+    }
+    if (sfs_chunk_target_bandwidth(op->target) != 0) {
+        return sfs_error_set(-EOPNOTSUPP, "target %u is capped: its reads go through the server",
+                             target_id);
+    }
+    fd = sfs_chunk_open_readonly(op->target, op->chunk.entry_id);
+    if (fd < 0) {
+        return fd;
+    }
+    rc = sfs_tp_request_send_fd(op->req, fd);
+    if (rc == 0) {
+        op->length = fstat(fd, &st) == 0 ? (uint64_t)st.st_size : 0;
+    }
+    close(fd);
+    return rc;
+}
+
 static void sfs_storage_run(sfs_work_t *work)
 {
     sfs_storage_op_t   *op     = sfs_container_of(work, sfs_storage_op_t, work);
@@ -211,6 +251,9 @@ static void sfs_storage_run(sfs_work_t *work)
             op->count++;
         }
         break;
+    case SFS_OP_CHUNK_OPEN:
+        op->status = sfs_storage_hand_over(op);
+        break;
     case SFS_OP_CHUNK_LIST:
         op->status = sfs_chunk_list(target, chunk->entry_id, (uint32_t)chunk->length, op->ids,
                                     op->lengths, &op->count);
@@ -256,7 +299,9 @@ static void sfs_storage_done(sfs_work_t *work)
 
     op->storage->in_flight--;
     if (op->status) {
-        if (op->status != -ENOENT && !(op->pull && op->status == SFS_PULL_REFUSED)) {
+        /* a refused handoff is no error: the client reads through us */
+        if (op->status != -ENOENT && !(op->pull && op->status == SFS_PULL_REFUSED) &&
+            op->opcode != SFS_OP_CHUNK_OPEN) {
             sfs_warn("%s", op->detail);
         }
         sfs_tp_request_reply_error(op->req, op->status, "%s", op->detail);

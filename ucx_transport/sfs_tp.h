@@ -196,6 +196,18 @@ int sfs_tp_request_deliver(sfs_tp_request_t *req, const struct iovec *payload, s
 uint64_t sfs_tp_request_pull_length(const sfs_tp_request_t *req);
 int      sfs_tp_request_pull(sfs_tp_request_t *req, void *buf, uint64_t length);
 
+/* Same-host file handoff (sfs_tp_fdpass.c): a server may give the requester
+ * an open file. The requester calls sfs_tp_conn_files_ready() before it
+ * sends such a request (-EOPNOTSUPP: the server is not on this host or has
+ * no proof of our pid), and after a successful reply takes the descriptor
+ * with sfs_tp_rpc_take_fd(). The server calls sfs_tp_request_send_fd()
+ * before replying (from any thread); it sends only to the process whose pid
+ * the session proved (-EPERM otherwise, -EAGAIN if it cannot reach it). The
+ * descriptor is duplicated into the requester; the caller keeps its own. */
+int sfs_tp_conn_files_ready(sfs_tp_conn_t *conn);
+int sfs_tp_rpc_take_fd(sfs_tp_rpc_t *rpc, int *fd_p);
+int sfs_tp_request_send_fd(sfs_tp_request_t *req, int fd);
+
 /* Reply and end the request. `args` is copied; `payload` must stay valid
  * until `release(release_arg)` is called (on the progress thread) after the
  * reply has been sent or has failed. */

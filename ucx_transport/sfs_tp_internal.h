@@ -64,6 +64,7 @@ struct sfs_tp_worker {
     int      bootstrap_fd;
     uint16_t bootstrap_port;
     int      direct_fd; /* servers: same-host direct-copy proofs arrive here */
+    int      files_fd;  /* requesters: same-host files arrive here (sfs_tp_fdpass.c) */
     int      pulls;     /* write pulls allowed here (STRIPEFS_DIRECT_PULL is not 0) */
 
     pthread_mutex_t pool_lock;
@@ -274,6 +275,9 @@ int sfs_tp_session_send(sfs_tp_session_t *session, const uint8_t *head, size_t h
 /* sfs_tp_request.c */
 ucs_status_t sfs_tp_am_request_cb(void *arg, const void *header, size_t header_length, void *data,
                                   size_t length, const ucp_am_recv_param_t *param);
+
+/* sfs_tp_fdpass.c */
+void sfs_tp_files_close(sfs_tp_worker_t *worker);
 
 /* sfs_tp_direct.c */
 int      sfs_tp_direct_listen(sfs_tp_worker_t *worker);

@@ -334,6 +334,7 @@ int sfs_tp_worker_create(const sfs_tp_worker_params_t *params, sfs_tp_worker_t *
     worker->epoll_fd        = -1;
     worker->bootstrap_fd    = -1;
     worker->direct_fd       = -1;
+    worker->files_fd        = -1;
     worker->next_request_id = 1;
     sfs_list_init(&worker->conns);
     sfs_list_init(&worker->held_rpcs);
@@ -651,6 +652,7 @@ void sfs_tp_worker_destroy(sfs_tp_worker_t *worker)
     }
     sfs_tp_bootstrap_close(worker);
     sfs_tp_direct_close(worker);
+    sfs_tp_files_close(worker);
     sfs_list_for_each_safe(elem, tmp, &worker->conns)
     {
         sfs_tp_conn_destroy(sfs_container_of(elem, sfs_tp_conn_t, list));

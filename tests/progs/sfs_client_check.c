@@ -5,6 +5,9 @@
  *   sfs_client_check io PATH            striped writes/reads of many shapes
  *   sfs_client_check sparse PATH        holes, overlaps, truncate, sizes
  *   sfs_client_check listio PATH        strided list I/O and nonblocking I/O
+ *   sfs_client_check coherent PATH      reads of chunk files handed to this
+ *                                       process see later overwrites,
+ *                                       shrinks and growth
  *   sfs_client_check overlap PATH       thousands of small writes, many
  *                                       overlapping, read back
  *   sfs_client_check creates DIR N      create N files, print "ACK name" each
@@ -526,6 +529,71 @@ static int check_overlap(sfs_client_t *client, const char *path)
     return failures;
 }
 
+/* A same-host client reads chunk files itself once they are handed over
+ * (after 1 MiB read from a target); what goes through the servers after
+ * that must show in those reads. */
+static int check_coherent(sfs_client_t *client, const char *path)
+{
+    enum { MiB = 1 << 20, SIZE = 8 * MiB };
+    uint8_t    *a = malloc(SIZE), *b = malloc(SIZE), *want = malloc(SIZE), *got_buf = malloc(SIZE);
+    sfs_file_t *file, *second;
+    ssize_t     got;
+    int         rc;
+
+    rc = sfs_file_open(client, path, SFS_O_RDWR | SFS_O_CREAT | SFS_O_EXCL, 0644, NULL, &file);
+    CHECK(rc == 0, "create %s (%s)", path, rc ? sfs_client_error() : "");
+    if (rc) {
+        return 1;
+    }
+    fill(a, SIZE, 11);
+    fill(b, SIZE, 12);
+    got = sfs_file_pwrite(file, a, SIZE, 0);
+    for (int pass = 0; pass < 2; pass++) { /* the second pass reads handed-over files */
+        memset(got_buf, 0xEE, SIZE);
+        got = sfs_file_pread(file, got_buf, SIZE, 0);
+        CHECK(got == SIZE && memcmp(got_buf, a, SIZE) == 0, "read %d of 8 MiB: %zd bytes, %s",
+              pass + 1, got, memcmp(got_buf, a, SIZE) == 0 ? "equal" : "DIFFER");
+    }
+    /* an overwrite through the servers */
+    sfs_file_pwrite(file, b + MiB, 2 * MiB, MiB);
+    memcpy(want, a, SIZE);
+    memcpy(want + MiB, b + MiB, 2 * MiB);
+    got = sfs_file_pread(file, got_buf, SIZE, 0);
+    CHECK(got == SIZE && memcmp(got_buf, want, SIZE) == 0, "an overwrite of 2 MiB shows: %s",
+          memcmp(got_buf, want, SIZE) == 0 ? "equal" : "DIFFER");
+    /* a shrink, then growth past a hole */
+    rc  = sfs_file_truncate(file, 5 * MiB);
+    got = sfs_file_pread(file, got_buf, SIZE, 0);
+    CHECK(rc == 0 && got == 5 * MiB && memcmp(got_buf, want, 5 * MiB) == 0,
+          "after a truncate to 5 MiB a read returns %zd bytes, unchanged", got);
+    sfs_file_pwrite(file, b, MiB, 6 * MiB);
+    memset(want + 5 * MiB, 0, MiB);
+    memcpy(want + 6 * MiB, b, MiB);
+    memset(got_buf, 0xEE, SIZE);
+    got = sfs_file_pread(file, got_buf, SIZE, 0);
+    CHECK(got == 7 * MiB && memcmp(got_buf, want, 7 * MiB) == 0,
+          "a write at 6 MiB after it: %zd bytes, the hole zeros, %s", got,
+          memcmp(got_buf, want, 7 * MiB) == 0 ? "equal" : "DIFFER");
+    /* a second open of the file reads the same */
+    rc = sfs_file_open(client, path, SFS_O_RDONLY, 0, NULL, &second);
+    if (rc == 0) {
+        for (int pass = 0; pass < 2; pass++) {
+            memset(got_buf, 0xEE, SIZE);
+            got = sfs_file_pread(second, got_buf, SIZE, 0);
+        }
+        CHECK(got == 7 * MiB && memcmp(got_buf, want, 7 * MiB) == 0,
+              "a second open reads the same %zd bytes", got);
+        sfs_file_close(second);
+    }
+    CHECK(rc == 0, "second open (%s)", rc ? sfs_client_error() : "");
+    sfs_file_close(file);
+    free(a);
+    free(b);
+    free(want);
+    free(got_buf);
+    return failures;
+}
+
 int main(int argc, char **argv)
 {
     sfs_client_t *client;
@@ -542,6 +610,8 @@ int main(int argc, char **argv)
         rc = check_sparse(client, argv[2]);
     } else if (strcmp(argv[1], "listio") == 0) {
         rc = check_listio(client, argv[2]);
+    } else if (strcmp(argv[1], "coherent") == 0) {
+        rc = check_coherent(client, argv[2]);
     } else if (strcmp(argv[1], "overlap") == 0) {
         rc = check_overlap(client, argv[2]);
     } else if (strcmp(argv[1], "creates") == 0 && argc == 4) {

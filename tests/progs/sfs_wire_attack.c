@@ -9,6 +9,9 @@
  *     an AUTH for a session that does not exist
  *   - a captured request (a MKDIR) sent again after the directory was
  *     removed, on the session's endpoint and on another one: not served
+ *   - same-host file handoff: another process that holds the name of the
+ *     client's file socket gets no file; a forged handoff sent to the
+ *     client's socket is not taken for the server's
  *   - a session that claims another process's pid and asks for its reads
  *     to be copied into that process (same-host direct copies): refused,
  *     the other process's memory is untouched; an honest session gets them
@@ -22,10 +25,16 @@
 #include "sfs_errno.h"
 #include "sfs_log.h"
 
+#include <inttypes.h>
+#include <poll.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -453,6 +462,245 @@ static void attack_replay(void)
     sfs_tp_conn_destroy(attacker);
 }
 
+#define HANDOFF_ENTRY 0x0ff1ce0ff1ceull
+
+/* WRITE `length` bytes at 0 of chunk file HANDOFF_ENTRY on target 101. */
+static int write_chunk(sfs_tp_conn_t *conn, size_t length)
+{
+    sfs_chunk_req_t    *chunk = calloc(1, sizeof(*chunk));
+    uint8_t            *data  = calloc(1, length);
+    uint8_t             args[256];
+    struct iovec        iov = {.iov_base = data, .iov_len = length};
+    sfs_tp_rpc_params_t params;
+    sfs_tp_rpc_t       *rpc;
+    sfs_wbuf_t          wb;
+    int                 rc;
+
+    chunk->target_id         = 101;
+    chunk->entry_id          = HANDOFF_ENTRY;
+    chunk->extent_count      = 1;
+    chunk->extents[0].length = length;
+    sfs_wbuf_init(&wb, args, sizeof(args));
+    sfs_proto_chunk_req_pack(&wb, SFS_OP_WRITE, chunk);
+    free(chunk);
+    memset(&params, 0, sizeof(params));
+    params.opcode        = SFS_OP_WRITE;
+    params.args          = args;
+    params.args_length   = wb.length;
+    params.payload       = &iov;
+    params.payload_count = 1;
+    params.timeout_ms    = 5000;
+    rc                   = sfs_tp_call(conn, &params, &rpc);
+    sfs_tp_rpc_release(rpc);
+    free(data);
+    return rc;
+}
+
+/* CHUNK_OPEN of HANDOFF_ENTRY; with `take`, the descriptor into *fd_p. */
+static int open_chunk(sfs_tp_conn_t *conn, int take, int *fd_p)
+{
+    sfs_chunk_req_t    *chunk = calloc(1, sizeof(*chunk));
+    uint8_t             args[256];
+    sfs_tp_rpc_params_t params;
+    sfs_tp_rpc_t       *rpc;
+    sfs_wbuf_t          wb;
+    int                 rc;
+
+    chunk->target_id = 101;
+    chunk->entry_id  = HANDOFF_ENTRY;
+    sfs_wbuf_init(&wb, args, sizeof(args));
+    sfs_proto_chunk_req_pack(&wb, SFS_OP_CHUNK_OPEN, chunk);
+    free(chunk);
+    memset(&params, 0, sizeof(params));
+    params.opcode      = SFS_OP_CHUNK_OPEN;
+    params.args        = args;
+    params.args_length = wb.length;
+    params.timeout_ms  = 5000;
+    rc                 = sfs_tp_call(conn, &params, &rpc);
+    if (rc == 0 && take) {
+        rc = sfs_tp_rpc_take_fd(rpc, fd_p);
+    }
+    sfs_tp_rpc_release(rpc);
+    return rc;
+}
+
+static socklen_t files_socket_name(uint64_t uuid, struct sockaddr_un *addr)
+{
+    int n;
+
+    memset(addr, 0, sizeof(*addr));
+    addr->sun_family = AF_UNIX;
+    n = snprintf(addr->sun_path + 1, sizeof(addr->sun_path) - 1, "stripefs-files-%016" PRIx64,
+                 uuid);
+    return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
+}
+
+/* The child of attack_handoff_squatter: holds the name of our file socket
+ * and reports (exit status 1) whether a file ever reached it. */
+static void squatter(int ready_fd)
+{
+    struct sockaddr_un addr;
+    socklen_t          addr_length = files_socket_name(worker->uuid, &addr);
+    int                sock        = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct pollfd      pfd;
+    int                got_fd = 0;
+
+    if (sock < 0 || bind(sock, (struct sockaddr *)&addr, addr_length) != 0 ||
+        listen(sock, 4) != 0) {
+        _exit(2);
+    }
+    if (write(ready_fd, "r", 1) != 1) {
+        _exit(2);
+    }
+    pfd.fd     = sock;
+    pfd.events = POLLIN;
+    while (poll(&pfd, 1, 4000) == 1) {
+        char            byte[256];
+        char            control[CMSG_SPACE(sizeof(int))];
+        struct iovec    iov = {.iov_base = byte, .iov_len = sizeof(byte)};
+        struct msghdr   mh;
+        struct cmsghdr *cmsg;
+        int             conn = accept(sock, NULL, NULL);
+
+        memset(&mh, 0, sizeof(mh));
+        mh.msg_iov        = &iov;
+        mh.msg_iovlen     = 1;
+        mh.msg_control    = control;
+        mh.msg_controllen = sizeof(control);
+        if (conn >= 0 && recvmsg(conn, &mh, 0) > 0) {
+            for (cmsg = CMSG_FIRSTHDR(&mh); cmsg; cmsg = CMSG_NXTHDR(&mh, cmsg)) {
+                got_fd |= cmsg->cmsg_type == SCM_RIGHTS;
+            }
+        }
+        if (conn >= 0) {
+            close(conn);
+        }
+    }
+    _exit(got_fd ? 1 : 0);
+}
+
+/* Another process of this host that holds the name of the client's file
+ * socket (the name is derived from the client's uuid, which crossed the
+ * wire in HELLO) must not be handed the client's files. */
+static void attack_handoff_squatter(void)
+{
+    sfs_tp_conn_t *conn;
+    int            pipe_fds[2], status = -1, rc;
+    char           ready;
+    pid_t          child;
+
+    if (sfs_tp_conn_create(worker, address, address_length, "server", 5000, &conn) != 0) {
+        CHECK(0, "connect: %s", sfs_error_detail());
+        return;
+    }
+    settle(200); /* the server checks our pid proof */
+    rc = write_chunk(conn, 4096);
+    CHECK(rc == 0, "a chunk file to hand over is written (%s)", sfs_strerror(rc));
+    if (pipe(pipe_fds) != 0) {
+        CHECK(0, "pipe: %s", strerror(errno));
+        return;
+    }
+    child = fork();
+    if (child == 0) {
+        close(pipe_fds[0]);
+        squatter(pipe_fds[1]);
+    }
+    close(pipe_fds[1]);
+    if (child < 0 || read(pipe_fds[0], &ready, 1) != 1) {
+        CHECK(0, "the squatting process did not start");
+        close(pipe_fds[0]);
+        return;
+    }
+    close(pipe_fds[0]);
+    rc = open_chunk(conn, 0, NULL);
+    CHECK(rc == -EPERM, "a handoff whose socket is held by another process is refused (%s)",
+          sfs_strerror(rc));
+    waitpid(child, &status, 0);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+          "the process holding the socket got no file (exit status %d)",
+          WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    sfs_tp_conn_destroy(conn);
+}
+
+/* A local process that connects to the client's file socket first and
+ * sends a file of its own, tagged with the request id the client will use
+ * next: the client must skip it and take the server's. */
+static void attack_handoff_forged(void)
+{
+    sfs_tp_conn_t *conn;
+    char           bogus_path[] = "/tmp/sfs-attack-bogus.XXXXXX";
+    int            bogus        = mkstemp(bogus_path);
+    struct stat    bogus_st, st;
+    int            status = -1, fd = -1, rc;
+    pid_t          child;
+
+    if (bogus < 0 || fstat(bogus, &bogus_st) != 0 ||
+        sfs_tp_conn_create(worker, address, address_length, "server", 5000, &conn) != 0) {
+        CHECK(0, "setup: %s", sfs_error_detail());
+        return;
+    }
+    unlink(bogus_path);
+    settle(200);
+    rc = sfs_tp_conn_files_ready(conn);
+    CHECK(rc == 0, "the client listens for same-host files (%s)", sfs_strerror(rc));
+    child = fork();
+    if (child == 0) {
+        struct sockaddr_un addr;
+        socklen_t          addr_length = files_socket_name(worker->uuid, &addr);
+        uint8_t            msg[SFS_PROTO_HDR_SIZE + 16];
+        char               control[CMSG_SPACE(sizeof(int))];
+        struct iovec       iov = {.iov_base = msg, .iov_len = sizeof(msg)};
+        struct msghdr      mh;
+        struct cmsghdr    *cmsg;
+        sfs_proto_hdr_t    hdr;
+        sfs_auth_key_t     wrong;
+        sfs_wbuf_t         wb;
+        int                sock = socket(AF_UNIX, SOCK_STREAM, 0);
+
+        memset(&hdr, 0, sizeof(hdr));
+        hdr.magic       = SFS_PROTO_MAGIC;
+        hdr.version     = SFS_PROTO_VERSION;
+        hdr.opcode      = SFS_OP_CHUNK_OPEN;
+        hdr.flags       = SFS_PROTO_FLAG_REPLY;
+        hdr.args_length = 16;
+        hdr.request_id  = worker->next_request_id; /* the parent's next one */
+        hdr.session_id  = conn->session_id;
+        sfs_wbuf_init(&wb, msg + SFS_PROTO_HDR_SIZE, 16);
+        sfs_wbuf_u64(&wb, (uint64_t)bogus_st.st_dev);
+        sfs_wbuf_u64(&wb, (uint64_t)bogus_st.st_ino);
+        sfs_auth_random(wrong.bytes, sizeof(wrong.bytes));
+        sfs_tp_hdr_seal(&hdr, &wrong, msg + SFS_PROTO_HDR_SIZE, 16, msg);
+        memset(&mh, 0, sizeof(mh));
+        memset(control, 0, sizeof(control));
+        mh.msg_iov        = &iov;
+        mh.msg_iovlen     = 1;
+        mh.msg_control    = control;
+        mh.msg_controllen = sizeof(control);
+        cmsg              = CMSG_FIRSTHDR(&mh);
+        cmsg->cmsg_level  = SOL_SOCKET;
+        cmsg->cmsg_type   = SCM_RIGHTS;
+        cmsg->cmsg_len    = CMSG_LEN(sizeof(int));
+        memcpy(CMSG_DATA(cmsg), &bogus, sizeof(int));
+        _exit(sock >= 0 && connect(sock, (struct sockaddr *)&addr, addr_length) == 0 &&
+                      sendmsg(sock, &mh, 0) == (ssize_t)sizeof(msg)
+                  ? 0
+                  : 2);
+    }
+    waitpid(child, &status, 0);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+          "another process queued a forged file on the client's socket");
+    rc = open_chunk(conn, 1, &fd);
+    CHECK(rc == 0 && fd >= 0 && fstat(fd, &st) == 0 && st.st_ino != bogus_st.st_ino &&
+              st.st_size == 4096,
+          "the client skips the forged file and takes the server's chunk file (%s, %ld bytes)",
+          sfs_strerror(rc), rc == 0 ? (long)st.st_size : -1L);
+    if (fd >= 0) {
+        close(fd);
+    }
+    close(bogus);
+    sfs_tp_conn_destroy(conn);
+}
+
 static uint8_t victim_buf[DIRECT_READ_SIZE]; /* same address in the forked victim */
 
 static void attack_direct_copies(void)
@@ -560,6 +808,8 @@ int main(int argc, char **argv)
     attack_bad_arguments();
     attack_handshakes();
     attack_replay();
+    attack_handoff_squatter();
+    attack_handoff_forged();
     attack_direct_copies();
     free(address);
     sfs_tp_worker_destroy(worker);
