@@ -47,6 +47,11 @@ enum {
  *  - STRIPEFS_MGMT ("host:port") and STRIPEFS_CONNAUTH (a connauth file);
  *  - STRIPEFS_TIMEOUT: RPC timeout in seconds;
  *  - else /etc/stripefs/stripefs.yaml, else ./stripefs-state/stripefs.yaml.
+ * Tuning from the environment: STRIPEFS_MAX_REQUEST (bytes per storage
+ * request), STRIPEFS_WINDOW (requests in flight per operation),
+ * STRIPEFS_DIRECT_COPY=0 / STRIPEFS_DIRECT_PULL=0 (no same-host direct
+ * copies / pulls), STRIPEFS_LOCAL_READ=0 (never read a same-host chunk file
+ * directly).
  */
 typedef struct sfs_client_params {
     uint64_t    field_mask;
