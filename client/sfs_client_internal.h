@@ -24,6 +24,7 @@ struct sfs_client {
     uint32_t         window;
     uint64_t         open_files;
     int              local_reads; /* read same-host chunk files directly (sfs_file_local.c) */
+    uint32_t         local_fds;   /* ... descriptors held for that */
 };
 
 typedef struct sfs_file_local sfs_file_local_t;

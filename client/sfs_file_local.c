@@ -10,7 +10,8 @@
  * bytes from it (small files keep their single READ round trip). A refusal
  * (another host, a capped target, STRIPEFS_LOCAL_READ=0) is final for that
  * open file; a chunk file that does not exist yet, or a pid proof the
- * server has not seen yet, is asked for again a second later.
+ * server has not seen yet, is asked for again a second later. A process
+ * keeps at most SFS_LOCAL_MAX_FDS such descriptors.
  */
 #define SFS_LOG_FAC "client"
 #include "sfs_client_internal.h"
@@ -29,6 +30,9 @@
 #define SFS_LOCAL_ASK_AFTER (1u << 20)
 #define SFS_LOCAL_RETRY_MS  1000
 #define SFS_LOCAL_NEVER     UINT64_MAX
+/* descriptors one client process keeps for this at most: a job with
+ * thousands of large files open reads the rest through the servers */
+#define SFS_LOCAL_MAX_FDS 512
 
 struct sfs_file_local {
     int      fd[SFS_STRIPE_COUNT_MAX]; /* -1: none */
@@ -44,6 +48,7 @@ void sfs_file_local_close(sfs_file_t *file)
     for (uint32_t t = 0; t < SFS_STRIPE_COUNT_MAX; t++) {
         if (file->local->fd[t] >= 0) {
             close(file->local->fd[t]);
+            file->client->local_fds--;
         }
     }
     free(file->local);
@@ -116,7 +121,8 @@ int sfs_file_local_fd(sfs_file_t *file, uint32_t target_index, uint64_t bytes)
     }
     now = sfs_time_ms();
     if (now < local->ask_after_ms[target_index] ||
-        local->ask_after_ms[target_index] == SFS_LOCAL_NEVER) {
+        local->ask_after_ms[target_index] == SFS_LOCAL_NEVER ||
+        file->client->local_fds >= SFS_LOCAL_MAX_FDS) {
         return -1;
     }
     rc = sfs_file_local_ask(file, target_index, &fd);
@@ -124,11 +130,14 @@ int sfs_file_local_fd(sfs_file_t *file, uint32_t target_index, uint64_t bytes)
         sfs_debug("%s: reading target %u's chunk file directly", file->path,
                   file->attr.pattern.targets[target_index]);
         local->fd[target_index] = fd;
+        file->client->local_fds++;
         return fd;
     }
-    /* not there yet, or our pid proof not seen yet: later; else never */
-    local->ask_after_ms[target_index] =
-        (rc == -ENOENT || rc == -EPERM) ? now + SFS_LOCAL_RETRY_MS : SFS_LOCAL_NEVER;
+    /* not there yet, our pid proof not seen yet, a full socket: later;
+     * else (another host, a capped target, turned off) never */
+    local->ask_after_ms[target_index] = (rc == -ENOENT || rc == -EPERM || rc == -EAGAIN)
+                                            ? now + SFS_LOCAL_RETRY_MS
+                                            : SFS_LOCAL_NEVER;
     sfs_debug("%s: no direct reads of target %u: %s", file->path,
               file->attr.pattern.targets[target_index], sfs_strerror(rc));
     return -1;

@@ -24,8 +24,12 @@ static void sfs_service_dispatch(sfs_tp_request_t *req, void *arg)
     uint32_t       opcode  = sfs_tp_request_opcode(req);
     int            role    = sfs_op_role(opcode);
 
-    if (service->stop_requested && opcode != SFS_OP_PING && opcode != SFS_OP_STOP &&
-        opcode != SFS_OP_HEARTBEAT && opcode != SFS_OP_SHUTDOWN) {
+    /* while the roles are torn down (sfs_service_destroy) nothing reaches them:
+     * destroying the cluster still progresses the worker, and a heartbeat
+     * then arrived at a freed management role (found by AddressSanitizer) */
+    if (service->tearing_down ||
+        (service->stop_requested && opcode != SFS_OP_PING && opcode != SFS_OP_STOP &&
+         opcode != SFS_OP_HEARTBEAT && opcode != SFS_OP_SHUTDOWN)) {
         sfs_tp_request_reply_error(req, -ESHUTDOWN, "server rank %u is shutting down",
                                    service->rank);
         return;
@@ -431,10 +435,14 @@ void sfs_service_destroy(sfs_service_t *service)
         sfs_tp_rpc_release(service->heartbeat_rpc);
         service->heartbeat_rpc = NULL;
     }
+    service->tearing_down = 1;
     /* roles first: their threads may still post completions to the worker */
     sfs_meta_destroy(service->meta);
+    service->meta = NULL;
     sfs_storage_destroy(service->storage);
+    service->storage = NULL;
     sfs_mgmt_destroy(service->mgmt);
+    service->mgmt = NULL;
     sfs_cluster_destroy(service->cluster);
     sfs_tp_worker_destroy(service->worker);
     free(service);

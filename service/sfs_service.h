@@ -30,6 +30,7 @@ typedef struct sfs_service {
     sfs_meta_t            *meta;
     sfs_storage_t         *storage;
     volatile sig_atomic_t  stop_requested;
+    int                    tearing_down; /* sfs_service_destroy: refuse every request */
     uint64_t               next_heartbeat_ms;
     sfs_tp_rpc_t          *heartbeat_rpc;
     int                    registered;

@@ -2,8 +2,10 @@
 # Large reads are served from the chunk file's pages mapped into the storage
 # server; a file shrinking meanwhile must neither crash the server (SIGBUS
 # on the pages past the new end) nor give a reader bytes that were never
-# written. One client reads 1 MiB ranges, 4 in flight, while another
-# shrinks and refills the same file, for a few seconds.
+# written. One client reads 1 MiB ranges, 4 in flight, through the server
+# (STRIPEFS_LOCAL_READ=0), while another shrinks and refills the same file,
+# for a few seconds; a third reads the same way from the chunk file handed
+# over to it (short-circuit reads), which must hold to the same rule.
 source "$SFS_SRC/tests/lib/sfs_test_lib.sh"
 CHECK="$SFS_BUILD/tests/progs/sfs_client_check"
 
@@ -11,15 +13,24 @@ SFS_LOG_MASK=chunk=debug sfs_start_service 2 --targets 1
 sfs_ctl mkdir /race || sfs_fail "mkdir"
 "$CHECK" race-truncate /race/f 0.2 >/dev/null || sfs_fail "creating the file"
 
-"$CHECK" race-read /race/f 4 >"$SFS_TEST_TMP/reader.out" 2>&1 &
+STRIPEFS_LOCAL_READ=0 "$CHECK" race-read /race/f 4 >"$SFS_TEST_TMP/reader.out" 2>&1 &
 reader=$!
+SFS_LOG_MASK=client=debug "$CHECK" race-read /race/f 4 >"$SFS_TEST_TMP/local-reader.out" 2>&1 &
+local_reader=$!
 "$CHECK" race-truncate /race/f 4 >"$SFS_TEST_TMP/truncator.out" 2>&1
 truncator_rc=$?
 wait $reader
 reader_rc=$?
+wait $local_reader
+local_reader_rc=$?
 cat "$SFS_TEST_TMP/reader.out" "$SFS_TEST_TMP/truncator.out"
+grep -v "^20..-" "$SFS_TEST_TMP/local-reader.out"
 [ $truncator_rc -eq 0 ] || sfs_fail "the truncating client failed"
 [ $reader_rc -eq 0 ] || sfs_fail "the reading client failed"
+[ $local_reader_rc -eq 0 ] || sfs_fail "the client reading the handed-over chunk file failed"
+grep -q "chunk file directly" "$SFS_TEST_TMP/local-reader.out" ||
+    sfs_fail "the second reader was not handed the chunk file"
+echo "ok: a reader of the handed-over chunk file saw only written bytes and zeros"
 
 # the reads did go through mapped chunk files: some shrink had to wait
 waits=$(grep -c "waits for [0-9]* mapped reads" "$SFS_SERVICE_LOG")
