@@ -153,6 +153,8 @@ int sfs_tp_request_send_fd(sfs_tp_request_t *req, int fd)
     memcpy(CMSG_DATA(cmsg), &fd, sizeof(int));
     if (sendmsg(sock, &mh, MSG_NOSIGNAL) != (ssize_t)sizeof(msg)) {
         rc = sfs_error_set(-EAGAIN, "cannot send a file to %s pid %u: %m", session->peer_host, pid);
+    } else {
+        __atomic_store_n(&session->files_handed, 1, __ATOMIC_RELAXED);
     }
 out:
     close(sock);

@@ -171,8 +171,10 @@ struct sfs_tp_session {
     uint32_t         rate_count;     /* requests in it */
     uint32_t         direct_pid;     /* verified: replies may be copied into it (atomic) */
     char             transports[256];
-    sfs_tp_replay_t  replay;  /* request ids served (after their MAC check) */
-    uint64_t         replays; /* requests refused as replayed or too old */
+    char             transports_shown[272]; /* ... with " +files" (NET_INFO) */
+    int              files_handed;          /* a file was handed over (atomic) */
+    sfs_tp_replay_t  replay;                /* request ids served (after their MAC check) */
+    uint64_t         replays;               /* requests refused as replayed or too old */
 };
 
 struct sfs_tp_request {

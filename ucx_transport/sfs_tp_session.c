@@ -357,7 +357,11 @@ uint64_t sfs_tp_session_age_ms(const sfs_tp_session_t *session)
 
 const char *sfs_tp_session_transports(sfs_tp_session_t *session)
 {
-    return session->transports[0] ? session->transports : "unknown";
+    /* files are handed over on disk threads: they only set a flag */
+    snprintf(session->transports_shown, sizeof(session->transports_shown), "%s%s",
+             session->transports[0] ? session->transports : "unknown",
+             __atomic_load_n(&session->files_handed, __ATOMIC_RELAXED) ? " +files" : "");
+    return session->transports_shown;
 }
 
 void sfs_tp_worker_visit_sessions(sfs_tp_worker_t *worker, sfs_tp_session_visit_t visit, void *arg)

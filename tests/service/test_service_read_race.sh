@@ -17,8 +17,18 @@ STRIPEFS_LOCAL_READ=0 "$CHECK" race-read /race/f 4 >"$SFS_TEST_TMP/reader.out" 2
 reader=$!
 SFS_LOG_MASK=client=debug "$CHECK" race-read /race/f 4 >"$SFS_TEST_TMP/local-reader.out" 2>&1 &
 local_reader=$!
-"$CHECK" race-truncate /race/f 4 >"$SFS_TEST_TMP/truncator.out" 2>&1
+"$CHECK" race-truncate /race/f 4 >"$SFS_TEST_TMP/truncator.out" 2>&1 &
+truncator=$!
+# while the second reader holds the chunk file, `net` shows its session with +files
+for _ in $(seq 30); do
+    sfs_ctl net >"$SFS_TEST_TMP/net.out" 2>&1 && grep -q "+files" "$SFS_TEST_TMP/net.out" && break
+    sleep 0.1
+done
+wait $truncator
 truncator_rc=$?
+grep -q "+files" "$SFS_TEST_TMP/net.out" ||
+    { cat "$SFS_TEST_TMP/net.out"; sfs_fail "stripefs-ctl net does not show a session with +files"; }
+echo "ok: stripefs-ctl net: $(grep -m1 "+files" "$SFS_TEST_TMP/net.out" | sed 's/^ *//')"
 wait $reader
 reader_rc=$?
 wait $local_reader
