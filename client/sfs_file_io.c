@@ -307,8 +307,8 @@ static int sfs_io_start(sfs_request_t *req, sfs_io_rpc_t *rpc)
     sfs_file_t         *file   = req->file;
     uint32_t            target = file->attr.pattern.targets[rpc->target_index];
     uint32_t            opcode = req->write ? SFS_OP_WRITE : SFS_OP_READ;
-    sfs_chunk_req_t    *chunk  = malloc(sizeof(*chunk));
-    uint8_t            *args   = malloc(SFS_PROTO_ARGS_MAX);
+    sfs_chunk_req_t    *chunk;
+    uint8_t            *args;
     sfs_tp_rpc_params_t params;
     sfs_tp_conn_t      *conn;
     sfs_wbuf_t          wb;
@@ -319,11 +319,11 @@ static int sfs_io_start(sfs_request_t *req, sfs_io_rpc_t *rpc)
         int fd = sfs_file_local_fd(file, rpc->target_index, rpc->bytes);
 
         if (fd >= 0) {
-            free(chunk);
-            free(args);
             return sfs_io_read_local(req, rpc, fd);
         }
     }
+    chunk = malloc(sizeof(*chunk));
+    args  = malloc(SFS_PROTO_ARGS_MAX);
     if (!chunk || !args) {
         free(chunk);
         free(args);

@@ -21,6 +21,7 @@
 #include "sfs_log.h"
 #include "sfs_time.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,7 +60,7 @@ void sfs_file_local_close(sfs_file_t *file)
 static int sfs_file_local_ask(sfs_file_t *file, uint32_t target_index, int *fd_p)
 {
     uint32_t            target = file->attr.pattern.targets[target_index];
-    sfs_chunk_req_t    *chunk  = calloc(1, sizeof(*chunk));
+    sfs_chunk_req_t     chunk;
     uint8_t             args[64];
     sfs_tp_rpc_params_t params;
     sfs_tp_conn_t      *conn;
@@ -67,14 +68,12 @@ static int sfs_file_local_ask(sfs_file_t *file, uint32_t target_index, int *fd_p
     sfs_wbuf_t          wb;
     int                 rc;
 
-    if (!chunk) {
-        return -ENOMEM;
-    }
-    chunk->target_id = target;
-    chunk->entry_id  = file->attr.entry_id;
+    /* no extents: only the fields before them are packed */
+    memset(&chunk, 0, offsetof(sfs_chunk_req_t, extents));
+    chunk.target_id = target;
+    chunk.entry_id  = file->attr.entry_id;
     sfs_wbuf_init(&wb, args, sizeof(args));
-    sfs_proto_chunk_req_pack(&wb, SFS_OP_CHUNK_OPEN, chunk);
-    free(chunk);
+    sfs_proto_chunk_req_pack(&wb, SFS_OP_CHUNK_OPEN, &chunk);
     rc = wb.error ? -EMSGSIZE : sfs_cluster_target_conn(file->client->cluster, target, &conn);
     if (rc == 0) {
         rc = sfs_tp_conn_files_ready(conn);
@@ -100,7 +99,7 @@ int sfs_file_local_fd(sfs_file_t *file, uint32_t target_index, uint64_t bytes)
     uint64_t          now;
     int               fd, rc;
 
-    if (!file->client->local_reads || target_index >= SFS_STRIPE_COUNT_MAX) {
+    if (!file->client->local_reads) {
         return -1;
     }
     if (!local) {

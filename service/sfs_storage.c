@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #define SFS_STORAGE_LIST_MAX 4096
@@ -158,9 +157,8 @@ static sfs_chunk_target_t *sfs_storage_find(sfs_storage_t *storage, uint32_t tar
  * here. Not for a capped target: its reads must pass the cap. */
 static int sfs_storage_hand_over(sfs_storage_op_t *op)
 {
-    uint32_t    target_id = sfs_chunk_target_id(op->target);
-    struct stat st;
-    int         fd, rc;
+    uint32_t target_id = sfs_chunk_target_id(op->target);
+    int      fd, rc;
 
     if (!op->storage->hand_over_files) {
         return sfs_error_set(-EOPNOTSUPP,
@@ -177,9 +175,6 @@ static int sfs_storage_hand_over(sfs_storage_op_t *op)
         return fd;
     }
     rc = sfs_tp_request_send_fd(op->req, fd);
-    if (rc == 0) {
-        op->length = fstat(fd, &st) == 0 ? (uint64_t)st.st_size : 0;
-    }
     close(fd);
     return rc;
 }

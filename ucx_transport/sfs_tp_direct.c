@@ -60,14 +60,15 @@ static int sfs_tp_direct_wanted(void)
     return !env || strcmp(env, "0") != 0;
 }
 
-static socklen_t sfs_tp_direct_name(uint64_t id, struct sockaddr_un *addr)
+socklen_t sfs_tp_unix_name(const char *kind, uint64_t id, struct sockaddr_un *addr)
 {
     int n;
 
     memset(addr, 0, sizeof(*addr));
     addr->sun_family = AF_UNIX;
     /* abstract namespace: sun_path[0] stays 0, nothing on disk to clean up */
-    n = snprintf(addr->sun_path + 1, sizeof(addr->sun_path) - 1, "stripefs-direct-%016" PRIx64, id);
+    n = snprintf(addr->sun_path + 1, sizeof(addr->sun_path) - 1, "stripefs-%s-%016" PRIx64, kind,
+                 id);
     return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
 }
 
@@ -86,7 +87,7 @@ int sfs_tp_direct_listen(sfs_tp_worker_t *worker)
         sfs_warn("no same-host direct copies: socket: %m");
         return 0;
     }
-    addr_length = sfs_tp_direct_name(worker->uuid, &addr);
+    addr_length = sfs_tp_unix_name("direct", worker->uuid, &addr);
     if (setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) != 0 ||
         bind(fd, (struct sockaddr *)&addr, addr_length) != 0) {
         sfs_warn("no same-host direct copies: cannot bind their socket: %m");
@@ -214,7 +215,7 @@ void sfs_tp_direct_offer(sfs_tp_conn_t *conn, uint64_t server_id)
     sfs_wbuf_init(&wb, msg + SFS_PROTO_HDR_SIZE, 8);
     sfs_wbuf_u64(&wb, sfs_tp_now_ms());
     sfs_tp_hdr_seal(&hdr, &conn->session_key, msg + SFS_PROTO_HDR_SIZE, 8, msg);
-    addr_length = sfs_tp_direct_name(server_id, &addr);
+    addr_length = sfs_tp_unix_name("direct", server_id, &addr);
     /* fails at once where the server is not on this host (or not in this
      * network namespace): then this connection never asks for it */
     if (sendto(fd, msg, sizeof(msg), 0, (struct sockaddr *)&addr, addr_length) ==

@@ -24,8 +24,6 @@
 #include "sfs_log.h"
 
 #include <inttypes.h>
-#include <stddef.h>
-#include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -35,15 +33,14 @@
 #define SFS_TP_FD_ARGS 16 /* u64 device, u64 inode */
 #define SFS_TP_FD_MSG  (SFS_PROTO_HDR_SIZE + SFS_TP_FD_ARGS)
 
-static socklen_t sfs_tp_fd_socket_name(uint64_t uuid, struct sockaddr_un *addr)
+/* One message of one iovec and a control buffer. */
+static void sfs_tp_fd_msghdr(struct msghdr *mh, struct iovec *iov, void *control, size_t size)
 {
-    int n;
-
-    memset(addr, 0, sizeof(*addr));
-    addr->sun_family = AF_UNIX;
-    n = snprintf(addr->sun_path + 1, sizeof(addr->sun_path) - 1, "stripefs-files-%016" PRIx64,
-                 uuid);
-    return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
+    memset(mh, 0, sizeof(*mh));
+    mh->msg_iov        = iov;
+    mh->msg_iovlen     = 1;
+    mh->msg_control    = control;
+    mh->msg_controllen = size;
 }
 
 int sfs_tp_conn_files_ready(sfs_tp_conn_t *conn)
@@ -63,7 +60,7 @@ int sfs_tp_conn_files_ready(sfs_tp_conn_t *conn)
     if (fd < 0) {
         return sfs_error_set(-errno, "cannot create the socket for same-host files: %m");
     }
-    addr_length = sfs_tp_fd_socket_name(worker->uuid, &addr);
+    addr_length = sfs_tp_unix_name("files", worker->uuid, &addr);
     if (bind(fd, (struct sockaddr *)&addr, addr_length) != 0 || listen(fd, 64) != 0) {
         int rc = -errno;
 
@@ -113,8 +110,8 @@ int sfs_tp_request_send_fd(sfs_tp_request_t *req, int fd)
     if (sock < 0) {
         return sfs_error_set(-errno, "socket: %m");
     }
-    if (connect(sock, (struct sockaddr *)&addr, sfs_tp_fd_socket_name(session->peer_uuid, &addr)) !=
-        0) {
+    if (connect(sock, (struct sockaddr *)&addr,
+                sfs_tp_unix_name("files", session->peer_uuid, &addr)) != 0) {
         rc = sfs_error_set(-EAGAIN, "%s pid %u does not listen for files: %m", session->peer_host,
                            pid);
         goto out;
@@ -140,16 +137,12 @@ int sfs_tp_request_send_fd(sfs_tp_request_t *req, int fd)
     sfs_wbuf_u64(&wb, (uint64_t)st.st_ino);
     sfs_tp_hdr_seal(&hdr, &session->session_key, msg + SFS_PROTO_HDR_SIZE, SFS_TP_FD_ARGS, msg);
 
-    memset(&mh, 0, sizeof(mh));
     memset(&control, 0, sizeof(control));
-    mh.msg_iov        = &iov;
-    mh.msg_iovlen     = 1;
-    mh.msg_control    = control.buf;
-    mh.msg_controllen = sizeof(control.buf);
-    cmsg              = CMSG_FIRSTHDR(&mh);
-    cmsg->cmsg_level  = SOL_SOCKET;
-    cmsg->cmsg_type   = SCM_RIGHTS;
-    cmsg->cmsg_len    = CMSG_LEN(sizeof(int));
+    sfs_tp_fd_msghdr(&mh, &iov, control.buf, sizeof(control.buf));
+    cmsg             = CMSG_FIRSTHDR(&mh);
+    cmsg->cmsg_level = SOL_SOCKET;
+    cmsg->cmsg_type  = SCM_RIGHTS;
+    cmsg->cmsg_len   = CMSG_LEN(sizeof(int));
     memcpy(CMSG_DATA(cmsg), &fd, sizeof(int));
     if (sendmsg(sock, &mh, MSG_NOSIGNAL) != (ssize_t)sizeof(msg)) {
         rc = sfs_error_set(-EAGAIN, "cannot send a file to %s pid %u: %m", session->peer_host, pid);
@@ -181,12 +174,8 @@ static int sfs_tp_files_take_one(sfs_tp_rpc_t *rpc, int sock)
     uint64_t        device, inode;
     int             fd = -1;
 
-    memset(&mh, 0, sizeof(mh));
-    mh.msg_iov        = &iov;
-    mh.msg_iovlen     = 1;
-    mh.msg_control    = control.buf;
-    mh.msg_controllen = sizeof(control.buf);
-    n                 = recvmsg(sock, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+    sfs_tp_fd_msghdr(&mh, &iov, control.buf, sizeof(control.buf));
+    n = recvmsg(sock, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
     for (cmsg = n > 0 ? CMSG_FIRSTHDR(&mh) : NULL; cmsg; cmsg = CMSG_NXTHDR(&mh, cmsg)) {
         if (cmsg->cmsg_level == SOL_SOCKET && cmsg->cmsg_type == SCM_RIGHTS &&
             cmsg->cmsg_len == CMSG_LEN(sizeof(int)) && fd < 0) {

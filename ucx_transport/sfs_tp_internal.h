@@ -13,6 +13,7 @@
 
 #include <pthread.h>
 #include <sys/uio.h>
+#include <sys/un.h>
 #include <ucp/api/ucp.h>
 
 #define SFS_TP_POOL_CLASSES         16 /* 4 KiB .. 128 MiB */
@@ -282,10 +283,13 @@ ucs_status_t sfs_tp_am_request_cb(void *arg, const void *header, size_t header_l
 void sfs_tp_files_close(sfs_tp_worker_t *worker);
 
 /* sfs_tp_direct.c */
-int      sfs_tp_direct_listen(sfs_tp_worker_t *worker);
-void     sfs_tp_direct_close(sfs_tp_worker_t *worker);
-void     sfs_tp_direct_recv(sfs_tp_worker_t *worker);
-uint64_t sfs_tp_direct_id(const sfs_tp_worker_t *worker); /* 0: none */
+/* The abstract unix socket "stripefs-<kind>-<id>" (same-host mechanisms:
+ * "direct" proofs to a server, "files" handed to a requester). */
+socklen_t sfs_tp_unix_name(const char *kind, uint64_t id, struct sockaddr_un *addr);
+int       sfs_tp_direct_listen(sfs_tp_worker_t *worker);
+void      sfs_tp_direct_close(sfs_tp_worker_t *worker);
+void      sfs_tp_direct_recv(sfs_tp_worker_t *worker);
+uint64_t  sfs_tp_direct_id(const sfs_tp_worker_t *worker); /* 0: none */
 /* After AUTH: prove our pid to a server on this host (sets conn->direct). */
 void sfs_tp_direct_offer(sfs_tp_conn_t *conn, uint64_t server_id);
 /* May a request with `args_length` bytes of arguments name `iov` for a

@@ -350,35 +350,41 @@ static void attack_handshakes(void)
     CHECK(honest_ping() == 0, "the server still serves honest clients");
 }
 
+/* A chunk request on target 101 for `entry_id`, one extent [0, length) when
+ * `length` is not 0, with `params` (payload or reply buffers) filled in by
+ * the caller; *rpc_p as sfs_tp_call sets it. */
+static int chunk_call(sfs_tp_conn_t *conn, uint32_t opcode, uint64_t entry_id, uint64_t length,
+                      sfs_tp_rpc_params_t *params, sfs_tp_rpc_t **rpc_p)
+{
+    sfs_chunk_req_t *chunk = calloc(1, sizeof(*chunk));
+    uint8_t          args[256];
+    sfs_wbuf_t       wb;
+
+    chunk->target_id         = 101;
+    chunk->entry_id          = entry_id;
+    chunk->extent_count      = length ? 1 : 0;
+    chunk->extents[0].length = length;
+    sfs_wbuf_init(&wb, args, sizeof(args));
+    sfs_proto_chunk_req_pack(&wb, opcode, chunk);
+    free(chunk);
+    params->opcode      = opcode;
+    params->args        = args;
+    params->args_length = wb.length;
+    params->timeout_ms  = 5000;
+    return sfs_tp_call(conn, params, rpc_p);
+}
+
 /* A 128 KiB READ of a chunk file that does not exist (zeros) into `buf`;
  * *delivered_p says whether the server copied it straight into our memory. */
 #define DIRECT_READ_SIZE (128u << 10)
 static int read_into(sfs_tp_conn_t *conn, void *buf, int *delivered_p)
 {
-    sfs_chunk_req_t    *chunk = calloc(1, sizeof(*chunk));
-    uint8_t             args[256];
-    struct iovec        iov = {.iov_base = buf, .iov_len = DIRECT_READ_SIZE};
-    sfs_tp_rpc_params_t params;
+    struct iovec        iov    = {.iov_base = buf, .iov_len = DIRECT_READ_SIZE};
+    sfs_tp_rpc_params_t params = {.reply_iov = &iov, .reply_iov_count = 1};
     sfs_tp_rpc_t       *rpc;
-    sfs_wbuf_t          wb;
-    int                 rc;
+    int rc = chunk_call(conn, SFS_OP_READ, 0x5eed5eed5eedull, DIRECT_READ_SIZE, &params, &rpc);
 
-    chunk->target_id         = 101;
-    chunk->entry_id          = 0x5eed5eed5eedull;
-    chunk->extent_count      = 1;
-    chunk->extents[0].length = DIRECT_READ_SIZE;
-    sfs_wbuf_init(&wb, args, sizeof(args));
-    sfs_proto_chunk_req_pack(&wb, SFS_OP_READ, chunk);
-    free(chunk);
-    memset(&params, 0, sizeof(params));
-    params.opcode          = SFS_OP_READ;
-    params.args            = args;
-    params.args_length     = wb.length;
-    params.reply_iov       = &iov;
-    params.reply_iov_count = 1;
-    params.timeout_ms      = 5000;
-    rc                     = sfs_tp_call(conn, &params, &rpc);
-    *delivered_p           = rpc && rpc->reply_delivered;
+    *delivered_p = rpc && rpc->reply_delivered;
     sfs_tp_rpc_release(rpc);
     return rc;
 }
@@ -467,30 +473,12 @@ static void attack_replay(void)
 /* WRITE `length` bytes at 0 of chunk file HANDOFF_ENTRY on target 101. */
 static int write_chunk(sfs_tp_conn_t *conn, size_t length)
 {
-    sfs_chunk_req_t    *chunk = calloc(1, sizeof(*chunk));
-    uint8_t            *data  = calloc(1, length);
-    uint8_t             args[256];
-    struct iovec        iov = {.iov_base = data, .iov_len = length};
-    sfs_tp_rpc_params_t params;
+    uint8_t            *data   = calloc(1, length);
+    struct iovec        iov    = {.iov_base = data, .iov_len = length};
+    sfs_tp_rpc_params_t params = {.payload = &iov, .payload_count = 1};
     sfs_tp_rpc_t       *rpc;
-    sfs_wbuf_t          wb;
-    int                 rc;
+    int                 rc = chunk_call(conn, SFS_OP_WRITE, HANDOFF_ENTRY, length, &params, &rpc);
 
-    chunk->target_id         = 101;
-    chunk->entry_id          = HANDOFF_ENTRY;
-    chunk->extent_count      = 1;
-    chunk->extents[0].length = length;
-    sfs_wbuf_init(&wb, args, sizeof(args));
-    sfs_proto_chunk_req_pack(&wb, SFS_OP_WRITE, chunk);
-    free(chunk);
-    memset(&params, 0, sizeof(params));
-    params.opcode        = SFS_OP_WRITE;
-    params.args          = args;
-    params.args_length   = wb.length;
-    params.payload       = &iov;
-    params.payload_count = 1;
-    params.timeout_ms    = 5000;
-    rc                   = sfs_tp_call(conn, &params, &rpc);
     sfs_tp_rpc_release(rpc);
     free(data);
     return rc;
@@ -499,24 +487,10 @@ static int write_chunk(sfs_tp_conn_t *conn, size_t length)
 /* CHUNK_OPEN of HANDOFF_ENTRY; with `take`, the descriptor into *fd_p. */
 static int open_chunk(sfs_tp_conn_t *conn, int take, int *fd_p)
 {
-    sfs_chunk_req_t    *chunk = calloc(1, sizeof(*chunk));
-    uint8_t             args[256];
-    sfs_tp_rpc_params_t params;
+    sfs_tp_rpc_params_t params = {0};
     sfs_tp_rpc_t       *rpc;
-    sfs_wbuf_t          wb;
-    int                 rc;
+    int                 rc = chunk_call(conn, SFS_OP_CHUNK_OPEN, HANDOFF_ENTRY, 0, &params, &rpc);
 
-    chunk->target_id = 101;
-    chunk->entry_id  = HANDOFF_ENTRY;
-    sfs_wbuf_init(&wb, args, sizeof(args));
-    sfs_proto_chunk_req_pack(&wb, SFS_OP_CHUNK_OPEN, chunk);
-    free(chunk);
-    memset(&params, 0, sizeof(params));
-    params.opcode      = SFS_OP_CHUNK_OPEN;
-    params.args        = args;
-    params.args_length = wb.length;
-    params.timeout_ms  = 5000;
-    rc                 = sfs_tp_call(conn, &params, &rpc);
     if (rc == 0 && take) {
         rc = sfs_tp_rpc_take_fd(rpc, fd_p);
     }
@@ -524,23 +498,12 @@ static int open_chunk(sfs_tp_conn_t *conn, int take, int *fd_p)
     return rc;
 }
 
-static socklen_t files_socket_name(uint64_t uuid, struct sockaddr_un *addr)
-{
-    int n;
-
-    memset(addr, 0, sizeof(*addr));
-    addr->sun_family = AF_UNIX;
-    n = snprintf(addr->sun_path + 1, sizeof(addr->sun_path) - 1, "stripefs-files-%016" PRIx64,
-                 uuid);
-    return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
-}
-
 /* The child of attack_handoff_squatter: holds the name of our file socket
  * and reports (exit status 1) whether a file ever reached it. */
 static void squatter(int ready_fd)
 {
     struct sockaddr_un addr;
-    socklen_t          addr_length = files_socket_name(worker->uuid, &addr);
+    socklen_t          addr_length = sfs_tp_unix_name("files", worker->uuid, &addr);
     int                sock        = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     struct pollfd      pfd;
     int                got_fd = 0;
@@ -646,7 +609,7 @@ static void attack_handoff_forged(void)
     child = fork();
     if (child == 0) {
         struct sockaddr_un addr;
-        socklen_t          addr_length = files_socket_name(worker->uuid, &addr);
+        socklen_t          addr_length = sfs_tp_unix_name("files", worker->uuid, &addr);
         uint8_t            msg[SFS_PROTO_HDR_SIZE + 16];
         char               control[CMSG_SPACE(sizeof(int))];
         struct iovec       iov = {.iov_base = msg, .iov_len = sizeof(msg)};
