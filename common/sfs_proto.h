@@ -239,6 +239,18 @@ void sfs_proto_counter_req_unpack(sfs_rbuf_t *rb, sfs_counter_req_t *req);
 #define SFS_SETATTR_OWNER 0x2u
 #define SFS_SETATTR_ATIME 0x4u
 #define SFS_SETATTR_MTIME 0x8u
+/* set the time to the server's clock (utimes(NULL), UTIME_NOW): POSIX lets
+ * anyone with write permission do that, explicit times only the owner */
+#define SFS_SETATTR_ATIME_NOW 0x10u
+#define SFS_SETATTR_MTIME_NOW 0x20u
+#define SFS_SETATTR_KNOWN     0x3fu
+/* SETATTR with SFS_SETATTR_OWNER: keep this id as it is (chown's -1) */
+#define SFS_ID_UNCHANGED 0xffffffffu
+
+/* LOOKUP / CREATE: the access an open wants; the server checks it against
+ * the file's mode and replies with a capability for the storage targets. */
+#define SFS_OPEN_READ  0x100u
+#define SFS_OPEN_WRITE 0x200u
 
 void sfs_proto_meta_req_pack(sfs_wbuf_t *wb, uint32_t opcode, const sfs_meta_req_t *req);
 void sfs_proto_meta_req_unpack(sfs_rbuf_t *rb, uint32_t opcode, sfs_meta_req_t *req);
