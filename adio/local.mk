@@ -33,7 +33,7 @@ ADIO_DRIVER_HDRS = \
 # as SFS_CORE_LIBS, top layer first)
 ADIO_CLIENT_LIBS = .libs/libsfs_client.a .libs/libsfs_cluster.a .libs/libsfs_transport.a \
 	.libs/libsfs_layout.a .libs/libsfs_common.a \
-	$(UCX_LIBS) -lucp $(SODIUM_LIBS) $(YAML_LIBS)
+	$(UCX_LIBS) -lucp $(SODIUM_LIBS) $(MUNGE_LIBS) $(YAML_LIBS)
 ADIO_CLIENT_DEPS = libsfs_client.la $(SFS_CORE_LIBS)
 
 # ROMIO_BUILD is $(abs_top_builddir)/_romio unless configure was given

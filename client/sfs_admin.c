@@ -107,7 +107,7 @@ int sfs_admin_chunk_list(sfs_client_t *client, uint32_t target_id, uint64_t afte
                          uint64_t *ids, uint64_t *lengths, uint32_t *count_p)
 {
     sfs_chunk_req_t     chunk;
-    uint8_t             args[64];
+    uint8_t             args[96];
     sfs_wbuf_t          wb;
     sfs_tp_rpc_params_t params;
     sfs_tp_conn_t      *conn;
@@ -122,6 +122,7 @@ int sfs_admin_chunk_list(sfs_client_t *client, uint32_t target_id, uint64_t afte
     chunk.target_id = target_id;
     chunk.entry_id  = after;
     chunk.length    = max;
+    memset(&chunk.cap, 0, sizeof(chunk.cap)); /* for administrators: no capability */
     sfs_wbuf_init(&wb, args, sizeof(args));
     sfs_proto_chunk_req_pack(&wb, SFS_OP_CHUNK_LIST, &chunk);
     memset(&params, 0, sizeof(params));

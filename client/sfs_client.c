@@ -9,6 +9,7 @@
 #include "sfs_config.h"
 #include "sfs_errno.h"
 #include "sfs_log.h"
+#include "sfs_munge.h"
 #include "sfs_path.h"
 
 #include <stdio.h>
@@ -63,8 +64,11 @@ static int sfs_client_parse_mgmt(const char *mgmt, char *host, size_t host_size,
 typedef struct sfs_client_where {
     char     host[SFS_HOST_MAX];
     uint16_t port;
-    char     connauth[PATH_MAX];
+    char     connauth[PATH_MAX]; /* "" in munge mode */
     uint32_t timeout_ms;
+    int      munge; /* prove our uid with MUNGE instead of holding the secret */
+    char     munge_socket[PATH_MAX];
+    uint32_t service_uid;
 } sfs_client_where_t;
 
 static int sfs_client_from_config(const char *path, sfs_client_where_t *where)
@@ -80,7 +84,12 @@ static int sfs_client_from_config(const char *path, sfs_client_where_t *where)
     snprintf(where->host, sizeof(where->host), "%s",
              host && host->address[0] ? host->address : config->mgmt_host);
     where->port = config->mgmt_port;
-    if (!where->connauth[0]) {
+    /* in munge mode users hold no secret: only an explicit connauth file
+     * (STRIPEFS_CONNAUTH, a hint) makes this a server-class client */
+    where->munge       = config->munge && !where->connauth[0];
+    where->service_uid = config->service_uid;
+    snprintf(where->munge_socket, sizeof(where->munge_socket), "%s", config->munge_socket);
+    if (!where->connauth[0] && !where->munge) {
         snprintf(where->connauth, sizeof(where->connauth), "%s", config->connauth_file);
     }
     if (!where->timeout_ms) {
@@ -121,8 +130,15 @@ static int sfs_client_locate(const sfs_client_params_t *params, sfs_client_where
             return rc;
         }
         if (!where->connauth[0]) {
-            return sfs_error_set(-EINVAL, "STRIPEFS_MGMT is set but no connauth file: set "
-                                          "STRIPEFS_CONNAUTH=/path/to/connauth");
+            /* no secret: a user, proven by the site's munged; the servers
+             * run as root unless STRIPEFS_SERVICE_UID says otherwise */
+            const char *uid = getenv("STRIPEFS_SERVICE_UID");
+
+            where->munge = 1;
+            snprintf(where->munge_socket, sizeof(where->munge_socket), "%s",
+                     getenv("STRIPEFS_MUNGE_SOCKET") ? getenv("STRIPEFS_MUNGE_SOCKET")
+                                                     : SFS_MUNGE_SOCKET_DEFAULT);
+            where->service_uid = uid ? (uint32_t)strtoul(uid, NULL, 10) : 0;
         }
         return 0;
     }
@@ -157,8 +173,8 @@ int sfs_client_connect(const sfs_client_params_t *params, sfs_client_t **client_
         return -ENOMEM;
     }
     client->timeout_ms  = where.timeout_ms ? where.timeout_ms : 30000;
-    client->uid         = (uint32_t)getuid();
-    client->gid         = (uint32_t)getgid();
+    client->uid         = (uint32_t)geteuid();
+    client->gid         = (uint32_t)getegid();
     client->max_request = SFS_CLIENT_DEFAULT_MAX_REQUEST;
     client->window      = SFS_CLIENT_DEFAULT_WINDOW;
     if ((env = getenv("STRIPEFS_MAX_REQUEST")) != NULL && atol(env) >= 65536) {
@@ -169,15 +185,31 @@ int sfs_client_connect(const sfs_client_params_t *params, sfs_client_t **client_
     }
     env                 = getenv("STRIPEFS_LOCAL_READ");
     client->local_reads = !env || strcmp(env, "0") != 0;
-    rc                  = sfs_auth_load_connauth(where.connauth, &client->key);
-    if (rc) {
-        goto err_free;
-    }
     memset(&wparams, 0, sizeof(wparams));
-    wparams.field_mask = SFS_TP_WORKER_PARAM_KEY | SFS_TP_WORKER_PARAM_PEER_KIND |
-                         SFS_TP_WORKER_PARAM_RPC_TIMEOUT | SFS_TP_WORKER_PARAM_NAME |
-                         SFS_TP_WORKER_PARAM_MAX_PAYLOAD;
-    wparams.key       = &client->key;
+    wparams.field_mask = SFS_TP_WORKER_PARAM_PEER_KIND | SFS_TP_WORKER_PARAM_RPC_TIMEOUT |
+                         SFS_TP_WORKER_PARAM_NAME | SFS_TP_WORKER_PARAM_MAX_PAYLOAD;
+    if (where.munge) {
+        wparams.field_mask |= SFS_TP_WORKER_PARAM_MUNGE;
+        wparams.munge_client = 1;
+        wparams.munge_socket = where.munge_socket;
+        wparams.service_uid  = where.service_uid;
+        if (geteuid() != where.service_uid) {
+            /* UCX's shared-memory segments and CMA are the servers' own
+             * (mode 0600, ptrace rules): a process of another user cannot
+             * attach them, so it reaches same-host servers over TCP; large
+             * reads and writes still skip it (the servers' direct copies,
+             * pulls and handed-over files work across users) */
+            wparams.field_mask |= SFS_TP_WORKER_PARAM_UCX_TLS;
+            wparams.ucx_tls = "^posix,sysv,cma";
+        }
+    } else {
+        rc = sfs_auth_load_connauth(where.connauth, &client->key);
+        if (rc) {
+            goto err_free;
+        }
+        wparams.field_mask |= SFS_TP_WORKER_PARAM_KEY;
+        wparams.key = &client->key;
+    }
     wparams.peer_kind = (params && (params->field_mask & SFS_CLIENT_PARAM_ADMIN)) ? SFS_PEER_ADMIN
                                                                                   : SFS_PEER_CLIENT;
     wparams.rpc_timeout_ms = client->timeout_ms;

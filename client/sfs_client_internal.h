@@ -37,6 +37,8 @@ struct sfs_file {
     uint64_t          open_id;      /* names this open's shared counter */
     int               counter_used; /* forget the counter at close */
     sfs_file_local_t *local;        /* chunk files read directly, or NULL */
+    sfs_cap_t         cap;          /* the targets' permission for this open */
+    uint64_t          cap_got_s;    /* when it came (renewed at half its life) */
 };
 
 /* sfs_file_local.c: the chunk file of target `target_index` to read
@@ -52,7 +54,15 @@ int sfs_client_meta_call(sfs_client_t *client, uint32_t opcode, const sfs_meta_r
 /* Normalise a user path into req->path; the error names the path. */
 int sfs_client_path(const char *path, char *out);
 /* Ask every target of a file for its chunk length (in parallel). */
-int  sfs_client_chunk_lengths(sfs_client_t *client, const sfs_attr_t *attr, uint64_t *lengths);
+int  sfs_client_chunk_lengths(sfs_client_t *client, const sfs_attr_t *attr, const sfs_cap_t *cap,
+                              uint64_t *lengths);
+/* A metadata call that answers with attributes (and, for an open, a
+ * created flag and a capability); attr, created_p and cap_p may be NULL. */
+int sfs_client_meta_attr(sfs_client_t *client, uint32_t opcode, sfs_meta_req_t *req,
+                         sfs_attr_t *attr, int *created_p, sfs_cap_t *cap_p);
+/* Renew the file's capability when half its life is gone (by looking the
+ * path up again). Failing is no error: the old one serves until it expires. */
+void sfs_file_cap_refresh(sfs_file_t *file);
 void sfs_client_attr_to_stat(const sfs_attr_t *attr, sfs_stat_t *stat);
 
 /* One page of a metadata listing (READDIR, META_LIST, META_PENDING): asks

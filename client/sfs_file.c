@@ -8,6 +8,7 @@
 #include "sfs_errno.h"
 #include "sfs_layout.h"
 #include "sfs_log.h"
+#include "sfs_time.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -19,7 +20,6 @@ int sfs_file_open(sfs_client_t *client, const char *path, int flags, uint32_t mo
 {
     sfs_meta_req_t *req;
     sfs_file_t     *file;
-    sfs_tp_rpc_t   *rpc;
     int             rc, created = 0;
 
     if ((flags & 0x3) == 0x3) {
@@ -37,33 +37,23 @@ int sfs_file_open(sfs_client_t *client, const char *path, int flags, uint32_t mo
     file->client = client;
     file->flags  = flags;
     snprintf(file->path, sizeof(file->path), "%s", req->path);
+    /* the metadata server checks the access against the file's mode and
+     * answers with a capability the targets ask for */
+    req->flags = ((flags & 0x3) != SFS_O_WRONLY ? SFS_OPEN_READ : 0) |
+                 ((flags & 0x3) != SFS_O_RDONLY ? SFS_OPEN_WRITE : 0);
     if (flags & SFS_O_CREAT) {
         req->mode         = mode;
         req->uid          = client->uid;
         req->gid          = client->gid;
-        req->flags        = (flags & SFS_O_EXCL) ? SFS_CREATE_EXCL : 0;
+        req->flags |= (flags & SFS_O_EXCL) ? SFS_CREATE_EXCL : 0;
         req->chunk_size   = SFS_PARAM_VALUE(params, chunk_size, SFS_OPEN_PARAM_CHUNK_SIZE, 0);
         req->stripe_count = SFS_PARAM_VALUE(params, stripe_count, SFS_OPEN_PARAM_STRIPE_COUNT, 0);
         req->start_target = SFS_PARAM_VALUE(params, start_target, SFS_OPEN_PARAM_START_TARGET, 0);
-        rc                = sfs_client_meta_call(client, SFS_OP_CREATE, req, &rpc);
+        rc = sfs_client_meta_attr(client, SFS_OP_CREATE, req, &file->attr, &created, &file->cap);
     } else {
-        rc = sfs_client_meta_call(client, SFS_OP_LOOKUP, req, &rpc);
+        rc = sfs_client_meta_attr(client, SFS_OP_LOOKUP, req, &file->attr, NULL, &file->cap);
     }
-    if (rc == 0) {
-        size_t      length;
-        const void *reply = sfs_tp_rpc_reply_args(rpc, &length);
-        sfs_rbuf_t  rb;
-
-        sfs_rbuf_init(&rb, reply, length);
-        sfs_proto_attr_unpack(&rb, &file->attr);
-        if (flags & SFS_O_CREAT) {
-            created = sfs_rbuf_u8(&rb);
-        }
-        if (rb.error) {
-            rc = sfs_error_set(-EPROTO, "%s: malformed reply from the metadata server", path);
-        }
-    }
-    sfs_tp_rpc_release(rpc);
+    file->cap_got_s = sfs_wall_ns() / 1000000000u;
     if (rc) {
         goto err;
     }
@@ -95,6 +85,37 @@ err:
     return rc;
 }
 
+void sfs_file_cap_refresh(sfs_file_t *file)
+{
+    uint64_t        now = sfs_wall_ns() / 1000000000u;
+    sfs_meta_req_t *req;
+    sfs_attr_t      attr;
+    sfs_cap_t       cap;
+
+    if (file->cap.expires_s == 0 ||
+        now < file->cap_got_s + (file->cap.expires_s - file->cap_got_s) / 2) {
+        return;
+    }
+    req = calloc(1, sizeof(*req));
+    if (!req) {
+        return;
+    }
+    snprintf(req->path, sizeof(req->path), "%s", file->path);
+    req->flags = ((file->cap.access & SFS_CAP_READ) ? SFS_OPEN_READ : 0) |
+                 ((file->cap.access & SFS_CAP_WRITE) ? SFS_OPEN_WRITE : 0);
+    if (sfs_client_meta_attr(file->client, SFS_OP_LOOKUP, req, &attr, NULL, &cap) == 0 &&
+        attr.entry_id == file->attr.entry_id && cap.entry_id == attr.entry_id) {
+        file->cap       = cap;
+        file->cap_got_s = now;
+    } else {
+        sfs_debug("%s: capability not renewed (%s); it expires in %lu s", file->path,
+                  sfs_error_detail(), (unsigned long)(file->cap.expires_s - now));
+        file->cap_got_s = now; /* try again at half of what is left */
+    }
+    sfs_error_clear();
+    free(req);
+}
+
 int sfs_file_close(sfs_file_t *file)
 {
     uint64_t ignored;
@@ -119,7 +140,10 @@ const char *sfs_file_path(const sfs_file_t *file)
 int sfs_file_size(sfs_file_t *file, uint64_t *size_p)
 {
     uint64_t lengths[SFS_STRIPE_COUNT_MAX];
-    int      rc = sfs_client_chunk_lengths(file->client, &file->attr, lengths);
+    int      rc;
+
+    sfs_file_cap_refresh(file);
+    rc = sfs_client_chunk_lengths(file->client, &file->attr, &file->cap, lengths);
 
     if (rc == 0) {
         *size_p = sfs_layout_file_size(&file->attr.pattern, lengths);
@@ -135,10 +159,11 @@ static int sfs_file_each_target(sfs_file_t *file, uint32_t opcode, uint64_t size
     uint32_t             last = sfs_layout_last_byte_target(pattern, size);
     int                  rc   = 0;
 
+    sfs_file_cap_refresh(file);
     memset(rpcs, 0, sizeof(rpcs));
     for (uint32_t t = 0; t < pattern->stripe_count && rc == 0; t++) {
         sfs_chunk_req_t     chunk;
-        uint8_t             args[64];
+        uint8_t             args[96];
         sfs_wbuf_t          wb;
         sfs_tp_rpc_params_t params;
         sfs_tp_conn_t      *conn;
@@ -146,6 +171,7 @@ static int sfs_file_each_target(sfs_file_t *file, uint32_t opcode, uint64_t size
         memset(&chunk, 0, offsetof(sfs_chunk_req_t, extents));
         chunk.target_id = pattern->targets[t];
         chunk.entry_id  = file->attr.entry_id;
+        chunk.cap       = file->cap;
         if (opcode == SFS_OP_TRUNCATE) {
             /* the target holding the last byte gets the exact length (it
              * may grow, with a hole); the others are only cut */
@@ -218,6 +244,8 @@ int sfs_file_local2global(const sfs_file_t *file, void *buf, size_t *length_p)
     sfs_wbuf_u64(&wb, file->open_id);
     sfs_wbuf_str(&wb, file->path);
     sfs_proto_attr_pack(&wb, &file->attr);
+    sfs_cap_pack(&wb, &file->cap);
+    sfs_wbuf_u64(&wb, file->cap_got_s);
     if (wb.error) {
         return sfs_error_set(-EOVERFLOW, "%s: handle does not fit", file->path);
     }
@@ -248,6 +276,8 @@ int sfs_file_global2local(sfs_client_t *client, const void *buf, size_t length, 
     file->open_id = sfs_rbuf_u64(&rb);
     sfs_rbuf_str(&rb, file->path, sizeof(file->path));
     sfs_proto_attr_unpack(&rb, &file->attr);
+    sfs_cap_unpack(&rb, &file->cap);
+    file->cap_got_s = sfs_rbuf_u64(&rb);
     if (rb.error || sfs_pattern_validate(&file->attr.pattern) != 0) {
         free(file);
         return sfs_error_set(-EINVAL, "malformed stripefs file handle");

@@ -332,6 +332,7 @@ static int sfs_io_start(sfs_request_t *req, sfs_io_rpc_t *rpc)
     memset(chunk, 0, offsetof(sfs_chunk_req_t, extents));
     chunk->target_id = target;
     chunk->entry_id  = file->attr.entry_id;
+    chunk->cap       = file->cap;
     for (size_t s = rpc->first; s < rpc->first + rpc->count; s++) {
         const sfs_io_segment_t *seg = &req->segments[s];
 
@@ -513,7 +514,7 @@ static ssize_t sfs_io_read_result(sfs_request_t *req)
     if (!short_read) {
         return (ssize_t)req->total;
     }
-    rc = sfs_client_chunk_lengths(file->client, &file->attr, lengths);
+    rc = sfs_client_chunk_lengths(file->client, &file->attr, &file->cap, lengths);
     if (rc) {
         return rc;
     }
@@ -538,6 +539,7 @@ static int sfs_io_create(sfs_file_t *file, int write, const sfs_file_extent_t *e
     if (write && (file->flags & 0x3) == SFS_O_RDONLY) {
         return sfs_error_set(-EBADF, "%s is open read-only", file->path);
     }
+    sfs_file_cap_refresh(file);
     if (!write && (file->flags & 0x3) == SFS_O_WRONLY) {
         return sfs_error_set(-EBADF, "%s is open write-only", file->path);
     }

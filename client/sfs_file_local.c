@@ -61,7 +61,7 @@ static int sfs_file_local_ask(sfs_file_t *file, uint32_t target_index, int *fd_p
 {
     uint32_t            target = file->attr.pattern.targets[target_index];
     sfs_chunk_req_t     chunk;
-    uint8_t             args[64];
+    uint8_t             args[96];
     sfs_tp_rpc_params_t params;
     sfs_tp_conn_t      *conn;
     sfs_tp_rpc_t       *rpc = NULL;
@@ -72,6 +72,7 @@ static int sfs_file_local_ask(sfs_file_t *file, uint32_t target_index, int *fd_p
     memset(&chunk, 0, offsetof(sfs_chunk_req_t, extents));
     chunk.target_id = target;
     chunk.entry_id  = file->attr.entry_id;
+    chunk.cap       = file->cap;
     sfs_wbuf_init(&wb, args, sizeof(args));
     sfs_proto_chunk_req_pack(&wb, SFS_OP_CHUNK_OPEN, &chunk);
     rc = wb.error ? -EMSGSIZE : sfs_cluster_target_conn(file->client->cluster, target, &conn);

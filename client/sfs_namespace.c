@@ -60,8 +60,8 @@ void sfs_client_attr_to_stat(const sfs_attr_t *attr, sfs_stat_t *stat)
 }
 
 /* A metadata call whose reply is an attribute block. */
-static int sfs_client_meta_attr(sfs_client_t *client, uint32_t opcode, sfs_meta_req_t *req,
-                                sfs_attr_t *attr, int *created_p)
+int sfs_client_meta_attr(sfs_client_t *client, uint32_t opcode, sfs_meta_req_t *req,
+                         sfs_attr_t *attr, int *created_p, sfs_cap_t *cap_p)
 {
     sfs_tp_rpc_t *rpc;
     const void   *reply;
@@ -74,8 +74,18 @@ static int sfs_client_meta_attr(sfs_client_t *client, uint32_t opcode, sfs_meta_
         reply = sfs_tp_rpc_reply_args(rpc, &length);
         sfs_rbuf_init(&rb, reply, length);
         sfs_proto_attr_unpack(&rb, attr);
-        if (created_p) {
-            *created_p = sfs_rbuf_u8(&rb);
+        if (opcode == SFS_OP_CREATE) {
+            uint8_t created = sfs_rbuf_u8(&rb);
+
+            if (created_p) {
+                *created_p = created;
+            }
+        }
+        if (cap_p) {
+            memset(cap_p, 0, sizeof(*cap_p));
+            if (sfs_rbuf_remaining(&rb) >= SFS_CAP_WIRE_SIZE) {
+                sfs_cap_unpack(&rb, cap_p);
+            }
         }
         if (rb.error) {
             rc = sfs_error_set(-EPROTO, "metadata server sent a malformed %s reply",
@@ -113,7 +123,7 @@ int sfs_lookup(sfs_client_t *client, const char *path, sfs_stat_t *stat)
     if (!req) {
         return rc;
     }
-    rc = sfs_client_meta_attr(client, SFS_OP_LOOKUP, req, &attr, NULL);
+    rc = sfs_client_meta_attr(client, SFS_OP_LOOKUP, req, &attr, NULL, NULL);
     free(req);
     if (rc == 0) {
         sfs_client_attr_to_stat(&attr, stat);
@@ -121,10 +131,11 @@ int sfs_lookup(sfs_client_t *client, const char *path, sfs_stat_t *stat)
     return rc;
 }
 
-int sfs_client_chunk_lengths(sfs_client_t *client, const sfs_attr_t *attr, uint64_t *lengths)
+int sfs_client_chunk_lengths(sfs_client_t *client, const sfs_attr_t *attr, const sfs_cap_t *cap,
+                             uint64_t *lengths)
 {
     sfs_tp_rpc_t *rpcs[SFS_STRIPE_COUNT_MAX];
-    uint8_t       args[SFS_STRIPE_COUNT_MAX][32];
+    uint8_t       args[SFS_STRIPE_COUNT_MAX][96];
     uint32_t      n  = attr->pattern_targets;
     int           rc = 0;
 
@@ -138,6 +149,7 @@ int sfs_client_chunk_lengths(sfs_client_t *client, const sfs_attr_t *attr, uint6
         memset(&chunk, 0, offsetof(sfs_chunk_req_t, extents));
         chunk.target_id = attr->pattern.targets[t];
         chunk.entry_id  = attr->entry_id;
+        chunk.cap       = *cap;
         sfs_wbuf_init(&wb, args[t], sizeof(args[t]));
         sfs_proto_chunk_req_pack(&wb, SFS_OP_CHUNK_STAT, &chunk);
         memset(&params, 0, sizeof(params));
@@ -185,6 +197,7 @@ int sfs_client_chunk_lengths(sfs_client_t *client, const sfs_attr_t *attr, uint6
 int sfs_stat(sfs_client_t *client, const char *path, sfs_stat_t *stat)
 {
     sfs_attr_t      attr;
+    sfs_cap_t       cap;
     uint64_t        lengths[SFS_STRIPE_COUNT_MAX];
     int             rc;
     sfs_meta_req_t *req = sfs_client_req(client, path, &rc);
@@ -192,14 +205,14 @@ int sfs_stat(sfs_client_t *client, const char *path, sfs_stat_t *stat)
     if (!req) {
         return rc;
     }
-    rc = sfs_client_meta_attr(client, SFS_OP_LOOKUP, req, &attr, NULL);
+    rc = sfs_client_meta_attr(client, SFS_OP_LOOKUP, req, &attr, NULL, &cap);
     free(req);
     if (rc) {
         return rc;
     }
     sfs_client_attr_to_stat(&attr, stat);
     if (attr.type == SFS_TYPE_FILE && attr.pattern_targets) {
-        rc = sfs_client_chunk_lengths(client, &attr, lengths);
+        rc = sfs_client_chunk_lengths(client, &attr, &cap, lengths);
         if (rc == 0) {
             attr.pattern.stripe_count = attr.pattern_targets;
             stat->size                = sfs_layout_file_size(&attr.pattern, lengths);
@@ -217,7 +230,7 @@ int sfs_mkdir(sfs_client_t *client, const char *path, uint32_t mode)
         return rc;
     }
     req->mode = mode;
-    rc        = sfs_client_meta_attr(client, SFS_OP_MKDIR, req, NULL, NULL);
+    rc        = sfs_client_meta_attr(client, SFS_OP_MKDIR, req, NULL, NULL, NULL);
     free(req);
     return rc;
 }
@@ -230,7 +243,7 @@ static int sfs_client_simple(sfs_client_t *client, uint32_t opcode, const char *
     if (!req) {
         return rc;
     }
-    rc = sfs_client_meta_attr(client, opcode, req, NULL, NULL);
+    rc = sfs_client_meta_attr(client, opcode, req, NULL, NULL, NULL);
     free(req);
     return rc;
 }
@@ -255,7 +268,7 @@ int sfs_rename(sfs_client_t *client, const char *from, const char *to)
     }
     rc = sfs_client_path(to, req->path2);
     if (rc == 0) {
-        rc = sfs_client_meta_attr(client, SFS_OP_RENAME, req, NULL, NULL);
+        rc = sfs_client_meta_attr(client, SFS_OP_RENAME, req, NULL, NULL, NULL);
     }
     free(req);
     return rc;
@@ -271,7 +284,7 @@ int sfs_chmod(sfs_client_t *client, const char *path, uint32_t mode)
     }
     req->flags = SFS_SETATTR_MODE;
     req->mode  = mode;
-    rc         = sfs_client_meta_attr(client, SFS_OP_SETATTR, req, NULL, NULL);
+    rc         = sfs_client_meta_attr(client, SFS_OP_SETATTR, req, NULL, NULL, NULL);
     free(req);
     return rc;
 }
@@ -287,7 +300,7 @@ int sfs_utimens(sfs_client_t *client, const char *path, uint64_t atime_ns, uint6
     req->flags    = SFS_SETATTR_ATIME | SFS_SETATTR_MTIME;
     req->atime_ns = atime_ns;
     req->mtime_ns = mtime_ns;
-    rc            = sfs_client_meta_attr(client, SFS_OP_SETATTR, req, NULL, NULL);
+    rc            = sfs_client_meta_attr(client, SFS_OP_SETATTR, req, NULL, NULL, NULL);
     free(req);
     return rc;
 }
@@ -303,7 +316,7 @@ int sfs_setpattern(sfs_client_t *client, const char *path, uint64_t chunk_size,
     }
     req->chunk_size   = chunk_size;
     req->stripe_count = stripe_count;
-    rc                = sfs_client_meta_attr(client, SFS_OP_SETPATTERN, req, NULL, NULL);
+    rc                = sfs_client_meta_attr(client, SFS_OP_SETPATTERN, req, NULL, NULL, NULL);
     free(req);
     return rc;
 }

@@ -13,8 +13,10 @@ libsfs_common_la_SOURCES += \
 	common/sfs_buf.h \
 	common/sfs_proto.c common/sfs_proto.h \
 	common/sfs_auth.c common/sfs_auth.h \
+	common/sfs_cap.c common/sfs_cap.h common/sfs_cred.h \
+	common/sfs_munge.c common/sfs_munge.h \
 	common/sfs_path.c common/sfs_path.h \
 	common/sfs_map.c common/sfs_map.h \
 	common/sfs_list.h common/sfs_hash.h common/sfs_time.h
 libsfs_common_la_CFLAGS  += $(SODIUM_CFLAGS)
-libsfs_common_la_LIBADD += $(SODIUM_LIBS) -lpthread
+libsfs_common_la_LIBADD += $(SODIUM_LIBS) $(MUNGE_LIBS) -lpthread

@@ -223,3 +223,74 @@ int sfs_auth_mac_check(const sfs_auth_key_t *session_key, const uint8_t *packed_
                ? 0
                : -EACCES;
 }
+
+void sfs_auth_kx_keypair(sfs_auth_kx_t *kx)
+{
+    sfs_auth_init();
+    crypto_kx_keypair(kx->public_key, kx->secret_key);
+}
+
+/* One key from the two directions' keys, in client-to-server order. */
+static void sfs_auth_kx_combine(const uint8_t *to_server, const uint8_t *to_client,
+                                sfs_auth_key_t *session_key)
+{
+    crypto_generichash_state state;
+
+    crypto_generichash_init(&state, NULL, 0, sizeof(session_key->bytes));
+    crypto_generichash_update(&state, (const uint8_t *)"stripefs-kx-v1", 14);
+    crypto_generichash_update(&state, to_server, crypto_kx_SESSIONKEYBYTES);
+    crypto_generichash_update(&state, to_client, crypto_kx_SESSIONKEYBYTES);
+    crypto_generichash_final(&state, session_key->bytes, sizeof(session_key->bytes));
+}
+
+int sfs_auth_kx_client_key(const sfs_auth_kx_t *mine, const uint8_t server_public[SFS_KX_PUBLIC_SIZE],
+                           sfs_auth_key_t *session_key)
+{
+    uint8_t rx[crypto_kx_SESSIONKEYBYTES], tx[crypto_kx_SESSIONKEYBYTES];
+
+    if (crypto_kx_client_session_keys(rx, tx, mine->public_key, mine->secret_key,
+                                      server_public) != 0) {
+        return sfs_error_set(-EACCES, "the server's key-exchange key is not valid");
+    }
+    sfs_auth_kx_combine(tx, rx, session_key);
+    sodium_memzero(rx, sizeof(rx));
+    sodium_memzero(tx, sizeof(tx));
+    return 0;
+}
+
+int sfs_auth_kx_server_key(const sfs_auth_kx_t *mine, const uint8_t client_public[SFS_KX_PUBLIC_SIZE],
+                           sfs_auth_key_t *session_key)
+{
+    uint8_t rx[crypto_kx_SESSIONKEYBYTES], tx[crypto_kx_SESSIONKEYBYTES];
+
+    if (crypto_kx_server_session_keys(rx, tx, mine->public_key, mine->secret_key,
+                                      client_public) != 0) {
+        return sfs_error_set(-EACCES, "the client's key-exchange key is not valid");
+    }
+    sfs_auth_kx_combine(rx, tx, session_key);
+    sodium_memzero(rx, sizeof(rx));
+    sodium_memzero(tx, sizeof(tx));
+    return 0;
+}
+
+void sfs_auth_transcript(const char *side, const uint8_t client_nonce[SFS_NONCE_SIZE],
+                         const uint8_t server_nonce[SFS_NONCE_SIZE], uint64_t session_id,
+                         const uint8_t client_public[SFS_KX_PUBLIC_SIZE],
+                         const uint8_t server_public[SFS_KX_PUBLIC_SIZE], uint8_t out[32])
+{
+    crypto_generichash_state state;
+    uint8_t                  sid[8];
+
+    for (int i = 0; i < 8; i++) {
+        sid[i] = (uint8_t)(session_id >> (8 * i));
+    }
+    crypto_generichash_init(&state, NULL, 0, 32);
+    crypto_generichash_update(&state, (const uint8_t *)"stripefs-munge-v1", 17);
+    crypto_generichash_update(&state, (const uint8_t *)side, strlen(side) + 1);
+    crypto_generichash_update(&state, client_nonce, SFS_NONCE_SIZE);
+    crypto_generichash_update(&state, server_nonce, SFS_NONCE_SIZE);
+    crypto_generichash_update(&state, sid, sizeof(sid));
+    crypto_generichash_update(&state, client_public, SFS_KX_PUBLIC_SIZE);
+    crypto_generichash_update(&state, server_public, SFS_KX_PUBLIC_SIZE);
+    crypto_generichash_final(&state, out, 32);
+}

@@ -60,6 +60,26 @@ void sfs_auth_session_key(const sfs_auth_key_t *key, const uint8_t client_nonce[
                           const uint8_t server_nonce[SFS_NONCE_SIZE], uint64_t session_id,
                           sfs_auth_key_t *session_key);
 
+/* MUNGE sessions: an X25519 key exchange (libsodium crypto_kx). */
+typedef struct sfs_auth_kx {
+    uint8_t public_key[SFS_KX_PUBLIC_SIZE];
+    uint8_t secret_key[32];
+} sfs_auth_kx_t;
+
+void sfs_auth_kx_keypair(sfs_auth_kx_t *kx);
+/* The session key on either side; -EACCES for a bad peer key. The two
+ * sides derive the same key. */
+int sfs_auth_kx_client_key(const sfs_auth_kx_t *mine, const uint8_t server_public[SFS_KX_PUBLIC_SIZE],
+                           sfs_auth_key_t *session_key);
+int sfs_auth_kx_server_key(const sfs_auth_kx_t *mine, const uint8_t client_public[SFS_KX_PUBLIC_SIZE],
+                           sfs_auth_key_t *session_key);
+/* What a MUNGE credential of the handshake carries: a hash of `side`
+ * ("client" or "server"), both nonces, the session id and both public keys. */
+void sfs_auth_transcript(const char *side, const uint8_t client_nonce[SFS_NONCE_SIZE],
+                         const uint8_t server_nonce[SFS_NONCE_SIZE], uint64_t session_id,
+                         const uint8_t client_public[SFS_KX_PUBLIC_SIZE],
+                         const uint8_t server_public[SFS_KX_PUBLIC_SIZE], uint8_t out[32]);
+
 /* MAC of a packed header (its first SFS_PROTO_MAC_COVERS bytes) and the
  * argument block. */
 void sfs_auth_mac(const sfs_auth_key_t *session_key, const uint8_t *packed_hdr, const void *args,

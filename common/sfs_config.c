@@ -18,6 +18,9 @@
  *   limits: {max_message: 64M, io_threads: 4, inline_io: 64K, mapped_read: 256K,
  *            max_request_rate: 1000000}
  *                                                   # 4K..4G; 1..256; per session/s, 0 = none
+ *   security: {mode: munge, munge_socket: /run/munge/munge.socket.2, munged_key: PATH,
+ *              service_uid: 0, admin_group: stripefs-admin, capability_lifetime: 1h,
+ *              trusted_hosts: [imaging-01, imaging-02]}   # mode munge or shared-secret
  *
  * Relative paths are taken relative to the config file's directory and every
  * path is cleaned lexically ("a/./b/../c" is "a/c"), so dirs compare equal
@@ -61,6 +64,8 @@
 #define SFS_CONFIG_DEFAULT_INLINE_IO   (64u << 10)
 #define SFS_CONFIG_DEFAULT_MAPPED_READ (256u << 10)
 #define SFS_CONFIG_DEFAULT_MAX_RATE    1000000
+#define SFS_CONFIG_DEFAULT_MUNGE_SOCK  "/run/munge/munge.socket.2"
+#define SFS_CONFIG_DEFAULT_CAP_MS      3600000u
 #define SFS_CONFIG_MAX_RANKS           64
 #define SFS_CONFIG_MAX_TARGET_ID       65535
 #define SFS_CONFIG_MAX_STRIPES         128
@@ -79,6 +84,7 @@ typedef enum {
     SFS_CONFIG_LINE_META_DIR,
     SFS_CONFIG_LINE_HOSTS,
     SFS_CONFIG_LINE_OFFLINE,
+    SFS_CONFIG_LINE_SECURITY_MODE,
     SFS_CONFIG_LINE_ITEM_ID, /* of the list item being read */
     SFS_CONFIG_LINE_ITEM_HOST,
     SFS_CONFIG_LINE_ITEM_DIR,
@@ -939,6 +945,31 @@ static const sfs_config_key_t sfs_config_limit_keys[] = {
 
 static int sfs_config_parse_hosts(sfs_config_ctx_t *ctx, const char *path, void *object);
 static int sfs_config_parse_storage(sfs_config_ctx_t *ctx, const char *path, void *object);
+static int sfs_config_parse_trusted(sfs_config_ctx_t *ctx, const char *path, void *object);
+
+static const sfs_config_key_t sfs_config_security_keys[] = {
+    {.name = "mode",
+     .type = SFS_CONFIG_TYPE_CLUSTER,
+     SFS_CONFIG_FIELD(sfs_config_t, security_mode),
+     .line = SFS_CONFIG_LINE_SECURITY_MODE},
+    {.name = "munge_socket",
+     .type = SFS_CONFIG_TYPE_PATH,
+     SFS_CONFIG_FIELD(sfs_config_t, munge_socket)},
+    {.name = "munged_key", .type = SFS_CONFIG_TYPE_PATH, SFS_CONFIG_FIELD(sfs_config_t, munged_key)},
+    {.name = "service_uid",
+     .type = SFS_CONFIG_TYPE_UINT,
+     SFS_CONFIG_FIELD(sfs_config_t, service_uid),
+     .min = 0,
+     .max = 4294967294u},
+    {.name = "admin_group",
+     .type = SFS_CONFIG_TYPE_CLUSTER,
+     SFS_CONFIG_FIELD(sfs_config_t, admin_group)},
+    {.name = "capability_lifetime",
+     .type = SFS_CONFIG_TYPE_DURATION,
+     SFS_CONFIG_FIELD(sfs_config_t, capability_lifetime_ms),
+     .min = 10000},
+    {.name = "trusted_hosts", .type = SFS_CONFIG_TYPE_LIST, .parse = sfs_config_parse_trusted},
+};
 
 #define SFS_CONFIG_SECTION(_keys)                                                                  \
     .type = SFS_CONFIG_TYPE_SECTION, .keys = (_keys), .key_count = SFS_ARRAY_SIZE(_keys)
@@ -964,6 +995,7 @@ static const sfs_config_key_t sfs_config_top_keys[] = {
     {.name = "pattern", SFS_CONFIG_SECTION(sfs_config_pattern_keys)},
     {.name = "timeouts", SFS_CONFIG_SECTION(sfs_config_timeout_keys)},
     {.name = "limits", SFS_CONFIG_SECTION(sfs_config_limit_keys)},
+    {.name = "security", SFS_CONFIG_SECTION(sfs_config_security_keys)},
 };
 
 /* ------------------------------------------------------------------ */
@@ -1057,6 +1089,56 @@ static int sfs_config_parse_hosts(sfs_config_ctx_t *ctx, const char *path, void 
                                "the list is empty (leave `hosts:` out to use the roles' hosts)");
     }
     return 0;
+}
+
+/* security.trusted_hosts: a list of host names or addresses. */
+static int sfs_config_parse_trusted(sfs_config_ctx_t *ctx, const char *path, void *object)
+{
+    sfs_config_t *config = object;
+    char          item[SFS_CONFIG_PATH_KEY_MAX];
+    int           rc;
+
+    rc = sfs_config_expect(ctx, path, YAML_SEQUENCE_START_EVENT, "a list of host names");
+    if (rc != 0) {
+        return rc;
+    }
+    config->trusted_host_count = 0;
+    for (;;) {
+        const char *value, *problem;
+        int         line;
+
+        rc = sfs_config_next(ctx);
+        if (rc != 0) {
+            return rc;
+        }
+        if (ctx->event.type == YAML_SEQUENCE_END_EVENT) {
+            return 0;
+        }
+        line = sfs_config_event_line(ctx);
+        snprintf(item, sizeof(item), "%s[%" PRIu32 "]", path, config->trusted_host_count);
+        if (ctx->event.type != YAML_SCALAR_EVENT) {
+            return sfs_config_fail(ctx, line, item, "expected a host name");
+        }
+        if (config->trusted_host_count == SFS_CONFIG_MAX_TRUSTED) {
+            return sfs_config_fail(ctx, line, item, "too many trusted hosts (at most %d)",
+                                   SFS_CONFIG_MAX_TRUSTED);
+        }
+        value   = (const char *)ctx->event.data.scalar.value;
+        problem = sfs_config_check_name(value, SFS_CONFIG_TYPE_ADDRESS);
+        if (problem == NULL && strlen(value) >= SFS_CONFIG_NAME_MAX) {
+            problem = "too long";
+        }
+        if (problem != NULL) {
+            char shown[SFS_CONFIG_SHOW_BUF];
+
+            return sfs_config_fail(
+                ctx, line, item, "'%s': %s",
+                sfs_config_show(value, ctx->event.data.scalar.length, shown, sizeof(shown)),
+                problem);
+        }
+        snprintf(config->trusted_hosts[config->trusted_host_count++], SFS_CONFIG_NAME_MAX, "%s",
+                 value);
+    }
 }
 
 static int sfs_config_parse_storage(sfs_config_ctx_t *ctx, const char *path, void *object)
@@ -1292,6 +1374,17 @@ static int sfs_config_validate(sfs_config_ctx_t *ctx)
             sfs_config_duration_text(config->offline_timeout_ms, low, sizeof(low)),
             sfs_config_duration_text(config->heartbeat_interval_ms, high, sizeof(high)));
     }
+    if (strcmp(config->security_mode, "munge") == 0) {
+        config->munge = 1;
+    } else if (strcmp(config->security_mode, "shared-secret") == 0) {
+        config->munge = 0;
+    } else {
+        return sfs_config_fail(ctx, ctx->lines[SFS_CONFIG_LINE_SECURITY_MODE], "security.mode",
+                               "'%s' is not a mode: use munge (users proven by MUNGE) or "
+                               "shared-secret (trusted single-user: whoever holds the connauth "
+                               "file is root on the file system)",
+                               config->security_mode);
+    }
     return 0;
 }
 
@@ -1319,7 +1412,12 @@ static int sfs_config_alloc(sfs_config_t **config_p)
     config->inline_io_max         = SFS_CONFIG_DEFAULT_INLINE_IO;
     config->mapped_read_min       = SFS_CONFIG_DEFAULT_MAPPED_READ;
     config->max_request_rate      = SFS_CONFIG_DEFAULT_MAX_RATE;
-    *config_p                     = config;
+    snprintf(config->security_mode, sizeof(config->security_mode), "munge");
+    snprintf(config->munge_socket, sizeof(config->munge_socket), "%s",
+             SFS_CONFIG_DEFAULT_MUNGE_SOCK);
+    config->munge                  = 1;
+    config->capability_lifetime_ms = SFS_CONFIG_DEFAULT_CAP_MS;
+    *config_p                      = config;
     return 0;
 }
 
@@ -1839,6 +1937,37 @@ static int sfs_config_emit_settings(yaml_emitter_t *emitter, const sfs_config_t 
     SFS_CONFIG_STEP(rc,
                     sfs_config_emit_number(emitter, "max_request_rate", config->max_request_rate));
     SFS_CONFIG_STEP(rc, sfs_config_emit_mapping_end(emitter));
+
+    SFS_CONFIG_STEP(rc, sfs_config_emit_mapping_start(emitter, "security", 0));
+    SFS_CONFIG_STEP(rc, SFS_CONFIG_EMIT_STRING(emitter, "mode", config->security_mode));
+    SFS_CONFIG_STEP(rc, SFS_CONFIG_EMIT_STRING(emitter, "munge_socket", config->munge_socket));
+    if (config->munged_key[0]) {
+        SFS_CONFIG_STEP(rc, SFS_CONFIG_EMIT_STRING(emitter, "munged_key", config->munged_key));
+    }
+    SFS_CONFIG_STEP(rc, sfs_config_emit_number(emitter, "service_uid", config->service_uid));
+    if (config->admin_group[0]) {
+        SFS_CONFIG_STEP(rc, SFS_CONFIG_EMIT_STRING(emitter, "admin_group", config->admin_group));
+    }
+    SFS_CONFIG_STEP(rc, sfs_config_emit_text(emitter, "capability_lifetime",
+                                             sfs_config_duration_text(
+                                                 config->capability_lifetime_ms, text,
+                                                 sizeof(text))));
+    if (config->trusted_host_count) {
+        yaml_event_t event;
+        int          ok;
+
+        SFS_CONFIG_STEP(rc, sfs_config_emit_scalar(emitter, "trusted_hosts", 0));
+        if (rc == 0) {
+            ok = yaml_sequence_start_event_initialize(&event, NULL, NULL, 1,
+                                                      YAML_FLOW_SEQUENCE_STYLE);
+            rc = sfs_config_emit(emitter, &event, ok);
+        }
+        for (uint32_t i = 0; i < config->trusted_host_count; i++) {
+            SFS_CONFIG_STEP(rc, sfs_config_emit_scalar(emitter, config->trusted_hosts[i], 1));
+        }
+        SFS_CONFIG_STEP(rc, sfs_config_emit_list_end(emitter));
+    }
+    SFS_CONFIG_STEP(rc, sfs_config_emit_mapping_end(emitter));
     return rc;
 }
 
@@ -2154,6 +2283,24 @@ int sfs_config_one_host(const char *state_dir, const char *hostname, uint32_t ta
     if (rc != 0) {
         goto err_destroy;
     }
+    /* users are proven by a munged of the service's own (its key and socket
+     * in the state dir); the servers run as whoever starts them, and root
+     * on this one host is root on the file system */
+    snprintf(path, sizeof(path), "%s/munge/munge.key", state_dir);
+    rc = sfs_config_set_arg(&ctx, "security.munged_key", path, SFS_CONFIG_TYPE_PATH,
+                            config->munged_key, sizeof(config->munged_key));
+    if (rc != 0) {
+        goto err_destroy;
+    }
+    snprintf(path, sizeof(path), "%s/munge/munge.socket", state_dir);
+    rc = sfs_config_set_arg(&ctx, "security.munge_socket", path, SFS_CONFIG_TYPE_PATH,
+                            config->munge_socket, sizeof(config->munge_socket));
+    if (rc != 0) {
+        goto err_destroy;
+    }
+    config->service_uid = (uint32_t)geteuid();
+    snprintf(config->trusted_hosts[0], SFS_CONFIG_NAME_MAX, "%s", config->hosts[0].name);
+    config->trusted_host_count = 1;
     return sfs_config_finish_generated(&ctx, config_p);
 
 err_destroy:

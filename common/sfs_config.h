@@ -19,6 +19,7 @@
 #define SFS_CONFIG_DEFAULT_PORT 8008
 #define SFS_CONFIG_MAX_TARGETS  1024
 #define SFS_CONFIG_MAX_HOSTS    1024
+#define SFS_CONFIG_MAX_TRUSTED  32
 
 typedef struct sfs_config_host {
     char     name[SFS_CONFIG_NAME_MAX];    /* host name as the MPI job sees it */
@@ -70,6 +71,18 @@ typedef struct sfs_config {
                                 * 256 KiB; 0 = never */
     uint32_t max_request_rate; /* requests/s one session may send, default 1000000;
                                 * 0 = unlimited. A session over it is closed. */
+
+    /* security: (docs/security.md) */
+    char     security_mode[32]; /* "munge" (default) or "shared-secret" (trusted, single-user) */
+    int      munge;             /* 1 in munge mode (derived from security_mode) */
+    char     munge_socket[PATH_MAX]; /* munged's socket, default /run/munge/munge.socket.2 */
+    char     munged_key[PATH_MAX];   /* "" = the site's munged; else the one-host service
+                                      * starts a munged of its own with this key */
+    uint32_t service_uid;            /* uid the servers run as; clients check it, default 0 */
+    char     admin_group[SFS_CONFIG_NAME_MAX]; /* members may run admin operations ("" = none) */
+    uint32_t capability_lifetime_ms;           /* default 1h */
+    char     trusted_hosts[SFS_CONFIG_MAX_TRUSTED][SFS_CONFIG_NAME_MAX]; /* root stays root */
+    uint32_t trusted_host_count;
 } sfs_config_t;
 
 /* Load and validate a config file. Relative paths inside it are taken

@@ -168,6 +168,8 @@ void sfs_proto_hello_req_pack(sfs_wbuf_t *wb, const sfs_hello_req_t *req)
     sfs_wbuf_str(wb, req->program);
     sfs_wbuf_bytes(wb, req->nonce, SFS_NONCE_SIZE);
     sfs_wbuf_blob(wb, req->address, req->address_length);
+    sfs_wbuf_u32(wb, req->method);
+    sfs_wbuf_bytes(wb, req->kx_public, SFS_KX_PUBLIC_SIZE);
 }
 
 void sfs_proto_hello_req_unpack(sfs_rbuf_t *rb, sfs_hello_req_t *req)
@@ -179,8 +181,12 @@ void sfs_proto_hello_req_unpack(sfs_rbuf_t *rb, sfs_hello_req_t *req)
     sfs_rbuf_str(rb, req->program, sizeof(req->program));
     sfs_rbuf_bytes(rb, req->nonce, SFS_NONCE_SIZE);
     req->address = sfs_rbuf_blob(rb, &req->address_length);
+    req->method  = sfs_rbuf_u32(rb);
+    sfs_rbuf_bytes(rb, req->kx_public, SFS_KX_PUBLIC_SIZE);
     if (!rb->error && (req->peer_kind < SFS_PEER_CLIENT || req->peer_kind > SFS_PEER_ADMIN ||
-                       req->address_length == 0 || req->address_length > SFS_ADDRESS_MAX)) {
+                       req->address_length == 0 || req->address_length > SFS_ADDRESS_MAX ||
+                       (req->method != SFS_AUTH_METHOD_SECRET &&
+                        req->method != SFS_AUTH_METHOD_MUNGE))) {
         rb->error = -EBADMSG;
     }
 }
@@ -192,6 +198,8 @@ void sfs_proto_hello_reply_pack(sfs_wbuf_t *wb, const sfs_hello_reply_t *reply)
     sfs_wbuf_str(wb, reply->server_host);
     sfs_wbuf_bytes(wb, reply->nonce, SFS_NONCE_SIZE);
     sfs_wbuf_bytes(wb, reply->proof, SFS_PROOF_SIZE);
+    sfs_wbuf_bytes(wb, reply->kx_public, SFS_KX_PUBLIC_SIZE);
+    sfs_wbuf_str(wb, reply->credential);
 }
 
 void sfs_proto_hello_reply_unpack(sfs_rbuf_t *rb, sfs_hello_reply_t *reply)
@@ -201,16 +209,20 @@ void sfs_proto_hello_reply_unpack(sfs_rbuf_t *rb, sfs_hello_reply_t *reply)
     sfs_rbuf_str(rb, reply->server_host, sizeof(reply->server_host));
     sfs_rbuf_bytes(rb, reply->nonce, SFS_NONCE_SIZE);
     sfs_rbuf_bytes(rb, reply->proof, SFS_PROOF_SIZE);
+    sfs_rbuf_bytes(rb, reply->kx_public, SFS_KX_PUBLIC_SIZE);
+    sfs_rbuf_str(rb, reply->credential, sizeof(reply->credential));
 }
 
 void sfs_proto_auth_req_pack(sfs_wbuf_t *wb, const sfs_auth_req_t *req)
 {
     sfs_wbuf_bytes(wb, req->proof, SFS_PROOF_SIZE);
+    sfs_wbuf_str(wb, req->credential);
 }
 
 void sfs_proto_auth_req_unpack(sfs_rbuf_t *rb, sfs_auth_req_t *req)
 {
     sfs_rbuf_bytes(rb, req->proof, SFS_PROOF_SIZE);
+    sfs_rbuf_str(rb, req->credential, sizeof(req->credential));
 }
 
 void sfs_proto_counter_req_pack(sfs_wbuf_t *wb, const sfs_counter_req_t *req)
@@ -258,6 +270,7 @@ void sfs_proto_meta_req_pack(sfs_wbuf_t *wb, uint32_t opcode, const sfs_meta_req
         sfs_wbuf_u32(wb, req->max_entries);
         break;
     case SFS_OP_META_CHECK:
+    case SFS_OP_LOOKUP: /* SFS_OPEN_*: the access an open asks for */
         sfs_wbuf_u32(wb, req->flags);
         break;
     case SFS_OP_SETATTR:
@@ -268,7 +281,7 @@ void sfs_proto_meta_req_pack(sfs_wbuf_t *wb, uint32_t opcode, const sfs_meta_req
         sfs_wbuf_u64(wb, req->atime_ns);
         sfs_wbuf_u64(wb, req->mtime_ns);
         break;
-    default: /* LOOKUP, RMDIR, UNLINK, META_STATFS: the path only */
+    default: /* RMDIR, UNLINK, META_STATFS: the path only */
         break;
     }
 }
@@ -312,6 +325,12 @@ void sfs_proto_meta_req_unpack(sfs_rbuf_t *rb, uint32_t opcode, sfs_meta_req_t *
         break;
     case SFS_OP_META_CHECK:
         req->flags = sfs_rbuf_u32(rb);
+        break;
+    case SFS_OP_LOOKUP:
+        req->flags = sfs_rbuf_u32(rb);
+        if (req->flags & ~(SFS_OPEN_READ | SFS_OPEN_WRITE)) {
+            rb->error = -EBADMSG;
+        }
         break;
     case SFS_OP_SETATTR:
         req->flags    = sfs_rbuf_u32(rb);
@@ -359,6 +378,7 @@ void sfs_proto_chunk_req_pack(sfs_wbuf_t *wb, uint32_t opcode, const sfs_chunk_r
             sfs_wbuf_u64(wb, req->extents[i].length);
         }
     }
+    sfs_cap_pack(wb, &req->cap);
 }
 
 void sfs_proto_chunk_req_unpack(sfs_rbuf_t *rb, uint32_t opcode, sfs_chunk_req_t *req)
@@ -389,6 +409,7 @@ void sfs_proto_chunk_req_unpack(sfs_rbuf_t *rb, uint32_t opcode, sfs_chunk_req_t
         }
         req->extent_count = count;
     }
+    sfs_cap_unpack(rb, &req->cap);
     if (opcode == SFS_OP_TRUNCATE &&
         (req->length > INT64_MAX || req->flags > SFS_TRUNCATE_SHRINK_ONLY)) {
         rb->error = -EBADMSG;

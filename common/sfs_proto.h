@@ -168,6 +168,19 @@ void sfs_proto_attr_unpack(sfs_rbuf_t *rb, sfs_attr_t *attr);
 #define SFS_PEER_SERVER 2u
 #define SFS_PEER_ADMIN  3u
 
+/* How a peer proves who it is (HELLO's method):
+ * SECRET: both sides prove they hold the servers' connauth secret (server
+ *   ranks among themselves; every client in the shared-secret mode);
+ * MUNGE: the client proves its uid and gid with a MUNGE credential and the
+ *   server proves it runs as the service's uid the same way; the session
+ *   key comes from an X25519 key exchange (libsodium crypto_kx), and both
+ *   credentials carry a hash of the handshake, so neither is any use in
+ *   another session. */
+#define SFS_AUTH_METHOD_SECRET 1u
+#define SFS_AUTH_METHOD_MUNGE  2u
+#define SFS_KX_PUBLIC_SIZE     32
+#define SFS_CRED_TEXT_MAX      2048 /* an encoded MUNGE credential, NUL included */
+
 typedef struct sfs_hello_req {
     uint32_t    peer_kind;
     uint64_t    peer_uuid;
@@ -177,6 +190,8 @@ typedef struct sfs_hello_req {
     uint8_t     nonce[SFS_NONCE_SIZE];
     const void *address; /* the peer's UCX worker address (points into the message) */
     size_t      address_length;
+    uint32_t    method;                        /* SFS_AUTH_METHOD_* */
+    uint8_t     kx_public[SFS_KX_PUBLIC_SIZE]; /* MUNGE: the client's key-exchange key */
 } sfs_hello_req_t;
 
 typedef struct sfs_hello_reply {
@@ -184,11 +199,14 @@ typedef struct sfs_hello_reply {
     uint32_t server_node;
     char     server_host[SFS_HOST_MAX];
     uint8_t  nonce[SFS_NONCE_SIZE];
-    uint8_t  proof[SFS_PROOF_SIZE]; /* proves the server knows the secret */
+    uint8_t  proof[SFS_PROOF_SIZE]; /* SECRET: proves the server knows the secret */
+    uint8_t  kx_public[SFS_KX_PUBLIC_SIZE]; /* MUNGE: the server's key-exchange key */
+    char     credential[SFS_CRED_TEXT_MAX]; /* MUNGE: the server's credential */
 } sfs_hello_reply_t;
 
 typedef struct sfs_auth_req {
-    uint8_t proof[SFS_PROOF_SIZE]; /* proves the client knows the secret */
+    uint8_t proof[SFS_PROOF_SIZE];          /* SECRET: proves the client knows the secret */
+    char    credential[SFS_CRED_TEXT_MAX]; /* MUNGE: the client's credential */
 } sfs_auth_req_t;
 
 void sfs_proto_hello_req_pack(sfs_wbuf_t *wb, const sfs_hello_req_t *req);
@@ -284,6 +302,24 @@ typedef struct sfs_io_extent {
 
 #define SFS_WRITE_SYNC 0x1u /* fdatasync before replying */
 
+/* A capability (common/sfs_cap.h says what it is and how it is checked). */
+#define SFS_CAP_READ      0x1u
+#define SFS_CAP_WRITE     0x2u
+#define SFS_CAP_MAC_SIZE  16
+#define SFS_CAP_WIRE_SIZE (8 + 4 + 4 + 8 + SFS_CAP_MAC_SIZE)
+
+typedef struct sfs_cap {
+    uint64_t entry_id;
+    uint32_t access; /* SFS_CAP_* */
+    uint32_t uid;
+    uint64_t expires_s; /* wall clock (servers' clocks must agree to a few seconds) */
+    uint8_t  mac[SFS_CAP_MAC_SIZE];
+} sfs_cap_t;
+
+void sfs_cap_pack(sfs_wbuf_t *wb, const sfs_cap_t *cap);
+/* Decode; sets rb->error for unknown access bits. */
+void sfs_cap_unpack(sfs_rbuf_t *rb, sfs_cap_t *cap);
+
 typedef struct sfs_chunk_req {
     uint32_t        target_id;
     uint64_t        entry_id;
@@ -291,6 +327,7 @@ typedef struct sfs_chunk_req {
     uint64_t        length; /* TRUNCATE */
     uint32_t        extent_count;
     sfs_io_extent_t extents[SFS_PROTO_MAX_EXTENTS];
+    sfs_cap_t       cap; /* from the metadata server's open; zero from servers */
 } sfs_chunk_req_t;
 
 /* Encode/decode a chunk request (WRITE, READ, CHUNK_STAT, TRUNCATE, FSYNC,

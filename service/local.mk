@@ -8,7 +8,10 @@ libsfs_service_la_SOURCES = \
 	service/sfs_meta.c \
 	service/sfs_meta_store.c service/sfs_meta_store.h \
 	service/sfs_storage.c \
-	service/sfs_chunk_store.c service/sfs_chunk_store.h
+	service/sfs_chunk_store.c service/sfs_chunk_store.h \
+	service/sfs_identity.c service/sfs_identity.h \
+	service/sfs_munged.c service/sfs_munged.h \
+	service/sfs_perm.c service/sfs_perm.h
 libsfs_service_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/service
 libsfs_service_la_CFLAGS   = $(AM_CFLAGS) $(UCX_CFLAGS) $(LMDB_CFLAGS) $(SODIUM_CFLAGS)
 libsfs_service_la_LIBADD   = $(LMDB_LIBS)

@@ -13,11 +13,13 @@
 #include "sfs_service.h"
 
 #include "sfs_alloc.h"
+#include "sfs_cap.h"
 #include "sfs_errno.h"
 #include "sfs_hash.h"
 #include "sfs_list.h"
 #include "sfs_log.h"
 #include "sfs_meta_store.h"
+#include "sfs_perm.h"
 #include "sfs_time.h"
 
 #include <inttypes.h>
@@ -37,6 +39,7 @@ typedef struct sfs_meta_op {
     sfs_list_t           list;
     sfs_tp_request_t    *req;
     uint32_t             opcode;
+    sfs_cred_t           cred; /* the caller's, proven in its session */
     sfs_meta_req_t       args;
     int                  status;
     char                 detail[SFS_ERROR_DETAIL_MAX];
@@ -281,21 +284,30 @@ static void sfs_meta_check_line(void *arg, const char *line)
     op->count++;
 }
 
+/* The permission an open's SFS_OPEN_* flags need. */
+static unsigned sfs_meta_want(uint32_t flags)
+{
+    return ((flags & SFS_OPEN_READ) ? SFS_MAY_READ : 0) |
+           ((flags & SFS_OPEN_WRITE) ? SFS_MAY_WRITE : 0);
+}
+
 static void sfs_meta_run_op(sfs_meta_t *meta, sfs_meta_txn_t *txn, sfs_meta_op_t *op, uint64_t now)
 {
     sfs_meta_req_t *a = &op->args;
 
     switch (op->opcode) {
     case SFS_OP_LOOKUP:
-        op->status = sfs_ns_lookup(txn, a->path, &op->attr);
+        op->status = sfs_ns_lookup(txn, &op->cred, a->path, sfs_meta_want(a->flags), &op->attr);
         break;
     case SFS_OP_CREATE: {
         sfs_ns_create_args_t create = {
+            .cred         = &op->cred,
+            .want         = sfs_meta_want(a->flags),
             .path         = a->path,
             .mode         = a->mode,
             .uid          = a->uid,
             .gid          = a->gid,
-            .flags        = a->flags,
+            .flags        = a->flags & SFS_CREATE_EXCL,
             .chunk_size   = a->chunk_size,
             .stripe_count = a->stripe_count,
             .start_target = a->start_target,
@@ -308,16 +320,17 @@ static void sfs_meta_run_op(sfs_meta_t *meta, sfs_meta_txn_t *txn, sfs_meta_op_t
         break;
     }
     case SFS_OP_MKDIR:
-        op->status = sfs_ns_mkdir(txn, a->path, a->mode, a->uid, a->gid, now, &op->attr);
+        op->status =
+            sfs_ns_mkdir(txn, &op->cred, a->path, a->mode, a->uid, a->gid, now, &op->attr);
         break;
     case SFS_OP_RMDIR:
-        op->status = sfs_ns_rmdir(txn, a->path, now);
+        op->status = sfs_ns_rmdir(txn, &op->cred, a->path, now);
         break;
     case SFS_OP_UNLINK:
-        op->status = sfs_ns_unlink(txn, a->path, now, &op->attr);
+        op->status = sfs_ns_unlink(txn, &op->cred, a->path, now, &op->attr);
         break;
     case SFS_OP_RENAME:
-        op->status = sfs_ns_rename(txn, a->path, a->path2, now);
+        op->status = sfs_ns_rename(txn, &op->cred, a->path, a->path2, now);
         break;
     case SFS_OP_READDIR: {
         uint32_t max = a->max_entries && a->max_entries < SFS_META_READDIR_MAX
@@ -325,18 +338,18 @@ static void sfs_meta_run_op(sfs_meta_t *meta, sfs_meta_txn_t *txn, sfs_meta_op_t
                            : SFS_META_READDIR_MAX;
 
         op->list_data = calloc(max, sizeof(sfs_dirent_t));
-        op->status    = op->list_data ? sfs_ns_readdir(txn, a->path, a->path2, max, op->list_data,
-                                                       &op->count, &op->eof)
+        op->status    = op->list_data ? sfs_ns_readdir(txn, &op->cred, a->path, a->path2, max,
+                                                       op->list_data, &op->count, &op->eof)
                                       : -ENOMEM;
         break;
     }
     case SFS_OP_SETPATTERN:
-        op->status =
-            sfs_ns_setpattern(txn, a->path, a->chunk_size, a->stripe_count, now, &op->attr);
+        op->status = sfs_ns_setpattern(txn, &op->cred, a->path, a->chunk_size, a->stripe_count,
+                                       now, &op->attr);
         break;
     case SFS_OP_SETATTR:
-        op->status = sfs_ns_setattr(txn, a->path, a->flags, a->mode, a->uid, a->gid, a->atime_ns,
-                                    a->mtime_ns, now, &op->attr);
+        op->status = sfs_ns_setattr(txn, &op->cred, a->path, a->flags, a->mode, a->uid, a->gid,
+                                    a->atime_ns, a->mtime_ns, now, &op->attr);
         break;
     case SFS_OP_META_STATFS:
         op->status = sfs_ns_statfs(txn, &op->stats);
@@ -553,6 +566,27 @@ static void sfs_meta_release_op(void *arg)
     sfs_meta_free_op(arg);
 }
 
+/* A file looked up or created gets a capability for its storage targets,
+ * granting what was checked: read and/or write for an open (SFS_OPEN_*),
+ * only its chunk lengths (its size) otherwise (sfs_cap.h). */
+static void sfs_meta_pack_cap(sfs_meta_t *meta, const sfs_meta_op_t *op, sfs_wbuf_t *wb)
+{
+    uint32_t  lifetime_s = meta->service->config->capability_lifetime_ms / 1000;
+    sfs_cap_t cap;
+
+    if (op->attr.type != SFS_TYPE_FILE) {
+        return;
+    }
+    memset(&cap, 0, sizeof(cap));
+    cap.entry_id  = op->attr.entry_id;
+    cap.access    = ((op->args.flags & SFS_OPEN_READ) ? SFS_CAP_READ : 0) |
+                    ((op->args.flags & SFS_OPEN_WRITE) ? SFS_CAP_WRITE : 0);
+    cap.uid       = op->cred.uid;
+    cap.expires_s = sfs_wall_ns() / 1000000000u + (lifetime_s ? lifetime_s : 1);
+    sfs_cap_seal(&meta->service->cap_key, &cap);
+    sfs_cap_pack(wb, &cap);
+}
+
 static void sfs_meta_reply(sfs_meta_t *meta, sfs_meta_op_t *op)
 {
     uint8_t      args[SFS_PROTO_ARGS_MAX];
@@ -574,6 +608,9 @@ static void sfs_meta_reply(sfs_meta_t *meta, sfs_meta_op_t *op)
     sfs_wbuf_init(&wb, args, sizeof(args));
     switch (op->opcode) {
     case SFS_OP_LOOKUP:
+        sfs_proto_attr_pack(&wb, &op->attr);
+        sfs_meta_pack_cap(meta, op, &wb);
+        break;
     case SFS_OP_MKDIR:
     case SFS_OP_UNLINK:
     case SFS_OP_SETPATTERN:
@@ -583,6 +620,7 @@ static void sfs_meta_reply(sfs_meta_t *meta, sfs_meta_op_t *op)
     case SFS_OP_CREATE:
         sfs_proto_attr_pack(&wb, &op->attr);
         sfs_wbuf_u8(&wb, (uint8_t)op->created);
+        sfs_meta_pack_cap(meta, op, &wb);
         break;
     case SFS_OP_META_STATFS:
         sfs_wbuf_u64(&wb, op->stats.files);
@@ -746,6 +784,19 @@ void sfs_meta_handle(sfs_meta_t *meta, sfs_tp_request_t *req)
     if (op->opcode == SFS_OP_COUNTER) {
         free(op);
         sfs_meta_counter(meta, req);
+        return;
+    }
+    op->cred = *sfs_tp_session_cred(sfs_tp_request_session(req));
+    if ((op->opcode == SFS_OP_META_LIST || op->opcode == SFS_OP_META_CHECK ||
+         op->opcode == SFS_OP_META_PENDING) &&
+        !sfs_cred_admin(&op->cred)) {
+        sfs_warn("refused %s from uid %u (%s): not an administrator", sfs_op_name(op->opcode),
+                 op->cred.uid, sfs_tp_session_peer_host(sfs_tp_request_session(req)));
+        sfs_tp_request_reply_error(req, -EPERM,
+                                   "%s is for administrators (root on a trusted host, or the "
+                                   "admin group)",
+                                   sfs_op_name(op->opcode));
+        free(op);
         return;
     }
     args = sfs_tp_request_args(req, &length);

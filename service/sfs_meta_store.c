@@ -1,5 +1,6 @@
 #define SFS_LOG_FAC "meta"
 #include "sfs_meta_store.h"
+#include "sfs_perm.h"
 
 #include "sfs_alloc.h"
 #include "sfs_buf.h"
@@ -401,8 +402,10 @@ static int sfs_meta_check_path(const char *path)
     return 0;
 }
 
-/* Resolve a canonical path to its entry id and type. */
-static int sfs_meta_resolve(sfs_meta_txn_t *txn, const char *path, uint64_t *id_p, uint32_t *type_p)
+/* Resolve a canonical path to its entry id and type; the caller needs
+ * search permission on every directory it passes through. */
+static int sfs_meta_resolve(sfs_meta_txn_t *txn, const sfs_cred_t *cred, const char *path,
+                            uint64_t *id_p, uint32_t *type_p)
 {
     char        name[SFS_NAME_MAX + 1];
     const char *p    = path;
@@ -424,6 +427,17 @@ static int sfs_meta_resolve(sfs_meta_txn_t *txn, const char *path, uint64_t *id_
         if (type != SFS_TYPE_DIR) {
             return sfs_error_set(-ENOTDIR, "'%.200s': a component is not a directory", path);
         }
+        if (!sfs_cred_privileged(cred)) {
+            sfs_attr_t dir;
+
+            rc = sfs_meta_get_inode(txn, id, &dir);
+            if (rc) {
+                return rc;
+            }
+            if (sfs_perm_check(cred, &dir, SFS_MAY_EXEC) != 0) {
+                return sfs_error_set(-EACCES, "'%.200s': permission denied (search)", path);
+            }
+        }
         memcpy(name, start, n);
         name[n] = '\0';
         rc      = sfs_meta_get_dentry(txn, id, name, &id, &type);
@@ -440,8 +454,8 @@ static int sfs_meta_resolve(sfs_meta_txn_t *txn, const char *path, uint64_t *id_
 }
 
 /* Resolve the parent directory of a path and give the final name. */
-static int sfs_meta_resolve_parent(sfs_meta_txn_t *txn, const char *path, sfs_attr_t *parent,
-                                   const char **name_p)
+static int sfs_meta_resolve_parent(sfs_meta_txn_t *txn, const sfs_cred_t *cred, const char *path,
+                                   sfs_attr_t *parent, const char **name_p)
 {
     char     parent_path[SFS_PATH_MAX];
     uint64_t id;
@@ -459,7 +473,7 @@ static int sfs_meta_resolve_parent(sfs_meta_txn_t *txn, const char *path, sfs_at
     if (rc) {
         return sfs_error_set(rc, "invalid path '%.200s'", path);
     }
-    rc = sfs_meta_resolve(txn, parent_path, &id, &type);
+    rc = sfs_meta_resolve(txn, cred, parent_path, &id, &type);
     if (rc) {
         return rc;
     }
@@ -467,6 +481,31 @@ static int sfs_meta_resolve_parent(sfs_meta_txn_t *txn, const char *path, sfs_at
         return sfs_error_set(-ENOTDIR, "'%.200s' is not a directory", parent_path);
     }
     return sfs_meta_get_inode(txn, id, parent);
+}
+
+/* Adding or removing a name in `dir` needs write and search permission. */
+static int sfs_meta_may_change(const sfs_cred_t *cred, const sfs_attr_t *dir, const char *path)
+{
+    if (sfs_perm_check(cred, dir, SFS_MAY_WRITE | SFS_MAY_EXEC) != 0) {
+        return sfs_error_set(-EACCES, "'%.200s': permission denied (no write permission on its "
+                                      "directory)",
+                             path);
+    }
+    return 0;
+}
+
+/* Removing `victim` (or renaming it away) from `dir`. */
+static int sfs_meta_may_delete(const sfs_cred_t *cred, const sfs_attr_t *dir,
+                               const sfs_attr_t *victim, const char *path)
+{
+    int rc = sfs_meta_may_change(cred, dir, path);
+
+    if (rc == 0 && sfs_perm_sticky(cred, dir, victim) != 0) {
+        rc = sfs_error_set(-EPERM, "'%.200s': operation not permitted (sticky directory: only "
+                                   "the owner may remove it)",
+                           path);
+    }
+    return rc;
 }
 
 static int sfs_meta_next_id(sfs_meta_txn_t *txn, uint64_t *id_p)
@@ -480,16 +519,41 @@ static int sfs_meta_next_id(sfs_meta_txn_t *txn, uint64_t *id_p)
     return rc;
 }
 
-int sfs_ns_lookup(sfs_meta_txn_t *txn, const char *path, sfs_attr_t *attr)
+/* Owner and mode of a new entry: a server names them (it acts for a user it
+ * trusts), anyone else gets its own ids (sfs_perm_new_entry). */
+static void sfs_meta_new_owner(const sfs_cred_t *cred, const sfs_attr_t *parent, int is_dir,
+                               uint32_t mode, uint32_t uid, uint32_t gid, sfs_attr_t *attr)
+{
+    if (cred->flags & SFS_CRED_SERVER) {
+        attr->mode = mode & 07777;
+        attr->uid  = uid;
+        attr->gid  = gid;
+        if ((parent->mode & S_ISGID) && is_dir) {
+            attr->mode |= S_ISGID;
+        }
+        return;
+    }
+    sfs_perm_new_entry(cred, parent, is_dir, mode, &attr->uid, &attr->gid, &attr->mode);
+}
+
+int sfs_ns_lookup(sfs_meta_txn_t *txn, const sfs_cred_t *cred, const char *path, unsigned want,
+                  sfs_attr_t *attr)
 {
     uint64_t id;
     uint32_t type;
     int      rc = sfs_meta_check_path(path);
 
     if (rc == 0) {
-        rc = sfs_meta_resolve(txn, path, &id, &type);
+        rc = sfs_meta_resolve(txn, cred, path, &id, &type);
     }
-    return rc ? rc : sfs_meta_get_inode(txn, id, attr);
+    if (rc == 0) {
+        rc = sfs_meta_get_inode(txn, id, attr);
+    }
+    if (rc == 0 && want && sfs_perm_check(cred, attr, want) != 0) {
+        rc = sfs_error_set(-EACCES, "'%.200s': permission denied (mode %04o, owner %u:%u)", path,
+                           attr->mode & 07777, attr->uid, attr->gid);
+    }
+    return rc;
 }
 
 int sfs_ns_create(sfs_meta_txn_t *txn, const sfs_ns_create_args_t *args, sfs_attr_t *attr,
@@ -502,9 +566,12 @@ int sfs_ns_create(sfs_meta_txn_t *txn, const sfs_ns_create_args_t *args, sfs_att
     int         rc, picked;
 
     *created_p = 0;
-    rc         = sfs_meta_resolve_parent(txn, args->path, &parent, &name);
+    rc         = sfs_meta_resolve_parent(txn, args->cred, args->path, &parent, &name);
     if (rc) {
         return rc;
+    }
+    if (sfs_perm_check(args->cred, &parent, SFS_MAY_EXEC) != 0) {
+        return sfs_error_set(-EACCES, "'%.200s': permission denied (search)", args->path);
     }
     rc = sfs_meta_get_dentry(txn, parent.entry_id, name, &id, &type);
     if (rc == 0) {
@@ -514,9 +581,18 @@ int sfs_ns_create(sfs_meta_txn_t *txn, const sfs_ns_create_args_t *args, sfs_att
         if (type == SFS_TYPE_DIR) {
             return sfs_error_set(-EISDIR, "'%.200s' is a directory", args->path);
         }
-        return sfs_meta_get_inode(txn, id, attr);
+        rc = sfs_meta_get_inode(txn, id, attr);
+        if (rc == 0 && args->want && sfs_perm_check(args->cred, attr, args->want) != 0) {
+            rc = sfs_error_set(-EACCES, "'%.200s': permission denied (mode %04o, owner %u:%u)",
+                               args->path, attr->mode & 07777, attr->uid, attr->gid);
+        }
+        return rc;
     }
     if (rc != -ENOENT) {
+        return rc;
+    }
+    rc = sfs_meta_may_change(args->cred, &parent, args->path);
+    if (rc) {
         return rc;
     }
     memset(attr, 0, sizeof(*attr));
@@ -547,9 +623,7 @@ int sfs_ns_create(sfs_meta_txn_t *txn, const sfs_ns_create_args_t *args, sfs_att
     }
     attr->parent_id = parent.entry_id;
     attr->type      = SFS_TYPE_FILE;
-    attr->mode      = args->mode & 07777;
-    attr->uid       = args->uid;
-    attr->gid       = args->gid;
+    sfs_meta_new_owner(args->cred, &parent, 0, args->mode, args->uid, args->gid, attr);
     attr->ctime_ns = attr->mtime_ns = attr->atime_ns = args->now_ns;
     attr->nlink                                      = 1;
     if ((rc = sfs_meta_put_inode(txn, attr)) ||
@@ -565,8 +639,8 @@ int sfs_ns_create(sfs_meta_txn_t *txn, const sfs_ns_create_args_t *args, sfs_att
     return rc;
 }
 
-int sfs_ns_mkdir(sfs_meta_txn_t *txn, const char *path, uint32_t mode, uint32_t uid, uint32_t gid,
-                 uint64_t now_ns, sfs_attr_t *attr)
+int sfs_ns_mkdir(sfs_meta_txn_t *txn, const sfs_cred_t *cred, const char *path, uint32_t mode,
+                 uint32_t uid, uint32_t gid, uint64_t now_ns, sfs_attr_t *attr)
 {
     sfs_attr_t  parent;
     const char *name;
@@ -574,15 +648,22 @@ int sfs_ns_mkdir(sfs_meta_txn_t *txn, const char *path, uint32_t mode, uint32_t 
     uint32_t    type;
     int         rc;
 
-    rc = sfs_meta_resolve_parent(txn, path, &parent, &name);
+    rc = sfs_meta_resolve_parent(txn, cred, path, &parent, &name);
     if (rc) {
         return rc;
+    }
+    if (sfs_perm_check(cred, &parent, SFS_MAY_EXEC) != 0) {
+        return sfs_error_set(-EACCES, "'%.200s': permission denied (search)", path);
     }
     rc = sfs_meta_get_dentry(txn, parent.entry_id, name, &id, &type);
     if (rc == 0) {
         return sfs_error_set(-EEXIST, "'%.200s' exists", path);
     }
     if (rc != -ENOENT) {
+        return rc;
+    }
+    rc = sfs_meta_may_change(cred, &parent, path);
+    if (rc) {
         return rc;
     }
     memset(attr, 0, sizeof(*attr));
@@ -592,9 +673,7 @@ int sfs_ns_mkdir(sfs_meta_txn_t *txn, const char *path, uint32_t mode, uint32_t 
     }
     attr->parent_id = parent.entry_id;
     attr->type      = SFS_TYPE_DIR;
-    attr->mode      = mode & 07777;
-    attr->uid       = uid;
-    attr->gid       = gid;
+    sfs_meta_new_owner(cred, &parent, 1, mode, uid, gid, attr);
     attr->ctime_ns = attr->mtime_ns = attr->atime_ns = now_ns;
     attr->nlink                                      = 2;
     attr->pattern                                    = parent.pattern; /* inherited default */
@@ -643,9 +722,9 @@ static int sfs_meta_remove_dir(sfs_meta_txn_t *txn, sfs_attr_t *parent, const ch
     return 0;
 }
 
-int sfs_ns_rmdir(sfs_meta_txn_t *txn, const char *path, uint64_t now_ns)
+int sfs_ns_rmdir(sfs_meta_txn_t *txn, const sfs_cred_t *cred, const char *path, uint64_t now_ns)
 {
-    sfs_attr_t  parent;
+    sfs_attr_t  parent, victim;
     const char *name;
     uint64_t    id;
     uint32_t    type;
@@ -654,7 +733,7 @@ int sfs_ns_rmdir(sfs_meta_txn_t *txn, const char *path, uint64_t now_ns)
     if (strcmp(path, "/") == 0) {
         return sfs_error_set(-EBUSY, "cannot remove the root directory");
     }
-    rc = sfs_meta_resolve_parent(txn, path, &parent, &name);
+    rc = sfs_meta_resolve_parent(txn, cred, path, &parent, &name);
     if (rc) {
         return rc;
     }
@@ -663,6 +742,10 @@ int sfs_ns_rmdir(sfs_meta_txn_t *txn, const char *path, uint64_t now_ns)
         return sfs_error_set(-ENOENT, "no such directory: '%.200s'", path);
     }
     if (rc) {
+        return rc;
+    }
+    if ((rc = sfs_meta_get_inode(txn, id, &victim)) ||
+        (rc = sfs_meta_may_delete(cred, &parent, &victim, path))) {
         return rc;
     }
     if (type != SFS_TYPE_DIR) {
@@ -713,7 +796,8 @@ static int sfs_meta_remove_file(sfs_meta_txn_t *txn, sfs_attr_t *parent, const c
     return 0;
 }
 
-int sfs_ns_unlink(sfs_meta_txn_t *txn, const char *path, uint64_t now_ns, sfs_attr_t *attr)
+int sfs_ns_unlink(sfs_meta_txn_t *txn, const sfs_cred_t *cred, const char *path, uint64_t now_ns,
+                  sfs_attr_t *attr)
 {
     sfs_attr_t  parent;
     const char *name;
@@ -721,7 +805,7 @@ int sfs_ns_unlink(sfs_meta_txn_t *txn, const char *path, uint64_t now_ns, sfs_at
     uint32_t    type;
     int         rc;
 
-    rc = sfs_meta_resolve_parent(txn, path, &parent, &name);
+    rc = sfs_meta_resolve_parent(txn, cred, path, &parent, &name);
     if (rc) {
         return rc == -EEXIST ? sfs_error_set(-EISDIR, "'/' is a directory") : rc;
     }
@@ -732,17 +816,22 @@ int sfs_ns_unlink(sfs_meta_txn_t *txn, const char *path, uint64_t now_ns, sfs_at
     if (rc) {
         return rc;
     }
+    rc = sfs_meta_get_inode(txn, id, attr);
+    if (rc == 0) {
+        rc = sfs_meta_may_delete(cred, &parent, attr, path);
+    }
+    if (rc) {
+        return rc;
+    }
     if (type == SFS_TYPE_DIR) {
         return sfs_error_set(-EISDIR, "'%.200s' is a directory (use rmdir)", path);
     }
-    rc = sfs_meta_get_inode(txn, id, attr);
-    if (rc == 0) {
-        rc = sfs_meta_remove_file(txn, &parent, name, attr, now_ns);
-    }
+    rc = sfs_meta_remove_file(txn, &parent, name, attr, now_ns);
     return rc ? rc : sfs_meta_put_inode(txn, &parent);
 }
 
-int sfs_ns_rename(sfs_meta_txn_t *txn, const char *from, const char *to, uint64_t now_ns)
+int sfs_ns_rename(sfs_meta_txn_t *txn, const sfs_cred_t *cred, const char *from, const char *to,
+                  uint64_t now_ns)
 {
     sfs_attr_t  from_parent, to_parent, moving;
     const char *from_name, *to_name;
@@ -750,8 +839,8 @@ int sfs_ns_rename(sfs_meta_txn_t *txn, const char *from, const char *to, uint64_
     uint32_t    from_type, to_type;
     int         rc, same_parent;
 
-    if ((rc = sfs_meta_resolve_parent(txn, from, &from_parent, &from_name)) ||
-        (rc = sfs_meta_resolve_parent(txn, to, &to_parent, &to_name))) {
+    if ((rc = sfs_meta_resolve_parent(txn, cred, from, &from_parent, &from_name)) ||
+        (rc = sfs_meta_resolve_parent(txn, cred, to, &to_parent, &to_name))) {
         return rc == -EEXIST ? sfs_error_set(-EBUSY, "cannot rename the root directory") : rc;
     }
     rc = sfs_meta_get_dentry(txn, from_parent.entry_id, from_name, &from_id, &from_type);
@@ -759,6 +848,10 @@ int sfs_ns_rename(sfs_meta_txn_t *txn, const char *from, const char *to, uint64_
         return sfs_error_set(-ENOENT, "no such file or directory: '%.200s'", from);
     }
     if (rc) {
+        return rc;
+    }
+    if ((rc = sfs_meta_get_inode(txn, from_id, &moving)) ||
+        (rc = sfs_meta_may_delete(cred, &from_parent, &moving, from))) {
         return rc;
     }
     if (strcmp(from, to) == 0) {
@@ -774,6 +867,10 @@ int sfs_ns_rename(sfs_meta_txn_t *txn, const char *from, const char *to, uint64_
 
         if (to_id == from_id) {
             return 0;
+        }
+        if ((rc = sfs_meta_get_inode(txn, to_id, &victim)) ||
+            (rc = sfs_meta_may_delete(cred, &to_parent, &victim, to))) {
+            return rc;
         }
         if (from_type == SFS_TYPE_DIR && to_type != SFS_TYPE_DIR) {
             return sfs_error_set(-ENOTDIR, "'%.200s' is not a directory", to);
@@ -806,9 +903,16 @@ int sfs_ns_rename(sfs_meta_txn_t *txn, const char *from, const char *to, uint64_
         }
     } else if (rc != -ENOENT) {
         return rc;
+    } else if ((rc = sfs_meta_may_change(cred, &to_parent, to)) != 0) {
+        return rc;
     }
-    if ((rc = sfs_meta_get_inode(txn, from_id, &moving)) ||
-        (rc = sfs_meta_del_dentry(txn, from_parent.entry_id, from_name)) ||
+    if (!same_parent && from_type == SFS_TYPE_DIR &&
+        sfs_perm_check(cred, &moving, SFS_MAY_WRITE) != 0) {
+        return sfs_error_set(-EACCES, "'%.200s': permission denied (moving a directory elsewhere "
+                                      "needs write permission on it)",
+                             from);
+    }
+    if ((rc = sfs_meta_del_dentry(txn, from_parent.entry_id, from_name)) ||
         (rc = sfs_meta_put_dentry(txn, to_parent.entry_id, to_name, from_id, from_type))) {
         return rc;
     }
@@ -829,8 +933,8 @@ int sfs_ns_rename(sfs_meta_txn_t *txn, const char *from, const char *to, uint64_
     return sfs_meta_put_inode(txn, &to_parent);
 }
 
-int sfs_ns_readdir(sfs_meta_txn_t *txn, const char *path, const char *after, uint32_t max,
-                   sfs_dirent_t *entries, uint32_t *count_p, int *eof_p)
+int sfs_ns_readdir(sfs_meta_txn_t *txn, const sfs_cred_t *cred, const char *path, const char *after,
+                   uint32_t max, sfs_dirent_t *entries, uint32_t *count_p, int *eof_p)
 {
     uint8_t     keybuf[8 + SFS_NAME_MAX];
     MDB_val     key, val;
@@ -843,13 +947,24 @@ int sfs_ns_readdir(sfs_meta_txn_t *txn, const char *path, const char *after, uin
     *eof_p   = 1;
     rc       = sfs_meta_check_path(path);
     if (rc == 0) {
-        rc = sfs_meta_resolve(txn, path, &dir_id, &type);
+        rc = sfs_meta_resolve(txn, cred, path, &dir_id, &type);
     }
     if (rc) {
         return rc;
     }
     if (type != SFS_TYPE_DIR) {
         return sfs_error_set(-ENOTDIR, "'%.200s' is not a directory", path);
+    }
+    if (!sfs_cred_privileged(cred)) {
+        sfs_attr_t dir;
+
+        rc = sfs_meta_get_inode(txn, dir_id, &dir);
+        if (rc) {
+            return rc;
+        }
+        if (sfs_perm_check(cred, &dir, SFS_MAY_READ) != 0) {
+            return sfs_error_set(-EACCES, "'%.200s': permission denied (read)", path);
+        }
     }
     if (strlen(after) > SFS_NAME_MAX) {
         return sfs_error_set(-ENAMETOOLONG, "readdir resume name too long");
@@ -896,13 +1011,18 @@ int sfs_ns_readdir(sfs_meta_txn_t *txn, const char *path, const char *after, uin
     return 0;
 }
 
-int sfs_ns_setpattern(sfs_meta_txn_t *txn, const char *path, uint64_t chunk_size,
-                      uint32_t stripe_count, uint64_t now_ns, sfs_attr_t *attr)
+int sfs_ns_setpattern(sfs_meta_txn_t *txn, const sfs_cred_t *cred, const char *path,
+                      uint64_t chunk_size, uint32_t stripe_count, uint64_t now_ns, sfs_attr_t *attr)
 {
-    int rc = sfs_ns_lookup(txn, path, attr);
+    int rc = sfs_ns_lookup(txn, cred, path, 0, attr);
 
     if (rc) {
         return rc;
+    }
+    if (!sfs_perm_owner(cred, attr) && !sfs_cred_admin(cred)) {
+        return sfs_error_set(-EPERM, "'%.200s': only its owner (uid %u) or an administrator may "
+                                     "set its pattern",
+                             path, attr->uid);
     }
     if (attr->type != SFS_TYPE_DIR) {
         return sfs_error_set(-ENOTDIR,
@@ -928,27 +1048,58 @@ int sfs_ns_setpattern(sfs_meta_txn_t *txn, const char *path, uint64_t chunk_size
     return sfs_meta_put_inode(txn, attr);
 }
 
-int sfs_ns_setattr(sfs_meta_txn_t *txn, const char *path, uint32_t mask, uint32_t mode,
-                   uint32_t uid, uint32_t gid, uint64_t atime_ns, uint64_t mtime_ns,
+int sfs_ns_setattr(sfs_meta_txn_t *txn, const sfs_cred_t *cred, const char *path, uint32_t mask,
+                   uint32_t mode, uint32_t uid, uint32_t gid, uint64_t atime_ns, uint64_t mtime_ns,
                    uint64_t now_ns, sfs_attr_t *attr)
 {
-    int rc = sfs_ns_lookup(txn, path, attr);
+    uint32_t explicit_times = mask & (SFS_SETATTR_ATIME | SFS_SETATTR_MTIME);
+    uint32_t now_times      = mask & (SFS_SETATTR_ATIME_NOW | SFS_SETATTR_MTIME_NOW);
+    int      rc             = sfs_ns_lookup(txn, cred, path, 0, attr);
 
     if (rc) {
         return rc;
     }
+    if (mask & ~SFS_SETATTR_KNOWN) {
+        return sfs_error_set(-EINVAL, "'%.200s': unknown attribute bits %#x", path,
+                             mask & ~SFS_SETATTR_KNOWN);
+    }
     if (mask & SFS_SETATTR_MODE) {
-        attr->mode = mode & 07777;
+        if (sfs_perm_chmod(cred, attr, mode, &attr->mode) != 0) {
+            return sfs_error_set(-EPERM, "'%.200s': only its owner (uid %u) may change its mode",
+                                 path, attr->uid);
+        }
     }
     if (mask & SFS_SETATTR_OWNER) {
-        attr->uid = uid;
-        attr->gid = gid;
+        if (sfs_perm_chown(cred, attr, uid, gid) != 0) {
+            return sfs_error_set(-EPERM,
+                                 "'%.200s': operation not permitted (only root gives a file away; "
+                                 "its owner may change its group to one of their own)",
+                                 path);
+        }
+    }
+    if (explicit_times || now_times) {
+        rc = sfs_perm_utimes(cred, attr, explicit_times == 0);
+        if (rc == -EPERM) {
+            return sfs_error_set(rc, "'%.200s': only its owner (uid %u) may set its times", path,
+                                 attr->uid);
+        }
+        if (rc) {
+            return sfs_error_set(rc, "'%.200s': permission denied (setting the times to now "
+                                     "needs write permission)",
+                                 path);
+        }
     }
     if (mask & SFS_SETATTR_ATIME) {
         attr->atime_ns = atime_ns;
     }
     if (mask & SFS_SETATTR_MTIME) {
         attr->mtime_ns = mtime_ns;
+    }
+    if (mask & SFS_SETATTR_ATIME_NOW) {
+        attr->atime_ns = now_ns;
+    }
+    if (mask & SFS_SETATTR_MTIME_NOW) {
+        attr->mtime_ns = now_ns;
     }
     attr->ctime_ns = now_ns;
     return sfs_meta_put_inode(txn, attr);
@@ -1313,7 +1464,8 @@ int sfs_ns_test_drop_name(sfs_meta_txn_t *txn, const char *path)
 {
     sfs_attr_t  parent;
     const char *name;
-    int         rc = sfs_meta_resolve_parent(txn, path, &parent, &name);
+    sfs_cred_t  server = {.flags = SFS_CRED_SERVER};
+    int         rc     = sfs_meta_resolve_parent(txn, &server, path, &parent, &name);
 
     return rc ? rc : sfs_meta_del_dentry(txn, parent.entry_id, name);
 }

@@ -14,6 +14,7 @@
 #ifndef SFS_META_STORE_H
 #define SFS_META_STORE_H
 
+#include "sfs_cred.h"
 #include "sfs_proto.h"
 
 #include <stdint.h>
@@ -49,9 +50,11 @@ int  sfs_meta_txn_commit(sfs_meta_txn_t *txn);
 void sfs_meta_txn_abort(sfs_meta_txn_t *txn);
 
 typedef struct sfs_ns_create_args {
+    const sfs_cred_t  *cred; /* who asks (permissions; the owner of a new file) */
+    unsigned           want; /* SFS_MAY_READ/WRITE an existing file is opened with */
     const char        *path;
     uint32_t           mode;
-    uint32_t           uid;
+    uint32_t           uid; /* owner, only when a server asks (SFS_CRED_SERVER) */
     uint32_t           gid;
     uint32_t           flags;        /* SFS_CREATE_EXCL */
     uint64_t           chunk_size;   /* 0: the directory's */
@@ -62,26 +65,37 @@ typedef struct sfs_ns_create_args {
     void              *choose_arg;
 } sfs_ns_create_args_t;
 
-int sfs_ns_lookup(sfs_meta_txn_t *txn, const char *path, sfs_attr_t *attr);
+/* Every operation below checks POSIX permissions for `cred` (sfs_perm.h)
+ * and fails with -EACCES or -EPERM as a local file system would. */
+
+/* The entry at `path`; `want` (SFS_MAY_* bits, 0 for none) is the access
+ * an open asks for. */
+int sfs_ns_lookup(sfs_meta_txn_t *txn, const sfs_cred_t *cred, const char *path, unsigned want,
+                  sfs_attr_t *attr);
 /* Create a file, or open an existing one (-EEXIST with SFS_CREATE_EXCL,
  * -EISDIR for a directory). *created_p says which happened. */
 int sfs_ns_create(sfs_meta_txn_t *txn, const sfs_ns_create_args_t *args, sfs_attr_t *attr,
                   int *created_p);
-int sfs_ns_mkdir(sfs_meta_txn_t *txn, const char *path, uint32_t mode, uint32_t uid, uint32_t gid,
-                 uint64_t now_ns, sfs_attr_t *attr);
-int sfs_ns_rmdir(sfs_meta_txn_t *txn, const char *path, uint64_t now_ns);
+int sfs_ns_mkdir(sfs_meta_txn_t *txn, const sfs_cred_t *cred, const char *path, uint32_t mode,
+                 uint32_t uid, uint32_t gid, uint64_t now_ns, sfs_attr_t *attr);
+int sfs_ns_rmdir(sfs_meta_txn_t *txn, const sfs_cred_t *cred, const char *path, uint64_t now_ns);
 /* Remove a file's name and inode; its chunk files are queued for deletion. */
-int sfs_ns_unlink(sfs_meta_txn_t *txn, const char *path, uint64_t now_ns, sfs_attr_t *attr);
+int sfs_ns_unlink(sfs_meta_txn_t *txn, const sfs_cred_t *cred, const char *path, uint64_t now_ns,
+                  sfs_attr_t *attr);
 /* POSIX rename: replaces a file, or an empty directory, at `to`. */
-int sfs_ns_rename(sfs_meta_txn_t *txn, const char *from, const char *to, uint64_t now_ns);
+int sfs_ns_rename(sfs_meta_txn_t *txn, const sfs_cred_t *cred, const char *from, const char *to,
+                  uint64_t now_ns);
 /* Entries of a directory in name order after `after` ("" = from the start). */
-int sfs_ns_readdir(sfs_meta_txn_t *txn, const char *path, const char *after, uint32_t max,
-                   sfs_dirent_t *entries, uint32_t *count_p, int *eof_p);
-/* A directory's default pattern for new files (0 = keep). */
-int sfs_ns_setpattern(sfs_meta_txn_t *txn, const char *path, uint64_t chunk_size,
-                      uint32_t stripe_count, uint64_t now_ns, sfs_attr_t *attr);
-int sfs_ns_setattr(sfs_meta_txn_t *txn, const char *path, uint32_t mask, uint32_t mode,
-                   uint32_t uid, uint32_t gid, uint64_t atime_ns, uint64_t mtime_ns,
+int sfs_ns_readdir(sfs_meta_txn_t *txn, const sfs_cred_t *cred, const char *path, const char *after,
+                   uint32_t max, sfs_dirent_t *entries, uint32_t *count_p, int *eof_p);
+/* A directory's default pattern for new files (0 = keep): its owner or an
+ * administrator. */
+int sfs_ns_setpattern(sfs_meta_txn_t *txn, const sfs_cred_t *cred, const char *path,
+                      uint64_t chunk_size, uint32_t stripe_count, uint64_t now_ns,
+                      sfs_attr_t *attr);
+/* mask: SFS_SETATTR_* (chmod, chown with SFS_ID_UNCHANGED, times). */
+int sfs_ns_setattr(sfs_meta_txn_t *txn, const sfs_cred_t *cred, const char *path, uint32_t mask,
+                   uint32_t mode, uint32_t uid, uint32_t gid, uint64_t atime_ns, uint64_t mtime_ns,
                    uint64_t now_ns, sfs_attr_t *attr);
 int sfs_ns_statfs(sfs_meta_txn_t *txn, sfs_meta_statfs_t *stats);
 

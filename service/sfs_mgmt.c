@@ -353,7 +353,26 @@ static void sfs_mgmt_handle_get_map(sfs_mgmt_t *mgmt, sfs_tp_request_t *req)
 
 void sfs_mgmt_handle(sfs_mgmt_t *mgmt, sfs_tp_request_t *req)
 {
-    switch (sfs_tp_request_opcode(req)) {
+    sfs_tp_session_t *who  = sfs_tp_request_session(req);
+    const sfs_cred_t *cred = sfs_tp_session_cred(who);
+    uint32_t          op   = sfs_tp_request_opcode(req);
+
+    /* only server ranks (which proved the servers' secret) join and report;
+     * only administrators stop the service */
+    if (((op == SFS_OP_REGISTER || op == SFS_OP_HEARTBEAT) && !(cred->flags & SFS_CRED_SERVER)) ||
+        (op == SFS_OP_SHUTDOWN && !sfs_cred_admin(cred))) {
+        sfs_warn("refused %s from uid %u on %s pid %u (%s): %s", sfs_op_name(op), cred->uid,
+                 sfs_tp_session_peer_host(who), sfs_tp_session_peer_pid(who),
+                 sfs_tp_session_peer_program(who),
+                 op == SFS_OP_SHUTDOWN ? "not an administrator" : "not a server");
+        sfs_tp_request_reply_error(req, -EPERM, "%s",
+                                   op == SFS_OP_SHUTDOWN
+                                       ? "only an administrator (root on a trusted host, or the "
+                                         "admin group) may stop the service"
+                                       : "only server ranks may do that");
+        return;
+    }
+    switch (op) {
     case SFS_OP_REGISTER:
         sfs_mgmt_handle_register(mgmt, req);
         break;
@@ -366,8 +385,8 @@ void sfs_mgmt_handle(sfs_mgmt_t *mgmt, sfs_tp_request_t *req)
     case SFS_OP_SHUTDOWN: {
         sfs_tp_session_t *session = sfs_tp_request_session(req);
 
-        sfs_info("shutdown requested by %s pid %u (%s)", sfs_tp_session_peer_host(session),
-                 sfs_tp_session_peer_pid(session), sfs_tp_session_peer_program(session));
+        sfs_info("shutdown requested by %s pid %u (%s, uid %u)", sfs_tp_session_peer_host(session),
+                 sfs_tp_session_peer_pid(session), sfs_tp_session_peer_program(session), cred->uid);
         mgmt->shutdown_requested = 1;
         sfs_tp_request_reply(req, 0, NULL, 0, NULL, 0, NULL, NULL);
         break;

@@ -11,6 +11,7 @@
  * rank is up. Everything else goes over UCX.
  */
 #define SFS_LOG_FAC "server"
+#include "sfs_munged.h"
 #include "sfs_service.h"
 
 #include "sfs_alloc.h"
@@ -238,7 +239,9 @@ static int sfs_server_config_text(const sfs_server_args_t *args, int size, char 
         snprintf(name, name_size, "%s", args->config_path);
         return sfs_server_read_file(args->config_path, text_p, length_p);
     }
-    if (mkdir(args->state_dir, 0700) != 0 && errno != EEXIST) {
+    /* users reach the config and the munge socket in it; the targets, the
+     * metadata and the keys inside stay the service's own */
+    if (mkdir(args->state_dir, 0755) != 0 && errno != EEXIST) {
         return sfs_error_set(-errno, "cannot create state dir %s: %m", args->state_dir);
     }
     snprintf(path, sizeof(path), "%s/stripefs.yaml", args->state_dir);
@@ -505,7 +508,8 @@ int main(int argc, char **argv)
     const char      **host_of = NULL;
     char              name[PATH_MAX];
     char              host[SFS_HOST_MAX];
-    long long         length = 0;
+    long long         length     = 0;
+    pid_t             munged_pid = 0;
     int               rank, size, provided, rc, exit_code = 1, lost_rank = 0;
 
     MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
@@ -555,6 +559,21 @@ int main(int argc, char **argv)
         goto out_finalize;
     }
     snprintf(config->path, sizeof(config->path), "%s", name);
+    /* a munged of the service's own (one host): before any rank needs it */
+    if (config->munge && config->munged_key[0] && args.rejoin_rank < 0) {
+        int started = 0;
+
+        if (rank == 0) {
+            started = sfs_munged_start(config, &munged_pid) == 0 ? 1 : -1;
+            if (started < 0) {
+                fprintf(stderr, "stripefs-server: %s\n", sfs_error_detail());
+            }
+        }
+        MPI_Bcast(&started, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        if (started < 0) {
+            goto out_finalize;
+        }
+    }
     if (args.one_host) {
         config->hosts[0].ranks = (uint32_t)size; /* one host: as many ranks as started */
     }
@@ -659,6 +678,7 @@ out_finalize:
     free(text);
     free(hosts);
     free(host_of);
+    sfs_munged_stop(munged_pid);
     if (lost_rank) {
         fflush(NULL);
         _exit(exit_code);

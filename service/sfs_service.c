@@ -6,6 +6,8 @@
 #include "sfs_service.h"
 
 #include "sfs_alloc.h"
+#include "sfs_cap.h"
+#include "sfs_identity.h"
 #include "sfs_errno.h"
 #include "sfs_log.h"
 #include "sfs_time.h"
@@ -17,6 +19,7 @@
 #define SFS_SERVICE_MAX_TARGETS_PER_RANK SFS_REGISTER_MAX_TARGETS
 
 static void sfs_service_reply_net_info(sfs_service_t *service, sfs_tp_request_t *req);
+static int  sfs_service_identity(void *arg, const sfs_tp_proof_t *proof, sfs_cred_t *cred);
 
 static void sfs_service_dispatch(sfs_tp_request_t *req, void *arg)
 {
@@ -51,7 +54,13 @@ static void sfs_service_dispatch(sfs_tp_request_t *req, void *arg)
             sfs_service_reply_net_info(service, req);
             return;
         case SFS_OP_STOP: {
-            int rc = sfs_service_flush(service);
+            int rc;
+
+            if (!(sfs_tp_session_cred(sfs_tp_request_session(req))->flags & SFS_CRED_SERVER)) {
+                sfs_tp_request_reply_error(req, -EPERM, "STOP: only management may stop a rank");
+                return;
+            }
+            rc = sfs_service_flush(service);
 
             sfs_info("stop requested by management%s", rc ? " (flush reported errors)" : "");
             if (rc) {
@@ -172,6 +181,13 @@ int sfs_service_create(const sfs_config_t *config, const sfs_role_plan_t *plan, 
     if (rc) {
         goto err_free;
     }
+    sfs_cap_key(&service->key, &service->cap_key);
+    if (config->munge) {
+        rc = sfs_identity_create(config, service->host, &service->identity);
+        if (rc) {
+            goto err_free;
+        }
+    }
     memset(&params, 0, sizeof(params));
     params.field_mask =
         SFS_TP_WORKER_PARAM_NODE_ID | SFS_TP_WORKER_PARAM_PEER_KIND | SFS_TP_WORKER_PARAM_HOST |
@@ -187,6 +203,11 @@ int sfs_service_create(const sfs_config_t *config, const sfs_role_plan_t *plan, 
     params.max_payload      = config->max_message_size;
     params.rpc_timeout_ms   = config->rpc_timeout_ms;
     params.max_request_rate = config->max_request_rate;
+    if (config->munge) {
+        params.field_mask |= SFS_TP_WORKER_PARAM_MUNGE | SFS_TP_WORKER_PARAM_IDENTITY;
+        params.munge_socket = config->munge_socket;
+        params.on_identity  = sfs_service_identity;
+    }
     if (service->roles & SFS_ROLE_MGMT) {
         params.field_mask |= SFS_TP_WORKER_PARAM_BOOTSTRAP_PORT;
         params.bootstrap_port = config->mgmt_port;
@@ -220,8 +241,17 @@ err_destroy:
     sfs_service_destroy(service);
     return rc;
 err_free:
+    sfs_identity_destroy(service->identity);
     free(service);
     return rc;
+}
+
+/* MUNGE sessions: the identity policy decides who the proven uid is here. */
+static int sfs_service_identity(void *arg, const sfs_tp_proof_t *proof, sfs_cred_t *cred)
+{
+    sfs_service_t *service = arg;
+
+    return sfs_identity_resolve(service->identity, proof, cred);
 }
 
 static size_t sfs_service_pack_targets(sfs_service_t *service, sfs_wbuf_t *wb)
@@ -445,5 +475,6 @@ void sfs_service_destroy(sfs_service_t *service)
     service->mgmt = NULL;
     sfs_cluster_destroy(service->cluster);
     sfs_tp_worker_destroy(service->worker);
+    sfs_identity_destroy(service->identity);
     free(service);
 }

@@ -24,6 +24,8 @@ typedef struct sfs_service {
     uint32_t               roles;
     char                   host[SFS_HOST_MAX];
     sfs_auth_key_t         key;
+    sfs_auth_key_t         cap_key;  /* seals capabilities (sfs_cap.h) */
+    struct sfs_identity   *identity; /* munge mode: who a MUNGE uid is here */
     sfs_tp_worker_t       *worker;
     sfs_cluster_t         *cluster; /* this rank's connections to the others */
     sfs_mgmt_t            *mgmt;

@@ -6,9 +6,11 @@
 #include "sfs_service.h"
 
 #include "sfs_alloc.h"
+#include "sfs_cap.h"
 #include "sfs_chunk_store.h"
 #include "sfs_errno.h"
 #include "sfs_log.h"
+#include "sfs_time.h"
 #include "sfs_workq.h"
 
 #include <inttypes.h>
@@ -26,6 +28,7 @@ struct sfs_storage {
     sfs_workq_t         *workq;
     uint64_t             in_flight;
     int                  hand_over_files; /* CHUNK_OPEN allowed (STRIPEFS_LOCAL_READ is not 0) */
+    uint64_t             refusals;        /* requests refused for want of a capability */
 };
 
 typedef struct sfs_storage_op {
@@ -397,6 +400,53 @@ static int sfs_storage_unpack_unlink(sfs_rbuf_t *rb, sfs_chunk_req_t *chunk)
     return rb->error ? -EBADMSG : 0;
 }
 
+/* I/O needs a capability from the metadata server's open (sfs_cap.h);
+ * removing and listing chunk files is for servers and administrators. */
+static int sfs_storage_authorize(sfs_storage_t *storage, sfs_tp_request_t *req, uint32_t opcode,
+                                 const sfs_chunk_req_t *chunk)
+{
+    sfs_tp_session_t *session = sfs_tp_request_session(req);
+    const sfs_cred_t *cred    = sfs_tp_session_cred(session);
+    uint32_t          access;
+    int               rc;
+
+    if (cred->flags & SFS_CRED_SERVER) {
+        return 0;
+    }
+    switch (opcode) {
+    case SFS_OP_READ:
+    case SFS_OP_CHUNK_OPEN:
+        access = SFS_CAP_READ;
+        break;
+    case SFS_OP_WRITE:
+    case SFS_OP_TRUNCATE:
+        access = SFS_CAP_WRITE;
+        break;
+    case SFS_OP_CHUNK_STAT:
+    case SFS_OP_FSYNC:
+        access = 0;
+        break;
+    default:
+        if (sfs_cred_admin(cred)) {
+            return 0;
+        }
+        rc = sfs_error_set(-EPERM, "%s is for servers and administrators", sfs_op_name(opcode));
+        goto refused;
+    }
+    rc = sfs_cap_check(&storage->service->cap_key, &chunk->cap, chunk->entry_id, access, cred->uid,
+                       sfs_wall_ns() / 1000000000u);
+    if (rc == 0) {
+        return 0;
+    }
+refused:
+    if (storage->refusals++ < 20) {
+        sfs_warn("refused %s on target %u from uid %u (%s pid %u): %s", sfs_op_name(opcode),
+                 chunk->target_id, cred->uid, sfs_tp_session_peer_host(session),
+                 sfs_tp_session_peer_pid(session), sfs_error_detail());
+    }
+    return rc;
+}
+
 void sfs_storage_handle(sfs_storage_t *storage, sfs_tp_request_t *req)
 {
     uint32_t          opcode = sfs_tp_request_opcode(req);
@@ -406,6 +456,7 @@ void sfs_storage_handle(sfs_storage_t *storage, sfs_tp_request_t *req)
     void             *payload;
     sfs_rbuf_t        rb;
     uint64_t          bytes;
+    int               rc;
 
     if (!SFS_ALLOC_PTR(op)) {
         sfs_tp_request_reply_error(req, -ENOMEM, "out of memory");
@@ -424,6 +475,11 @@ void sfs_storage_handle(sfs_storage_t *storage, sfs_tp_request_t *req)
     }
     if (rb.error || sfs_rbuf_remaining(&rb) != 0) {
         sfs_tp_request_reply_error(req, -EBADMSG, "malformed %s request", sfs_op_name(opcode));
+        goto err;
+    }
+    rc = sfs_storage_authorize(storage, req, opcode, &op->chunk);
+    if (rc) {
+        sfs_tp_request_reply_error(req, rc, "%s", sfs_error_detail());
         goto err;
     }
     op->target = sfs_storage_find(storage, op->chunk.target_id);

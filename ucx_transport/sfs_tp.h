@@ -22,6 +22,7 @@
 #define SFS_TP_H
 
 #include "sfs_auth.h"
+#include "sfs_cred.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -47,6 +48,23 @@ typedef void (*sfs_tp_session_end_cb_t)(sfs_tp_session_t *session, void *arg);
 
 typedef void (*sfs_tp_post_cb_t)(void *arg);
 
+/* What a peer proved in the handshake (serving side). */
+typedef struct sfs_tp_proof {
+    uint32_t    method;      /* SFS_AUTH_METHOD_* */
+    uint32_t    uid;         /* MUNGE: as munged vouched for them */
+    uint32_t    gid;
+    uint32_t    origin_ipv4; /* MUNGE: the encoding host's address (network order) */
+    const char *peer_host;   /* what the peer says (for messages only) */
+    uint32_t    peer_pid;
+    const char *peer_program;
+} sfs_tp_proof_t;
+
+/* Serving side: turn a MUNGE proof into the session's credentials (root
+ * squash, supplementary groups, admin rights), or refuse it with a negative
+ * errno and sfs_error_set(). Called on the progress thread. Sessions that
+ * proved the servers' secret get SFS_CRED_SERVER without asking. */
+typedef int (*sfs_tp_identity_cb_t)(void *arg, const sfs_tp_proof_t *proof, sfs_cred_t *cred);
+
 enum {
     SFS_TP_WORKER_PARAM_NODE_ID        = 1u << 0,
     SFS_TP_WORKER_PARAM_PEER_KIND      = 1u << 1,
@@ -60,6 +78,9 @@ enum {
     SFS_TP_WORKER_PARAM_SESSION_END    = 1u << 9,
     SFS_TP_WORKER_PARAM_NAME           = 1u << 10,
     SFS_TP_WORKER_PARAM_MAX_RATE       = 1u << 11,
+    SFS_TP_WORKER_PARAM_MUNGE          = 1u << 12,
+    SFS_TP_WORKER_PARAM_IDENTITY       = 1u << 13,
+    SFS_TP_WORKER_PARAM_UCX_TLS        = 1u << 14,
 };
 
 typedef struct sfs_tp_worker_params {
@@ -68,7 +89,7 @@ typedef struct sfs_tp_worker_params {
     uint32_t                 peer_kind;  /* SFS_PEER_*, default SFS_PEER_CLIENT */
     const char              *host;       /* default: gethostname() */
     const char              *name;       /* program name shown to peers */
-    const sfs_auth_key_t    *key;        /* cluster key: required */
+    const sfs_auth_key_t    *key;        /* cluster key: required, but for MUNGE clients */
     sfs_tp_request_handler_t on_request; /* servers only */
     void                    *handler_arg;
     sfs_tp_session_end_cb_t  on_session_end;
@@ -77,6 +98,18 @@ typedef struct sfs_tp_worker_params {
     uint32_t                 spin_us;          /* busy-poll before sleeping, default 50 */
     uint16_t                 bootstrap_port;   /* serve the worker address on this TCP port */
     uint32_t                 max_request_rate; /* per session per second; 0 = none */
+    /* MUNGE: the requesting side proves its uid with MUNGE instead of the
+     * secret (no key needed) and accepts only servers whose credential
+     * carries service_uid; the serving side decodes through the same socket */
+    const char *munge_socket;
+    uint32_t    service_uid;
+    int         munge_client;
+    /* serving side: accept MUNGE sessions, with credentials from this */
+    sfs_tp_identity_cb_t on_identity;
+    /* UCX transports for this worker's context when the user set no UCX_TLS
+     * (e.g. "^posix,sysv,cma" for a client that may not attach the servers'
+     * shared memory) */
+    const char *ucx_tls;
 } sfs_tp_worker_params_t;
 
 int sfs_tp_worker_create(const sfs_tp_worker_params_t *params, sfs_tp_worker_t **worker_p);
@@ -218,7 +251,10 @@ void sfs_tp_request_reply(sfs_tp_request_t *req, int status, const void *args, s
 void sfs_tp_request_reply_error(sfs_tp_request_t *req, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* The authenticated peer behind a session. */
+/* The authenticated peer behind a session: its proven credentials. */
+const sfs_cred_t *sfs_tp_session_cred(const sfs_tp_session_t *session);
+/* How it authenticated (SFS_AUTH_METHOD_*). */
+uint32_t sfs_tp_session_method(const sfs_tp_session_t *session);
 uint32_t    sfs_tp_session_peer_kind(const sfs_tp_session_t *session);
 uint64_t    sfs_tp_session_peer_uuid(const sfs_tp_session_t *session);
 uint32_t    sfs_tp_session_peer_pid(const sfs_tp_session_t *session);

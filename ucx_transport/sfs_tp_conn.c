@@ -8,8 +8,12 @@
 #include "sfs_alloc.h"
 #include "sfs_errno.h"
 #include "sfs_log.h"
+#include "sfs_munge.h"
+
+#include <sodium.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -69,22 +73,72 @@ static void sfs_tp_conn_err_cb(void *arg, ucp_ep_h ep, ucs_status_t status)
     sfs_tp_conn_fail(conn, -ECONNRESET, why);
 }
 
+/* MUNGE: check the server's credential (it runs as the service's uid and
+ * made it for this handshake), derive the session key, and make ours. */
+static int sfs_tp_conn_munge(sfs_tp_conn_t *conn, const sfs_hello_req_t *hello,
+                             const sfs_auth_kx_t *kx, const sfs_hello_reply_t *reply,
+                             sfs_auth_req_t *auth)
+{
+    sfs_tp_worker_t *worker = conn->worker;
+    sfs_munge_info_t info;
+    uint8_t          bound[32];
+    char            *cred = NULL;
+    int              rc;
+
+    sfs_auth_transcript("server", hello->nonce, reply->nonce, reply->session_id, kx->public_key,
+                        reply->kx_public, bound);
+    rc = sfs_munge_decode(worker->munge_socket, reply->credential, bound, sizeof(bound), &info);
+    if (rc) {
+        return sfs_error_set(rc, "%s did not prove it is a stripefs server: %s", conn->name,
+                             sfs_error_detail());
+    }
+    if (info.uid != worker->service_uid) {
+        return sfs_error_set(-EACCES,
+                             "%s runs as uid %u, not as the service's uid %u (security.service_uid "
+                             "in the config): refusing to talk to it",
+                             conn->name, info.uid, worker->service_uid);
+    }
+    rc = sfs_auth_kx_client_key(kx, reply->kx_public, &conn->session_key);
+    if (rc) {
+        return sfs_error_set(rc, "%s: %s", conn->name, sfs_error_detail());
+    }
+    sfs_auth_transcript("client", hello->nonce, reply->nonce, reply->session_id, kx->public_key,
+                        reply->kx_public, bound);
+    rc = sfs_munge_encode(worker->munge_socket, bound, sizeof(bound), &cred);
+    if (rc) {
+        return rc;
+    }
+    if (strlen(cred) >= sizeof(auth->credential)) {
+        free(cred);
+        return sfs_error_set(-EOVERFLOW, "MUNGE credential too long");
+    }
+    memset(auth->proof, 0, sizeof(auth->proof));
+    snprintf(auth->credential, sizeof(auth->credential), "%s", cred);
+    free(cred);
+    return 0;
+}
+
 static int sfs_tp_conn_hello(sfs_tp_conn_t *conn, uint32_t timeout_ms)
 {
     sfs_tp_worker_t    *worker = conn->worker;
     sfs_hello_req_t     hello;
-    sfs_hello_reply_t   reply;
-    sfs_auth_req_t      auth;
+    sfs_hello_reply_t  *reply = NULL;
+    sfs_auth_req_t     *auth  = NULL;
+    sfs_auth_kx_t       kx;
     uint8_t             args[SFS_PROTO_ARGS_MAX];
     uint8_t             expected[SFS_PROOF_SIZE];
     sfs_wbuf_t          wb;
     sfs_rbuf_t          rb;
     sfs_tp_rpc_params_t params;
-    sfs_tp_rpc_t       *rpc;
+    sfs_tp_rpc_t       *rpc = NULL;
     const void         *reply_args;
     size_t              reply_length;
-    int                 server_ok, rc;
+    int                 server_ok = 1, rc;
 
+    if (!SFS_ALLOC_PTR(reply) || !SFS_ALLOC_PTR(auth)) {
+        rc = -ENOMEM;
+        goto out;
+    }
     memset(&hello, 0, sizeof(hello));
     hello.peer_kind = worker->peer_kind;
     hello.peer_uuid = worker->uuid;
@@ -94,10 +148,16 @@ static int sfs_tp_conn_hello(sfs_tp_conn_t *conn, uint32_t timeout_ms)
     sfs_auth_random(hello.nonce, sizeof(hello.nonce));
     hello.address        = worker->address;
     hello.address_length = worker->address_length;
+    hello.method         = worker->munge_client ? SFS_AUTH_METHOD_MUNGE : SFS_AUTH_METHOD_SECRET;
+    if (worker->munge_client) {
+        sfs_auth_kx_keypair(&kx);
+        memcpy(hello.kx_public, kx.public_key, SFS_KX_PUBLIC_SIZE);
+    }
     sfs_wbuf_init(&wb, args, sizeof(args));
     sfs_proto_hello_req_pack(&wb, &hello);
     if (wb.error) {
-        return sfs_error_set(wb.error, "%s: HELLO does not fit", conn->name);
+        rc = sfs_error_set(wb.error, "%s: HELLO does not fit", conn->name);
+        goto out;
     }
 
     memset(&params, 0, sizeof(params));
@@ -111,26 +171,36 @@ static int sfs_tp_conn_hello(sfs_tp_conn_t *conn, uint32_t timeout_ms)
     }
     reply_args = sfs_tp_rpc_reply_args(rpc, &reply_length);
     sfs_rbuf_init(&rb, reply_args, reply_length);
-    sfs_proto_hello_reply_unpack(&rb, &reply);
-    if (rb.error || reply.session_id == 0) {
+    sfs_proto_hello_reply_unpack(&rb, reply);
+    if (rb.error || reply->session_id == 0) {
         rc = sfs_error_set(-EPROTO, "%s: malformed HELLO reply", conn->name);
         goto out;
     }
     sfs_tp_rpc_release(rpc);
-    rpc = NULL;
+    rpc               = NULL;
+    conn->session_id  = reply->session_id;
+    conn->server_node = reply->server_node;
 
-    sfs_auth_server_proof(&worker->key, hello.nonce, reply.nonce, reply.session_id, expected);
-    server_ok         = sfs_auth_proof_check(expected, reply.proof) == 0;
-    conn->session_id  = reply.session_id;
-    conn->server_node = reply.server_node;
-    sfs_auth_session_key(&worker->key, hello.nonce, reply.nonce, reply.session_id,
-                         &conn->session_key);
-
-    /* Answer even when the server's proof is wrong: the server then logs the
-     * failed attempt at once instead of when the pending session expires. */
-    sfs_auth_client_proof(&worker->key, hello.nonce, reply.nonce, reply.session_id, auth.proof);
+    if (worker->munge_client) {
+        rc = sfs_tp_conn_munge(conn, &hello, &kx, reply, auth);
+        sodium_memzero(&kx, sizeof(kx));
+        if (rc) {
+            goto out;
+        }
+    } else {
+        sfs_auth_server_proof(&worker->key, hello.nonce, reply->nonce, reply->session_id,
+                              expected);
+        server_ok = sfs_auth_proof_check(expected, reply->proof) == 0;
+        sfs_auth_session_key(&worker->key, hello.nonce, reply->nonce, reply->session_id,
+                             &conn->session_key);
+        /* Answer even when the server's proof is wrong: the server then logs
+         * the failed attempt at once instead of when the pending session
+         * expires. */
+        sfs_auth_client_proof(&worker->key, hello.nonce, reply->nonce, reply->session_id,
+                              auth->proof);
+    }
     sfs_wbuf_init(&wb, args, sizeof(args));
-    sfs_proto_auth_req_pack(&wb, &auth);
+    sfs_proto_auth_req_pack(&wb, auth);
     params.opcode      = SFS_OP_AUTH;
     params.args        = args;
     params.args_length = wb.length;
@@ -142,7 +212,7 @@ static int sfs_tp_conn_hello(sfs_tp_conn_t *conn, uint32_t timeout_ms)
                            conn->name);
         goto out;
     }
-    if (rc == -EACCES) {
+    if (rc == -EACCES && !worker->munge_client) {
         rc = sfs_error_set(-EACCES,
                            "%s refused authentication: this process's connauth secret does not "
                            "match the cluster's",
@@ -163,6 +233,8 @@ static int sfs_tp_conn_hello(sfs_tp_conn_t *conn, uint32_t timeout_ms)
     }
 out:
     sfs_tp_rpc_release(rpc);
+    free(reply);
+    free(auth);
     return rc;
 }
 

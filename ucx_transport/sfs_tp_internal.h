@@ -11,6 +11,7 @@
 #include "sfs_list.h"
 #include "sfs_proto.h"
 
+#include <limits.h>
 #include <pthread.h>
 #include <sys/uio.h>
 #include <sys/un.h>
@@ -40,6 +41,11 @@ struct sfs_tp_worker {
     char                     host[SFS_HOST_MAX];
     char                     name[SFS_NAME_MAX + 1];
     sfs_auth_key_t           key;
+    int                      has_key;
+    int                      munge_client; /* connections prove our uid with MUNGE */
+    char                     munge_socket[PATH_MAX];
+    uint32_t                 service_uid;
+    sfs_tp_identity_cb_t     on_identity; /* NULL: MUNGE sessions are refused */
     sfs_tp_request_handler_t on_request;
     void                    *handler_arg;
     sfs_tp_session_end_cb_t  on_session_end;
@@ -162,6 +168,10 @@ struct sfs_tp_session {
     sfs_auth_key_t   session_key;
     uint8_t          client_nonce[SFS_NONCE_SIZE];
     uint8_t          server_nonce[SFS_NONCE_SIZE];
+    uint32_t         method; /* SFS_AUTH_METHOD_* */
+    uint8_t          client_public[SFS_KX_PUBLIC_SIZE];
+    uint8_t          server_public[SFS_KX_PUBLIC_SIZE];
+    sfs_cred_t       cred; /* set when authenticated */
     uint32_t         peer_kind;
     uint64_t         peer_uuid;
     uint32_t         peer_pid;

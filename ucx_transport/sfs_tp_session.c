@@ -9,8 +9,12 @@
 #include "sfs_alloc.h"
 #include "sfs_errno.h"
 #include "sfs_log.h"
+#include "sfs_munge.h"
+
+#include <sodium.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define SFS_TP_HANDSHAKE_TIMEOUT_MS 15000
@@ -207,17 +211,85 @@ static void sfs_tp_error_args(int status, const char *text, uint8_t *buf, size_t
     *length_p = wb.error ? 0 : wb.length;
 }
 
+/* MUNGE: refuse when this service does not take them; else a key exchange
+ * and our credential, bound to this handshake. */
+static int sfs_tp_session_munge_hello(sfs_tp_session_t *session,
+                                      const uint8_t client_public[SFS_KX_PUBLIC_SIZE],
+                                      sfs_hello_reply_t *reply)
+{
+    sfs_tp_worker_t *worker = session->worker;
+    sfs_auth_kx_t    kx;
+    uint8_t          bound[32];
+    char            *cred = NULL;
+    int              rc;
+
+    if (!worker->on_identity) {
+        return sfs_error_set(-EPROTONOSUPPORT,
+                             "this server takes no MUNGE credentials (the service runs in the "
+                             "shared-secret mode: clients need the connauth file)");
+    }
+    sfs_auth_kx_keypair(&kx);
+    memcpy(session->client_public, client_public, SFS_KX_PUBLIC_SIZE);
+    memcpy(session->server_public, kx.public_key, SFS_KX_PUBLIC_SIZE);
+    memcpy(reply->kx_public, kx.public_key, SFS_KX_PUBLIC_SIZE);
+    rc = sfs_auth_kx_server_key(&kx, client_public, &session->session_key);
+    sodium_memzero(&kx, sizeof(kx));
+    if (rc) {
+        return rc;
+    }
+    sfs_auth_transcript("server", session->client_nonce, session->server_nonce, session->id,
+                        session->client_public, session->server_public, bound);
+    rc = sfs_munge_encode(worker->munge_socket, bound, sizeof(bound), &cred);
+    if (rc) {
+        return rc;
+    }
+    snprintf(reply->credential, sizeof(reply->credential), "%s", cred);
+    rc = strlen(cred) < sizeof(reply->credential) ? 0 : -EOVERFLOW;
+    free(cred);
+    return rc ? sfs_error_set(rc, "MUNGE credential too long") : 0;
+}
+
+/* MUNGE: the client's credential, made for this handshake, and who that
+ * makes it (the service's policy). */
+static int sfs_tp_session_munge_auth(sfs_tp_session_t *session, const sfs_auth_req_t *auth)
+{
+    sfs_tp_worker_t *worker = session->worker;
+    sfs_munge_info_t info;
+    sfs_tp_proof_t   proof;
+    uint8_t          bound[32];
+    int              rc;
+
+    sfs_auth_transcript("client", session->client_nonce, session->server_nonce, session->id,
+                        session->client_public, session->server_public, bound);
+    rc = sfs_munge_decode(worker->munge_socket, auth->credential, bound, sizeof(bound), &info);
+    if (rc) {
+        return rc;
+    }
+    memset(&proof, 0, sizeof(proof));
+    proof.method       = SFS_AUTH_METHOD_MUNGE;
+    proof.uid          = info.uid;
+    proof.gid          = info.gid;
+    proof.origin_ipv4  = info.origin_ipv4;
+    proof.peer_host    = session->peer_host;
+    proof.peer_pid     = session->peer_pid;
+    proof.peer_program = session->peer_program;
+    memset(&session->cred, 0, sizeof(session->cred));
+    return worker->on_identity(worker->handler_arg, &proof, &session->cred);
+}
+
 void sfs_tp_session_handle_hello(sfs_tp_worker_t *worker, const sfs_proto_hdr_t *hdr,
                                  const void *args, size_t args_length)
 {
-    sfs_hello_req_t   hello;
-    sfs_hello_reply_t reply;
-    sfs_tp_session_t *session;
-    ucp_ep_params_t   ep_params;
-    uint8_t           out[512];
-    sfs_wbuf_t        wb;
-    sfs_rbuf_t        rb;
-    ucs_status_t      status;
+    sfs_hello_req_t    hello;
+    sfs_hello_reply_t *reply;
+    sfs_tp_session_t  *session;
+    ucp_ep_params_t    ep_params;
+    uint8_t            out[SFS_CRED_TEXT_MAX + 1024];
+    size_t             out_length;
+    sfs_wbuf_t         wb;
+    sfs_rbuf_t         rb;
+    ucs_status_t       status;
+    int                rc;
 
     sfs_rbuf_init(&rb, args, args_length);
     sfs_proto_hello_req_unpack(&rb, &hello);
@@ -264,17 +336,40 @@ void sfs_tp_session_handle_hello(sfs_tp_worker_t *worker, const sfs_proto_hdr_t 
     sfs_list_add_tail(&worker->session_list, &session->list);
     worker->pending_sessions++;
 
-    memset(&reply, 0, sizeof(reply));
-    reply.session_id  = session->id;
-    reply.server_node = worker->node_id;
-    snprintf(reply.server_host, sizeof(reply.server_host), "%s", worker->host);
-    memcpy(reply.nonce, session->server_nonce, SFS_NONCE_SIZE);
-    sfs_auth_server_proof(&worker->key, session->client_nonce, session->server_nonce, session->id,
-                          reply.proof);
-    sfs_auth_session_key(&worker->key, session->client_nonce, session->server_nonce, session->id,
-                         &session->session_key);
+    if (!SFS_ALLOC_PTR(reply)) {
+        sfs_tp_session_close(session, "out of memory");
+        return;
+    }
+    session->method = hello.method;
+    reply->session_id  = session->id;
+    reply->server_node = worker->node_id;
+    snprintf(reply->server_host, sizeof(reply->server_host), "%s", worker->host);
+    memcpy(reply->nonce, session->server_nonce, SFS_NONCE_SIZE);
+    if (hello.method == SFS_AUTH_METHOD_MUNGE) {
+        rc = sfs_tp_session_munge_hello(session, hello.kx_public, reply);
+        if (rc) {
+            sfs_warn("authentication refused: %s pid %u (%s): %s", session->peer_host,
+                     session->peer_pid, session->peer_program, sfs_error_detail());
+            sfs_tp_error_args(rc, sfs_error_detail(), out, sizeof(out), &out_length);
+            sfs_tp_session_reply_small(session, hdr, rc, out, out_length, NULL);
+            sfs_tp_session_close(session, "authentication refused");
+            free(reply);
+            return;
+        }
+    } else {
+        if (!worker->has_key) {
+            free(reply);
+            sfs_tp_session_close(session, "no secret to authenticate with");
+            return;
+        }
+        sfs_auth_server_proof(&worker->key, session->client_nonce, session->server_nonce,
+                              session->id, reply->proof);
+        sfs_auth_session_key(&worker->key, session->client_nonce, session->server_nonce,
+                             session->id, &session->session_key);
+    }
     sfs_wbuf_init(&wb, out, sizeof(out));
-    sfs_proto_hello_reply_pack(&wb, &reply);
+    sfs_proto_hello_reply_pack(&wb, reply);
+    free(reply);
     sfs_tp_session_reply_small(session, hdr, 0, out, wb.length, NULL);
 }
 
@@ -282,42 +377,83 @@ void sfs_tp_session_handle_auth(sfs_tp_worker_t *worker, const sfs_proto_hdr_t *
                                 const uint8_t *packed_hdr, const void *args, size_t args_length)
 {
     sfs_tp_session_t *session = sfs_tp_session_find(worker, hdr->session_id);
-    sfs_auth_req_t    auth;
+    sfs_auth_req_t   *auth;
     uint8_t           expected[SFS_PROOF_SIZE];
-    uint8_t           out[256];
+    uint8_t           out[SFS_ERROR_DETAIL_MAX + 128];
+    char              why[SFS_ERROR_DETAIL_MAX + 64];
     size_t            out_length;
     sfs_wbuf_t        wb;
     sfs_rbuf_t        rb;
+    int               rc = 0;
 
     if (!session || session->authenticated) {
         sfs_tp_note_dropped(worker, "AUTH for an unknown or finished handshake (replay?)");
         return;
     }
+    if (!SFS_ALLOC_PTR(auth)) {
+        return;
+    }
     sfs_rbuf_init(&rb, args, args_length);
-    sfs_proto_auth_req_unpack(&rb, &auth);
-    sfs_auth_client_proof(&worker->key, session->client_nonce, session->server_nonce, session->id,
-                          expected);
+    sfs_proto_auth_req_unpack(&rb, auth);
     if (rb.error || sfs_rbuf_remaining(&rb) != 0 ||
-        sfs_auth_proof_check(expected, auth.proof) != 0 ||
         sfs_auth_mac_check(&session->session_key, packed_hdr, args, args_length) != 0) {
-        sfs_warn("authentication refused: %s pid %u (%s) does not hold this cluster's connauth "
-                 "secret",
-                 session->peer_host, session->peer_pid, session->peer_program);
-        sfs_tp_error_args(-EACCES, "authentication refused: wrong connauth secret", out,
-                          sizeof(out), &out_length);
-        sfs_tp_session_reply_small(session, hdr, -EACCES, out, out_length, NULL);
+        rc = -EACCES;
+        snprintf(why, sizeof(why), "%s",
+                 session->method == SFS_AUTH_METHOD_MUNGE
+                     ? "malformed or forged AUTH"
+                     : "does not hold this cluster's connauth secret");
+    } else if (session->method == SFS_AUTH_METHOD_MUNGE) {
+        sfs_error_clear();
+        rc = sfs_tp_session_munge_auth(session, auth);
+        if (rc) {
+            snprintf(why, sizeof(why), "%s", sfs_error_detail());
+        }
+    } else {
+        sfs_auth_client_proof(&worker->key, session->client_nonce, session->server_nonce,
+                              session->id, expected);
+        if (sfs_auth_proof_check(expected, auth->proof) != 0) {
+            rc = -EACCES;
+            snprintf(why, sizeof(why), "does not hold this cluster's connauth secret");
+        } else {
+            memset(&session->cred, 0, sizeof(session->cred));
+            session->cred.flags = SFS_CRED_SERVER;
+        }
+    }
+    free(auth);
+    if (rc) {
+        sfs_warn("authentication refused: %s pid %u (%s) %s", session->peer_host,
+                 session->peer_pid, session->peer_program, why);
+        {
+            char text[sizeof(why) + 32];
+
+            snprintf(text, sizeof(text), "authentication refused: %s",
+                     session->method == SFS_AUTH_METHOD_MUNGE ? why : "wrong connauth secret");
+            sfs_tp_error_args(rc, text, out, sizeof(out), &out_length);
+        }
+        sfs_tp_session_reply_small(session, hdr, rc, out, out_length, NULL);
         sfs_tp_session_close(session, "authentication refused");
         return;
     }
     session->authenticated = 1;
     worker->pending_sessions--;
     sfs_tp_describe_transports(session->ep, session->transports, sizeof(session->transports));
-    sfs_debug("session %016lx: %s pid %u (%s) authenticated over %s", (unsigned long)session->id,
-              session->peer_host, session->peer_pid, session->peer_program, session->transports);
+    sfs_debug("session %016lx: %s pid %u (%s) authenticated over %s as %s%u", (unsigned long)session->id,
+              session->peer_host, session->peer_pid, session->peer_program, session->transports,
+              (session->cred.flags & SFS_CRED_SERVER) ? "server " : "uid ", session->cred.uid);
     /* the reply names our direct-copy socket (0: none), see sfs_tp_direct.c */
     sfs_wbuf_init(&wb, out, sizeof(out));
     sfs_wbuf_u64(&wb, sfs_tp_direct_id(worker));
     sfs_tp_session_reply_small(session, hdr, 0, out, wb.length, &session->session_key);
+}
+
+const sfs_cred_t *sfs_tp_session_cred(const sfs_tp_session_t *session)
+{
+    return &session->cred;
+}
+
+uint32_t sfs_tp_session_method(const sfs_tp_session_t *session)
+{
+    return session->method;
 }
 
 uint32_t sfs_tp_session_peer_kind(const sfs_tp_session_t *session)

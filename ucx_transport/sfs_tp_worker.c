@@ -9,6 +9,7 @@
 #include "sfs_alloc.h"
 #include "sfs_errno.h"
 #include "sfs_log.h"
+#include "sfs_munge.h"
 #include "sfs_time.h"
 
 #include <sched.h>
@@ -314,9 +315,13 @@ int sfs_tp_worker_create(const sfs_tp_worker_params_t *params, sfs_tp_worker_t *
     sfs_tp_worker_t       *worker;
     ucs_status_t           status;
     uint16_t               port;
-    int                    rc;
+    int                    rc, restricted;
 
-    if (!params || !(params->field_mask & SFS_TP_WORKER_PARAM_KEY) || !params->key) {
+    int munge_client = params && (params->field_mask & SFS_TP_WORKER_PARAM_MUNGE) &&
+                       params->munge_client;
+
+    if (!params || (!munge_client && (!(params->field_mask & SFS_TP_WORKER_PARAM_KEY) ||
+                                      !params->key))) {
         return sfs_error_set(-EINVAL, "transport: no cluster key given");
     }
     rc = sfs_auth_init();
@@ -327,7 +332,19 @@ int sfs_tp_worker_create(const sfs_tp_worker_params_t *params, sfs_tp_worker_t *
         return -ENOMEM;
     }
     sfs_tp_set_defaults(worker, params);
-    worker->key             = *params->key;
+    if ((params->field_mask & SFS_TP_WORKER_PARAM_KEY) && params->key) {
+        worker->key     = *params->key;
+        worker->has_key = 1;
+    }
+    if (params->field_mask & SFS_TP_WORKER_PARAM_MUNGE) {
+        worker->munge_client = munge_client;
+        worker->service_uid  = params->service_uid;
+        snprintf(worker->munge_socket, sizeof(worker->munge_socket), "%s",
+                 params->munge_socket ? params->munge_socket : SFS_MUNGE_SOCKET_DEFAULT);
+    }
+    if (params->field_mask & SFS_TP_WORKER_PARAM_IDENTITY) {
+        worker->on_identity = params->on_identity;
+    }
     worker->uuid            = sfs_auth_random_u64();
     worker->ucx_fd          = -1;
     worker->event_fd        = -1;
@@ -351,10 +368,12 @@ int sfs_tp_worker_create(const sfs_tp_worker_params_t *params, sfs_tp_worker_t *
      * asked to; without it UCX drops them for error-handling endpoints and
      * same-host traffic falls back to TCP. A user's own setting wins; with
      * UCX_TLS leaving them out, setting it would only earn a warning. */
-    if (sfs_tp_tls_may_use("posix")) {
+    restricted = (params->field_mask & SFS_TP_WORKER_PARAM_UCX_TLS) && params->ucx_tls &&
+                 !getenv("UCX_TLS");
+    if (!restricted && sfs_tp_tls_may_use("posix")) {
         setenv("UCX_POSIX_ERROR_HANDLING", "y", 0);
     }
-    if (sfs_tp_tls_may_use("sysv")) {
+    if (!restricted && sfs_tp_tls_may_use("sysv")) {
         setenv("UCX_SYSV_ERROR_HANDLING", "y", 0);
     }
     /* notice a dead peer in seconds rather than UCX's default 20 s */
@@ -363,6 +382,15 @@ int sfs_tp_worker_create(const sfs_tp_worker_params_t *params, sfs_tp_worker_t *
     if (status != UCS_OK) {
         rc = sfs_error_set(-EIO, "ucp_config_read failed: %s", ucs_status_string(status));
         goto err_free;
+    }
+    if (restricted) {
+        status = ucp_config_modify(config, "TLS", params->ucx_tls);
+        if (status != UCS_OK) {
+            ucp_config_release(config);
+            rc = sfs_error_set(-EINVAL, "UCX refused transports '%s': %s", params->ucx_tls,
+                               ucs_status_string(status));
+            goto err_free;
+        }
     }
     memset(&ucp_params, 0, sizeof(ucp_params));
     ucp_params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_NAME;

@@ -27,7 +27,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "cannot open %s: %s\n", argv[1], sfs_error_detail());
         return 1;
     }
-    rc = sfs_ns_lookup(txn, argv[3], &attr);
+    rc = sfs_ns_lookup(txn, &(sfs_cred_t){.flags = SFS_CRED_SERVER}, argv[3], 0, &attr);
     if (rc == 0 && strcmp(argv[2], "drop-inode") == 0) {
         rc = sfs_ns_test_drop_inode(txn, attr.entry_id);
     } else if (rc == 0 && strcmp(argv[2], "drop-name") == 0) {

@@ -1,0 +1,185 @@
+#define SFS_LOG_FAC "auth"
+#include "sfs_identity.h"
+
+#include "sfs_alloc.h"
+#include "sfs_errno.h"
+#include "sfs_log.h"
+#include "sfs_munge.h"
+
+#include <arpa/inet.h>
+#include <grp.h>
+#include <netdb.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#define SFS_IDENTITY_MAX_ADDRS 256
+
+struct sfs_identity {
+    uint32_t trusted[SFS_IDENTITY_MAX_ADDRS]; /* IPv4, network order */
+    uint32_t trusted_count;
+    int      has_admin_group;
+    uint32_t admin_gid;
+    uint64_t squashed; /* sessions squashed so far (logged at the first few) */
+};
+
+static void sfs_identity_trust(sfs_identity_t *identity, uint32_t addr)
+{
+    for (uint32_t i = 0; i < identity->trusted_count; i++) {
+        if (identity->trusted[i] == addr) {
+            return;
+        }
+    }
+    if (identity->trusted_count < SFS_IDENTITY_MAX_ADDRS) {
+        identity->trusted[identity->trusted_count++] = addr;
+    }
+}
+
+static void sfs_identity_trust_name(sfs_identity_t *identity, const char *name)
+{
+    struct addrinfo hints, *res = NULL, *ai;
+
+    memset(&hints, 0, sizeof(hints));
+    hints.ai_family = AF_INET;
+    if (getaddrinfo(name, NULL, &hints, &res) != 0) {
+        sfs_warn("trusted host %s: its address cannot be resolved; root there is squashed", name);
+        return;
+    }
+    for (ai = res; ai; ai = ai->ai_next) {
+        sfs_identity_trust(identity, ((struct sockaddr_in *)ai->ai_addr)->sin_addr.s_addr);
+    }
+    freeaddrinfo(res);
+}
+
+/* The origin address this host's munged puts into credentials. */
+static int sfs_identity_own_origin(const sfs_config_t *config, uint32_t *addr_p)
+{
+    sfs_munge_info_t info;
+    char            *cred = NULL;
+    int              rc   = sfs_munge_encode(config->munge_socket, "origin", 6, &cred);
+
+    if (rc == 0) {
+        rc = sfs_munge_decode(config->munge_socket, cred, "origin", 6, &info);
+    }
+    free(cred);
+    if (rc == 0) {
+        *addr_p = info.origin_ipv4;
+    }
+    return rc;
+}
+
+int sfs_identity_create(const sfs_config_t *config, const char *this_host,
+                        sfs_identity_t **identity_p)
+{
+    sfs_identity_t *identity;
+    int             rc;
+
+    if (!SFS_ALLOC_PTR(identity)) {
+        return -ENOMEM;
+    }
+    for (uint32_t i = 0; i < config->trusted_host_count; i++) {
+        const char              *name = config->trusted_hosts[i];
+        const sfs_config_host_t *host = sfs_config_find_host(config, name);
+
+        sfs_identity_trust_name(identity, name);
+        if (host && host->address[0]) {
+            sfs_identity_trust_name(identity, host->address);
+        }
+        if (sfs_config_host_matches(name, this_host)) {
+            uint32_t origin;
+
+            rc = sfs_identity_own_origin(config, &origin);
+            if (rc) {
+                free(identity);
+                return sfs_error_set(rc, "cannot reach munged at %s: %s", config->munge_socket,
+                                     sfs_error_detail());
+            }
+            sfs_identity_trust(identity, origin);
+        }
+    }
+    if (config->admin_group[0]) {
+        struct group *group = getgrnam(config->admin_group);
+
+        if (!group) {
+            free(identity);
+            return sfs_error_set(-ENOENT, "security.admin_group: no group '%s' on this host",
+                                 config->admin_group);
+        }
+        identity->has_admin_group = 1;
+        identity->admin_gid       = (uint32_t)group->gr_gid;
+    }
+    *identity_p = identity;
+    return 0;
+}
+
+void sfs_identity_destroy(sfs_identity_t *identity)
+{
+    free(identity);
+}
+
+static int sfs_identity_is_trusted(const sfs_identity_t *identity, uint32_t addr)
+{
+    for (uint32_t i = 0; i < identity->trusted_count; i++) {
+        if (identity->trusted[i] == addr) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Supplementary groups from this host's user database. */
+static void sfs_identity_groups(uint32_t uid, uint32_t gid, sfs_cred_t *cred)
+{
+    struct passwd pw, *found = NULL;
+    char          buf[4096];
+    gid_t         groups[SFS_CRED_GROUPS_MAX + 1];
+    int           count = SFS_CRED_GROUPS_MAX + 1;
+
+    cred->group_count = 0;
+    if (getpwuid_r((uid_t)uid, &pw, buf, sizeof(buf), &found) != 0 || !found) {
+        return; /* unknown here: only the primary group counts */
+    }
+    if (getgrouplist(pw.pw_name, (gid_t)gid, groups, &count) < 0) {
+        count = SFS_CRED_GROUPS_MAX + 1; /* more than fit: keep what did */
+    }
+    for (int i = 0; i < count && cred->group_count < SFS_CRED_GROUPS_MAX; i++) {
+        if ((uint32_t)groups[i] != gid) {
+            cred->groups[cred->group_count++] = (uint32_t)groups[i];
+        }
+    }
+}
+
+int sfs_identity_resolve(void *arg, const sfs_tp_proof_t *proof, sfs_cred_t *cred)
+{
+    sfs_identity_t *identity = arg;
+    char            addr[INET_ADDRSTRLEN] = "?";
+
+    memset(cred, 0, sizeof(*cred));
+    inet_ntop(AF_INET, &proof->origin_ipv4, addr, sizeof(addr));
+    if (proof->uid == 0 && !sfs_identity_is_trusted(identity, proof->origin_ipv4)) {
+        cred->uid   = SFS_UID_NOBODY;
+        cred->gid   = SFS_GID_NOBODY;
+        cred->flags = SFS_CRED_SQUASHED;
+        if (identity->squashed++ < 10) {
+            sfs_info("root of %s pid %u (%s, origin %s) squashed to nobody: the host is not in "
+                     "security.trusted_hosts",
+                     proof->peer_host, proof->peer_pid, proof->peer_program, addr);
+        }
+        return 0;
+    }
+    cred->uid = proof->uid;
+    cred->gid = proof->gid;
+    sfs_identity_groups(proof->uid, proof->gid, cred);
+    if (proof->uid == 0) {
+        cred->flags |= SFS_CRED_ROOT | SFS_CRED_ADMIN;
+    }
+    if (identity->has_admin_group && sfs_cred_in_group(cred, identity->admin_gid)) {
+        cred->flags |= SFS_CRED_ADMIN;
+    }
+    sfs_debug("%s pid %u (%s, origin %s): uid %u gid %u, %u groups%s", proof->peer_host,
+              proof->peer_pid, proof->peer_program, addr, cred->uid, cred->gid, cred->group_count,
+              (cred->flags & SFS_CRED_ADMIN) ? ", admin" : "");
+    return 0;
+}

@@ -1,0 +1,139 @@
+#define SFS_LOG_FAC "munge"
+#include "sfs_munged.h"
+
+#include "sfs_auth.h"
+#include "sfs_errno.h"
+#include "sfs_log.h"
+#include "sfs_munge.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+#define SFS_MUNGED_BIN "/usr/sbin/munged"
+
+int sfs_munged_make_key(const char *key_path)
+{
+    char dir[PATH_MAX];
+    char *slash;
+
+    if (access(key_path, F_OK) == 0) {
+        return 0;
+    }
+    snprintf(dir, sizeof(dir), "%s", key_path);
+    slash = strrchr(dir, '/');
+    if (slash && slash != dir) {
+        *slash = '\0';
+        /* munged wants its directories writable only by their owner */
+        if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+            return sfs_error_set(-errno, "cannot create %s: %s", dir, strerror(errno));
+        }
+    }
+    return sfs_auth_make_connauth(key_path, 1024);
+}
+
+/* 1 if a munged answers on the socket. */
+static int sfs_munged_alive(const char *socket)
+{
+    char *cred = NULL;
+    int   rc   = sfs_munge_encode(socket, "", 0, &cred);
+
+    free(cred);
+    sfs_error_clear();
+    return rc == 0;
+}
+
+int sfs_munged_start(const sfs_config_t *config, pid_t *pid_p)
+{
+    char        dir[PATH_MAX], log[PATH_MAX + 32], pid_file[PATH_MAX + 32], seed[PATH_MAX + 32];
+    char        socket_arg[PATH_MAX + 16], key_arg[PATH_MAX + 16];
+    char       *argv[9];
+    char       *slash;
+    pid_t       pid;
+    int         rc;
+
+    *pid_p = 0;
+    if (sfs_munged_alive(config->munge_socket)) {
+        sfs_info("using the munged already listening on %s", config->munge_socket);
+        return 0;
+    }
+    if (access(SFS_MUNGED_BIN, X_OK) != 0) {
+        return sfs_error_set(-ENOENT, "%s is not installed (Debian package munge): it proves "
+                                      "users' identities to the servers",
+                             SFS_MUNGED_BIN);
+    }
+    rc = sfs_munged_make_key(config->munged_key);
+    if (rc) {
+        return rc;
+    }
+    snprintf(dir, sizeof(dir), "%s", config->munge_socket);
+    slash = strrchr(dir, '/');
+    if (slash && slash != dir) {
+        *slash = '\0';
+    }
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+        return sfs_error_set(-errno, "cannot create %s: %s", dir, strerror(errno));
+    }
+    unlink(config->munge_socket); /* a dead munged's socket */
+    snprintf(socket_arg, sizeof(socket_arg), "--socket=%s", config->munge_socket);
+    snprintf(key_arg, sizeof(key_arg), "--key-file=%s", config->munged_key);
+    snprintf(log, sizeof(log), "--log-file=%s/munged.log", dir);
+    snprintf(pid_file, sizeof(pid_file), "--pid-file=%s/munged.pid", dir);
+    snprintf(seed, sizeof(seed), "--seed-file=%s/munged.seed", dir);
+    argv[0] = "munged";
+    argv[1] = "--foreground";
+    argv[2] = socket_arg;
+    argv[3] = key_arg;
+    argv[4] = log;
+    argv[5] = pid_file;
+    argv[6] = seed;
+    argv[7] = NULL;
+    rc      = posix_spawn(&pid, SFS_MUNGED_BIN, NULL, NULL, argv, environ);
+    if (rc != 0) {
+        return sfs_error_set(-rc, "cannot start %s: %s", SFS_MUNGED_BIN, strerror(rc));
+    }
+    for (int i = 0; i < 200; i++) { /* 10 s */
+        int status;
+
+        if (sfs_munged_alive(config->munge_socket)) {
+            sfs_info("munged started (pid %d) on %s with key %s", (int)pid, config->munge_socket,
+                     config->munged_key);
+            *pid_p = pid;
+            return 0;
+        }
+        if (waitpid(pid, &status, WNOHANG) == pid) {
+            return sfs_error_set(-EIO, "munged exited at start (exit %d): see %s/munged.log",
+                                 WIFEXITED(status) ? WEXITSTATUS(status) : -1, dir);
+        }
+        nanosleep(&(struct timespec){0, 50 * 1000 * 1000}, NULL);
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    return sfs_error_set(-ETIMEDOUT, "munged did not answer on %s in 10 s", config->munge_socket);
+}
+
+void sfs_munged_stop(pid_t pid)
+{
+    if (pid <= 0) {
+        return;
+    }
+    kill(pid, SIGTERM);
+    for (int i = 0; i < 100; i++) {
+        if (waitpid(pid, NULL, WNOHANG) == pid) {
+            return;
+        }
+        nanosleep(&(struct timespec){0, 50 * 1000 * 1000}, NULL);
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+}
