@@ -2212,6 +2212,12 @@ int sfs_config_generate(const char *const *hosts, uint32_t host_count, const cha
     if (rc != 0) {
         goto err_destroy;
     }
+    /* every host runs servers, whose root can read the targets anyway:
+     * root there is root on the file system */
+    for (uint32_t i = 0; i < host_count && i < SFS_CONFIG_MAX_TRUSTED; i++) {
+        snprintf(config->trusted_hosts[i], SFS_CONFIG_NAME_MAX, "%s", config->hosts[i].name);
+        config->trusted_host_count = i + 1;
+    }
     return sfs_config_finish_generated(&ctx, config_p);
 
 err_destroy:

@@ -76,8 +76,21 @@ int sfs_identity_create(const sfs_config_t *config, const char *this_host,
     sfs_identity_t *identity;
     int             rc;
 
+    uint32_t        origin;
+
     if (!SFS_ALLOC_PTR(identity)) {
         return -ENOMEM;
+    }
+    /* users cannot connect without it: say so at start, not at each client */
+    rc = sfs_identity_own_origin(config, &origin);
+    if (rc) {
+        free(identity);
+        return sfs_error_set(rc,
+                             "security.mode is munge, but munged does not answer at %s (%s): "
+                             "start it (systemctl start munge, with the site's key in "
+                             "/etc/munge/munge.key) or give the service one of its own "
+                             "(security.munged_key)",
+                             config->munge_socket, sfs_error_detail());
     }
     for (uint32_t i = 0; i < config->trusted_host_count; i++) {
         const char              *name = config->trusted_hosts[i];
@@ -88,14 +101,6 @@ int sfs_identity_create(const sfs_config_t *config, const char *this_host,
             sfs_identity_trust_name(identity, host->address);
         }
         if (sfs_config_host_matches(name, this_host)) {
-            uint32_t origin;
-
-            rc = sfs_identity_own_origin(config, &origin);
-            if (rc) {
-                free(identity);
-                return sfs_error_set(rc, "cannot reach munged at %s: %s", config->munge_socket,
-                                     sfs_error_detail());
-            }
             sfs_identity_trust(identity, origin);
         }
     }

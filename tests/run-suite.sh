@@ -49,6 +49,9 @@ if [ -n "$san_root" ]; then
 fi
 timeout_s=${SFS_TEST_TIMEOUT:-900}
 tmp_root=$(mktemp -d /tmp/sfs-suite.XXXXXX)
+# searchable by everyone: munged refuses a socket below a directory others
+# cannot search, and the multi-user tests run programs as other users
+chmod 0755 "$tmp_root"
 log_dir=${SFS_TEST_LOGS:-$build/test-logs}
 mkdir -p "$log_dir"
 
@@ -80,7 +83,7 @@ for t in "${tests[@]}"; do
         continue
     fi
     work="$tmp_root/$(echo "$name" | tr '/' '_')"
-    mkdir -p "$work"
+    mkdir -p "$work" && chmod 0755 "$work"
     log="$log_dir/$(echo "$name" | tr '/' '_').log"
     start=$(date +%s)
     echo "=== ${label:+[$label] }$name"

@@ -720,7 +720,13 @@ static int ctl_genconfig(ctl_t *ctl, int argc, char **argv)
                                             {"connauth", required_argument, NULL, 'a'},
                                             {"port", required_argument, NULL, 'p'},
                                             {"output", required_argument, NULL, 'o'},
+                                            {"munge-socket", required_argument, NULL, 'S'},
+                                            {"munged-key", required_argument, NULL, 'K'},
+                                            {"admin-group", required_argument, NULL, 'G'},
+                                            {"shared-secret", no_argument, NULL, 'X'},
                                             {NULL, 0, NULL, 0}};
+    const char *munge_socket = NULL, *munged_key = NULL, *admin_group = NULL;
+    int         shared_secret = 0;
     const char                *hosts = NULL, *storage = "/var/lib/stripefs/storage";
     const char   *meta = "/var/lib/stripefs/meta", *connauth = "/etc/stripefs/connauth";
     const char   *output = NULL;
@@ -753,13 +759,27 @@ static int ctl_genconfig(ctl_t *ctl, int argc, char **argv)
         case 'o':
             output = optarg;
             break;
+        case 'S':
+            munge_socket = optarg;
+            break;
+        case 'K':
+            munged_key = optarg;
+            break;
+        case 'G':
+            admin_group = optarg;
+            break;
+        case 'X':
+            shared_secret = 1;
+            break;
         default:
             return EXIT_USAGE;
         }
     }
     if (!hosts || optind != argc || port < 1 || port > 65535) {
         fprintf(stderr, "usage: stripefs-ctl genconfig --hosts H1,H2,... [--storage-dir DIR] "
-                        "[--meta-dir DIR] [--connauth FILE] [--port N] [-o FILE]\n");
+                        "[--meta-dir DIR] [--connauth FILE] [--port N] [--munge-socket PATH] "
+                        "[--munged-key PATH] [--admin-group GROUP] [--shared-secret] "
+                        "[-o FILE]\n");
         return EXIT_USAGE;
     }
     copy = strdup(hosts);
@@ -768,6 +788,27 @@ static int ctl_genconfig(ctl_t *ctl, int argc, char **argv)
     }
     rc = sfs_config_generate(list, count, storage, meta, connauth, (uint16_t)port, &config);
     if (rc == 0) {
+        if ((munge_socket && strlen(munge_socket) >= sizeof(config->munge_socket)) ||
+            (munged_key && strlen(munged_key) >= sizeof(config->munged_key)) ||
+            (admin_group && strlen(admin_group) >= sizeof(config->admin_group))) {
+            sfs_config_destroy(config);
+            fprintf(stderr, "stripefs-ctl genconfig: a path or group name is too long\n");
+            free(copy);
+            return EXIT_USAGE;
+        }
+        if (munge_socket) {
+            snprintf(config->munge_socket, sizeof(config->munge_socket), "%s", munge_socket);
+        }
+        if (munged_key) {
+            snprintf(config->munged_key, sizeof(config->munged_key), "%s", munged_key);
+        }
+        if (admin_group) {
+            snprintf(config->admin_group, sizeof(config->admin_group), "%s", admin_group);
+        }
+        if (shared_secret) {
+            snprintf(config->security_mode, sizeof(config->security_mode), "shared-secret");
+            config->munge = 0;
+        }
         rc = sfs_config_write(config, output ? output : "/dev/stdout");
         sfs_config_destroy(config);
     }

@@ -122,6 +122,13 @@ storage:
 pattern: {chunk_size: 512K, stripe_count: 4}
 timeouts: {rpc: 30s, connect: 10s, heartbeat: 2s, offline: 20s}
 limits: {max_message: 64M, io_threads: 4}
+# the hosts share one munged here (of the service's own, started by rank 0);
+# the Imaging hosts each run the site's munged
+security:
+  mode: munge
+  munge_socket: $SFS_TEST_TMP/munge/munge.socket
+  munged_key: $SFS_TEST_TMP/munge/munge.key
+  trusted_hosts: [imaging-01, imaging-02, imaging-03, imaging-04]
 EOF
 }
 

@@ -149,7 +149,7 @@ sfs_cleanup() {
     [ -n "$pids" ] && kill -9 $pids 2>/dev/null
     [ -n "$SFS_SERVICE_PID" ] && kill -9 "$SFS_SERVICE_PID" 2>/dev/null
     # the one-host service's own munged (a killed service leaves it behind)
-    pkill -f -- "munged --foreground --socket=$SFS_STATE/" 2>/dev/null
+    pkill -f -- "munged --foreground --socket=$SFS_TEST_TMP/" 2>/dev/null
     return 0
 }
 trap sfs_cleanup EXIT

@@ -9,6 +9,7 @@ cfg="$SFS_TEST_TMP/cluster.yaml"
 
 sfs_ctl mkconnauth "$SFS_TEST_TMP/connauth" >/dev/null || sfs_fail "mkconnauth"
 sfs_ctl genconfig --hosts "$host" --storage-dir "$SFS_TEST_TMP/storage" \
+    --munged-key "$SFS_TEST_TMP/munge/munge.key" --munge-socket "$SFS_TEST_TMP/munge/munge.socket" \
     --meta-dir "$SFS_TEST_TMP/meta" --connauth "$SFS_TEST_TMP/connauth" --port "$port" \
     -o "$cfg" || sfs_fail "genconfig"
 cat "$cfg"
