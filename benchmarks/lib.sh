@@ -72,6 +72,8 @@ bench_setup() { # NAME ARGS...
         bench_die "building the benchmark programs failed (make -C $BENCH_BUILD bench)"
     BENCH_TMP=$(mktemp -d "$BENCH_TMPBASE/sfs-bench-$BENCH_NAME.XXXXXX") ||
         bench_die "cannot make a temp dir in $BENCH_TMPBASE"
+    # munged wants its socket below directories everyone may search
+    chmod 0755 "$BENCH_TMP"
     trap bench_cleanup EXIT
     trap 'exit 130' INT TERM
     export SFS_BENCH_CTL=$BENCH_BUILD/stripefs-ctl
@@ -106,6 +108,10 @@ bench_write_config() {
             echo "  - {id: $id, host: $host, dir: $state/targets/$id${bw:+, bandwidth: $bw}}"
         done
         echo "pattern: {chunk_size: $chunk, stripe_count: $stripes}"
+        # users proven by a munged of the service's own (started by it)
+        echo "security: {mode: munge, munge_socket: $state/munge/munge.socket,"
+        echo "           munged_key: $state/munge/munge.key, service_uid: $(id -u),"
+        echo "           trusted_hosts: [$host]}"
     } >"$state/stripefs.yaml"
 }
 

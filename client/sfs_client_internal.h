@@ -54,8 +54,8 @@ int sfs_client_meta_call(sfs_client_t *client, uint32_t opcode, const sfs_meta_r
 /* Normalise a user path into req->path; the error names the path. */
 int sfs_client_path(const char *path, char *out);
 /* Ask every target of a file for its chunk length (in parallel). */
-int  sfs_client_chunk_lengths(sfs_client_t *client, const sfs_attr_t *attr, const sfs_cap_t *cap,
-                              uint64_t *lengths);
+int sfs_client_chunk_lengths(sfs_client_t *client, const sfs_attr_t *attr, const sfs_cap_t *cap,
+                             uint64_t *lengths);
 /* A metadata call that answers with attributes (and, for an open, a
  * created flag and a capability); attr, created_p and cap_p may be NULL. */
 int sfs_client_meta_attr(sfs_client_t *client, uint32_t opcode, sfs_meta_req_t *req,

@@ -42,9 +42,9 @@ int sfs_file_open(sfs_client_t *client, const char *path, int flags, uint32_t mo
     req->flags = ((flags & 0x3) != SFS_O_WRONLY ? SFS_OPEN_READ : 0) |
                  ((flags & 0x3) != SFS_O_RDONLY ? SFS_OPEN_WRITE : 0);
     if (flags & SFS_O_CREAT) {
-        req->mode         = mode;
-        req->uid          = client->uid;
-        req->gid          = client->gid;
+        req->mode = mode;
+        req->uid  = client->uid;
+        req->gid  = client->gid;
         req->flags |= (flags & SFS_O_EXCL) ? SFS_CREATE_EXCL : 0;
         req->chunk_size   = SFS_PARAM_VALUE(params, chunk_size, SFS_OPEN_PARAM_CHUNK_SIZE, 0);
         req->stripe_count = SFS_PARAM_VALUE(params, stripe_count, SFS_OPEN_PARAM_STRIPE_COUNT, 0);

@@ -243,13 +243,14 @@ static void sfs_auth_kx_combine(const uint8_t *to_server, const uint8_t *to_clie
     crypto_generichash_final(&state, session_key->bytes, sizeof(session_key->bytes));
 }
 
-int sfs_auth_kx_client_key(const sfs_auth_kx_t *mine, const uint8_t server_public[SFS_KX_PUBLIC_SIZE],
-                           sfs_auth_key_t *session_key)
+int sfs_auth_kx_client_key(const sfs_auth_kx_t *mine,
+                           const uint8_t        server_public[SFS_KX_PUBLIC_SIZE],
+                           sfs_auth_key_t      *session_key)
 {
     uint8_t rx[crypto_kx_SESSIONKEYBYTES], tx[crypto_kx_SESSIONKEYBYTES];
 
-    if (crypto_kx_client_session_keys(rx, tx, mine->public_key, mine->secret_key,
-                                      server_public) != 0) {
+    if (crypto_kx_client_session_keys(rx, tx, mine->public_key, mine->secret_key, server_public) !=
+        0) {
         return sfs_error_set(-EACCES, "the server's key-exchange key is not valid");
     }
     sfs_auth_kx_combine(tx, rx, session_key);
@@ -258,13 +259,14 @@ int sfs_auth_kx_client_key(const sfs_auth_kx_t *mine, const uint8_t server_publi
     return 0;
 }
 
-int sfs_auth_kx_server_key(const sfs_auth_kx_t *mine, const uint8_t client_public[SFS_KX_PUBLIC_SIZE],
-                           sfs_auth_key_t *session_key)
+int sfs_auth_kx_server_key(const sfs_auth_kx_t *mine,
+                           const uint8_t        client_public[SFS_KX_PUBLIC_SIZE],
+                           sfs_auth_key_t      *session_key)
 {
     uint8_t rx[crypto_kx_SESSIONKEYBYTES], tx[crypto_kx_SESSIONKEYBYTES];
 
-    if (crypto_kx_server_session_keys(rx, tx, mine->public_key, mine->secret_key,
-                                      client_public) != 0) {
+    if (crypto_kx_server_session_keys(rx, tx, mine->public_key, mine->secret_key, client_public) !=
+        0) {
         return sfs_error_set(-EACCES, "the client's key-exchange key is not valid");
     }
     sfs_auth_kx_combine(rx, tx, session_key);

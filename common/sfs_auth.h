@@ -69,10 +69,12 @@ typedef struct sfs_auth_kx {
 void sfs_auth_kx_keypair(sfs_auth_kx_t *kx);
 /* The session key on either side; -EACCES for a bad peer key. The two
  * sides derive the same key. */
-int sfs_auth_kx_client_key(const sfs_auth_kx_t *mine, const uint8_t server_public[SFS_KX_PUBLIC_SIZE],
-                           sfs_auth_key_t *session_key);
-int sfs_auth_kx_server_key(const sfs_auth_kx_t *mine, const uint8_t client_public[SFS_KX_PUBLIC_SIZE],
-                           sfs_auth_key_t *session_key);
+int sfs_auth_kx_client_key(const sfs_auth_kx_t *mine,
+                           const uint8_t        server_public[SFS_KX_PUBLIC_SIZE],
+                           sfs_auth_key_t      *session_key);
+int sfs_auth_kx_server_key(const sfs_auth_kx_t *mine,
+                           const uint8_t        client_public[SFS_KX_PUBLIC_SIZE],
+                           sfs_auth_key_t      *session_key);
 /* What a MUNGE credential of the handshake carries: a hash of `side`
  * ("client" or "server"), both nonces, the session id and both public keys. */
 void sfs_auth_transcript(const char *side, const uint8_t client_nonce[SFS_NONCE_SIZE],

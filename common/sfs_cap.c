@@ -65,24 +65,3 @@ int sfs_cap_check(const sfs_auth_key_t *cap_key, const sfs_cap_t *cap, uint64_t 
     }
     return 0;
 }
-
-void sfs_cap_pack(sfs_wbuf_t *wb, const sfs_cap_t *cap)
-{
-    sfs_wbuf_u64(wb, cap->entry_id);
-    sfs_wbuf_u32(wb, cap->access);
-    sfs_wbuf_u32(wb, cap->uid);
-    sfs_wbuf_u64(wb, cap->expires_s);
-    sfs_wbuf_bytes(wb, cap->mac, SFS_CAP_MAC_SIZE);
-}
-
-void sfs_cap_unpack(sfs_rbuf_t *rb, sfs_cap_t *cap)
-{
-    cap->entry_id  = sfs_rbuf_u64(rb);
-    cap->access    = sfs_rbuf_u32(rb);
-    cap->uid       = sfs_rbuf_u32(rb);
-    cap->expires_s = sfs_rbuf_u64(rb);
-    sfs_rbuf_bytes(rb, cap->mac, SFS_CAP_MAC_SIZE);
-    if (cap->access & ~(SFS_CAP_READ | SFS_CAP_WRITE)) {
-        rb->error = -EBADMSG;
-    }
-}

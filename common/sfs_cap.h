@@ -36,5 +36,4 @@ void sfs_cap_seal(const sfs_auth_key_t *cap_key, sfs_cap_t *cap);
 int sfs_cap_check(const sfs_auth_key_t *cap_key, const sfs_cap_t *cap, uint64_t entry_id,
                   uint32_t access, uint32_t uid, uint64_t now_s);
 
-
 #endif

@@ -955,7 +955,9 @@ static const sfs_config_key_t sfs_config_security_keys[] = {
     {.name = "munge_socket",
      .type = SFS_CONFIG_TYPE_PATH,
      SFS_CONFIG_FIELD(sfs_config_t, munge_socket)},
-    {.name = "munged_key", .type = SFS_CONFIG_TYPE_PATH, SFS_CONFIG_FIELD(sfs_config_t, munged_key)},
+    {.name = "munged_key",
+     .type = SFS_CONFIG_TYPE_PATH,
+     SFS_CONFIG_FIELD(sfs_config_t, munged_key)},
     {.name = "service_uid",
      .type = SFS_CONFIG_TYPE_UINT,
      SFS_CONFIG_FIELD(sfs_config_t, service_uid),
@@ -1948,10 +1950,10 @@ static int sfs_config_emit_settings(yaml_emitter_t *emitter, const sfs_config_t 
     if (config->admin_group[0]) {
         SFS_CONFIG_STEP(rc, SFS_CONFIG_EMIT_STRING(emitter, "admin_group", config->admin_group));
     }
-    SFS_CONFIG_STEP(rc, sfs_config_emit_text(emitter, "capability_lifetime",
-                                             sfs_config_duration_text(
-                                                 config->capability_lifetime_ms, text,
-                                                 sizeof(text))));
+    SFS_CONFIG_STEP(rc,
+                    sfs_config_emit_text(emitter, "capability_lifetime",
+                                         sfs_config_duration_text(config->capability_lifetime_ms,
+                                                                  text, sizeof(text))));
     if (config->trusted_host_count) {
         yaml_event_t event;
         int          ok;

@@ -73,12 +73,12 @@ typedef struct sfs_config {
                                 * 0 = unlimited. A session over it is closed. */
 
     /* security: (docs/security.md) */
-    char     security_mode[32]; /* "munge" (default) or "shared-secret" (trusted, single-user) */
-    int      munge;             /* 1 in munge mode (derived from security_mode) */
-    char     munge_socket[PATH_MAX]; /* munged's socket, default /run/munge/munge.socket.2 */
-    char     munged_key[PATH_MAX];   /* "" = the site's munged; else the one-host service
-                                      * starts a munged of its own with this key */
-    uint32_t service_uid;            /* uid the servers run as; clients check it, default 0 */
+    char security_mode[32];      /* "munge" (default) or "shared-secret" (trusted, single-user) */
+    int  munge;                  /* 1 in munge mode (derived from security_mode) */
+    char munge_socket[PATH_MAX]; /* munged's socket, default /run/munge/munge.socket.2 */
+    char munged_key[PATH_MAX];   /* "" = the site's munged; else the one-host service
+                                  * starts a munged of its own with this key */
+    uint32_t service_uid;        /* uid the servers run as; clients check it, default 0 */
     char     admin_group[SFS_CONFIG_NAME_MAX]; /* members may run admin operations ("" = none) */
     uint32_t capability_lifetime_ms;           /* default 1h */
     char     trusted_hosts[SFS_CONFIG_MAX_TRUSTED][SFS_CONFIG_NAME_MAX]; /* root stays root */

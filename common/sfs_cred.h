@@ -13,11 +13,14 @@
 #define SFS_CRED_GROUPS_MAX 64
 
 /* Bits of sfs_cred_t.flags (never renumbered). */
-#define SFS_CRED_SERVER   0x1u /* proved the servers' secret: another server rank, or a tool
-                                * run with the connauth file; trusted with every operation */
-#define SFS_CRED_ROOT     0x2u /* uid 0 from a trusted host: bypasses permission bits, as
-                                * root does on a local file system */
-#define SFS_CRED_ADMIN    0x4u /* may run administrative operations (shutdown, fsck repair,
+#define SFS_CRED_SERVER                                                                            \
+    0x1u /* proved the servers' secret: another server rank, or a tool                             \
+          * run with the connauth file; trusted with every operation */
+#define SFS_CRED_ROOT                                                                              \
+    0x2u /* uid 0 from a trusted host: bypasses permission bits, as                                \
+          * root does on a local file system */
+#define SFS_CRED_ADMIN                                                                             \
+    0x4u                       /* may run administrative operations (shutdown, fsck repair,        \
                                 * patterns on other users' directories) */
 #define SFS_CRED_SQUASHED 0x8u /* was uid 0 from an untrusted host, now nobody */
 

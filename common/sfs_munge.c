@@ -52,7 +52,8 @@ int sfs_munge_encode(const char *socket, const void *payload, size_t length, cha
     }
     err = munge_encode(&cred, ctx, payload, (int)length);
     if (err != EMUNGE_SUCCESS) {
-        rc = sfs_error_set(sfs_munge_errno(err), "MUNGE: cannot get a credential from munged at %s: %s",
+        rc = sfs_error_set(sfs_munge_errno(err),
+                           "MUNGE: cannot get a credential from munged at %s: %s",
                            socket ? socket : SFS_MUNGE_SOCKET_DEFAULT, munge_ctx_strerror(ctx));
         free(cred);
         munge_ctx_destroy(ctx);
@@ -74,7 +75,7 @@ int sfs_munge_decode(const char *socket, const char *cred, const void *payload, 
     gid_t          gid;
     struct in_addr addr;
     time_t         encoded = 0, now = time(NULL);
-    int            rc      = sfs_munge_ctx(socket, &ctx);
+    int            rc = sfs_munge_ctx(socket, &ctx);
 
     if (rc) {
         return rc;

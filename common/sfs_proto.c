@@ -183,10 +183,10 @@ void sfs_proto_hello_req_unpack(sfs_rbuf_t *rb, sfs_hello_req_t *req)
     req->address = sfs_rbuf_blob(rb, &req->address_length);
     req->method  = sfs_rbuf_u32(rb);
     sfs_rbuf_bytes(rb, req->kx_public, SFS_KX_PUBLIC_SIZE);
-    if (!rb->error && (req->peer_kind < SFS_PEER_CLIENT || req->peer_kind > SFS_PEER_ADMIN ||
-                       req->address_length == 0 || req->address_length > SFS_ADDRESS_MAX ||
-                       (req->method != SFS_AUTH_METHOD_SECRET &&
-                        req->method != SFS_AUTH_METHOD_MUNGE))) {
+    if (!rb->error &&
+        (req->peer_kind < SFS_PEER_CLIENT || req->peer_kind > SFS_PEER_ADMIN ||
+         req->address_length == 0 || req->address_length > SFS_ADDRESS_MAX ||
+         (req->method != SFS_AUTH_METHOD_SECRET && req->method != SFS_AUTH_METHOD_MUNGE))) {
         rb->error = -EBADMSG;
     }
 }
@@ -412,6 +412,28 @@ void sfs_proto_chunk_req_unpack(sfs_rbuf_t *rb, uint32_t opcode, sfs_chunk_req_t
     sfs_cap_unpack(rb, &req->cap);
     if (opcode == SFS_OP_TRUNCATE &&
         (req->length > INT64_MAX || req->flags > SFS_TRUNCATE_SHRINK_ONLY)) {
+        rb->error = -EBADMSG;
+    }
+}
+
+/* Capabilities travel in chunk requests and open replies (sfs_cap.h). */
+void sfs_cap_pack(sfs_wbuf_t *wb, const sfs_cap_t *cap)
+{
+    sfs_wbuf_u64(wb, cap->entry_id);
+    sfs_wbuf_u32(wb, cap->access);
+    sfs_wbuf_u32(wb, cap->uid);
+    sfs_wbuf_u64(wb, cap->expires_s);
+    sfs_wbuf_bytes(wb, cap->mac, SFS_CAP_MAC_SIZE);
+}
+
+void sfs_cap_unpack(sfs_rbuf_t *rb, sfs_cap_t *cap)
+{
+    cap->entry_id  = sfs_rbuf_u64(rb);
+    cap->access    = sfs_rbuf_u32(rb);
+    cap->uid       = sfs_rbuf_u32(rb);
+    cap->expires_s = sfs_rbuf_u64(rb);
+    sfs_rbuf_bytes(rb, cap->mac, SFS_CAP_MAC_SIZE);
+    if (cap->access & ~(SFS_CAP_READ | SFS_CAP_WRITE)) {
         rb->error = -EBADMSG;
     }
 }

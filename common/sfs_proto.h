@@ -199,13 +199,13 @@ typedef struct sfs_hello_reply {
     uint32_t server_node;
     char     server_host[SFS_HOST_MAX];
     uint8_t  nonce[SFS_NONCE_SIZE];
-    uint8_t  proof[SFS_PROOF_SIZE]; /* SECRET: proves the server knows the secret */
+    uint8_t  proof[SFS_PROOF_SIZE];         /* SECRET: proves the server knows the secret */
     uint8_t  kx_public[SFS_KX_PUBLIC_SIZE]; /* MUNGE: the server's key-exchange key */
     char     credential[SFS_CRED_TEXT_MAX]; /* MUNGE: the server's credential */
 } sfs_hello_reply_t;
 
 typedef struct sfs_auth_req {
-    uint8_t proof[SFS_PROOF_SIZE];          /* SECRET: proves the client knows the secret */
+    uint8_t proof[SFS_PROOF_SIZE];         /* SECRET: proves the client knows the secret */
     char    credential[SFS_CRED_TEXT_MAX]; /* MUNGE: the client's credential */
 } sfs_auth_req_t;
 

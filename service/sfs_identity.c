@@ -76,7 +76,7 @@ int sfs_identity_create(const sfs_config_t *config, const char *this_host,
     sfs_identity_t *identity;
     int             rc;
 
-    uint32_t        origin;
+    uint32_t origin;
 
     if (!SFS_ALLOC_PTR(identity)) {
         return -ENOMEM;
@@ -158,7 +158,7 @@ static void sfs_identity_groups(uint32_t uid, uint32_t gid, sfs_cred_t *cred)
 
 int sfs_identity_resolve(void *arg, const sfs_tp_proof_t *proof, sfs_cred_t *cred)
 {
-    sfs_identity_t *identity = arg;
+    sfs_identity_t *identity              = arg;
     char            addr[INET_ADDRSTRLEN] = "?";
 
     memset(cred, 0, sizeof(*cred));

@@ -320,8 +320,7 @@ static void sfs_meta_run_op(sfs_meta_t *meta, sfs_meta_txn_t *txn, sfs_meta_op_t
         break;
     }
     case SFS_OP_MKDIR:
-        op->status =
-            sfs_ns_mkdir(txn, &op->cred, a->path, a->mode, a->uid, a->gid, now, &op->attr);
+        op->status = sfs_ns_mkdir(txn, &op->cred, a->path, a->mode, a->uid, a->gid, now, &op->attr);
         break;
     case SFS_OP_RMDIR:
         op->status = sfs_ns_rmdir(txn, &op->cred, a->path, now);
@@ -344,8 +343,8 @@ static void sfs_meta_run_op(sfs_meta_t *meta, sfs_meta_txn_t *txn, sfs_meta_op_t
         break;
     }
     case SFS_OP_SETPATTERN:
-        op->status = sfs_ns_setpattern(txn, &op->cred, a->path, a->chunk_size, a->stripe_count,
-                                       now, &op->attr);
+        op->status = sfs_ns_setpattern(txn, &op->cred, a->path, a->chunk_size, a->stripe_count, now,
+                                       &op->attr);
         break;
     case SFS_OP_SETATTR:
         op->status = sfs_ns_setattr(txn, &op->cred, a->path, a->flags, a->mode, a->uid, a->gid,
@@ -578,9 +577,9 @@ static void sfs_meta_pack_cap(sfs_meta_t *meta, const sfs_meta_op_t *op, sfs_wbu
         return;
     }
     memset(&cap, 0, sizeof(cap));
-    cap.entry_id  = op->attr.entry_id;
-    cap.access    = ((op->args.flags & SFS_OPEN_READ) ? SFS_CAP_READ : 0) |
-                    ((op->args.flags & SFS_OPEN_WRITE) ? SFS_CAP_WRITE : 0);
+    cap.entry_id = op->attr.entry_id;
+    cap.access   = ((op->args.flags & SFS_OPEN_READ) ? SFS_CAP_READ : 0) |
+                 ((op->args.flags & SFS_OPEN_WRITE) ? SFS_CAP_WRITE : 0);
     cap.uid       = op->cred.uid;
     cap.expires_s = sfs_wall_ns() / 1000000000u + (lifetime_s ? lifetime_s : 1);
     sfs_cap_seal(&meta->service->cap_key, &cap);

@@ -487,8 +487,9 @@ static int sfs_meta_resolve_parent(sfs_meta_txn_t *txn, const sfs_cred_t *cred, 
 static int sfs_meta_may_change(const sfs_cred_t *cred, const sfs_attr_t *dir, const char *path)
 {
     if (sfs_perm_check(cred, dir, SFS_MAY_WRITE | SFS_MAY_EXEC) != 0) {
-        return sfs_error_set(-EACCES, "'%.200s': permission denied (no write permission on its "
-                                      "directory)",
+        return sfs_error_set(-EACCES,
+                             "'%.200s': permission denied (no write permission on its "
+                             "directory)",
                              path);
     }
     return 0;
@@ -501,8 +502,9 @@ static int sfs_meta_may_delete(const sfs_cred_t *cred, const sfs_attr_t *dir,
     int rc = sfs_meta_may_change(cred, dir, path);
 
     if (rc == 0 && sfs_perm_sticky(cred, dir, victim) != 0) {
-        rc = sfs_error_set(-EPERM, "'%.200s': operation not permitted (sticky directory: only "
-                                   "the owner may remove it)",
+        rc = sfs_error_set(-EPERM,
+                           "'%.200s': operation not permitted (sticky directory: only "
+                           "the owner may remove it)",
                            path);
     }
     return rc;
@@ -908,8 +910,9 @@ int sfs_ns_rename(sfs_meta_txn_t *txn, const sfs_cred_t *cred, const char *from,
     }
     if (!same_parent && from_type == SFS_TYPE_DIR &&
         sfs_perm_check(cred, &moving, SFS_MAY_WRITE) != 0) {
-        return sfs_error_set(-EACCES, "'%.200s': permission denied (moving a directory elsewhere "
-                                      "needs write permission on it)",
+        return sfs_error_set(-EACCES,
+                             "'%.200s': permission denied (moving a directory elsewhere "
+                             "needs write permission on it)",
                              from);
     }
     if ((rc = sfs_meta_del_dentry(txn, from_parent.entry_id, from_name)) ||
@@ -1020,8 +1023,9 @@ int sfs_ns_setpattern(sfs_meta_txn_t *txn, const sfs_cred_t *cred, const char *p
         return rc;
     }
     if (!sfs_perm_owner(cred, attr) && !sfs_cred_admin(cred)) {
-        return sfs_error_set(-EPERM, "'%.200s': only its owner (uid %u) or an administrator may "
-                                     "set its pattern",
+        return sfs_error_set(-EPERM,
+                             "'%.200s': only its owner (uid %u) or an administrator may "
+                             "set its pattern",
                              path, attr->uid);
     }
     if (attr->type != SFS_TYPE_DIR) {
@@ -1084,8 +1088,9 @@ int sfs_ns_setattr(sfs_meta_txn_t *txn, const sfs_cred_t *cred, const char *path
                                  attr->uid);
         }
         if (rc) {
-            return sfs_error_set(rc, "'%.200s': permission denied (setting the times to now "
-                                     "needs write permission)",
+            return sfs_error_set(rc,
+                                 "'%.200s': permission denied (setting the times to now "
+                                 "needs write permission)",
                                  path);
         }
     }

@@ -24,7 +24,7 @@ extern char **environ;
 
 int sfs_munged_make_key(const char *key_path)
 {
-    char dir[PATH_MAX];
+    char  dir[PATH_MAX];
     char *slash;
 
     if (access(key_path, F_OK) == 0) {
@@ -55,12 +55,12 @@ static int sfs_munged_alive(const char *socket)
 
 int sfs_munged_start(const sfs_config_t *config, pid_t *pid_p)
 {
-    char        dir[PATH_MAX], log[PATH_MAX + 32], pid_file[PATH_MAX + 32], seed[PATH_MAX + 32];
-    char        socket_arg[PATH_MAX + 16], key_arg[PATH_MAX + 16];
-    char       *argv[9];
-    char       *slash;
-    pid_t       pid;
-    int         rc;
+    char  dir[PATH_MAX], log[PATH_MAX + 32], pid_file[PATH_MAX + 32], seed[PATH_MAX + 32];
+    char  socket_arg[PATH_MAX + 16], key_arg[PATH_MAX + 16];
+    char *argv[9];
+    char *slash;
+    pid_t pid;
+    int   rc;
 
     *pid_p = 0;
     if (sfs_munged_alive(config->munge_socket)) {
@@ -68,8 +68,9 @@ int sfs_munged_start(const sfs_config_t *config, pid_t *pid_p)
         return 0;
     }
     if (access(SFS_MUNGED_BIN, X_OK) != 0) {
-        return sfs_error_set(-ENOENT, "%s is not installed (Debian package munge): it proves "
-                                      "users' identities to the servers",
+        return sfs_error_set(-ENOENT,
+                             "%s is not installed (Debian package munge): it proves "
+                             "users' identities to the servers",
                              SFS_MUNGED_BIN);
     }
     rc = sfs_munged_make_key(config->munged_key);

@@ -38,8 +38,7 @@ int sfs_perm_sticky(const sfs_cred_t *cred, const sfs_attr_t *dir, const sfs_att
     return -EPERM;
 }
 
-int sfs_perm_chmod(const sfs_cred_t *cred, const sfs_attr_t *attr, uint32_t mode,
-                   uint32_t *mode_p)
+int sfs_perm_chmod(const sfs_cred_t *cred, const sfs_attr_t *attr, uint32_t mode, uint32_t *mode_p)
 {
     if (!sfs_perm_owner(cred, attr)) {
         return -EPERM;
@@ -94,8 +93,8 @@ int sfs_perm_utimes(const sfs_cred_t *cred, const sfs_attr_t *attr, int to_now)
     return sfs_perm_check(cred, attr, SFS_MAY_WRITE);
 }
 
-void sfs_perm_new_entry(const sfs_cred_t *cred, const sfs_attr_t *parent, int is_dir,
-                        uint32_t mode, uint32_t *uid_p, uint32_t *gid_p, uint32_t *mode_p)
+void sfs_perm_new_entry(const sfs_cred_t *cred, const sfs_attr_t *parent, int is_dir, uint32_t mode,
+                        uint32_t *uid_p, uint32_t *gid_p, uint32_t *mode_p)
 {
     uint32_t gid = cred->gid;
 
@@ -106,7 +105,8 @@ void sfs_perm_new_entry(const sfs_cred_t *cred, const sfs_attr_t *parent, int is
             mode |= S_ISGID;
         }
     }
-    if (!is_dir && (mode & S_ISGID) && !sfs_cred_privileged(cred) && !sfs_cred_in_group(cred, gid)) {
+    if (!is_dir && (mode & S_ISGID) && !sfs_cred_privileged(cred) &&
+        !sfs_cred_in_group(cred, gid)) {
         mode &= ~(uint32_t)S_ISGID;
     }
     *uid_p  = cred->uid;

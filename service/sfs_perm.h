@@ -28,8 +28,7 @@ int sfs_perm_sticky(const sfs_cred_t *cred, const sfs_attr_t *dir, const sfs_att
 
 /* chmod: -EPERM unless owner or privileged; *mode_p gets the mode to store
  * (setgid dropped when a non-privileged owner is not in the file's group). */
-int sfs_perm_chmod(const sfs_cred_t *cred, const sfs_attr_t *attr, uint32_t mode,
-                   uint32_t *mode_p);
+int sfs_perm_chmod(const sfs_cred_t *cred, const sfs_attr_t *attr, uint32_t mode, uint32_t *mode_p);
 
 /* chown: uid/gid SFS_ID_UNCHANGED keep. Only privileged callers change the
  * owner; an owner may change the group to one of their groups. On success
@@ -43,7 +42,7 @@ int sfs_perm_utimes(const sfs_cred_t *cred, const sfs_attr_t *attr, int to_now);
 /* Owner, group and mode of a new entry in `parent`: the caller's ids, the
  * parent's group under a setgid directory (which new directories inherit),
  * and a file's setgid dropped when its group is not the caller's. */
-void sfs_perm_new_entry(const sfs_cred_t *cred, const sfs_attr_t *parent, int is_dir,
-                        uint32_t mode, uint32_t *uid_p, uint32_t *gid_p, uint32_t *mode_p);
+void sfs_perm_new_entry(const sfs_cred_t *cred, const sfs_attr_t *parent, int is_dir, uint32_t mode,
+                        uint32_t *uid_p, uint32_t *gid_p, uint32_t *mode_p);
 
 #endif

@@ -15,6 +15,11 @@ check_PROGRAMS += tests/unit/test_replay
 tests_unit_test_replay_SOURCES = tests/unit/test_replay.c ucx_transport/sfs_tp_replay.c
 tests_unit_test_replay_CFLAGS  = $(SFS_UNIT_CFLAGS)
 tests_unit_test_replay_LDADD   = $(SFS_UNIT_LDADD)
+check_PROGRAMS += tests/unit/test_perm
+tests_unit_test_perm_SOURCES  = tests/unit/test_perm.c service/sfs_perm.c
+tests_unit_test_perm_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/service
+tests_unit_test_perm_CFLAGS   = $(SFS_UNIT_CFLAGS)
+tests_unit_test_perm_LDADD    = libsfs_common.la $(SFS_UNIT_LDADD)
 endif
 
 include tests/unit/config.mk
@@ -37,3 +42,8 @@ check_PROGRAMS += tests/progs/sfs_wire_attack
 tests_progs_sfs_wire_attack_SOURCES = tests/progs/sfs_wire_attack.c
 tests_progs_sfs_wire_attack_CFLAGS  = $(AM_CFLAGS) $(UCX_CFLAGS)
 tests_progs_sfs_wire_attack_LDADD   = $(SFS_CORE_LIBS)
+
+check_PROGRAMS += tests/progs/sfs_munge_attack
+tests_progs_sfs_munge_attack_SOURCES = tests/progs/sfs_munge_attack.c
+tests_progs_sfs_munge_attack_CFLAGS  = $(AM_CFLAGS) $(UCX_CFLAGS) $(MUNGE_CFLAGS)
+tests_progs_sfs_munge_attack_LDADD   = $(SFS_CORE_LIBS) $(MUNGE_LIBS)

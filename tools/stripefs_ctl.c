@@ -714,19 +714,19 @@ static int ctl_mkconnauth(ctl_t *ctl, int argc, char **argv)
 
 static int ctl_genconfig(ctl_t *ctl, int argc, char **argv)
 {
-    static const struct option options[] = {{"hosts", required_argument, NULL, 'H'},
-                                            {"storage-dir", required_argument, NULL, 's'},
-                                            {"meta-dir", required_argument, NULL, 'm'},
-                                            {"connauth", required_argument, NULL, 'a'},
-                                            {"port", required_argument, NULL, 'p'},
-                                            {"output", required_argument, NULL, 'o'},
-                                            {"munge-socket", required_argument, NULL, 'S'},
-                                            {"munged-key", required_argument, NULL, 'K'},
-                                            {"admin-group", required_argument, NULL, 'G'},
-                                            {"shared-secret", no_argument, NULL, 'X'},
-                                            {NULL, 0, NULL, 0}};
-    const char *munge_socket = NULL, *munged_key = NULL, *admin_group = NULL;
-    int         shared_secret = 0;
+    static const struct option options[]    = {{"hosts", required_argument, NULL, 'H'},
+                                               {"storage-dir", required_argument, NULL, 's'},
+                                               {"meta-dir", required_argument, NULL, 'm'},
+                                               {"connauth", required_argument, NULL, 'a'},
+                                               {"port", required_argument, NULL, 'p'},
+                                               {"output", required_argument, NULL, 'o'},
+                                               {"munge-socket", required_argument, NULL, 'S'},
+                                               {"munged-key", required_argument, NULL, 'K'},
+                                               {"admin-group", required_argument, NULL, 'G'},
+                                               {"shared-secret", no_argument, NULL, 'X'},
+                                               {NULL, 0, NULL, 0}};
+    const char                *munge_socket = NULL, *munged_key = NULL, *admin_group = NULL;
+    int                        shared_secret = 0;
     const char                *hosts = NULL, *storage = "/var/lib/stripefs/storage";
     const char   *meta = "/var/lib/stripefs/meta", *connauth = "/etc/stripefs/connauth";
     const char   *output = NULL;

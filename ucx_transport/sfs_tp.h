@@ -50,8 +50,8 @@ typedef void (*sfs_tp_post_cb_t)(void *arg);
 
 /* What a peer proved in the handshake (serving side). */
 typedef struct sfs_tp_proof {
-    uint32_t    method;      /* SFS_AUTH_METHOD_* */
-    uint32_t    uid;         /* MUNGE: as munged vouched for them */
+    uint32_t    method; /* SFS_AUTH_METHOD_* */
+    uint32_t    uid;    /* MUNGE: as munged vouched for them */
     uint32_t    gid;
     uint32_t    origin_ipv4; /* MUNGE: the encoding host's address (network order) */
     const char *peer_host;   /* what the peer says (for messages only) */
@@ -254,7 +254,7 @@ void sfs_tp_request_reply_error(sfs_tp_request_t *req, int status, const char *f
 /* The authenticated peer behind a session: its proven credentials. */
 const sfs_cred_t *sfs_tp_session_cred(const sfs_tp_session_t *session);
 /* How it authenticated (SFS_AUTH_METHOD_*). */
-uint32_t sfs_tp_session_method(const sfs_tp_session_t *session);
+uint32_t    sfs_tp_session_method(const sfs_tp_session_t *session);
 uint32_t    sfs_tp_session_peer_kind(const sfs_tp_session_t *session);
 uint64_t    sfs_tp_session_peer_uuid(const sfs_tp_session_t *session);
 uint32_t    sfs_tp_session_peer_pid(const sfs_tp_session_t *session);

@@ -188,8 +188,7 @@ static int sfs_tp_conn_hello(sfs_tp_conn_t *conn, uint32_t timeout_ms)
             goto out;
         }
     } else {
-        sfs_auth_server_proof(&worker->key, hello.nonce, reply->nonce, reply->session_id,
-                              expected);
+        sfs_auth_server_proof(&worker->key, hello.nonce, reply->nonce, reply->session_id, expected);
         server_ok = sfs_auth_proof_check(expected, reply->proof) == 0;
         sfs_auth_session_key(&worker->key, hello.nonce, reply->nonce, reply->session_id,
                              &conn->session_key);

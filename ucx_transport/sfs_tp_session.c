@@ -213,8 +213,8 @@ static void sfs_tp_error_args(int status, const char *text, uint8_t *buf, size_t
 
 /* MUNGE: refuse when this service does not take them; else a key exchange
  * and our credential, bound to this handshake. */
-static int sfs_tp_session_munge_hello(sfs_tp_session_t *session,
-                                      const uint8_t client_public[SFS_KX_PUBLIC_SIZE],
+static int sfs_tp_session_munge_hello(sfs_tp_session_t  *session,
+                                      const uint8_t      client_public[SFS_KX_PUBLIC_SIZE],
                                       sfs_hello_reply_t *reply)
 {
     sfs_tp_worker_t *worker = session->worker;
@@ -340,7 +340,7 @@ void sfs_tp_session_handle_hello(sfs_tp_worker_t *worker, const sfs_proto_hdr_t 
         sfs_tp_session_close(session, "out of memory");
         return;
     }
-    session->method = hello.method;
+    session->method    = hello.method;
     reply->session_id  = session->id;
     reply->server_node = worker->node_id;
     snprintf(reply->server_host, sizeof(reply->server_host), "%s", worker->host);
@@ -421,8 +421,8 @@ void sfs_tp_session_handle_auth(sfs_tp_worker_t *worker, const sfs_proto_hdr_t *
     }
     free(auth);
     if (rc) {
-        sfs_warn("authentication refused: %s pid %u (%s) %s", session->peer_host,
-                 session->peer_pid, session->peer_program, why);
+        sfs_warn("authentication refused: %s pid %u (%s) %s", session->peer_host, session->peer_pid,
+                 session->peer_program, why);
         {
             char text[sizeof(why) + 32];
 
@@ -437,8 +437,9 @@ void sfs_tp_session_handle_auth(sfs_tp_worker_t *worker, const sfs_proto_hdr_t *
     session->authenticated = 1;
     worker->pending_sessions--;
     sfs_tp_describe_transports(session->ep, session->transports, sizeof(session->transports));
-    sfs_debug("session %016lx: %s pid %u (%s) authenticated over %s as %s%u", (unsigned long)session->id,
-              session->peer_host, session->peer_pid, session->peer_program, session->transports,
+    sfs_debug("session %016lx: %s pid %u (%s) authenticated over %s as %s%u",
+              (unsigned long)session->id, session->peer_host, session->peer_pid,
+              session->peer_program, session->transports,
               (session->cred.flags & SFS_CRED_SERVER) ? "server " : "uid ", session->cred.uid);
     /* the reply names our direct-copy socket (0: none), see sfs_tp_direct.c */
     sfs_wbuf_init(&wb, out, sizeof(out));

@@ -317,11 +317,11 @@ int sfs_tp_worker_create(const sfs_tp_worker_params_t *params, sfs_tp_worker_t *
     uint16_t               port;
     int                    rc, restricted;
 
-    int munge_client = params && (params->field_mask & SFS_TP_WORKER_PARAM_MUNGE) &&
-                       params->munge_client;
+    int munge_client =
+        params && (params->field_mask & SFS_TP_WORKER_PARAM_MUNGE) && params->munge_client;
 
-    if (!params || (!munge_client && (!(params->field_mask & SFS_TP_WORKER_PARAM_KEY) ||
-                                      !params->key))) {
+    if (!params ||
+        (!munge_client && (!(params->field_mask & SFS_TP_WORKER_PARAM_KEY) || !params->key))) {
         return sfs_error_set(-EINVAL, "transport: no cluster key given");
     }
     rc = sfs_auth_init();
@@ -368,8 +368,8 @@ int sfs_tp_worker_create(const sfs_tp_worker_params_t *params, sfs_tp_worker_t *
      * asked to; without it UCX drops them for error-handling endpoints and
      * same-host traffic falls back to TCP. A user's own setting wins; with
      * UCX_TLS leaving them out, setting it would only earn a warning. */
-    restricted = (params->field_mask & SFS_TP_WORKER_PARAM_UCX_TLS) && params->ucx_tls &&
-                 !getenv("UCX_TLS");
+    restricted =
+        (params->field_mask & SFS_TP_WORKER_PARAM_UCX_TLS) && params->ucx_tls && !getenv("UCX_TLS");
     if (!restricted && sfs_tp_tls_may_use("posix")) {
         setenv("UCX_POSIX_ERROR_HANDLING", "y", 0);
     }

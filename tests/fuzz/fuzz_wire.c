@@ -51,7 +51,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *input, size_t size)
     data   = input + 1;
     length = size - 1;
     sfs_rbuf_init(&rb, data, length);
-    switch (which % 14) {
+    switch (which % 15) {
     case 0: {
         sfs_proto_hdr_t hdr;
 
@@ -172,9 +172,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *input, size_t size)
         break;
     }
     case 10: {
-        sfs_auth_req_t auth;
+        sfs_auth_req_t *auth = malloc(sizeof(*auth));
 
-        sfs_proto_auth_req_unpack(&rb, &auth);
+        if (auth) {
+            sfs_proto_auth_req_unpack(&rb, auth);
+            if (!rb.error) {
+                ROUND_TRIP(sfs_proto_auth_req_pack(&wb, auth), rb.offset);
+            }
+            free(auth);
+        }
+        break;
+    }
+    case 13: {
+        /* a capability (chunk requests, open replies) */
+        sfs_cap_t cap;
+
+        sfs_cap_unpack(&rb, &cap);
+        if (!rb.error) {
+            ROUND_TRIP(sfs_cap_pack(&wb, &cap), rb.offset);
+        }
         break;
     }
     case 12: {

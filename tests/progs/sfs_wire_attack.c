@@ -251,6 +251,7 @@ static int hello_by_hand_as(sfs_tp_conn_t **conn_p, sfs_hello_req_t *hello,
     sfs_list_add_tail(&worker->conns, &conn->list);
     memset(hello, 0, sizeof(*hello));
     hello->peer_kind = SFS_PEER_CLIENT;
+    hello->method    = SFS_AUTH_METHOD_SECRET;
     hello->pid       = pid;
     snprintf(hello->host, sizeof(hello->host), "attacker");
     snprintf(hello->program, sizeof(hello->program), "sfs_wire_attack");
@@ -295,6 +296,7 @@ static int auth_by_hand(sfs_tp_conn_t *conn, const uint8_t proof[SFS_PROOF_SIZE]
     int                 rc;
 
     memcpy(auth.proof, proof, SFS_PROOF_SIZE);
+    auth.credential[0] = '\0';
     sfs_wbuf_init(&wb, args, sizeof(args));
     sfs_proto_auth_req_pack(&wb, &auth);
     memset(&params, 0, sizeof(params));
