@@ -152,7 +152,8 @@ static int sfs_client_locate(const sfs_client_params_t *params, sfs_client_where
     }
     return sfs_error_set(-EHOSTUNREACH,
                          "no stripefs service configured: set STRIPEFS_CONFIG=/path/cluster.yaml, "
-                         "or STRIPEFS_MGMT=host:port and STRIPEFS_CONNAUTH=/path/connauth");
+                         "or STRIPEFS_MGMT=host:port (a MUNGE client; with STRIPEFS_CONNAUTH=FILE "
+                         "a holder of the servers' secret)");
 }
 
 int sfs_client_connect(const sfs_client_params_t *params, sfs_client_t **client_p)

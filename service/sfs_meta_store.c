@@ -283,7 +283,7 @@ int sfs_meta_store_open(const sfs_meta_store_params_t *params, sfs_meta_store_t 
             root.entry_id     = SFS_ROOT_ID;
             root.parent_id    = SFS_ROOT_ID;
             root.type         = SFS_TYPE_DIR;
-            root.mode         = 0777;
+            root.mode         = 0755; /* as mkfs leaves it: root makes room for users */
             root.nlink        = 2;
             root.pattern.type = SFS_PATTERN_RAID0;
             root.pattern.chunk_size =

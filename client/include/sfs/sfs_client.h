@@ -43,8 +43,12 @@ enum {
  * Where the service is. Unset fields come from the environment, then from
  * defaults:
  *  - STRIPEFS_CONFIG: a cluster config file (its management address and
- *    connauth file are used);
- *  - STRIPEFS_MGMT ("host:port") and STRIPEFS_CONNAUTH (a connauth file);
+ *    security section: in the munge mode the client proves its uid with
+ *    MUNGE and needs no secret; in the shared-secret mode it reads the
+ *    connauth file);
+ *  - STRIPEFS_MGMT ("host:port"): a MUNGE client (STRIPEFS_MUNGE_SOCKET,
+ *    STRIPEFS_SERVICE_UID, default the site's munged and uid 0), or with
+ *    STRIPEFS_CONNAUTH (a connauth file) a holder of the servers' secret;
  *  - STRIPEFS_TIMEOUT: RPC timeout in seconds;
  *  - else /etc/stripefs/stripefs.yaml, else ./stripefs-state/stripefs.yaml.
  * Tuning from the environment: STRIPEFS_MAX_REQUEST (bytes per storage
