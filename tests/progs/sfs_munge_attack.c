@@ -29,10 +29,13 @@
 #include "sfs_log.h"
 #include "sfs_map.h"
 
+#include <grp.h>
+#include <inttypes.h>
 #include <munge.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define ATTACK_FILE   "/sfs_munge_attack.dat"
@@ -66,6 +69,12 @@ static int make_worker(const char *name, sfs_tp_worker_t **worker_p)
     params.munge_socket = munge_socket;
     params.munge_client = 1;
     params.service_uid  = 0;
+    if (getuid() != 0) {
+        /* as the client library does: another user cannot attach the
+         * servers' shared memory, so same-host servers are reached over TCP */
+        params.field_mask |= SFS_TP_WORKER_PARAM_UCX_TLS;
+        params.ucx_tls = "^posix,sysv,cma";
+    }
     return sfs_tp_worker_create(&params, worker_p);
 }
 
@@ -134,6 +143,8 @@ static void hand_err_cb(void *arg, ucp_ep_h ep, ucs_status_t status)
 /* HELLO with method MUNGE as `peer_kind`; derives the session key from
  * the key exchange (the server's credential is left alone: a reflection
  * attack sends it back undecoded). */
+static const char *hand_host = "attacker"; /* what the HELLO by hand says */
+
 static int hello_by_hand(uint32_t peer_kind, hand_t *h)
 {
     ucp_ep_params_t     ep_params;
@@ -168,7 +179,7 @@ static int hello_by_hand(uint32_t peer_kind, hand_t *h)
     h->hello.peer_uuid = sfs_auth_random_u64();
     h->hello.pid       = (uint32_t)getpid();
     h->hello.method    = SFS_AUTH_METHOD_MUNGE;
-    snprintf(h->hello.host, sizeof(h->hello.host), "attacker");
+    snprintf(h->hello.host, sizeof(h->hello.host), "%s", hand_host);
     snprintf(h->hello.program, sizeof(h->hello.program), "sfs_munge_attack");
     sfs_auth_random(h->hello.nonce, sizeof(h->hello.nonce));
     h->hello.address        = worker->address;
@@ -302,10 +313,12 @@ static void attack_credentials(const char *other_socket)
     CHECK(honest_ping() == 0, "the service still serves honest MUNGE clients");
 
     /* 2. an honest handshake, then its credentials in other handshakes */
-    rc    = hello_by_hand(SFS_PEER_CLIENT, &victim);
-    sent  = rc ? NULL : client_cred(&victim, munge_socket, 0);
-    spare = rc ? NULL : client_cred(&victim, munge_socket, 0);
-    rc    = rc ? rc : auth_by_hand(&victim, sent);
+    hand_host = "victim";
+    rc        = hello_by_hand(SFS_PEER_CLIENT, &victim);
+    hand_host = "attacker";
+    sent      = rc ? NULL : client_cred(&victim, munge_socket, 0);
+    spare     = rc ? NULL : client_cred(&victim, munge_socket, 0);
+    rc        = rc ? rc : auth_by_hand(&victim, sent);
     CHECK(rc == 0 && sent && spare, "an honest handshake by hand is accepted (%s)", auth_detail);
     rc = hello_by_hand(SFS_PEER_CLIENT, &h);
     expect_refused(&h, rc, sent,
@@ -518,7 +531,54 @@ static const sfs_map_node_t *node_of_target(uint32_t target_id)
     return target ? sfs_map_find_node(map, target->node_id) : NULL;
 }
 
-static void attack_capabilities(void)
+/* 6g: another user (nobody) with our valid capability. A child process
+ * takes uid 65534 and runs this program again with --read-with: its own
+ * MUNGE session (munged vouches for uid 65534) reads with the capability
+ * granted to uid 0. */
+static int read_as_nobody(char **argv, uint32_t target, uint64_t entry_id, const sfs_cap_t *cap)
+{
+    char  target_s[16], entry_s[32], cap_s[2 * SFS_CAP_WIRE_SIZE + 1];
+    char  cap_wire[SFS_CAP_WIRE_SIZE];
+    char *args[9];
+    int   status = -1;
+    pid_t child;
+
+    sfs_wbuf_t wb;
+
+    sfs_wbuf_init(&wb, cap_wire, sizeof(cap_wire));
+    sfs_cap_pack(&wb, cap);
+    for (size_t i = 0; i < sizeof(cap_wire); i++) {
+        snprintf(cap_s + 2 * i, 3, "%02x", (uint8_t)cap_wire[i]);
+    }
+    snprintf(target_s, sizeof(target_s), "%u", target);
+    snprintf(entry_s, sizeof(entry_s), "%" PRIu64, entry_id);
+    args[0] = argv[0];
+    args[1] = "--read-with";
+    args[2] = argv[1];
+    args[3] = argv[2];
+    args[4] = argv[3];
+    args[5] = target_s;
+    args[6] = entry_s;
+    args[7] = cap_s;
+    args[8] = NULL;
+    fflush(stdout);
+    child = fork();
+    if (child == 0) {
+        if (setgroups(0, NULL) != 0 || setgid(SFS_GID_NOBODY) != 0 || setuid(SFS_UID_NOBODY) != 0) {
+            perror("cannot become nobody");
+            _exit(3);
+        }
+        execv("/proc/self/exe", args);
+        perror("execv");
+        _exit(3);
+    }
+    if (child < 0 || waitpid(child, &status, 0) != child || !WIFEXITED(status)) {
+        return -1;
+    }
+    return WEXITSTATUS(status);
+}
+
+static void attack_capabilities(char **argv)
 {
     static uint8_t        content[ATTACK_LENGTH], junk[ATTACK_LENGTH], got[ATTACK_LENGTH];
     const sfs_map_node_t *meta_node = map ? sfs_map_find_node(map, map->meta_node) : NULL;
@@ -607,6 +667,11 @@ static void attack_capabilities(void)
     CHECK(rc == 0 && memcmp(got, content, sizeof(got)) == 0,
           "6f. a READ with the valid capability is served, the data as written (%s%s)",
           chunk_detail, rc == 0 && memcmp(got, content, sizeof(got)) ? ", other data" : "");
+    rc = read_as_nobody(argv, target, attr.entry_id, &ro);
+    CHECK(rc == 0, "6g. user nobody's READ with the capability granted to uid 0 is refused (%s)",
+          rc == 0   ? "refused"
+          : rc == 1 ? "served"
+                    : "the child failed");
     sfs_tp_conn_destroy(storage);
     sfs_tp_conn_destroy(meta);
     printf("skipped: an expired capability (security.capability_lifetime is at least 10 s)\n");
@@ -634,52 +699,82 @@ static void raw_send(ucp_ep_h ep, const uint8_t *hdr)
     }
 }
 
-static void attack_other_session(void)
+/* A PING from the attacker's own (fresh) session that names the victim's
+ * session, its MAC made with the attacker's key; `request_id` 0: the
+ * attacker's next. The server must not serve it: no answer. */
+static int forged_ping(uint64_t request_id)
 {
     sfs_tp_rpc_params_t params = {.opcode = SFS_OP_PING, .timeout_ms = 2000};
     sfs_tp_conn_t      *conn;
     sfs_tp_rpc_t       *rpc;
-    sfs_proto_hdr_t     hdr;
-    uint8_t             packed[SFS_PROTO_HDR_SIZE];
-    uint64_t            own;
-    int                 rc;
+    int                 rc = honest_conn(attacker, NULL, &conn);
 
-    rc = make_worker("sfs_munge_attack (attacker)", &attacker);
-    rc = rc ? rc : honest_conn(attacker, NULL, &conn);
     if (rc) {
-        CHECK(0, "the attacker's own session: %s", sfs_error_detail());
-        return;
+        printf("  (the attacker's own session: %s)\n", sfs_error_detail());
+        return 0; /* counts as served: the check fails */
     }
-    CHECK(victim.conn && conn_answers(victim.conn) == 0,
-          "the victim's session (the honest handshake by hand) is served");
-    own = conn->session_id;
-
-    /* the victim's session id, a MAC with our own session's key */
+    rc = conn_answers(conn);
+    if (rc) {
+        printf("  (the attacker's own session does not answer: %s)\n", sfs_strerror(rc));
+        sfs_tp_conn_destroy(conn);
+        return 0;
+    }
+    if (request_id) {
+        attacker->next_request_id = request_id;
+    }
     conn->session_id = victim.conn->session_id;
     rc               = sfs_tp_call(conn, &params, &rpc);
     sfs_tp_rpc_release(rpc);
+    conn->authenticated = 0; /* no goodbye in the victim's name */
+    sfs_tp_conn_destroy(conn);
+    return rc;
+}
+
+static void attack_other_session(void)
+{
+    sfs_tp_conn_t  *conn;
+    sfs_proto_hdr_t hdr;
+    uint8_t         packed[SFS_PROTO_HDR_SIZE];
+    int             rc;
+
+    rc = make_worker("sfs_munge_attack (attacker)", &attacker);
+    if (rc || !victim.conn) {
+        CHECK(0, "the attacker's worker: %s", rc ? sfs_error_detail() : "no victim session");
+        return;
+    }
+    CHECK(conn_answers(victim.conn) == 0,
+          "the victim's session (the honest handshake by hand) is served");
+
+    rc = forged_ping(0);
     CHECK(rc == -ETIMEDOUT, "7. a PING on the victim's session with our key gets no answer (%s)",
           sfs_strerror(rc));
-    /* ... and one that names the victim's next request id: the server's
-     * refusal, sealed with the victim's key, must not answer the victim's
-     * own next request */
-    attacker->next_request_id = worker->next_request_id;
-    rc                        = sfs_tp_call(conn, &params, &rpc);
-    sfs_tp_rpc_release(rpc);
+    rc = conn_answers(victim.conn);
+    CHECK(rc == 0, "the victim's session goes on (%s)", sfs_strerror(rc));
+
+    /* one that names the victim's next request id: the server's refusal
+     * goes to the victim, sealed with the victim's key, and must not be
+     * taken for the answer to the victim's own next request */
+    rc = forged_ping(worker->next_request_id);
     CHECK(rc == -ETIMEDOUT,
           "7. a PING on the victim's session with the victim's next request id gets no answer (%s)",
           sfs_strerror(rc));
-    conn->session_id = own;
-    rc               = conn_answers(victim.conn);
-    CHECK(rc == 0, "7. the victim's next PING is answered by the server, not by the refusal (%s)",
+    rc = conn_answers(victim.conn);
+    CHECK(rc == 0,
+          "7. the victim's next PING (that request id) is answered by the server, not by the "
+          "refusal of the attacker's (%s)",
           sfs_strerror(rc));
     settle(worker, 200);
-    CHECK(conn_answers(victim.conn) == 0, "the victim's session goes on");
-    CHECK(conn_answers(conn) == 0, "the attacker's own session goes on");
+    rc = conn_answers(victim.conn);
+    CHECK(rc == 0, "the victim's session goes on (%s)", sfs_strerror(rc));
 
     /* a malformed message (protocol version 99) that names the victim's
      * session: the server may drop it, but must not end the victim's
      * session for what another process sent */
+    rc = honest_conn(attacker, NULL, &conn);
+    if (rc) {
+        CHECK(0, "the attacker's own session: %s", sfs_error_detail());
+        return;
+    }
     memset(&hdr, 0, sizeof(hdr));
     hdr.magic      = SFS_PROTO_MAGIC;
     hdr.version    = SFS_PROTO_VERSION;
@@ -690,12 +785,14 @@ static void attack_other_session(void)
     packed[4] = 99;
     raw_send(conn->ep, packed);
     settle(attacker, 300);
+    rc = conn_answers(conn);
+    CHECK(rc == 0, "the attacker's own session goes on (%s)", sfs_strerror(rc));
+    sfs_tp_conn_destroy(conn);
     rc = conn_answers(victim.conn);
     CHECK(rc == 0,
-          "7. after a malformed message naming the victim's session, the victim is still served "
-          "(%s)",
+          "7. after another process's malformed message naming the victim's session, the victim "
+          "is still served (%s)",
           sfs_strerror(rc));
-    sfs_tp_conn_destroy(conn);
     hand_close(&victim);
     CHECK(honest_ping() == 0, "the service still serves honest MUNGE clients");
 }
@@ -720,9 +817,57 @@ static int fetch_map(void)
     return rc;
 }
 
+/* --read-with MUNGE_SOCKET HOST PORT TARGET ENTRY CAP_HEX (run as another
+ * user by read_as_nobody): exit 0 when the READ is refused, 1 when served. */
+static int read_with(char **argv)
+{
+    static uint8_t        got[ATTACK_LENGTH];
+    uint8_t               wire[SFS_CAP_WIRE_SIZE];
+    uint32_t              target = (uint32_t)strtoul(argv[4], NULL, 10);
+    uint64_t              entry  = strtoull(argv[5], NULL, 10);
+    const sfs_map_node_t *node;
+    sfs_tp_conn_t        *conn;
+    sfs_rbuf_t            rb;
+    sfs_cap_t             cap;
+    int                   rc;
+
+    for (size_t i = 0; i < sizeof(wire); i++) {
+        unsigned byte = 0;
+
+        if (strlen(argv[6]) != 2 * sizeof(wire) || sscanf(argv[6] + 2 * i, "%2x", &byte) != 1) {
+            return 2;
+        }
+        wire[i] = (uint8_t)byte;
+    }
+    sfs_rbuf_init(&rb, wire, sizeof(wire));
+    sfs_cap_unpack(&rb, &cap);
+    munge_socket = argv[1];
+    rc           = make_worker("sfs_munge_attack (nobody)", &worker);
+    rc           = rc ? rc
+                      : sfs_tp_bootstrap_fetch(argv[2], (uint16_t)atoi(argv[3]), 5000, &mgmt_address,
+                                               &mgmt_address_length);
+    rc           = rc ? rc : fetch_map();
+    node         = rc ? NULL : node_of_target(target);
+    rc           = node ? honest_conn(worker, node, &conn) : -ENODEV;
+    if (rc) {
+        fprintf(stderr, "uid %u: %s\n", (unsigned)getuid(), sfs_error_detail());
+        return 2;
+    }
+    rc = chunk_call(conn, SFS_OP_READ, target, entry, &cap, got, NULL);
+    printf("  (uid %u: READ of entry %" PRIu64 ": %s, %s)\n", (unsigned)getuid(), entry,
+           sfs_strerror(rc), chunk_detail);
+    sfs_tp_conn_destroy(conn);
+    sfs_tp_worker_destroy(worker);
+    return rc == -EACCES ? 0 : rc == 0 ? 1 : 2;
+}
+
 int main(int argc, char **argv)
 {
     int rc;
+
+    if (argc == 8 && strcmp(argv[1], "--read-with") == 0) {
+        return read_with(argv + 1);
+    }
 
     if (argc != 4 && argc != 5) {
         fprintf(stderr, "usage: %s MUNGE_SOCKET HOST PORT [OTHER_MUNGE_SOCKET]\n", argv[0]);
@@ -748,7 +893,7 @@ int main(int argc, char **argv)
     CHECK(honest_ping() == 0, "an honest MUNGE client is served by every rank");
     attack_credentials(argc == 5 ? argv[4] : NULL);
     attack_server_claim();
-    attack_capabilities();
+    attack_capabilities(argv);
     attack_other_session();
     sfs_map_destroy(map);
     free(mgmt_address);
