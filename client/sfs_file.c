@@ -5,6 +5,7 @@
 
 #include "sfs_alloc.h"
 #include "sfs_auth.h"
+#include "sfs_cap.h"
 #include "sfs_errno.h"
 #include "sfs_layout.h"
 #include "sfs_log.h"
@@ -92,8 +93,14 @@ void sfs_file_cap_refresh(sfs_file_t *file)
     sfs_attr_t      attr;
     sfs_cap_t       cap;
 
-    if (file->cap.expires_s == 0 ||
-        now < file->cap_got_s + (file->cap.expires_s - file->cap_got_s) / 2) {
+    int64_t life = (int64_t)(file->cap.expires_s - file->cap_got_s);
+
+    /* the expiry is the servers' clock, the rest ours: a client clock far
+     * ahead of theirs must neither stop renewing nor renew at every call */
+    if (life <= 0 || life > 7 * 86400) {
+        life = SFS_CAP_LIFETIME_DEFAULT_S;
+    }
+    if (file->cap.expires_s == 0 || now < file->cap_got_s + (uint64_t)life / 2) {
         return;
     }
     req = calloc(1, sizeof(*req));

@@ -1082,7 +1082,12 @@ int sfs_ns_setattr(sfs_meta_txn_t *txn, const sfs_cred_t *cred, const char *path
         }
     }
     if (explicit_times || now_times) {
-        rc = sfs_perm_utimes(cred, attr, explicit_times == 0);
+        /* only "both to now" (utimes(NULL)) may be done with write
+         * permission: anything else is setting times (Linux's
+         * ATTR_TIMES_SET), the owner's */
+        rc = sfs_perm_utimes(cred, attr,
+                             explicit_times == 0 &&
+                                 now_times == (SFS_SETATTR_ATIME_NOW | SFS_SETATTR_MTIME_NOW));
         if (rc == -EPERM) {
             return sfs_error_set(rc, "'%.200s': only its owner (uid %u) may set its times", path,
                                  attr->uid);

@@ -186,6 +186,7 @@ struct sfs_tp_session {
     int              files_handed;          /* a file was handed over (atomic) */
     sfs_tp_replay_t  replay;                /* request ids served (after their MAC check) */
     uint64_t         replays;               /* requests refused as replayed or too old */
+    uint64_t         forgeries;             /* requests naming it that failed their MAC */
 };
 
 struct sfs_tp_request {

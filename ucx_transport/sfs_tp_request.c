@@ -51,6 +51,8 @@ static int sfs_tp_request_replayed(sfs_tp_request_t *req)
     return 1;
 }
 
+static int sfs_tp_request_over_rate(sfs_tp_worker_t *worker, sfs_tp_session_t *session);
+
 static void sfs_tp_request_dispatch(sfs_tp_request_t *req)
 {
     sfs_tp_worker_t  *worker  = req->worker;
@@ -58,9 +60,21 @@ static void sfs_tp_request_dispatch(sfs_tp_request_t *req)
 
     if (sfs_auth_mac_check(&session->session_key, req->packed_hdr, req->data,
                            req->hdr.args_length) != 0) {
-        sfs_warn("request %s from %s pid %u failed its integrity check: refused",
-                 sfs_op_name(req->hdr.opcode), session->peer_host, session->peer_pid);
-        sfs_tp_request_reply_error(req, -EACCES, "request failed its integrity check");
+        /* dropped without a reply: whoever forged it names someone else's
+         * session, and a refusal would reach that peer as the answer to
+         * its own request of that id */
+        if (session->forgeries++ < 10) {
+            sfs_warn("request %s %lu naming the session of %s pid %u failed its integrity "
+                     "check: dropped",
+                     sfs_op_name(req->hdr.opcode), (unsigned long)req->hdr.request_id,
+                     session->peer_host, session->peer_pid);
+        }
+        sfs_tp_note_dropped(worker, "request that failed its integrity check");
+        sfs_tp_request_free(req);
+        return;
+    }
+    if (sfs_tp_request_over_rate(worker, session)) {
+        sfs_tp_request_free(req);
         return;
     }
     if (sfs_tp_request_replayed(req)) {
@@ -97,30 +111,8 @@ static void sfs_tp_request_recv_cb(void *request, ucs_status_t status, size_t le
     sfs_tp_request_dispatch(req);
 }
 
-/* A peer that sends what no correct client sends loses its session: a
- * malformed or oversized message from an authenticated session closes it
- * (the session id is read raw: the header failed its checks). */
-static void sfs_tp_request_punish(sfs_tp_worker_t *worker, const void *header, size_t header_length,
-                                  const char *why)
-{
-    sfs_tp_session_t *session;
-    uint64_t          session_id = 0;
-
-    if (header_length < 32) {
-        return;
-    }
-    for (int i = 7; i >= 0; i--) {
-        session_id = (session_id << 8) | ((const uint8_t *)header)[24 + i];
-    }
-    session = session_id ? sfs_tp_session_find(worker, session_id) : NULL;
-    if (session && session->authenticated) {
-        sfs_warn("closing the session of %s pid %u (%s): it %s", session->peer_host,
-                 session->peer_pid, session->peer_program, why);
-        sfs_tp_session_close(session, why);
-    }
-}
-
-/* More requests in one second than the limit: the session is closed. */
+/* More requests in one second than the limit: the session is closed.
+ * Counted after the MAC check, so that nobody else's flood can close it. */
 static int sfs_tp_request_over_rate(sfs_tp_worker_t *worker, sfs_tp_session_t *session)
 {
     uint64_t now;
@@ -161,18 +153,15 @@ ucs_status_t sfs_tp_am_request_cb(void *arg, const void *header, size_t header_l
              ? -EINVAL
              : sfs_proto_hdr_unpack(header, SFS_PROTO_HDR_SIZE, worker->max_payload, &hdr);
     if (rc || (hdr.flags & (SFS_PROTO_FLAG_REPLY | SFS_PROTO_FLAG_DELIVERED))) {
+        /* dropped, and nothing else: a header that fails its checks cannot
+         * prove which session sent it (it may name someone else's) */
         sfs_tp_note_dropped(worker, rc == -EPROTO ? "wrong protocol magic or version"
                                                   : "malformed or oversized request header");
-        sfs_tp_request_punish(worker, header, header_length,
-                              "sent a malformed or oversized "
-                              "message");
         goto drop;
     }
     if (sfs_tp_message_layout(&hdr, header, header_length, rndv ? NULL : data, length, &args) !=
         0) {
         sfs_tp_note_dropped(worker, "request lengths disagree with the message");
-        sfs_tp_request_punish(worker, header, header_length,
-                              "sent a message whose lengths disagree with its header");
         goto drop;
     }
     args_in_header = header_length > SFS_PROTO_HDR_SIZE;
@@ -191,9 +180,6 @@ ucs_status_t sfs_tp_am_request_cb(void *arg, const void *header, size_t header_l
     session = sfs_tp_session_find(worker, hdr.session_id);
     if (!session || !session->authenticated) {
         sfs_tp_note_dropped(worker, "request without an authenticated session");
-        goto drop;
-    }
-    if (sfs_tp_request_over_rate(worker, session)) {
         goto drop;
     }
     if (hdr.opcode == SFS_OP_BYE) {

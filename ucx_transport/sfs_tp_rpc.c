@@ -413,7 +413,7 @@ static void sfs_tp_rpc_reply_complete(sfs_tp_rpc_t *rpc)
         sfs_auth_mac_check(&conn->session_key, rpc->reply_hdr, rpc->reply_args,
                            rpc->reply_args_length) != 0) {
         /* a refused AUTH cannot be sealed with a key the server rejected */
-        if (!(rpc->opcode == SFS_OP_AUTH && status == -EACCES)) {
+        if (!(rpc->opcode == SFS_OP_AUTH && status < 0)) {
             sfs_tp_rpc_fail(rpc, -EACCES, "reply to %s from %s failed its integrity check",
                             sfs_op_name(rpc->opcode), conn->name);
             return;

@@ -157,7 +157,9 @@ static void attack_malformed_headers(void)
     hdr[4] = 99; /* protocol version 99 */
     raw_send(conn->ep, hdr, NULL, 0);
     rc = conn_answers(conn);
-    CHECK(rc != 0, "after a message of protocol version 99 the session is closed (%s)",
+    /* dropped, but not held against the session it names: anyone could
+     * name it */
+    CHECK(rc == 0, "a message of protocol version 99 is dropped; the session goes on (%s)",
           sfs_strerror(rc));
     sfs_tp_conn_destroy(conn);
 
@@ -167,7 +169,7 @@ static void attack_malformed_headers(void)
         header_for(conn, SFS_OP_WRITE, 0, 1ull << 40, NULL, hdr, 1);
         raw_send(conn->ep, hdr, junk, sizeof(junk));
         rc = conn_answers(conn);
-        CHECK(rc != 0, "after a header claiming 1 TiB of payload the session is closed (%s)",
+        CHECK(rc == 0, "a header claiming 1 TiB of payload is dropped; the session goes on (%s)",
               sfs_strerror(rc));
         sfs_tp_conn_destroy(conn);
     }
@@ -176,7 +178,7 @@ static void attack_malformed_headers(void)
         header_for(conn, SFS_OP_PING, 40, 0, junk, hdr, 1); /* 40 bytes said, 64 sent */
         raw_send(conn->ep, hdr, junk, sizeof(junk));
         rc = conn_answers(conn);
-        CHECK(rc != 0, "after lengths that disagree with the message the session is closed (%s)",
+        CHECK(rc == 0, "lengths that disagree with the message: dropped, the session goes on (%s)",
               sfs_strerror(rc));
         sfs_tp_conn_destroy(conn);
     }
@@ -213,9 +215,10 @@ static void attack_bad_arguments(void)
     conn->session_key.bytes[0] ^= 0xff;
     memset(&params, 0, sizeof(params));
     params.opcode     = SFS_OP_PING;
-    params.timeout_ms = 5000;
+    params.timeout_ms = 2000;
     rc                = sfs_tp_call(conn, &params, &rpc);
-    CHECK(rc == -EACCES, "a request with a forged MAC is refused: %s", sfs_strerror(rc));
+    CHECK(rc == -ETIMEDOUT, "a request with a forged MAC is dropped unanswered: %s",
+          sfs_strerror(rc));
     sfs_tp_rpc_release(rpc);
     conn->session_key = real;
     CHECK(conn_answers(conn) == 0, "the honest session goes on after the forged request");
