@@ -11,7 +11,6 @@
 
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 int sfs_client_meta_call(sfs_client_t *client, uint32_t opcode, const sfs_meta_req_t *req,
                          sfs_tp_rpc_t **rpc_p)
@@ -294,25 +293,19 @@ int sfs_chown(sfs_client_t *client, const char *path, uint32_t uid, uint32_t gid
     return rc;
 }
 
-/* One time of sfs_utimens into the request: an explicit time sets `flag`;
- * SFS_UTIME_NOW sets `now_flag` and, for a server that predates the NOW
- * flags, `flag` with this host's clock (a server that knows `now_flag` uses
- * its own clock and ignores `flag`); SFS_UTIME_OMIT sets nothing. */
+/* One time of sfs_utimens into the request: an explicit time sets `flag`
+ * and the value; SFS_UTIME_NOW sets only `now_flag` (the server takes its
+ * own clock, and with no explicit time lets whoever may write do it);
+ * SFS_UTIME_OMIT sets nothing. */
 static void sfs_client_utime_arg(uint64_t value, uint32_t flag, uint32_t now_flag, uint32_t *flags,
                                  uint64_t *out)
 {
-    struct timespec now;
-
-    if (value == SFS_UTIME_OMIT) {
-        return;
-    }
     if (value == SFS_UTIME_NOW) {
-        clock_gettime(CLOCK_REALTIME, &now);
         *flags |= now_flag;
-        value = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+    } else if (value != SFS_UTIME_OMIT) {
+        *flags |= flag;
+        *out = value;
     }
-    *flags |= flag;
-    *out = value;
 }
 
 int sfs_utimens(sfs_client_t *client, const char *path, uint64_t atime_ns, uint64_t mtime_ns)
