@@ -431,11 +431,11 @@ static void check_owner_and_now(void)
           (long)st.st_atim.tv_sec, (long)st.st_mtim.tv_sec);
     CHECK(utimensat(AT_FDCWD, P("st"), old, 0) == 0 && utimes(P("st"), NULL) == 0 &&
               stat(P("st"), &st) == 0 && is_now(&st.st_atim) && is_now(&st.st_mtim),
-          "utimes(NULL): both now");
+          "utimes(NULL): both now (the server must know SFS_SETATTR_*_NOW)");
     fd = open(P("st"), O_RDONLY);
     CHECK(utimensat(AT_FDCWD, P("st"), old, 0) == 0 && futimens(fd, NULL) == 0 &&
               stat(P("st"), &st) == 0 && is_now(&st.st_atim) && is_now(&st.st_mtim),
-          "futimens(NULL): both now");
+          "futimens(NULL): both now (the server must know SFS_SETATTR_*_NOW)");
     close(fd);
     ts[0].tv_nsec = UTIME_OMIT;
     ts[1].tv_nsec = UTIME_OMIT;
@@ -686,7 +686,7 @@ static void check_attributes(void)
     CHECK(utimes(P("st"), tv) == 0 && stat(P("st"), &st) == 0 && st.st_mtim.tv_sec == 1400000000,
           "utimes");
     CHECK(utime(P("st"), NULL) == 0 && stat(P("st"), &st) == 0 && st.st_mtim.tv_sec > 1400000000,
-          "utime(NULL) is now");
+          "utime(NULL) is now (the server must know SFS_SETATTR_*_NOW)");
     check_owner_and_now();
     CHECK(truncate(P("st"), 3) == 0 && size_of(P("st")) == 3, "truncate to 3");
     CHECK(truncate(P("st"), 100000) == 0 && size_of(P("st")) == 100000, "truncate up to 100000");
