@@ -148,6 +148,41 @@ sfs_pl cp -p "$L/src" $T/back || sfs_fail "cp -p into stripefs"
 sfs_expect_eq "$(sfs_pl stat -c '%a %u %g %Y' $T/back)" "$(stat -c '%a %u %g %Y' "$L/src")" \
     "cp -p into stripefs keeps mode, owner and mtime"
 echo "ok: cp -p both ways keeps mode, owner and times"
+
+# --- another user (nobody): times set to now need only write permission,
+# explicit times, chmod and chown the owner (the server decides; this shows
+# that touch's NULL times reach it as "now", not as an explicit time). Needs
+# a service that admits non-root clients, and setpriv.
+nb_dir="$SFS_TEST_TMP/nobody"
+mkdir -p "$nb_dir" && chmod 1777 "$nb_dir"
+as_nobody() {
+    (cd "$nb_dir" && setpriv --reuid=65534 --regid=65534 --clear-groups \
+        env LD_PRELOAD="$SFS_PRELOAD" STRIPEFS_CONFIG="$STRIPEFS_CONFIG" "$@")
+}
+if command -v setpriv >/dev/null && as_nobody "$SFS_CTL" stat / >/dev/null 2>&1; then
+    sfs_ctl mkdir /at/shared && sfs_ctl chmod 777 /at/shared || sfs_fail "mkdir /at/shared"
+    sfs_pl touch $T/shared/w && sfs_pl chmod 666 $T/shared/w &&
+        sfs_pl touch -d '2001-01-01 UTC' $T/shared/w || sfs_fail "make $T/shared/w"
+    as_nobody touch $T/shared/w ||
+        sfs_fail "touch of root's 0666 file by nobody (times to now need only write permission)"
+    mtime=$(sfs_pl stat -c %Y $T/shared/w)
+    now=$(date +%s)
+    [ $((now - mtime)) -le 5 ] && [ $((mtime - now)) -le 5 ] ||
+        sfs_fail "touch by nobody: mtime $mtime is not now"
+    sfs_expect_fail "not permitted" as_nobody touch -d '2002-02-02 UTC' $T/shared/w
+    sfs_expect_fail "not permitted" as_nobody chmod 600 $T/shared/w
+    sfs_expect_fail "not permitted" as_nobody chown 65534 $T/shared/w
+    sfs_expect_fail "/at/shared/w.*(owner|not permitted)" as_nobody "$SFS_CTL" chmod 600 /at/shared/w
+    sfs_pl chmod 644 $T/shared/w || sfs_fail "chmod 644"
+    sfs_expect_fail "permission denied" as_nobody touch $T/shared/w
+    (umask 027 && as_nobody touch $T/shared/mine) || sfs_fail "nobody creates a file"
+    sfs_expect_eq "$(sfs_pl stat -c '%a %u %g' $T/shared/mine)" "640 65534 65534" \
+        "nobody's file under umask 027"
+    echo "ok: as nobody: touch of a writable file sets now; touch -d, chmod, chown need the owner"
+else
+    echo "note: no non-root client can connect to this service (or no setpriv): the checks as" \
+        "another user are left out"
+fi
 sfs_ctl ls -l /at
 sfs_stop_service
 [ $later_failures = 0 ] ||
