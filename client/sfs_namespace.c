@@ -289,6 +289,38 @@ int sfs_chmod(sfs_client_t *client, const char *path, uint32_t mode)
     return rc;
 }
 
+int sfs_chown(sfs_client_t *client, const char *path, uint32_t uid, uint32_t gid)
+{
+    int             rc;
+    sfs_meta_req_t *req = sfs_client_req(client, path, &rc);
+
+    if (!req) {
+        return rc;
+    }
+    /* SFS_ID_UNCHANGED goes as it is: the server keeps that id */
+    req->flags = SFS_SETATTR_OWNER;
+    req->uid   = uid;
+    req->gid   = gid;
+    rc         = sfs_client_meta_attr(client, SFS_OP_SETATTR, req, NULL, NULL, NULL);
+    free(req);
+    return rc;
+}
+
+/* One time of sfs_utimens into the request: an explicit time sets `flag`
+ * and the value; SFS_UTIME_NOW sets only `now_flag` (the server takes its
+ * own clock, and with no explicit time lets whoever may write do it);
+ * SFS_UTIME_OMIT sets nothing. */
+static void sfs_client_utime_arg(uint64_t value, uint32_t flag, uint32_t now_flag, uint32_t *flags,
+                                 uint64_t *out)
+{
+    if (value == SFS_UTIME_NOW) {
+        *flags |= now_flag;
+    } else if (value != SFS_UTIME_OMIT) {
+        *flags |= flag;
+        *out = value;
+    }
+}
+
 int sfs_utimens(sfs_client_t *client, const char *path, uint64_t atime_ns, uint64_t mtime_ns)
 {
     int             rc;
@@ -297,10 +329,14 @@ int sfs_utimens(sfs_client_t *client, const char *path, uint64_t atime_ns, uint6
     if (!req) {
         return rc;
     }
-    req->flags    = SFS_SETATTR_ATIME | SFS_SETATTR_MTIME;
-    req->atime_ns = atime_ns;
-    req->mtime_ns = mtime_ns;
-    rc            = sfs_client_meta_attr(client, SFS_OP_SETATTR, req, NULL, NULL, NULL);
+    req->flags = 0;
+    sfs_client_utime_arg(atime_ns, SFS_SETATTR_ATIME, SFS_SETATTR_ATIME_NOW, &req->flags,
+                         &req->atime_ns);
+    sfs_client_utime_arg(mtime_ns, SFS_SETATTR_MTIME, SFS_SETATTR_MTIME_NOW, &req->flags,
+                         &req->mtime_ns);
+    /* both omitted: nothing changes (not even ctime); the path must exist */
+    rc = sfs_client_meta_attr(client, req->flags ? SFS_OP_SETATTR : SFS_OP_LOOKUP, req, NULL, NULL,
+                              NULL);
     free(req);
     return rc;
 }

@@ -39,8 +39,6 @@ static struct {
     int             exiting; /* after the exit handler: connect no more */
     int             reports;
     int             debug;
-    mode_t          umask;
-    int             umask_known;
     /* descriptor table: pages of entry pointers, read without the lock */
     sfs_pl_fd_t **fd_pages[SFS_PL_FD_PAGES];
     int           fd_count;
@@ -528,45 +526,34 @@ int sfs_pl_fail(int rc, const char *call, const char *what)
     return -1;
 }
 
-/* The umask from /proc (the only way to read it without changing it). */
-static mode_t sfs_pl_umask_read(void)
-{
-    char    buf[2048];
-    ssize_t n;
-    char   *line;
-    int     fd = SFS_REAL(open)("/proc/self/status", O_RDONLY | O_CLOEXEC);
-
-    if (fd < 0) {
-        return 022;
-    }
-    n = SFS_REAL(read)(fd, buf, sizeof(buf) - 1);
-    SFS_REAL(close)(fd);
-    if (n <= 0) {
-        return 022;
-    }
-    buf[n] = '\0';
-    line   = strstr(buf, "\nUmask:");
-    return line ? (mode_t)strtoul(line + 7, NULL, 8) & 0777 : 022;
-}
-
+/* The umask as it is now, as the kernel applies it to each create: read
+ * afresh every time (a create is a round trip to the metadata server
+ * anyway), so that however the program changed it (umask(), a raw system
+ * call, a library) the result is what the kernel would give. /proc is the
+ * only way to read it without changing it; without /proc (or before Linux
+ * 4.7) it is set and set back at once, as ROMIO's ufs driver does. */
 mode_t sfs_pl_umask(void)
 {
-    if (!__atomic_load_n(&sfs_pl.umask_known, __ATOMIC_ACQUIRE)) {
-        sfs_pl.umask = sfs_pl_umask_read();
-        __atomic_store_n(&sfs_pl.umask_known, 1, __ATOMIC_RELEASE);
+    char    buf[512];
+    ssize_t n = -1;
+    char   *line;
+    mode_t  mask;
+    int     fd = SFS_REAL(open)("/proc/self/status", O_RDONLY | O_CLOEXEC);
+
+    if (fd >= 0) {
+        n = SFS_REAL(read)(fd, buf, sizeof(buf) - 1);
+        SFS_REAL(close)(fd);
     }
-    return sfs_pl.umask;
-}
-
-SFS_REAL_DECL(umask);
-
-SFS_PL_EXPORT mode_t umask(mode_t mask)
-{
-    mode_t old = SFS_REAL(umask)(mask);
-
-    sfs_pl.umask = mask & 0777;
-    __atomic_store_n(&sfs_pl.umask_known, 1, __ATOMIC_RELEASE);
-    return old;
+    if (n > 0) {
+        buf[n] = '\0';
+        line   = strstr(buf, "\nUmask:");
+        if (line) {
+            return (mode_t)strtoul(line + 7, NULL, 8) & 0777;
+        }
+    }
+    mask = umask(077);
+    umask(mask);
+    return mask & 0777;
 }
 
 /* ------------------------------------------------------------------------ */

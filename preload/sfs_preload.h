@@ -38,8 +38,8 @@
 /* clang-format off */
 #define SFS_PL_API(_x)                                                                             \
     _x(client_connect) _x(client_disconnect) _x(client_error)                                      \
-    _x(stat) _x(lookup) _x(mkdir) _x(rmdir) _x(unlink) _x(rename) _x(chmod) _x(utimens)            \
-    _x(readdir) _x(statfs)                                                                         \
+    _x(stat) _x(lookup) _x(mkdir) _x(rmdir) _x(unlink) _x(rename) _x(chmod) _x(chown)              \
+    _x(utimens) _x(readdir) _x(statfs)                                                             \
     _x(file_open) _x(file_close) _x(file_pwrite) _x(file_pread) _x(file_writev) _x(file_readv)     \
     _x(file_size) _x(file_truncate) _x(file_sync) _x(file_stat)                                    \
     _x(file_local2global) _x(file_global2local)
@@ -65,6 +65,7 @@ extern sfs_pl_api_t sfs_pl_api;
 #define sfs_unlink(...)            sfs_pl_api.unlink(__VA_ARGS__)
 #define sfs_rename(...)            sfs_pl_api.rename(__VA_ARGS__)
 #define sfs_chmod(...)             sfs_pl_api.chmod(__VA_ARGS__)
+#define sfs_chown(...)             sfs_pl_api.chown(__VA_ARGS__)
 #define sfs_utimens(...)           sfs_pl_api.utimens(__VA_ARGS__)
 #define sfs_readdir(...)           sfs_pl_api.readdir(__VA_ARGS__)
 #define sfs_statfs(...)            sfs_pl_api.statfs(__VA_ARGS__)
@@ -167,7 +168,7 @@ int sfs_pl_ofd_file(sfs_pl_ofd_t *ofd, sfs_client_t *client, sfs_file_t **file_p
 uint64_t sfs_pl_generation(void);
 /* Set errno from a negative code, report the unexpected ones, return -1. */
 int sfs_pl_fail(int rc, const char *call, const char *what);
-/* The process umask (tracked through umask()). */
+/* The process umask, read now. */
 mode_t sfs_pl_umask(void);
 
 /* --- descriptors (sfs_preload.c) ---------------------------------------- */

@@ -1,8 +1,9 @@
 /*
  * Calls that change the namespace or an entry's attributes: mkdir, rmdir,
- * unlink, rename, chmod, chown (only to what it is), times, truncate by
- * name, links (refused), and the working directory (chdir into stripefs
- * sets a virtual one that relative names then resolve against).
+ * unlink, rename, chmod, chown, times, truncate by name, links (refused),
+ * mkdtemp, and the working directory (chdir into stripefs sets a virtual
+ * one that relative names then resolve against). Who may change what is
+ * the metadata server's decision, never this library's.
  */
 #include "sfs_preload.h"
 
@@ -69,15 +70,16 @@ static int sfs_pl_fd_path(int fd, char *out, int *is_dir_p)
 /* ------------------------------------------------------------------------ */
 /* mkdir, rmdir, unlink, rename                                              */
 
+/* mkdir(2) keeps the permission bits and the sticky bit, less the umask
+ * (setuid and setgid in `mode` are dropped, as Linux does). */
 static int sfs_pl_mkdir_named(int rc, const char *sfs_path, mode_t mode)
 {
     sfs_client_t *client;
-    mode_t        mask = sfs_pl_umask();
 
     if (rc > 0) {
         rc = sfs_pl_enter(&client);
         if (rc == 0) {
-            rc = sfs_mkdir(client, sfs_path, mode & ~mask & 07777);
+            rc = sfs_mkdir(client, sfs_path, mode & ~sfs_pl_umask() & 01777);
             sfs_pl_unlock();
         }
     }
@@ -253,17 +255,19 @@ SFS_PL_EXPORT int fchmod(int fd, mode_t mode)
     return sfs_pl_chmod_named(sfs_pl_fd_path(fd, sfs_path, NULL) ?: 1, sfs_path, mode);
 }
 
-/* stripefs keeps the creator as owner: chown to the present owner and
- * group (or -1) succeeds, anything else is EPERM. */
+/* The server decides who may: root any owner, the owner a group of its
+ * own. -1 keeps an id (SFS_ID_UNCHANGED, the same value). */
 static int sfs_pl_chown_named(int rc, const char *sfs_path, uid_t uid, gid_t gid)
 {
-    sfs_stat_t s;
+    sfs_client_t *client;
 
     if (rc > 0) {
-        rc = sfs_pl_stat_path(sfs_path, 0, &s);
-    }
-    if (rc == 0 && ((uid != (uid_t)-1 && uid != s.uid) || (gid != (gid_t)-1 && gid != s.gid))) {
-        rc = -EPERM;
+        rc = sfs_pl_enter(&client);
+        if (rc == 0) {
+            rc = sfs_chown(client, sfs_path, uid == (uid_t)-1 ? SFS_ID_UNCHANGED : (uint32_t)uid,
+                           gid == (gid_t)-1 ? SFS_ID_UNCHANGED : (uint32_t)gid);
+            sfs_pl_unlock();
+        }
     }
     return rc ? sfs_pl_fail(rc, "chown", sfs_path) : 0;
 }
@@ -310,48 +314,48 @@ SFS_PL_EXPORT int fchown(int fd, uid_t uid, gid_t gid)
 /* ------------------------------------------------------------------------ */
 /* times                                                                     */
 
-static uint64_t sfs_pl_ns(const struct timespec *t)
+/* One utimensat time for sfs_utimens: UTIME_NOW and UTIME_OMIT become
+ * SFS_UTIME_NOW and SFS_UTIME_OMIT (the server sets "now" by its clock, and
+ * lets whoever may write do it, as POSIX says; explicit times need the
+ * owner); -EINVAL for a time utimensat refuses. */
+static int sfs_pl_utime_ns(const struct timespec *t, uint64_t *ns)
 {
-    return (uint64_t)t->tv_sec * 1000000000u + (uint64_t)t->tv_nsec;
+    if (t->tv_nsec == UTIME_NOW) {
+        *ns = SFS_UTIME_NOW;
+    } else if (t->tv_nsec == UTIME_OMIT) {
+        *ns = SFS_UTIME_OMIT;
+    } else if (t->tv_nsec < 0 || t->tv_nsec >= 1000000000 || t->tv_sec < 0) {
+        return -EINVAL;
+    } else {
+        *ns = (uint64_t)t->tv_sec * 1000000000u + (uint64_t)t->tv_nsec;
+    }
+    return 0;
 }
 
-/* utimensat semantics: NULL = now for both, UTIME_NOW, UTIME_OMIT. */
+/* utimensat semantics: NULL = now for both, UTIME_NOW, UTIME_OMIT; both
+ * omitted changes nothing and, as in Linux, looks nothing up. */
 static int sfs_pl_utimens_named(int rc, const char *sfs_path, const struct timespec times[2])
 {
-    sfs_client_t   *client;
-    sfs_stat_t      s;
-    struct timespec now;
-    uint64_t        ns[2];
+    sfs_client_t *client;
+    uint64_t      ns[2] = {SFS_UTIME_NOW, SFS_UTIME_NOW};
 
     if (rc <= 0) {
         goto out;
     }
-    clock_gettime(CLOCK_REALTIME, &now);
-    for (int i = 0; i < 2; i++) {
-        const struct timespec *t = times ? &times[i] : &now;
-
-        if (t->tv_nsec != UTIME_NOW && t->tv_nsec != UTIME_OMIT &&
-            (t->tv_nsec < 0 || t->tv_nsec >= 1000000000 || t->tv_sec < 0)) {
-            rc = -EINVAL;
+    for (int i = 0; times && i < 2; i++) {
+        rc = sfs_pl_utime_ns(&times[i], &ns[i]);
+        if (rc) {
             goto out;
         }
-        ns[i] = t->tv_nsec == UTIME_NOW ? sfs_pl_ns(&now) : sfs_pl_ns(t);
+    }
+    if (ns[0] == SFS_UTIME_OMIT && ns[1] == SFS_UTIME_OMIT) {
+        return 0;
     }
     rc = sfs_pl_enter(&client);
-    if (rc) {
-        goto out;
-    }
-    if (times && (times[0].tv_nsec == UTIME_OMIT || times[1].tv_nsec == UTIME_OMIT)) {
-        rc = sfs_lookup(client, sfs_path, &s);
-        if (rc == 0) {
-            ns[0] = times[0].tv_nsec == UTIME_OMIT ? s.atime_ns : ns[0];
-            ns[1] = times[1].tv_nsec == UTIME_OMIT ? s.mtime_ns : ns[1];
-        }
-    }
     if (rc == 0) {
         rc = sfs_utimens(client, sfs_path, ns[0], ns[1]);
+        sfs_pl_unlock();
     }
-    sfs_pl_unlock();
 out:
     return rc ? sfs_pl_fail(rc, "utimens", sfs_path) : 0;
 }

@@ -16,7 +16,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <grp.h>
 #include <inttypes.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -389,7 +391,15 @@ static int ctl_mkdir(ctl_t *ctl, int argc, char **argv)
         if (opt == 'p') {
             parents = 1;
         } else if (opt == 'm') {
-            mode = (uint32_t)strtoul(optarg, NULL, 8);
+            char *end;
+
+            errno = 0;
+            mode  = (uint32_t)strtoul(optarg, &end, 8);
+            if (!optarg[0] || *end || errno || mode > 07777 || !strchr("01234567", optarg[0])) {
+                fprintf(stderr, "stripefs-ctl mkdir: invalid mode '%s' (octal, 0 to 7777)\n",
+                        optarg);
+                return EXIT_USAGE;
+            }
         } else {
             return EXIT_USAGE;
         }
@@ -408,17 +418,66 @@ static int ctl_mkdir(ctl_t *ctl, int argc, char **argv)
     return failed;
 }
 
+/* "drwxr-sr-t" as ls shows it: type, then rwx for user, group, other, with
+ * setuid, setgid and sticky as s/S and t/T. */
+static const char *ctl_mode_string(const sfs_stat_t *st, char out[11])
+{
+    static const char rwx[] = "rwxrwxrwx";
+    uint32_t          mode  = st->mode;
+
+    out[0] = st->type == SFS_FILE_TYPE_DIR ? 'd' : '-';
+    for (int i = 0; i < 9; i++) {
+        out[1 + i] = (mode & (0400u >> i)) ? rwx[i] : '-';
+    }
+    if (mode & 04000) {
+        out[3] = out[3] == 'x' ? 's' : 'S';
+    }
+    if (mode & 02000) {
+        out[6] = out[6] == 'x' ? 's' : 'S';
+    }
+    if (mode & 01000) {
+        out[9] = out[9] == 'x' ? 't' : 'T';
+    }
+    out[10] = '\0';
+    return out;
+}
+
+/* The user's name on this host, else the number. */
+static const char *ctl_user_name(uint32_t uid, char *buf, size_t buflen)
+{
+    struct passwd *pw = getpwuid((uid_t)uid);
+
+    if (pw) {
+        snprintf(buf, buflen, "%s", pw->pw_name);
+    } else {
+        snprintf(buf, buflen, "%u", uid);
+    }
+    return buf;
+}
+
+static const char *ctl_group_name(uint32_t gid, char *buf, size_t buflen)
+{
+    struct group *gr = getgrgid((gid_t)gid);
+
+    if (gr) {
+        snprintf(buf, buflen, "%s", gr->gr_name);
+    } else {
+        snprintf(buf, buflen, "%u", gid);
+    }
+    return buf;
+}
+
 static void ctl_print_long(const char *name, const sfs_stat_t *st)
 {
-    char      when[32];
+    char      when[32], mode[11], user[64], group[64];
     time_t    t = (time_t)(st->mtime_ns / 1000000000ull);
     struct tm tm;
 
     localtime_r(&t, &tm);
     strftime(when, sizeof(when), "%Y-%m-%d %H:%M", &tm);
-    printf("%c%04o %3" PRIu64 " %5u %5u %12" PRIu64 " %s %s\n",
-           st->type == SFS_FILE_TYPE_DIR ? 'd' : '-', st->mode, st->nlink, st->uid, st->gid,
-           st->size, when, name);
+    printf("%s %3" PRIu64 " %-8s %-8s %12" PRIu64 " %s %s\n", ctl_mode_string(st, mode), st->nlink,
+           ctl_user_name(st->uid, user, sizeof(user)),
+           ctl_group_name(st->gid, group, sizeof(group)), st->size, when, name);
 }
 
 static int ctl_ls(ctl_t *ctl, int argc, char **argv)
@@ -493,18 +552,167 @@ static int ctl_stat(ctl_t *ctl, int argc, char **argv)
     }
     for (int i = 1; i < argc; i++) {
         sfs_stat_t st;
+        char       mode[11], user[64], group[64];
         int        rc = sfs_stat(ctl->client, argv[i], &st);
 
         if (rc) {
             failed = ctl_fail("stat", rc);
             continue;
         }
-        printf("  File: %s\n  Type: %s\n  Size: %" PRIu64 "\n  Mode: %04o  Uid: %u  Gid: %u  "
-               "Links: %" PRIu64 "\n  EntryID: %016" PRIx64 "\n  Chunksize: %" PRIu64
+        printf("  File: %s\n  Type: %s\n  Size: %" PRIu64 "\n  Mode: (%04o/%s)  Uid: (%u/%s)  "
+               "Gid: (%u/%s)  Links: %" PRIu64 "\n  EntryID: %016" PRIx64 "\n  Chunksize: %" PRIu64
                "  Targets: %u\n",
                argv[i], st.type == SFS_FILE_TYPE_DIR ? "directory" : "regular file", st.size,
-               st.mode, st.uid, st.gid, st.nlink, st.entry_id, st.chunk_size,
+               st.mode, ctl_mode_string(&st, mode), st.uid,
+               ctl_user_name(st.uid, user, sizeof(user)), st.gid,
+               ctl_group_name(st.gid, group, sizeof(group)), st.nlink, st.entry_id, st.chunk_size,
                st.type == SFS_FILE_TYPE_DIR ? st.stripe_count : st.target_count);
+    }
+    return failed;
+}
+
+/* Connect now (chmod and chown check their arguments first, so that a
+ * usage error is exit 2 with or without a service). */
+static int ctl_connect(ctl_t *ctl)
+{
+    if (sfs_client_connect(&ctl->params, &ctl->client) != 0) {
+        fprintf(stderr, "stripefs-ctl: %s\n", sfs_client_error());
+        return 1;
+    }
+    return 0;
+}
+
+/* A failure on one path: the server's words when they name the path,
+ * else the path and the errno. */
+static int ctl_fail_path(const char *verb, const char *path, int rc)
+{
+    const char *detail = sfs_client_error();
+
+    if (detail[0] && strstr(detail, path)) {
+        fprintf(stderr, "stripefs-ctl %s: %s\n", verb, detail);
+    } else {
+        fprintf(stderr, "stripefs-ctl %s: %s: %s\n", verb, path,
+                detail[0] ? detail : sfs_strerror(rc));
+    }
+    return 1;
+}
+
+static int ctl_chmod(ctl_t *ctl, int argc, char **argv)
+{
+    unsigned long mode;
+    char         *end;
+    int           failed = 0;
+
+    if (argc < 3) {
+        fprintf(stderr, "usage: stripefs-ctl chmod MODE PATH...\n");
+        return EXIT_USAGE;
+    }
+    errno = 0;
+    mode  = strtoul(argv[1], &end, 8);
+    if (!argv[1][0] || *end || errno || mode > 07777 || !strchr("01234567", argv[1][0])) {
+        fprintf(stderr, "stripefs-ctl chmod: invalid mode '%s' (octal, 0 to 7777)\n", argv[1]);
+        return EXIT_USAGE;
+    }
+    if (ctl_connect(ctl)) {
+        return 1;
+    }
+    for (int i = 2; i < argc; i++) {
+        int rc = sfs_chmod(ctl->client, argv[i], (uint32_t)mode);
+
+        if (rc) {
+            failed = ctl_fail_path("chmod", argv[i], rc);
+        }
+    }
+    return failed;
+}
+
+/* A user or group of a chown spec: a name (looked up on this host) or a
+ * number ("+N" is always a number, as in chown(1)); -1 if neither. */
+static int ctl_id(const char *text, int is_group, uint32_t *id_p, gid_t *login_group_p)
+{
+    char         *end;
+    unsigned long n;
+
+    if (text[0] != '+') {
+        if (is_group) {
+            struct group *gr = getgrnam(text);
+
+            if (gr) {
+                *id_p = (uint32_t)gr->gr_gid;
+                return 0;
+            }
+        } else {
+            struct passwd *pw = getpwnam(text);
+
+            if (pw) {
+                *id_p = (uint32_t)pw->pw_uid;
+                if (login_group_p) {
+                    *login_group_p = pw->pw_gid;
+                }
+                return 0;
+            }
+        }
+    }
+    text += text[0] == '+';
+    errno = 0;
+    n     = strtoul(text, &end, 10);
+    if (!text[0] || *end || errno || text[0] == '-' || n >= SFS_ID_UNCHANGED) {
+        return -1;
+    }
+    *id_p = (uint32_t)n;
+    if (login_group_p) {
+        struct passwd *pw = getpwuid((uid_t)n);
+
+        *login_group_p = pw ? pw->pw_gid : (gid_t)-1;
+    }
+    return 0;
+}
+
+static int ctl_chown(ctl_t *ctl, int argc, char **argv)
+{
+    uint32_t uid = SFS_ID_UNCHANGED, gid = SFS_ID_UNCHANGED;
+    char     spec[512], *colon;
+    gid_t    login_group = (gid_t)-1;
+    int      failed      = 0;
+
+    if (argc < 3) {
+        fprintf(stderr, "usage: stripefs-ctl chown [USER|UID][:GROUP|GID] PATH...\n");
+        return EXIT_USAGE;
+    }
+    snprintf(spec, sizeof(spec), "%s", argv[1]);
+    colon = strchr(spec, ':');
+    if (colon) {
+        *colon++ = '\0';
+    }
+    if (!spec[0] && (!colon || !colon[0])) {
+        fprintf(stderr, "stripefs-ctl chown: '%s' names neither a user nor a group\n", argv[1]);
+        return EXIT_USAGE;
+    }
+    if (spec[0] && ctl_id(spec, 0, &uid, &login_group) != 0) {
+        fprintf(stderr, "stripefs-ctl chown: invalid user '%s'\n", spec);
+        return EXIT_USAGE;
+    }
+    if (colon && colon[0] && ctl_id(colon, 1, &gid, NULL) != 0) {
+        fprintf(stderr, "stripefs-ctl chown: invalid group '%s'\n", colon);
+        return EXIT_USAGE;
+    }
+    if (colon && !colon[0]) {
+        /* "USER:": the user's login group, as chown(1) does */
+        if (login_group == (gid_t)-1) {
+            fprintf(stderr, "stripefs-ctl chown: '%s' has no login group on this host\n", spec);
+            return EXIT_USAGE;
+        }
+        gid = (uint32_t)login_group;
+    }
+    if (ctl_connect(ctl)) {
+        return 1;
+    }
+    for (int i = 2; i < argc; i++) {
+        int rc = sfs_chown(ctl->client, argv[i], uid, gid);
+
+        if (rc) {
+            failed = ctl_fail_path("chown", argv[i], rc);
+        }
     }
     return failed;
 }
@@ -854,6 +1062,10 @@ static const ctl_verb_t ctl_verbs[] = {
     {"mkdir", ctl_mkdir, 1, "mkdir [-p] [-m MODE] PATH...", "Make directories."},
     {"ls", ctl_ls, 1, "ls [-l] [PATH]", "List a directory."},
     {"stat", ctl_stat, 1, "stat PATH...", "Show attributes and size."},
+    {"chmod", ctl_chmod, 0, "chmod MODE PATH...",
+     "Set the permission bits (octal MODE, 0 to 7777; the server decides who may)."},
+    {"chown", ctl_chown, 0, "chown [USER|UID][:GROUP|GID] PATH...",
+     "Set the owner and/or group (names looked up here; the server decides who may)."},
     {"rm", ctl_rm, 1, "rm [-r] PATH...",
      "Remove files or (empty, or with -r any) directories; chunk files go in the "
      "background."},

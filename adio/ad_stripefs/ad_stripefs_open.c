@@ -11,6 +11,22 @@
 #include <stdio.h>
 #include <string.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+
+/* The permission bits a file created by this open gets, what open(2) with
+ * O_CREAT gives on a local file system: MPI_File_open passes no permission
+ * (ADIO_PERM_NULL), which means 0666, and either way the process's umask
+ * applies (ROMIO's ufs driver leaves that to the kernel; here the driver is
+ * the kernel). The umask is read by setting it and setting it back at once,
+ * as the ufs driver does. */
+static uint32_t ADIOI_STRIPEFS_create_mode(ADIO_File fd)
+{
+    mode_t   mask = umask(077);
+    uint32_t perm = fd->perm == ADIO_PERM_NULL ? 0666 : (uint32_t)fd->perm & 07777;
+
+    umask(mask);
+    return perm & ~(uint32_t)mask;
+}
 
 /* Client open flags and pattern wishes from the access mode and hints. */
 static void ADIOI_STRIPEFS_open_args(ADIO_File fd, int access_mode, int *flags_p,
@@ -78,7 +94,7 @@ void ADIOI_STRIPEFS_Open(ADIO_File fd, int *error_code)
         return;
     }
     ADIOI_STRIPEFS_open_args(fd, fd->access_mode, &flags, &params);
-    rc = sfs_file_open(client, fd->filename, flags, (uint32_t)fd->perm & 07777, &params, &file);
+    rc = sfs_file_open(client, fd->filename, flags, ADIOI_STRIPEFS_create_mode(fd), &params, &file);
     if (rc) {
         *error_code = ADIOI_STRIPEFS_Err(myname, fd->filename, rc);
         return;
@@ -113,7 +129,7 @@ void ADIOI_STRIPEFS_OpenColl(ADIO_File fd, int rank, int access_mode, int *error
 
         if (rc == 0) {
             ADIOI_STRIPEFS_open_args(fd, access_mode, &flags, &params);
-            rc = sfs_file_open(client, fd->filename, flags, (uint32_t)fd->perm & 07777, &params,
+            rc = sfs_file_open(client, fd->filename, flags, ADIOI_STRIPEFS_create_mode(fd), &params,
                                &file);
         }
         if (rc == 0) {

@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # Every interposed POSIX call on stripefs through libstripefs-posix.so with
-# exact errno values (tests/preload/sfs_posix_check.c), and readdir of a
-# directory of 5000 files paging through the service.
+# exact errno values (tests/preload/sfs_posix_check.c): among them creates
+# (open, creat, openat, mkdir, mkdirat, fopen, the mkstemp family, mkdtemp)
+# whose modes must equal what the kernel gives the same calls on a local
+# directory under six umasks, chown to other ids as root (-1 keeps an id),
+# and times set to now or left alone; and readdir of a directory of 5000
+# files paging through the service.
 source "$SFS_SRC/tests/lib/sfs_test_lib.sh"
 source "$SFS_SRC/tests/preload/preload_lib.sh"
 sfs_pl_need tests/preload/sfs_posix_check

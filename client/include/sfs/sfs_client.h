@@ -106,7 +106,34 @@ int sfs_rmdir(sfs_client_t *client, const char *path);
 /** Remove a file; its chunk files are deleted in the background. */
 int sfs_unlink(sfs_client_t *client, const char *path);
 int sfs_rename(sfs_client_t *client, const char *from, const char *to);
+/** Set the permission bits (mode & 07777). The server decides who may. */
 int sfs_chmod(sfs_client_t *client, const char *path, uint32_t mode);
+
+#ifndef SFS_ID_UNCHANGED
+/** sfs_chown: keep this id as it is (what -1 means to chown(2)). */
+#define SFS_ID_UNCHANGED 0xffffffffu
+#endif
+
+/**
+ * Change a file's or directory's owner and group, like chown(2): uid or gid
+ * SFS_ID_UNCHANGED keeps that id. The metadata server decides who may
+ * (POSIX: only root changes the owner; the owner may change the group to
+ * one of its groups); a refusal is -EPERM.
+ */
+int sfs_chown(sfs_client_t *client, const char *path, uint32_t uid, uint32_t gid);
+
+/** sfs_utimens: set this time to now, by the server's clock (UTIME_NOW). */
+#define SFS_UTIME_NOW UINT64_C(0xffffffffffffffff)
+/** sfs_utimens: leave this time as it is (UTIME_OMIT). */
+#define SFS_UTIME_OMIT UINT64_C(0xfffffffffffffffe)
+
+/**
+ * Set the access and modification times, in nanoseconds since the epoch,
+ * like utimensat(2): either may be SFS_UTIME_NOW or SFS_UTIME_OMIT. POSIX
+ * lets whoever may write the file set both to now, but only the owner (or
+ * root) set explicit times: the server decides. Both omitted changes
+ * nothing (the path must exist).
+ */
 int sfs_utimens(sfs_client_t *client, const char *path, uint64_t atime_ns, uint64_t mtime_ns);
 /** Set a directory's pattern for new files (0 keeps a field). */
 int sfs_setpattern(sfs_client_t *client, const char *path, uint64_t chunk_size,
