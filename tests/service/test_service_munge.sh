@@ -61,7 +61,7 @@ for what in "authentication refused: .*MUNGE credential refused" \
     "refused WRITE on target .*read-only" "refused TRUNCATE on target .*read-only" \
     "refused WRITE on target .*forged capability" \
     "refused READ on target .* from uid 65534 .*granted to uid 0, not 65534" \
-    "PING from .* failed its integrity check" \
+    "PING .* failed its integrity check: dropped" \
     "refused SHUTDOWN from uid 65534 .*not an administrator"; do
     grep -qE -- "$what" "$SFS_SERVICE_LOG" || sfs_fail "the service log does not say '$what'"
     echo "ok: the service logged: $(grep -E -- "$what" "$SFS_SERVICE_LOG" | head -n 1 | cut -c 28-)"
