@@ -2,7 +2,7 @@
 # users.sh: the same MPI-IO job as root and as an unprivileged user (nobody)
 # against one service run by root on this host. Root's client reaches the
 # servers over UCX shared memory; the user's client cannot attach the
-# servers' shared-memory segments (they are root's, mode 0600) and reaches
+# servers' shared-memory segments (they are root's: POSIX 0600, SysV 0660) and reaches
 # them over loopback TCP, while large reads and writes still take the
 # same-host shortcuts (the root server copies into and out of the user's
 # memory, and hands it chunk files to read). Prints MiB/s of both and the

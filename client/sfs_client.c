@@ -196,10 +196,10 @@ int sfs_client_connect(const sfs_client_params_t *params, sfs_client_t **client_
         wparams.service_uid  = where.service_uid;
         if (geteuid() != where.service_uid) {
             /* UCX's shared-memory segments and CMA are the servers' own
-             * (mode 0600, ptrace rules): a process of another user cannot
-             * attach them, so it reaches same-host servers over TCP; large
-             * reads and writes still skip it (the servers' direct copies,
-             * pulls and handed-over files work across users) */
+             * (POSIX 0600, SysV 0660 of their group; CMA needs ptrace rights): a process of another
+             * user cannot attach them, so it reaches same-host servers over TCP; large reads and
+             * writes still skip it (the servers' direct copies, pulls and handed-over files work
+             * across users) */
             wparams.field_mask |= SFS_TP_WORKER_PARAM_UCX_TLS;
             wparams.ucx_tls = "^posix,sysv,cma";
         }
