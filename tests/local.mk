@@ -37,3 +37,7 @@ check_PROGRAMS += tests/progs/sfs_wire_attack
 tests_progs_sfs_wire_attack_SOURCES = tests/progs/sfs_wire_attack.c
 tests_progs_sfs_wire_attack_CFLAGS  = $(AM_CFLAGS) $(UCX_CFLAGS)
 tests_progs_sfs_wire_attack_LDADD   = $(SFS_CORE_LIBS)
+
+# The permission matrix (plain libc: under LD_PRELOAD it exercises the preload).
+check_PROGRAMS += tests/progs/sfs_perm_probe
+tests_progs_sfs_perm_probe_SOURCES = tests/progs/sfs_perm_probe.c
