@@ -213,6 +213,17 @@ sfs_test_traversable() {
     done
 }
 
+# sfs_user_home USER: make (once) and print USER's scratch directory
+# $SFS_TEST_TMP/as-USER (mode 0700, USER's; with tmp/ in it).
+sfs_user_home() {
+    local home=$SFS_TEST_TMP/as-$1
+    if [ ! -d "$home" ]; then
+        mkdir -p "$home/tmp" && chown -R "$1:$(id -g "$1")" "$home" && chmod 0700 "$home" ||
+            sfs_fail "cannot make $home for $1"
+    fi
+    echo "$home"
+}
+
 # sfs_as USER COMMAND...: run COMMAND as USER (uid, primary and supplementary
 # groups from the user database), in a clean environment that keeps what
 # the tests need: PATH, LD_PRELOAD, LD_LIBRARY_PATH, STRIPEFS_*, OMPI_*,
@@ -224,11 +235,7 @@ sfs_as() { # user command...
     local user=$1 home var
     local -a keep=()
     shift
-    home=$SFS_TEST_TMP/as-$user
-    if [ ! -d "$home" ]; then
-        mkdir -p "$home/tmp" && chown -R "$user:$(id -g "$user")" "$home" && chmod 0700 "$home" ||
-            sfs_fail "cannot make $home for $user"
-    fi
+    home=$(sfs_user_home "$user") || exit 1
     for var in $(compgen -e); do
         case $var in
         PATH | LD_PRELOAD | LD_LIBRARY_PATH | STRIPEFS_* | OMPI_* | PMIX_* | UCX_* | ASAN_OPTIONS | \
