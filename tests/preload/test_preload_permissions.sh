@@ -4,7 +4,8 @@
 # (tests/progs/sfs_perm_probe.c setup) on a local directory under
 # $SFS_TEST_TMP (ext4 here) and on stripefs through libstripefs-posix.so;
 # run the fixed list of operations (sfs_perm_probe probe) as sfsalice,
-# sfsbob and nobody, and as sfsalice with umask 027, on both; any answer that
+# sfsbob and nobody, as sfsalice with umask 027, and as root (trusted on the
+# one-host service: root stays root), on both; any answer that
 # differs fails the test, printed one line per operation with both answers.
 # Then the same questions through stripefs-ctl and MPI-IO, as users: another
 # user's 0600 file cannot be read, a directory without write permission
@@ -42,8 +43,9 @@ as() {
 }
 finding() { echo "FINDING: $*"; findings=$((findings + 1)); }
 
-# probe runs: name, user, umask
-runs=("sfsalice sfsalice 022" "sfsbob sfsbob 022" "nobody nobody 022" "sfsalice-u027 sfsalice 027")
+# probe runs: name, user, umask (root on the one-host service stays root)
+runs=("sfsalice sfsalice 022" "sfsbob sfsbob 022" "nobody nobody 022" "sfsalice-u027 sfsalice 027"
+    "root root 022")
 ids=("$SFS_ALICE_UID" "$SFS_BOB_UID" "$SFS_TEAM_GID")
 
 # probe_all WHERE BASE [preload]: a tree per run under BASE, probed as its user
@@ -101,7 +103,7 @@ if ! as sfsalice test -r "$STRIPEFS_CONFIG"; then
     if [ "${SFS_PERM_SHARE_SECRET:-0}" = 1 ]; then
         sfs_log "SFS_PERM_SHARE_SECRET=1: the state directory searchable, each user a copy of the connauth secret"
         chmod o+x "$SFS_STATE" && chmod o+r "$STRIPEFS_CONFIG" || sfs_fail "chmod"
-        for u in sfsalice sfsbob nobody; do
+        for u in sfsalice sfsbob nobody root; do
             h=$(sfs_user_home "$u") && install -m 0400 -o "$u" "$connauth" "$h/connauth" ||
                 sfs_fail "copy of $connauth for $u"
         done
