@@ -4,7 +4,7 @@
  * a /stripefs/... DIR is served by the service, otherwise by the kernel, so
  * the same run on a local ext4 directory is the oracle.
  *
- *   sfs_perm_probe setup DIR [ALICE_UID BOB_UID TEAM_GID]   as root
+ *   sfs_perm_probe setup [--as-owners] DIR [ALICE_UID BOB_UID TEAM_GID]   as root
  *   sfs_perm_probe probe DIR                               as the user under test
  *
  * setup builds the tree below (DIR is made if missing; it should be empty):
@@ -15,8 +15,11 @@
  * Owners: alice, bob (uids given, default: the users sfsalice and sfsbob),
  * root; groups: alice's and bob's primary groups, the team group (default
  * sfsteam), root. It creates everything first, then chowns and chmods
- * bottom-up. Errors are printed ("setup: chown PATH: EPERM") and setup goes
- * on; it exits 1 if any step failed.
+ * bottom-up. With --as-owners, each entry is made and chmodded by its owner
+ * instead (child processes with the owner's ids), so that only the two files
+ * whose group their owner is not in need root's chown. Every entry is then
+ * checked with stat. Errors are printed ("setup: chown PATH: EPERM") and
+ * setup goes on; it exits 1 if any step failed.
  *
  * probe runs a fixed list of operations and prints one line each,
  * "OPERATION RELATIVE-PATH [DETAIL]: OK [details]" or ": ERRNO-NAME", with
@@ -46,6 +49,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define CONTENT      "0123456789\n"
@@ -216,6 +220,7 @@ static void build_node_list(void)
 }
 
 static int setup_failed;
+static int as_owners; /* setup --as-owners */
 
 static void setup_error(const char *what, const char *path)
 {
@@ -238,9 +243,268 @@ static uid_t uid_arg(const char *arg, const char *user)
     return pw->pw_uid;
 }
 
+/* make one node (a directory 0777 or a file 0666 with CONTENT, before the umask) */
+static void create_node(const node_t *n, mode_t dir_mode, mode_t file_mode)
+{
+    char path[512];
+
+    path_of(path, sizeof(path), "%s", n->rel);
+    if (n->is_dir) {
+        if (mkdir(path, dir_mode) != 0) {
+            setup_error("mkdir", path);
+        }
+    } else {
+        int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, file_mode);
+
+        if (fd < 0) {
+            setup_error("create", path);
+            return;
+        }
+        if (write(fd, CONTENT, strlen(CONTENT)) != (ssize_t)strlen(CONTENT)) {
+            setup_error("write", path);
+        }
+        if (close(fd) != 0) {
+            setup_error("close", path);
+        }
+    }
+}
+
+/* what was asked is what is there */
+static void verify_node(const node_t *n)
+{
+    char        path[512];
+    struct stat st;
+
+    path_of(path, sizeof(path), "%s", n->rel);
+    if (stat(path, &st) != 0) {
+        setup_error("stat", path);
+    } else if (st.st_uid != n->uid || st.st_gid != n->gid || (st.st_mode & 07777) != n->mode) {
+        fprintf(stderr, "setup: %s is %u:%u %04o, not %u:%u %04o\n", path, (unsigned)st.st_uid,
+                (unsigned)st.st_gid, (unsigned)(st.st_mode & 07777), (unsigned)n->uid,
+                (unsigned)n->gid, (unsigned)n->mode);
+        setup_failed = 1;
+    }
+}
+
+/* every node checked; the top directory root's, 0755 */
+static void finish_setup(void)
+{
+    for (size_t i = 0; i < node_count; i++) {
+        verify_node(&nodes[i]);
+    }
+    if (chown(base, 0, 0) != 0) {
+        setup_error("chown", base);
+    }
+    if (chmod(base, 0755) != 0) {
+        setup_error("chmod", base);
+    }
+}
+
+/* --as-owners: each node is made and chmodded by its owner (a child process
+ * with the owner's uid, a group of the owner's as its gid, and the owner's
+ * groups), so that no chown is needed, except for a group the owner is not
+ * in (sg.ab, sg.ba): root chowns those afterwards. */
+static gid_t user_primary(uid_t uid)
+{
+    return uid == who_uid[WHO_ALICE] ? grp_gid[GRP_ALICE]
+           : uid == who_uid[WHO_BOB] ? grp_gid[GRP_BOB]
+                                     : 0;
+}
+
+static int owner_in_group(uid_t uid, gid_t gid)
+{
+    return uid == 0 || gid == user_primary(uid) || gid == grp_gid[GRP_TEAM];
+}
+
+/* the gid a node is made with by its owner */
+static gid_t creator_gid(const node_t *n)
+{
+    return owner_in_group(n->uid, n->gid) ? n->gid : user_primary(n->uid);
+}
+
+static int node_depth(const node_t *n)
+{
+    int depth = 0;
+
+    for (const char *c = n->rel; *c; c++) {
+        depth += *c == '/';
+    }
+    return depth;
+}
+
+enum { STEP_CREATE, STEP_CHMOD };
+
+/* run fn in a child process as root and wait for it: with --as-owners the
+ * parent never touches stripefs itself, so that no child is forked from a
+ * process with a live client (UCX's locks held by its threads at the fork
+ * would stay locked in the child) */
+static void in_root_child(void (*fn)(void))
+{
+    pid_t pid;
+    int   status;
+
+    fflush(stdout);
+    fflush(stderr);
+    pid = fork();
+    if (pid < 0) {
+        setup_error("fork", base);
+        return;
+    }
+    if (pid == 0) {
+        fn();
+        fflush(stdout);
+        fflush(stderr);
+        _exit(setup_failed);
+    }
+    if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        setup_failed = 1;
+    }
+}
+
+/* in a child with identity (uid, gid): STEP over the nodes of that depth and identity */
+static void owner_step(uid_t uid, gid_t gid, int depth, int step)
+{
+    pid_t pid;
+    int   status;
+
+    fflush(stdout);
+    fflush(stderr);
+    pid = fork();
+    if (pid < 0) {
+        setup_error("fork", base);
+        return;
+    }
+    if (pid == 0) {
+        gid_t groups[3];
+        int   ngroups = 0;
+
+        groups[ngroups++] = gid;
+        if (uid != 0) {
+            groups[ngroups++] = user_primary(uid);
+            groups[ngroups++] = grp_gid[GRP_TEAM];
+        }
+        if (setgroups((size_t)ngroups, groups) != 0 || setresgid(gid, gid, gid) != 0 ||
+            setresuid(uid, uid, uid) != 0) {
+            setup_error("setresuid", base);
+            _exit(1);
+        }
+        umask(0);
+        for (size_t i = 0; i < node_count; i++) {
+            const node_t *n = &nodes[i];
+            char          path[512];
+
+            if (n->uid != uid || creator_gid(n) != gid || node_depth(n) != depth) {
+                continue;
+            }
+            if (step == STEP_CREATE) {
+                create_node(n, 0777, 0666);
+            } else if (chmod(path_of(path, sizeof(path), "%s", n->rel),
+                             owner_in_group(n->uid, n->gid) ? n->mode : n->mode & 0777) != 0) {
+                setup_error("chmod", path);
+            }
+        }
+        fflush(stdout);
+        fflush(stderr);
+        _exit(setup_failed);
+    }
+    if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        setup_failed = 1;
+    }
+}
+
+/* every identity (uid, creator gid) at a depth */
+static void owner_steps(int depth, int step)
+{
+    for (size_t i = 0; i < node_count; i++) {
+        const node_t *n = &nodes[i];
+        size_t        j;
+
+        if (node_depth(n) != depth) {
+            continue;
+        }
+        for (j = 0; j < i; j++) { /* first node of its identity at this depth */
+            if (node_depth(&nodes[j]) == depth && nodes[j].uid == n->uid &&
+                creator_gid(&nodes[j]) == creator_gid(n)) {
+                break;
+            }
+        }
+        if (j == i) {
+            owner_step(n->uid, creator_gid(n), depth, step);
+        }
+    }
+}
+
+static void make_base_open(void)
+{
+    if (mkdir(base, 0777) != 0 && errno != EEXIST) {
+        setup_error("mkdir", base);
+    } else if (chmod(base, 0777) != 0) {
+        setup_error("chmod", base);
+    }
+}
+
+/* root's part: the groups the owners are not in, then everything checked */
+static void owners_fixup(void)
+{
+    char path[512];
+
+    for (size_t i = 0; i < node_count; i++) {
+        const node_t *n = &nodes[i];
+
+        if (!owner_in_group(n->uid, n->gid)) {
+            path_of(path, sizeof(path), "%s", n->rel);
+            if (chown(path, (uid_t)-1, n->gid) != 0) {
+                setup_error("chown", path);
+            } else if (chmod(path, n->mode) != 0) {
+                setup_error("chmod", path);
+            }
+        }
+    }
+    finish_setup();
+}
+
+static void setup_as_owners(void)
+{
+    int max_depth = 0;
+
+    for (size_t i = 0; i < node_count; i++) {
+        max_depth = node_depth(&nodes[i]) > max_depth ? node_depth(&nodes[i]) : max_depth;
+    }
+    in_root_child(make_base_open);
+    /* made top-down in directories open to all, then chmodded bottom-up */
+    for (int depth = 0; depth <= max_depth; depth++) {
+        owner_steps(depth, STEP_CREATE);
+    }
+    for (int depth = max_depth; depth >= 0; depth--) {
+        owner_steps(depth, STEP_CHMOD);
+    }
+    in_root_child(owners_fixup);
+}
+
+/* as root: everything made first, then owners and modes, deepest first
+ * (chown before chmod: a chown may clear set-id bits) */
+static void setup_with_chown(void)
+{
+    char path[512];
+
+    for (size_t i = 0; i < node_count; i++) {
+        create_node(&nodes[i], 0700, 0600);
+    }
+    for (size_t i = node_count; i-- > 0;) {
+        const node_t *n = &nodes[i];
+
+        path_of(path, sizeof(path), "%s", n->rel);
+        if (chown(path, n->uid, n->gid) != 0) {
+            setup_error("chown", path);
+        }
+        if (chmod(path, n->mode) != 0) {
+            setup_error("chmod", path);
+        }
+    }
+}
+
 static int do_setup(int argc, char **argv)
 {
-    char           path[512];
     struct passwd *pw;
     struct group  *gr;
 
@@ -270,65 +534,17 @@ static int do_setup(int argc, char **argv)
     build_node_list();
 
     umask(022);
-    if (mkdir(base, 0755) != 0 && errno != EEXIST) {
+    if (as_owners) {
+        setup_as_owners();
+    } else if (mkdir(base, 0755) != 0 && errno != EEXIST) {
         setup_error("mkdir", base);
         return 1;
+    } else {
+        setup_with_chown();
+        finish_setup();
     }
-    /* everything made first, writable by root whatever the modes become */
-    for (size_t i = 0; i < node_count; i++) {
-        const node_t *n = &nodes[i];
-
-        path_of(path, sizeof(path), "%s", n->rel);
-        if (n->is_dir) {
-            if (mkdir(path, 0700) != 0) {
-                setup_error("mkdir", path);
-            }
-        } else {
-            int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
-
-            if (fd < 0) {
-                setup_error("create", path);
-                continue;
-            }
-            if (write(fd, CONTENT, strlen(CONTENT)) != (ssize_t)strlen(CONTENT)) {
-                setup_error("write", path);
-            }
-            if (close(fd) != 0) {
-                setup_error("close", path);
-            }
-        }
-    }
-    /* then owners and modes, deepest first (chown before chmod: a chown may
-     * clear set-id bits) */
-    for (size_t i = node_count; i-- > 0;) {
-        const node_t *n = &nodes[i];
-        struct stat   st;
-
-        path_of(path, sizeof(path), "%s", n->rel);
-        if (chown(path, n->uid, n->gid) != 0) {
-            setup_error("chown", path);
-        }
-        if (chmod(path, n->mode) != 0) {
-            setup_error("chmod", path);
-        }
-        /* what was asked is what is there */
-        if (stat(path, &st) != 0) {
-            setup_error("stat", path);
-        } else if (st.st_uid != n->uid || st.st_gid != n->gid || (st.st_mode & 07777) != n->mode) {
-            fprintf(stderr, "setup: %s is %u:%u %04o, not %u:%u %04o\n", path, (unsigned)st.st_uid,
-                    (unsigned)st.st_gid, (unsigned)(st.st_mode & 07777), (unsigned)n->uid,
-                    (unsigned)n->gid, (unsigned)n->mode);
-            setup_failed = 1;
-        }
-    }
-    if (chown(base, 0, 0) != 0) {
-        setup_error("chown", base);
-    }
-    if (chmod(base, 0755) != 0) {
-        setup_error("chmod", base);
-    }
-    printf("setup: %zu entries under %s%s\n", node_count, base,
-           setup_failed ? " (with errors)" : "");
+    printf("setup: %zu entries under %s%s%s\n", node_count, base,
+           as_owners ? " (made by their owners)" : "", setup_failed ? " (with errors)" : "");
     return setup_failed ? 1 : 0;
 }
 
@@ -485,7 +701,7 @@ static void op_open(const char *rel, int flags, const char *flag_name, mode_t mo
 
 static void op_readdir(const char *rel)
 {
-    char           path[512], detail[32];
+    char           path[512], detail[96];
     DIR           *d;
     struct dirent *de;
     int            count = 0;
@@ -502,9 +718,10 @@ static void op_readdir(const char *rel)
             count++;
         }
     }
-    if (errno != 0) {
-        result(errno, NULL, "readdir %s (after %d entries)", rel, count);
+    if (errno != 0) { /* opendir said yes, readdir no: not what a kernel does */
+        snprintf(detail, sizeof(detail), "opendir=OK readdir=%s after=%d", errname(errno), count);
         closedir(d);
+        result(0, detail, "readdir %s", rel);
         return;
     }
     closedir(d);
@@ -746,8 +963,13 @@ int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
     if (argc >= 3 && strcmp(argv[1], "setup") == 0) {
+        if (strcmp(argv[2], "--as-owners") == 0) {
+            as_owners = 1;
+            argv++;
+            argc--;
+        }
         base = argv[2];
-        return do_setup(argc, argv);
+        return argc >= 3 ? do_setup(argc, argv) : 2;
     }
     if (argc == 3 && strcmp(argv[1], "probe") == 0) {
         base = argv[2];
