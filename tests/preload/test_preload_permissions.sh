@@ -11,13 +11,6 @@
 # user's 0600 file cannot be read, a directory without write permission
 # cannot be changed, and the error names the path (stripefs-ctl) or is
 # MPI_ERR_ACCESS (MPI-IO, where the same open on the local tree is the oracle).
-#
-# SFS_PERM_SHARE_SECRET=1 (diagnostics only): if the users cannot read the
-# service's configuration, make the state directory searchable and give each
-# user a copy of the connauth secret (STRIPEFS_CONNAUTH), and keep UCX off
-# shared memory for them (UCX_TLS=^sysv,posix: a root server's segments
-# cannot be attached by another uid), so that the matrix still runs; the
-# test fails anyway, naming the finding.
 source "$SFS_SRC/tests/lib/sfs_test_lib.sh"
 source "$SFS_SRC/tests/preload/preload_lib.sh"
 sfs_pl_need tests/progs/sfs_perm_probe
@@ -28,19 +21,6 @@ RUN_TOOL="$SFS_BUILD/tools/stripefs-run"
 sfs_test_users
 
 findings=0
-share_secret=0
-# as USER COMMAND...: sfs_as, with USER's own copy of the connauth secret
-# under SFS_PERM_SHARE_SECRET=1
-as() {
-    local user=$1
-    shift
-    if [ $share_secret = 1 ]; then
-        STRIPEFS_CONNAUTH="$(sfs_user_home "$user")/connauth" UCX_TLS=^sysv,posix UCX_WARN_UNUSED_ENV_VARS=n \
-            sfs_as "$user" "$@"
-    else
-        sfs_as "$user" "$@"
-    fi
-}
 finding() { echo "FINDING: $*"; findings=$((findings + 1)); }
 
 # probe runs: name, user, umask (root on the one-host service stays root)
@@ -72,7 +52,7 @@ probe_all() {
     for r in "${runs[@]}"; do
         read -r name user mask <<<"$r"
         make_tree "$where" "$top/$name"
-        (umask "$mask" && as "$user" timeout 300 "$PROBE" probe "$tree") \
+        (umask "$mask" && sfs_as "$user" timeout 300 "$PROBE" probe "$tree") \
             >"$SFS_TEST_TMP/probe.$where.$name" 2>"$SFS_TEST_TMP/probe.$where.$name.err" ||
             finding "$where: probe as $name exited $?: $(head -n 3 "$SFS_TEST_TMP/probe.$where.$name.err")"
         sfs_log "$where: $name (umask $mask) on $tree: $(grep -c ': OK' "$SFS_TEST_TMP/probe.$where.$name") OK," \
@@ -112,19 +92,8 @@ connauth=$(awk '/^connauth_file:/ {print $2}' "$STRIPEFS_CONFIG")
     finding "the configuration $STRIPEFS_CONFIG is $(mode_of "$STRIPEFS_CONFIG"), not 0644"
 [ -z "$connauth" ] || [ "$(stat -c %a "$connauth")" = 400 ] ||
     finding "the connauth secret $connauth is $(mode_of "$connauth"), not 0400"
-if ! as sfsalice test -r "$STRIPEFS_CONFIG"; then
-    finding "sfsalice cannot read the configuration $STRIPEFS_CONFIG (state dir $(mode_of "$SFS_STATE"))"
-    if [ "${SFS_PERM_SHARE_SECRET:-0}" = 1 ]; then
-        sfs_log "SFS_PERM_SHARE_SECRET=1: the state directory searchable, each user a copy of the connauth secret"
-        chmod o+x "$SFS_STATE" && chmod o+r "$STRIPEFS_CONFIG" || sfs_fail "chmod"
-        for u in sfsalice sfsbob nobody root; do
-            h=$(sfs_user_home "$u") && install -m 0400 -o "$u" "$connauth" "$h/connauth" ||
-                sfs_fail "copy of $connauth for $u"
-        done
-        share_secret=1
-    else
-        sfs_fail "$findings finding(s); the users cannot reach the service (SFS_PERM_SHARE_SECRET=1 runs the matrix anyway)"
-    fi
+if ! sfs_as sfsalice test -r "$STRIPEFS_CONFIG"; then
+    sfs_fail "sfsalice cannot read the configuration $STRIPEFS_CONFIG (state dir $(mode_of "$SFS_STATE")): the users cannot reach the service"
 fi
 sfs_ctl mkdir /perm || sfs_fail "stripefs-ctl mkdir /perm (as root)"
 probe_all stripefs /stripefs/perm preload
@@ -163,7 +132,7 @@ printf 'from a user\n' >"$SFS_TEST_TMP/put.src" && chmod 0644 "$SFS_TEST_TMP/put
 ctl_ok() {
     local user=$1 out
     shift
-    if out=$(as "$user" timeout 120 "$SFS_CTL" "$@" 2>&1 >/dev/null); then
+    if out=$(sfs_as "$user" timeout 120 "$SFS_CTL" "$@" 2>&1 >/dev/null); then
         echo "ok: $user: stripefs-ctl $* succeeds"
     else
         finding "$user: stripefs-ctl $* failed (exit $?): $out"
@@ -172,7 +141,7 @@ ctl_ok() {
 ctl_denied() {
     local user=$1 path=$2 out rc
     shift 2
-    out=$(as "$user" timeout 120 "$SFS_CTL" "$@" 2>&1 >/dev/null)
+    out=$(sfs_as "$user" timeout 120 "$SFS_CTL" "$@" 2>&1 >/dev/null)
     rc=$?
     if [ $rc -ne 1 ]; then
         finding "$user: stripefs-ctl $* exited $rc, not 1 (denied): ${out:-no message}"
@@ -218,12 +187,11 @@ mpi_tree=${tree#/stripefs}
 mpi_open() { # user expected-open-class rel amode [op]
     local user=$1 want=$2 rel=$3 amode=$4 op=${5:-} here there
     local -a mpi=(timeout 180 mpirun.openmpi --oversubscribe -np 2 -x STRIPEFS_CONFIG)
-    [ $share_secret = 1 ] && mpi+=(-x STRIPEFS_CONNAUTH -x UCX_TLS)
     # (the oracle without the stripefs library: Open MPI's own MPI-IO)
     # (the program's own lines; everything goes to mpi.log)
-    here=$(as "$user" "${mpi[@]}" "$MPI_OPEN" "$local_top/mpi/$rel" "$amode" $op 2>&1 |
+    here=$(sfs_as "$user" "${mpi[@]}" "$MPI_OPEN" "$local_top/mpi/$rel" "$amode" $op 2>&1 |
         tee -a "$SFS_TEST_TMP/mpi.log" | grep -E '^(open|read|write|close): ')
-    there=$(as "$user" "${mpi[@]}" "$RUN_TOOL" "$MPI_OPEN" "stripefs:$mpi_tree/$rel" "$amode" $op 2>&1 |
+    there=$(sfs_as "$user" "${mpi[@]}" "$RUN_TOOL" "$MPI_OPEN" "stripefs:$mpi_tree/$rel" "$amode" $op 2>&1 |
         tee -a "$SFS_TEST_TMP/mpi.log" | grep -E '^(open|read|write|close): ')
     if [ "$(echo "$here" | grep '^open:')" != "open: $want" ]; then
         finding "MPI-IO oracle: $user opening $rel $amode on the local tree: '$(echo $here)', not 'open: $want'"
