@@ -47,3 +47,13 @@ check_PROGRAMS += tests/progs/sfs_munge_attack
 tests_progs_sfs_munge_attack_SOURCES = tests/progs/sfs_munge_attack.c
 tests_progs_sfs_munge_attack_CFLAGS  = $(AM_CFLAGS) $(UCX_CFLAGS) $(MUNGE_CFLAGS)
 tests_progs_sfs_munge_attack_LDADD   = $(SFS_CORE_LIBS) $(MUNGE_LIBS)
+
+# The permission matrix (plain libc: under LD_PRELOAD it exercises the preload).
+check_PROGRAMS += tests/progs/sfs_perm_probe
+tests_progs_sfs_perm_probe_SOURCES = tests/progs/sfs_perm_probe.c
+
+# One MPI-IO open with a given amode, printing the MPI error class.
+check_PROGRAMS += tests/progs/sfs_mpi_open
+tests_progs_sfs_mpi_open_SOURCES = tests/progs/sfs_mpi_open.c
+tests_progs_sfs_mpi_open_CFLAGS  = $(AM_CFLAGS) $(MPI_OMPI_CFLAGS)
+tests_progs_sfs_mpi_open_LDADD   = $(MPI_OMPI_LIBS)

@@ -49,9 +49,9 @@ if [ -n "$san_root" ]; then
 fi
 timeout_s=${SFS_TEST_TIMEOUT:-900}
 tmp_root=$(mktemp -d /tmp/sfs-suite.XXXXXX)
-# searchable by everyone: munged refuses a socket below a directory others
-# cannot search, and the multi-user tests run programs as other users
-chmod 0755 "$tmp_root"
+# searchable by all (not readable): munged refuses a socket below a directory
+# without execute permission for all, and the multi-user tests run as others
+chmod 0711 "$tmp_root"
 log_dir=${SFS_TEST_LOGS:-$build/test-logs}
 mkdir -p "$log_dir"
 

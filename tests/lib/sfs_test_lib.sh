@@ -155,3 +155,94 @@ sfs_cleanup() {
 trap sfs_cleanup EXIT
 
 sfs_ctl() { "$SFS_CTL" "$@"; }
+
+# --- Several users ------------------------------------------------------
+# sfs_test_users (as root): the users sfsalice (group sfsalice) and sfsbob
+# (group sfsbob), both also in the group sfsteam, with home directories;
+# made if missing, left alone otherwise. nobody (65534) is the "other" user.
+# Exports SFS_ALICE_UID/GID, SFS_BOB_UID/GID, SFS_TEAM_GID, SFS_NOBODY_UID/GID
+# and makes $SFS_TEST_TMP reachable for them (sfs_test_traversable). Skips
+# the test (exit 77) when not root or without useradd/groupadd/setpriv.
+sfs_test_users() {
+    local u
+    [ "$(id -u)" = 0 ] || sfs_skip "the multi-user tests need root (to make users and run as them)"
+    for u in useradd groupadd usermod setpriv; do
+        command -v "$u" >/dev/null || PATH=$PATH:/usr/sbin:/sbin command -v "$u" >/dev/null ||
+            sfs_skip "$u is not installed (the multi-user tests make users)"
+    done
+    getent passwd nobody >/dev/null || sfs_skip "there is no user nobody"
+    # one at a time, should two suites start at once
+    (
+        command -v flock >/dev/null && flock -w 60 9
+        export PATH=$PATH:/usr/sbin:/sbin
+        getent group sfsteam >/dev/null || groupadd sfsteam || getent group sfsteam >/dev/null ||
+            exit 1
+        for u in sfsalice sfsbob; do
+            getent group "$u" >/dev/null || groupadd "$u" || getent group "$u" >/dev/null || exit 1
+            if ! getent passwd "$u" >/dev/null; then
+                useradd -m -d "/home/$u" -s /bin/sh -g "$u" -G sfsteam "$u" ||
+                    getent passwd "$u" >/dev/null || exit 1
+            fi
+            id -nG "$u" | tr ' ' '\n' | grep -qx sfsteam || usermod -a -G sfsteam "$u" || exit 1
+            [ -d "/home/$u" ] || { mkdir -p "/home/$u" && chown "$u:$u" "/home/$u" && chmod 0750 "/home/$u"; } ||
+                exit 1
+        done
+    ) 9>/tmp/.sfs-test-users.lock || sfs_fail "could not make the users sfsalice and sfsbob"
+    SFS_ALICE_UID=$(id -u sfsalice) SFS_ALICE_GID=$(id -g sfsalice)
+    SFS_BOB_UID=$(id -u sfsbob) SFS_BOB_GID=$(id -g sfsbob)
+    SFS_TEAM_GID=$(getent group sfsteam | cut -d: -f3)
+    SFS_NOBODY_UID=$(id -u nobody) SFS_NOBODY_GID=$(id -g nobody)
+    export SFS_ALICE_UID SFS_ALICE_GID SFS_BOB_UID SFS_BOB_GID SFS_TEAM_GID SFS_NOBODY_UID SFS_NOBODY_GID
+    [ "$SFS_ALICE_GID" != "$SFS_BOB_GID" ] || sfs_fail "sfsalice and sfsbob share their primary group"
+    sfs_log "users: sfsalice $SFS_ALICE_UID:$SFS_ALICE_GID, sfsbob $SFS_BOB_UID:$SFS_BOB_GID," \
+        "team sfsteam $SFS_TEAM_GID, nobody $SFS_NOBODY_UID:$SFS_NOBODY_GID"
+    sfs_test_traversable
+}
+
+# $SFS_TEST_TMP and the directories above it get search permission for
+# others where they lack it (run-suite.sh makes /tmp/sfs-suite.XXXXXX 0700);
+# no read or write permission is added anywhere.
+sfs_test_traversable() {
+    local d
+    d=$(cd "$SFS_TEST_TMP" && pwd -P)
+    while [ -n "$d" ] && [ "$d" != / ]; do
+        if [ -z "$(find "$d" -maxdepth 0 -perm -o+x)" ]; then
+            chmod o+x "$d" || sfs_fail "chmod o+x $d"
+        fi
+        d=${d%/*}
+    done
+}
+
+# sfs_user_home USER: make (once) and print USER's scratch directory
+# $SFS_TEST_TMP/as-USER (mode 0700, USER's; with tmp/ in it).
+sfs_user_home() {
+    local home=$SFS_TEST_TMP/as-$1
+    if [ ! -d "$home" ]; then
+        mkdir -p "$home/tmp" && chown -R "$1:$(id -g "$1")" "$home" && chmod 0700 "$home" ||
+            sfs_fail "cannot make $home for $1"
+    fi
+    echo "$home"
+}
+
+# sfs_as USER COMMAND...: run COMMAND as USER (uid, primary and supplementary
+# groups from the user database), in a clean environment that keeps what
+# the tests need: PATH, LD_PRELOAD, LD_LIBRARY_PATH, STRIPEFS_*, OMPI_*,
+# PMIX_*, UCX_*, the sanitizers' options. HOME and TMPDIR are a scratch
+# directory of the user's, $SFS_TEST_TMP/as-USER, which is also the working
+# directory (the sanitizers write their reports there, where run-suite.sh
+# looks for them). The exit status is COMMAND's.
+sfs_as() { # user command...
+    local user=$1 home var
+    local -a keep=()
+    shift
+    home=$(sfs_user_home "$user") || exit 1
+    for var in $(compgen -e); do
+        case $var in
+        PATH | LD_PRELOAD | LD_LIBRARY_PATH | STRIPEFS_* | OMPI_* | PMIX_* | UCX_* | ASAN_OPTIONS | \
+            UBSAN_OPTIONS | LSAN_OPTIONS | TERM | LANG | LC_*)
+            keep+=("$var=${!var}") ;;
+        esac
+    done
+    (cd "$home" && exec setpriv --reuid="$user" --regid="$(id -g "$user")" --init-groups \
+        env -i "${keep[@]}" HOME="$home" TMPDIR="$home/tmp" USER="$user" LOGNAME="$user" "$@")
+}
