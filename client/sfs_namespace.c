@@ -11,6 +11,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 int sfs_client_meta_call(sfs_client_t *client, uint32_t opcode, const sfs_meta_req_t *req,
                          sfs_tp_rpc_t **rpc_p)
@@ -126,6 +127,31 @@ int sfs_lookup(sfs_client_t *client, const char *path, sfs_stat_t *stat)
     rc = sfs_client_meta_attr(client, SFS_OP_LOOKUP, req, &attr, NULL, NULL);
     free(req);
     if (rc == 0) {
+        sfs_client_attr_to_stat(&attr, stat);
+    }
+    return rc;
+}
+
+int sfs_access(sfs_client_t *client, const char *path, int mode, sfs_stat_t *stat)
+{
+    sfs_attr_t      attr;
+    int             rc;
+    sfs_meta_req_t *req;
+
+    if (mode & ~(R_OK | W_OK | X_OK)) {
+        return sfs_error_set(-EINVAL, "%s: access mode %#x is not R_OK, W_OK, X_OK", path, mode);
+    }
+    req = sfs_client_req(client, path, &rc);
+    if (!req) {
+        return rc;
+    }
+    /* the server answers with the caller's proven identity (root squash,
+     * its groups): a client cannot know them itself */
+    req->flags = ((mode & R_OK) ? SFS_OPEN_READ : 0) | ((mode & W_OK) ? SFS_OPEN_WRITE : 0) |
+                 ((mode & X_OK) ? SFS_OPEN_EXEC : 0);
+    rc = sfs_client_meta_attr(client, SFS_OP_LOOKUP, req, &attr, NULL, NULL);
+    free(req);
+    if (rc == 0 && stat) {
         sfs_client_attr_to_stat(&attr, stat);
     }
     return rc;

@@ -328,7 +328,7 @@ void sfs_proto_meta_req_unpack(sfs_rbuf_t *rb, uint32_t opcode, sfs_meta_req_t *
         break;
     case SFS_OP_LOOKUP:
         req->flags = sfs_rbuf_u32(rb);
-        if (req->flags & ~(SFS_OPEN_READ | SFS_OPEN_WRITE)) {
+        if (req->flags & ~(SFS_OPEN_READ | SFS_OPEN_WRITE | SFS_OPEN_EXEC)) {
             rb->error = -EBADMSG;
         }
         break;

@@ -269,6 +269,7 @@ void sfs_proto_counter_req_unpack(sfs_rbuf_t *rb, sfs_counter_req_t *req);
  * the file's mode and replies with a capability for the storage targets. */
 #define SFS_OPEN_READ  0x100u
 #define SFS_OPEN_WRITE 0x200u
+#define SFS_OPEN_EXEC  0x400u /* LOOKUP only: access(X_OK) */
 
 void sfs_proto_meta_req_pack(sfs_wbuf_t *wb, uint32_t opcode, const sfs_meta_req_t *req);
 void sfs_proto_meta_req_unpack(sfs_rbuf_t *rb, uint32_t opcode, sfs_meta_req_t *req);

@@ -38,7 +38,7 @@
 /* clang-format off */
 #define SFS_PL_API(_x)                                                                             \
     _x(client_connect) _x(client_disconnect) _x(client_error)                                      \
-    _x(stat) _x(lookup) _x(mkdir) _x(rmdir) _x(unlink) _x(rename) _x(chmod) _x(chown)              \
+    _x(stat) _x(lookup) _x(access) _x(mkdir) _x(rmdir) _x(unlink) _x(rename) _x(chmod) _x(chown)              \
     _x(utimens) _x(readdir) _x(statfs)                                                             \
     _x(file_open) _x(file_close) _x(file_pwrite) _x(file_pread) _x(file_writev) _x(file_readv)     \
     _x(file_size) _x(file_truncate) _x(file_sync) _x(file_stat)                                    \
@@ -60,6 +60,7 @@ extern sfs_pl_api_t sfs_pl_api;
 #define sfs_client_error(...)      sfs_pl_api.client_error(__VA_ARGS__)
 #define sfs_stat(...)              sfs_pl_api.stat(__VA_ARGS__)
 #define sfs_lookup(...)            sfs_pl_api.lookup(__VA_ARGS__)
+#define sfs_access(...)            sfs_pl_api.access(__VA_ARGS__)
 #define sfs_mkdir(...)             sfs_pl_api.mkdir(__VA_ARGS__)
 #define sfs_rmdir(...)             sfs_pl_api.rmdir(__VA_ARGS__)
 #define sfs_unlink(...)            sfs_pl_api.unlink(__VA_ARGS__)

@@ -141,7 +141,9 @@ int sfs_pl_open_path(const char *sfs_path, int flags, mode_t mode)
         goto err_free;
     }
     if (flags & O_DIRECTORY) {
-        rc = sfs_lookup(client, sfs_path, &st);
+        /* reading a directory needs read permission (O_PATH: none) */
+        rc = (flags & O_PATH) ? sfs_lookup(client, sfs_path, &st)
+                              : sfs_access(client, sfs_path, R_OK, &st);
         if (rc == 0 && st.type != SFS_FILE_TYPE_DIR) {
             rc = -ENOTDIR;
         } else if (rc == 0 && accmode != O_RDONLY) {

@@ -288,7 +288,8 @@ static void sfs_meta_check_line(void *arg, const char *line)
 static unsigned sfs_meta_want(uint32_t flags)
 {
     return ((flags & SFS_OPEN_READ) ? SFS_MAY_READ : 0) |
-           ((flags & SFS_OPEN_WRITE) ? SFS_MAY_WRITE : 0);
+           ((flags & SFS_OPEN_WRITE) ? SFS_MAY_WRITE : 0) |
+           ((flags & SFS_OPEN_EXEC) ? SFS_MAY_EXEC : 0);
 }
 
 static void sfs_meta_run_op(sfs_meta_t *meta, sfs_meta_txn_t *txn, sfs_meta_op_t *op, uint64_t now)

@@ -32,10 +32,12 @@ static uint32_t ADIOI_STRIPEFS_create_mode(ADIO_File fd)
 static void ADIOI_STRIPEFS_open_args(ADIO_File fd, int access_mode, int *flags_p,
                                      sfs_open_params_t *params)
 {
-    /* always read-write underneath: ROMIO enforces the MPI access mode
-     * itself, and its collective writes read back partly covered domains
-     * (read-modify-write) even in a write-only file */
-    int flags = SFS_O_RDWR;
+    /* the access asked for, which the servers check against the file's
+     * mode (a write-only open is tried read-write first: see
+     * ADIOI_STRIPEFS_open_file) */
+    int flags = (access_mode & ADIO_RDONLY)   ? SFS_O_RDONLY
+                : (access_mode & ADIO_WRONLY) ? SFS_O_WRONLY
+                                              : SFS_O_RDWR;
 
     if (access_mode & ADIO_CREATE) {
         flags |= SFS_O_CREAT;
@@ -81,20 +83,53 @@ static void ADIOI_STRIPEFS_publish_layout(ADIO_File fd)
     ADIOI_Info_set(fd->info, "stripefs_first_target", value);
 }
 
+/* Open with the MPI access mode. A write-only open is tried read-write
+ * first, since ROMIO's data sieving and two-phase writes read back what
+ * they partly cover; if the file may not be read, it is opened write-only
+ * and *write_only_p is set (the caller turns data sieving of writes off),
+ * as ROMIO's generic open does (adio/common/ad_opencoll.c). */
+static int ADIOI_STRIPEFS_open_file(ADIO_File fd, sfs_client_t *client, int access_mode,
+                                    sfs_file_t **file_p, int *write_only_p)
+{
+    sfs_open_params_t params;
+    int               flags, rc;
+
+    *write_only_p = 0;
+    ADIOI_STRIPEFS_open_args(
+        fd, (access_mode & ADIO_WRONLY) ? ((access_mode & ~ADIO_WRONLY) | ADIO_RDWR) : access_mode,
+        &flags, &params);
+    rc =
+        sfs_file_open(client, fd->filename, flags, ADIOI_STRIPEFS_create_mode(fd), &params, file_p);
+    if (rc == -EACCES && (access_mode & ADIO_WRONLY)) {
+        ADIOI_STRIPEFS_open_args(fd, access_mode, &flags, &params);
+        rc = sfs_file_open(client, fd->filename, flags, ADIOI_STRIPEFS_create_mode(fd), &params,
+                           file_p);
+        *write_only_p = rc == 0;
+    }
+    return rc;
+}
+
+static void ADIOI_STRIPEFS_write_only(ADIO_File fd)
+{
+    fd->hints->ds_write = ADIOI_HINT_DISABLE;
+    ADIOI_Info_set(fd->info, "romio_ds_write", "disable");
+}
+
 void ADIOI_STRIPEFS_Open(ADIO_File fd, int *error_code)
 {
     static const char myname[] = "ADIOI_STRIPEFS_OPEN";
     sfs_client_t     *client;
-    sfs_open_params_t params;
     sfs_file_t       *file;
-    int               flags, rc;
+    int               write_only, rc;
 
     fd->fs_ptr = NULL;
     if (ADIOI_STRIPEFS_Client(fd, &client, error_code) != 0) {
         return;
     }
-    ADIOI_STRIPEFS_open_args(fd, fd->access_mode, &flags, &params);
-    rc = sfs_file_open(client, fd->filename, flags, ADIOI_STRIPEFS_create_mode(fd), &params, &file);
+    rc = ADIOI_STRIPEFS_open_file(fd, client, fd->access_mode, &file, &write_only);
+    if (rc == 0 && write_only) {
+        ADIOI_STRIPEFS_write_only(fd);
+    }
     if (rc) {
         *error_code = ADIOI_STRIPEFS_Err(myname, fd->filename, rc);
         return;
@@ -114,6 +149,7 @@ void ADIOI_STRIPEFS_OpenColl(ADIO_File fd, int rank, int access_mode, int *error
     /* what the root tells everyone: its result, and why it failed */
     struct {
         int       rc;
+        int       write_only;
         long long length;
         char      detail[512];
     } outcome;
@@ -123,14 +159,10 @@ void ADIOI_STRIPEFS_OpenColl(ADIO_File fd, int rank, int access_mode, int *error
     /* every process needs a connection for its I/O anyway */
     rc = ADIOI_STRIPEFS_Client(fd, &client, error_code);
     if (rank == root) {
-        sfs_open_params_t params;
-        sfs_file_t       *file = NULL;
-        int               flags;
+        sfs_file_t *file = NULL;
 
         if (rc == 0) {
-            ADIOI_STRIPEFS_open_args(fd, access_mode, &flags, &params);
-            rc = sfs_file_open(client, fd->filename, flags, ADIOI_STRIPEFS_create_mode(fd), &params,
-                               &file);
+            rc = ADIOI_STRIPEFS_open_file(fd, client, access_mode, &file, &outcome.write_only);
         }
         if (rc == 0) {
             fd->fs_ptr = file;
@@ -166,6 +198,9 @@ void ADIOI_STRIPEFS_OpenColl(ADIO_File fd, int rank, int access_mode, int *error
         fd->fs_ptr = file;
     }
     fd->access_mode = access_mode;
+    if (outcome.write_only) {
+        ADIOI_STRIPEFS_write_only(fd);
+    }
     ADIOI_STRIPEFS_publish_layout(fd);
     fd->is_open     = 1;
     fd->dirty_write = 0;

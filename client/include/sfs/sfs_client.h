@@ -101,6 +101,10 @@ typedef struct sfs_stat {
 int sfs_stat(sfs_client_t *client, const char *path, sfs_stat_t *stat);
 /** Stat without the size (one metadata round trip). */
 int sfs_lookup(sfs_client_t *client, const char *path, sfs_stat_t *stat);
+/** access(2) as the servers decide it for this process's proven identity:
+ * `mode` is R_OK|W_OK|X_OK (0: the entry exists); -EACCES when refused.
+ * `stat` (may be NULL) gets the entry's attributes (no size). */
+int sfs_access(sfs_client_t *client, const char *path, int mode, sfs_stat_t *stat);
 int sfs_mkdir(sfs_client_t *client, const char *path, uint32_t mode);
 int sfs_rmdir(sfs_client_t *client, const char *path);
 /** Remove a file; its chunk files are deleted in the background. */
