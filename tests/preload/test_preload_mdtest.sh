@@ -31,6 +31,22 @@ run_preloaded "$LITE" -d /stripefs/lite -n 200 -w 4096 | tee "$SFS_TEST_TMP/lite
 grep -q "^PASSED" "$SFS_TEST_TMP/lite.out" || sfs_fail "sfs_mdtest_lite did not pass"
 sfs_expect_eq "$(sfs_ctl ls /lite | wc -l)" 0 "entries left by sfs_mdtest_lite"
 
+# the same as an ordinary user, with nothing but the config (no secret): the
+# servers run as root on this host, so the user's ranks reach them over TCP
+if [ "$(id -u)" = 0 ]; then
+    sfs_test_users
+    sfs_ctl mkdir /users && sfs_ctl chmod 1777 /users || sfs_fail "mkdir /users (1777)"
+    sfs_as sfsalice env LD_PRELOAD="$SFS_PRELOAD" "${SFS_MPIRUN[@]}" -np "$NP" -x LD_PRELOAD \
+        -x STRIPEFS_CONFIG -x STRIPEFS_PREFIX ${ASAN_OPTIONS:+-x ASAN_OPTIONS} \
+        "$LITE" -d /stripefs/users/lite-alice -n 100 -w 4096 | tee "$SFS_TEST_TMP/lite-alice.out" ||
+        sfs_fail "sfs_mdtest_lite as sfsalice"
+    grep -q "^PASSED" "$SFS_TEST_TMP/lite-alice.out" || sfs_fail "sfs_mdtest_lite as sfsalice did not pass"
+    sfs_ctl ls -l /users
+    sfs_ctl ls -l /users | grep -q "sfsalice.*lite-alice" ||
+        sfs_fail "the run's directory is not sfsalice's"
+    echo "ok: sfs_mdtest_lite passes as sfsalice (4 ranks, no secret, her own entries)"
+fi
+
 if [ -z "$mdtest" ]; then
     echo "note: the real mdtest was not run: set SFS_MDTEST=/path/to/mdtest or"
     echo "      SFS_IOR_SRC=/path/to/ior-source (github.com/hpc/ior) to run it too"
