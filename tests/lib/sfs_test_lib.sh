@@ -108,9 +108,14 @@ sfs_start_service() {
 
 # Clean stop through stripefs-ctl; the job must exit 0.
 sfs_stop_service() {
-    local rc
     [ -n "$SFS_SERVICE_PID" ] || return 0
     "$SFS_CTL" shutdown >/dev/null || sfs_fail "stripefs-ctl shutdown failed"
+    sfs_wait_service_exit
+}
+
+# After a shutdown: the job must exit 0 within 60 s.
+sfs_wait_service_exit() {
+    local rc
     for _ in $(seq 600); do
         kill -0 "$SFS_SERVICE_PID" 2>/dev/null || break
         sleep 0.1

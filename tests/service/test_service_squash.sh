@@ -33,13 +33,5 @@ echo "ok: with the connauth file root is root again"
 sfs_expect_fail "administrator" sfs_as nobody "$SFS_CTL" shutdown
 # sfsalice is in sfsteam (sfsbob too): an administrator
 sfs_as sfsalice "$SFS_CTL" shutdown || sfs_fail "a member of admin_group could not stop the service"
-for _ in $(seq 600); do
-    kill -0 "$SFS_SERVICE_PID" 2>/dev/null || break
-    sleep 0.1
-done
-kill -0 "$SFS_SERVICE_PID" 2>/dev/null && sfs_fail "the service did not stop after the admin's shutdown"
-wait "$SFS_SERVICE_PID"
-rc=$?
-SFS_SERVICE_PID=""
-[ $rc = 0 ] || sfs_fail "the service exited with $rc after the admin's shutdown"
+sfs_wait_service_exit
 echo "ok: sfsalice (admin_group sfsteam) stopped the service; it exited 0"
