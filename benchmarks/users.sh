@@ -8,7 +8,7 @@
 # memory, and hands it chunk files to read). Prints MiB/s of both and the
 # ratio user/root, writes users.csv and users-summary.csv.
 #
-#   bash benchmarks/users.sh [--quick] [--ranks N] [--sizes "1M 16M"] [--per-rank 128M]
+#   bash benchmarks/users.sh [--quick] [--ranks N] [--sizes "64K 1M 16M"] [--per-rank 128M]
 #        [--reps 3] [--user nobody] [--out DIR] [--build DIR]
 #
 # Each rep runs both sides, in alternating order (root first in odd reps),
@@ -17,7 +17,7 @@
 . "$(dirname "$0")/lib.sh"
 bench_setup users "$@"
 
-sizes="1M 16M"
+sizes="64K 1M 16M"
 per_rank=128M
 reps=3
 user=nobody
@@ -55,6 +55,14 @@ bench_start_service "$state" 3
 STRIPEFS_PREFIX=/stripefs LD_PRELOAD=$preload chmod 1777 /stripefs/bench ||
     bench_die "chmod 1777 /stripefs/bench failed"
 
+# how each side reaches the servers (a client of each, while the service runs)
+{
+    echo "--- root's client:"
+    "$SFS_BENCH_CTL" net
+    echo "--- $user's client:"
+    (cd /tmp && runuser -u "$user" -- env STRIPEFS_CONFIG="$STRIPEFS_CONFIG" "$SFS_BENCH_CTL" net)
+} >"$BENCH_OUT/users-net.txt" 2>&1 || true
+
 echo "who,label,api,layout,access,ranks,xfer_bytes,bytes_per_rank,op,seconds,MiB_s" >"$csv"
 failed=0
 run_side() { # WHO SIZE REP
@@ -90,7 +98,6 @@ for rep in $(seq "$reps"); do
         fi
     done
 done
-"$SFS_BENCH_CTL" net >"$BENCH_OUT/users-net.txt" 2>&1 || true
 bench_stop_service
 
 # min/median/max per (who, op, size) and the ratio of the medians
