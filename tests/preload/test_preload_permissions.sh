@@ -96,6 +96,12 @@ if ! sfs_as sfsalice test -r "$STRIPEFS_CONFIG"; then
     sfs_fail "sfsalice cannot read the configuration $STRIPEFS_CONFIG (state dir $(mode_of "$SFS_STATE")): the users cannot reach the service"
 fi
 sfs_ctl mkdir /perm || sfs_fail "stripefs-ctl mkdir /perm (as root)"
+# nothing of the service's on disk is readable by a user but the configuration
+# (and munged's pid file); checked again at the end, with data in it
+state_readable() {
+    sfs_as nobody find "$SFS_STATE" -type f -readable 2>/dev/null |
+        grep -vxF -e "$STRIPEFS_CONFIG" -e "$SFS_STATE/munge/munged.pid"
+}
 probe_all stripefs /stripefs/perm preload
 
 # one line per operation whose answers differ: OP: ext4=... stripefs=...
@@ -215,6 +221,8 @@ mpi_open sfsbob MPI_SUCCESS d777/new_mpi "create|wronly" write
 mpi_open sfsalice MPI_ERR_ACCESS db700/afile rdonly read
 mpi_open sfsalice MPI_ERR_NO_SUCH_FILE f/missing rdonly
 
+readable=$(state_readable)
+[ -z "$readable" ] || finding "files of the service's state that nobody can read: $(echo $readable)"
 sfs_stop_service
 [ $findings -eq 0 ] || sfs_fail "$findings finding(s) above ($differing differing answers of the matrix)"
 echo "ok: the permission matrix, stripefs-ctl and MPI-IO answer as the local file system"
