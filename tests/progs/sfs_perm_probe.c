@@ -74,14 +74,25 @@ static const node_kind_t files[] = {
     {"755", WHO_ALICE, GRP_ALICE, 0755}, {"b600", WHO_BOB, GRP_BOB, 0600},
     {"b664t", WHO_BOB, GRP_TEAM, 0664},
 };
-static const char *const file_copies[] = {"wr",  "rw",  "cr",  "tr",  "tc",  "cm",  "cos",
-                                          "cop", "cor", "cgp", "cgt", "cgo", "ut0", "ut1"};
+static const char *const file_copies[] = {"wr",  "rw",  "cr",  "tr",  "tc",  "cm",  "cos", "cop",
+                                          "cor", "cgp", "cgt", "cgo", "cnn", "ut0", "ut1"};
 
 /* files in f/ that get chmod 02755: setgid kept or cleared */
 static const node_kind_t sgid_files[] = {
     {"sg.aa", WHO_ALICE, GRP_ALICE, 0644}, {"sg.at", WHO_ALICE, GRP_TEAM, 0644},
     {"sg.ab", WHO_ALICE, GRP_BOB, 0644},   {"sg.bt", WHO_BOB, GRP_TEAM, 0644},
     {"sg.ba", WHO_BOB, GRP_ALICE, 0644},
+};
+
+/* set-id files in f/: a chown by the owner clears both bits (group execute
+ * is set); a write by someone else than root clears them */
+static const node_kind_t setid_chown_files[] = {
+    {"sid.a", WHO_ALICE, GRP_ALICE, 06755},
+    {"sid.b", WHO_BOB, GRP_BOB, 06755},
+};
+static const node_kind_t setid_write_files[] = {
+    {"sidw.t", WHO_ALICE, GRP_TEAM, 06775},
+    {"sidw.o", WHO_ALICE, GRP_ALICE, 06777},
 };
 
 /* directories at the top, each with the same contents (dir_entries) */
@@ -198,6 +209,16 @@ static void build_node_list(void)
     }
     for (size_t i = 0; i < COUNT(sgid_files); i++) {
         const node_kind_t *k = &sgid_files[i];
+
+        add_node(0, k->owner, k->group, k->mode, "f/%s", k->name);
+    }
+    for (size_t i = 0; i < COUNT(setid_chown_files); i++) {
+        const node_kind_t *k = &setid_chown_files[i];
+
+        add_node(0, k->owner, k->group, k->mode, "f/%s", k->name);
+    }
+    for (size_t i = 0; i < COUNT(setid_write_files); i++) {
+        const node_kind_t *k = &setid_write_files[i];
 
         add_node(0, k->owner, k->group, k->mode, "f/%s", k->name);
     }
@@ -849,6 +870,7 @@ static void probe_file(const node_kind_t *k)
     op_chown(COPY("cgp"), (uid_t)-1, getegid(), "group=primary");
     op_chown(COPY("cgt"), (uid_t)-1, team_gid, "group=team");
     op_chown(COPY("cgo"), (uid_t)-1, other_gid, "group=other");
+    op_chown(COPY("cnn"), (uid_t)-1, (gid_t)-1, "-1:-1");
     op_utimes(COPY("ut0"), 0);
     op_utimes(COPY("ut1"), 1);
 #undef COPY
@@ -950,6 +972,18 @@ static int do_probe(void)
 
         snprintf(rel, sizeof(rel), "f/%s", sgid_files[i].name);
         op_chmod(rel, 02755);
+    }
+    for (size_t i = 0; i < COUNT(setid_chown_files); i++) {
+        char rel[64];
+
+        snprintf(rel, sizeof(rel), "f/%s", setid_chown_files[i].name);
+        op_chown(rel, geteuid(), (gid_t)-1, "owner=self");
+    }
+    for (size_t i = 0; i < COUNT(setid_write_files); i++) {
+        char rel[64];
+
+        snprintf(rel, sizeof(rel), "f/%s", setid_write_files[i].name);
+        op_open(rel, O_WRONLY, "O_WRONLY", 0, IO_WRITE, 1);
     }
     for (size_t i = 0; i < COUNT(dirs); i++) {
         probe_dir(&dirs[i]);
