@@ -211,6 +211,9 @@ mpi_open() { # user expected-open-class rel amode [op]
 mpi_open sfsalice MPI_ERR_ACCESS f/b600 rdonly read
 mpi_open sfsalice MPI_SUCCESS f/600 rdonly read
 mpi_open sfsalice MPI_SUCCESS f/600.wr wronly write
+# (a write-only file: Open MPI's own MPI-IO refuses MPI_MODE_WRONLY too, as
+# it opens read-write underneath for read-modify-write)
+mpi_open sfsalice MPI_ERR_ACCESS f/200.wr wronly write
 mpi_open sfsbob MPI_ERR_ACCESS f/644 rdwr write
 mpi_open sfsbob MPI_SUCCESS f/640t rdonly read
 mpi_open nobody MPI_ERR_ACCESS f/640t rdonly read

@@ -882,6 +882,8 @@ static void probe_dir(const node_kind_t *d)
 
 #define IN(entry) (snprintf(rel, sizeof(rel), "%s/%s", d->name, entry), rel)
     op_readdir(d->name);
+    op_open(d->name, O_RDONLY, "O_RDONLY", 0, IO_NONE, 0);
+    op_open(d->name, O_RDONLY | O_DIRECTORY, "O_RDONLY|O_DIRECTORY", 0, IO_NONE, 0);
     op_stat(d->name);
     op_access(d->name);
     op_stat(IN("afile"));
