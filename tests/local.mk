@@ -57,3 +57,7 @@ check_PROGRAMS += tests/progs/sfs_mpi_open
 tests_progs_sfs_mpi_open_SOURCES = tests/progs/sfs_mpi_open.c
 tests_progs_sfs_mpi_open_CFLAGS  = $(AM_CFLAGS) $(MPI_OMPI_CFLAGS)
 tests_progs_sfs_mpi_open_LDADD   = $(MPI_OMPI_LIBS)
+
+# Forks of a connected client, each child a client of its own.
+check_PROGRAMS += tests/progs/sfs_fork_clients
+tests_progs_sfs_fork_clients_SOURCES = tests/progs/sfs_fork_clients.c
