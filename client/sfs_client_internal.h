@@ -34,11 +34,12 @@ struct sfs_file {
     char              path[SFS_PATH_MAX];
     sfs_attr_t        attr;
     int               flags;
-    uint64_t          open_id;      /* names this open's shared counter */
-    int               counter_used; /* forget the counter at close */
-    sfs_file_local_t *local;        /* chunk files read directly, or NULL */
-    sfs_cap_t         cap;          /* the targets' permission for this open */
-    uint64_t          cap_got_s;    /* when it came (renewed at half its life) */
+    uint64_t          open_id;       /* names this open's shared counter */
+    int               counter_used;  /* forget the counter at close */
+    sfs_file_local_t *local;         /* chunk files read directly, or NULL */
+    sfs_cap_t         cap;           /* the targets' permission for this open */
+    uint64_t          cap_got_s;     /* when it came (renewed at half its life) */
+    int               privs_checked; /* set-id bits dealt with before the first write */
 };
 
 /* sfs_file_local.c: the chunk file of target `target_index` to read
@@ -63,6 +64,10 @@ int sfs_client_meta_attr(sfs_client_t *client, uint32_t opcode, sfs_meta_req_t *
 /* Renew the file's capability when half its life is gone (by looking the
  * path up again). Failing is no error: the old one serves until it expires. */
 void sfs_file_cap_refresh(sfs_file_t *file);
+/* Before the first write of an open file with set-id bits: ask the
+ * metadata server to clear them (it keeps them for root), as the kernel
+ * does on write. Best effort: the write goes on either way. */
+void sfs_file_kill_privs(sfs_file_t *file);
 void sfs_client_attr_to_stat(const sfs_attr_t *attr, sfs_stat_t *stat);
 
 /* One page of a metadata listing (READDIR, META_LIST, META_PENDING): asks

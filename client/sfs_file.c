@@ -13,6 +13,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define SFS_FILE_GLOBAL_MAGIC 0x53464647u /* "SFFG" */
 
@@ -118,6 +119,30 @@ void sfs_file_cap_refresh(sfs_file_t *file)
         sfs_debug("%s: capability not renewed (%s); it expires in %lu s", file->path,
                   sfs_error_detail(), (unsigned long)(file->cap.expires_s - now));
         file->cap_got_s = now; /* try again at half of what is left */
+    }
+    sfs_error_clear();
+    free(req);
+}
+
+void sfs_file_kill_privs(sfs_file_t *file)
+{
+    sfs_meta_req_t *req;
+    sfs_attr_t      attr;
+
+    file->privs_checked = 1;
+    if (!(file->attr.mode & S_ISUID) &&
+        !((file->attr.mode & S_ISGID) && (file->attr.mode & S_IXGRP))) {
+        return;
+    }
+    req = calloc(1, sizeof(*req));
+    if (!req) {
+        return;
+    }
+    snprintf(req->path, sizeof(req->path), "%s", file->path);
+    req->flags = SFS_SETATTR_KILL_PRIV;
+    if (sfs_client_meta_attr(file->client, SFS_OP_SETATTR, req, &attr, NULL, NULL) == 0 &&
+        attr.entry_id == file->attr.entry_id) {
+        file->attr.mode = attr.mode;
     }
     sfs_error_clear();
     free(req);

@@ -261,7 +261,11 @@ void sfs_proto_counter_req_unpack(sfs_rbuf_t *rb, sfs_counter_req_t *req);
  * anyone with write permission do that, explicit times only the owner */
 #define SFS_SETATTR_ATIME_NOW 0x10u
 #define SFS_SETATTR_MTIME_NOW 0x20u
-#define SFS_SETATTR_KNOWN     0x3fu
+/* a write is about to change the file: clear its setuid bit, and its
+ * setgid bit where group execute is set, unless the writer is root (as
+ * the kernel's file_remove_privs); needs write permission */
+#define SFS_SETATTR_KILL_PRIV 0x40u
+#define SFS_SETATTR_KNOWN     0x7fu
 /* SETATTR with SFS_SETATTR_OWNER: keep this id as it is (chown's -1) */
 #define SFS_ID_UNCHANGED 0xffffffffu
 

@@ -1073,6 +1073,9 @@ int sfs_ns_setattr(sfs_meta_txn_t *txn, const sfs_cred_t *cred, const char *path
                                  path, attr->uid);
         }
     }
+    if ((mask & SFS_SETATTR_KILL_PRIV) && sfs_perm_kill_privs(cred, attr) != 0) {
+        return sfs_error_set(-EACCES, "'%.200s': permission denied (write)", path);
+    }
     if (mask & SFS_SETATTR_OWNER) {
         if (sfs_perm_chown(cred, attr, uid, gid) != 0) {
             return sfs_error_set(-EPERM,

@@ -51,9 +51,41 @@ int sfs_perm_chmod(const sfs_cred_t *cred, const sfs_attr_t *attr, uint32_t mode
     return 0;
 }
 
+/* The set-id bits a change of the file clears (regular files). */
+static uint32_t sfs_perm_privs(const sfs_attr_t *attr)
+{
+    if (attr->type == SFS_TYPE_DIR) {
+        return 0;
+    }
+    return (attr->mode & S_ISUID) | ((attr->mode & S_IXGRP) ? (attr->mode & S_ISGID) : 0);
+}
+
+int sfs_perm_kill_privs(const sfs_cred_t *cred, sfs_attr_t *attr)
+{
+    if (sfs_cred_privileged(cred)) {
+        return 0; /* CAP_FSETID */
+    }
+    if (sfs_perm_check(cred, attr, SFS_MAY_WRITE) != 0 && !sfs_perm_owner(cred, attr)) {
+        return -EACCES;
+    }
+    attr->mode &= ~sfs_perm_privs(attr);
+    return 0;
+}
+
 int sfs_perm_chown(const sfs_cred_t *cred, sfs_attr_t *attr, uint32_t uid, uint32_t gid)
 {
     int privileged = sfs_cred_privileged(cred);
+
+    /* chown(f, -1, -1) changes no owner, so anyone may; but it still
+     * clears the set-id bits, which only the owner may (Linux: ATTR_KILL_SUID
+     * turns into a mode change) */
+    if (uid == SFS_ID_UNCHANGED && gid == SFS_ID_UNCHANGED) {
+        if (sfs_perm_privs(attr) && !sfs_perm_owner(cred, attr)) {
+            return -EPERM;
+        }
+        attr->mode &= ~sfs_perm_privs(attr);
+        return 0;
+    }
 
     if (uid == SFS_ID_UNCHANGED) {
         uid = attr->uid;
@@ -71,12 +103,7 @@ int sfs_perm_chown(const sfs_cred_t *cred, sfs_attr_t *attr, uint32_t uid, uint3
     }
     /* chown of a regular file clears setuid, and setgid where group
      * execute is set (Linux: for root too) */
-    if (attr->type != SFS_TYPE_DIR) {
-        attr->mode &= ~(uint32_t)S_ISUID;
-        if (attr->mode & S_IXGRP) {
-            attr->mode &= ~(uint32_t)S_ISGID;
-        }
-    }
+    attr->mode &= ~sfs_perm_privs(attr);
     attr->uid = uid;
     attr->gid = gid;
     return 0;

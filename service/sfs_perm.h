@@ -35,6 +35,11 @@ int sfs_perm_chmod(const sfs_cred_t *cred, const sfs_attr_t *attr, uint32_t mode
  * *attr gets the new ids and the setuid/setgid bits chown clears. */
 int sfs_perm_chown(const sfs_cred_t *cred, sfs_attr_t *attr, uint32_t uid, uint32_t gid);
 
+/* SFS_SETATTR_KILL_PRIV (a write is about to change the file): set-id
+ * bits cleared (sfs_perm_privs) unless privileged; -EACCES without write
+ * permission. */
+int sfs_perm_kill_privs(const sfs_cred_t *cred, sfs_attr_t *attr);
+
 /* Setting times: explicit times need ownership (-EPERM), "now" needs
  * ownership or write permission (-EACCES). */
 int sfs_perm_utimes(const sfs_cred_t *cred, const sfs_attr_t *attr, int to_now);

@@ -211,9 +211,22 @@ mpi_open() { # user expected-open-class rel amode [op]
 mpi_open sfsalice MPI_ERR_ACCESS f/b600 rdonly read
 mpi_open sfsalice MPI_SUCCESS f/600 rdonly read
 mpi_open sfsalice MPI_SUCCESS f/600.wr wronly write
-# (a write-only file: Open MPI's own MPI-IO refuses MPI_MODE_WRONLY too, as
-# it opens read-write underneath for read-modify-write)
-mpi_open sfsalice MPI_ERR_ACCESS f/200.wr wronly write
+# A write-only file (0200) opened MPI_MODE_WRONLY: the one answer that
+# differs on purpose. Open MPI's own MPI-IO (OMPIO) opens read-write
+# underneath and refuses; ROMIO's generic open tries read-write, then
+# write-only with data sieving of writes off (adio/common/ad_opencoll.c), and
+# the kernel lets the owner open it O_WRONLY: stripefs follows ROMIO and the
+# kernel, and the write succeeds.
+here=$(sfs_as sfsalice timeout 180 mpirun.openmpi --oversubscribe -np 2 "$MPI_OPEN" \
+    "$local_top/mpi/f/200.wr" wronly write 2>&1 | grep -E '^(open|read|write|close): ')
+there=$(sfs_as sfsalice timeout 180 mpirun.openmpi --oversubscribe -np 2 -x STRIPEFS_CONFIG \
+    "$RUN_TOOL" "$MPI_OPEN" "stripefs:$mpi_tree/f/200.wr" wronly write 2>&1 |
+    grep -E '^(open|read|write|close): ')
+echo "$here" | grep -q "^open: MPI_ERR_ACCESS" ||
+    finding "MPI-IO oracle: OMPIO opened a 0200 file MPI_MODE_WRONLY: '$(echo $here)'"
+[ "$(echo $there)" = "open: MPI_SUCCESS write: MPI_SUCCESS close: MPI_SUCCESS" ] ||
+    finding "MPI-IO: sfsalice f/200.wr wronly write on stripefs: '$(echo $there)', not a successful write-only open"
+echo "ok: MPI-IO: a 0200 file opened MPI_MODE_WRONLY: OMPIO '$(echo $here)', stripefs (as ROMIO's generic open and the kernel) '$(echo $there)'"
 mpi_open sfsbob MPI_ERR_ACCESS f/644 rdwr write
 mpi_open sfsbob MPI_SUCCESS f/640t rdonly read
 mpi_open nobody MPI_ERR_ACCESS f/640t rdonly read
