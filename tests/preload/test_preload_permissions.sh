@@ -238,7 +238,20 @@ mpi_open sfsalice MPI_ERR_ACCESS db700/afile rdonly read
 mpi_open sfsalice MPI_ERR_NO_SUCH_FILE f/missing rdonly
 
 readable=$(state_readable)
-[ -z "$readable" ] || finding "files of the service's state that nobody can read: $(echo $readable)"
+[ -z "$readable" ] || finding "files of the service's state that the user nobody can read: $(echo $readable)"
+
+# Plain paths keep working through stripefs-run (ROMIO's ufs driver inside
+# libstripefs-mpiio.so): a collective create the kernel refuses must give
+# every rank MPI_ERR_ACCESS, as Open MPI's own MPI-IO does.
+out=$(sfs_as sfsbob timeout 180 mpirun.openmpi --oversubscribe -np 2 "$RUN_TOOL" "$MPI_OPEN" \
+    "$local_top/mpi/d755/new_ufs" "create|wronly" 2>&1 | tee -a "$SFS_TEST_TMP/mpi.log" |
+    grep -E '^(open|read|write|close): ')
+if [ "$out" = "open: MPI_ERR_ACCESS" ]; then
+    echo "ok: MPI-IO: through stripefs-run, sfsbob creating in a local 0755 directory of alice's: $out"
+else
+    finding "MPI-IO through stripefs-run on a local path: sfsbob creating $local_top/mpi/d755/new_ufs: '$(echo $out)', not 'open: MPI_ERR_ACCESS' on every rank"
+fi
+
 sfs_stop_service
 [ $findings -eq 0 ] || sfs_fail "$findings finding(s) above ($differing differing answers of the matrix)"
 echo "ok: the permission matrix, stripefs-ctl and MPI-IO answer as the local file system"
