@@ -7,6 +7,7 @@
 #include "sfs_munge.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <spawn.h>
@@ -59,8 +60,9 @@ int sfs_munged_start(const sfs_config_t *config, pid_t *pid_p)
     char  socket_arg[PATH_MAX + 16], key_arg[PATH_MAX + 16];
     char *argv[9];
     char *slash;
-    pid_t pid;
-    int   rc;
+    posix_spawn_file_actions_t actions;
+    pid_t                      pid;
+    int                        rc;
 
     *pid_p = 0;
     if (sfs_munged_alive(config->munge_socket)) {
@@ -99,7 +101,14 @@ int sfs_munged_start(const sfs_config_t *config, pid_t *pid_p)
     argv[5] = pid_file;
     argv[6] = seed;
     argv[7] = NULL;
-    rc      = posix_spawn(&pid, SFS_MUNGED_BIN, NULL, NULL, argv, environ);
+    /* its messages go to its log file; not to the service's output too */
+    rc = posix_spawn_file_actions_init(&actions);
+    if (rc == 0) {
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+        rc = posix_spawn(&pid, SFS_MUNGED_BIN, &actions, NULL, argv, environ);
+        posix_spawn_file_actions_destroy(&actions);
+    }
     if (rc != 0) {
         return sfs_error_set(-rc, "cannot start %s: %s", SFS_MUNGED_BIN, strerror(rc));
     }
