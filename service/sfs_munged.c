@@ -57,7 +57,7 @@ static int sfs_munged_alive(const char *socket)
 int sfs_munged_start(const sfs_config_t *config, pid_t *pid_p)
 {
     char  dir[PATH_MAX], log[PATH_MAX + 32], pid_file[PATH_MAX + 32], seed[PATH_MAX + 32];
-    char  socket_arg[PATH_MAX + 16], key_arg[PATH_MAX + 16];
+    char  socket_arg[PATH_MAX + 16], key_arg[PATH_MAX + 16], log_path[PATH_MAX + 16];
     char *argv[9];
     char *slash;
     posix_spawn_file_actions_t actions;
@@ -91,6 +91,7 @@ int sfs_munged_start(const sfs_config_t *config, pid_t *pid_p)
     snprintf(socket_arg, sizeof(socket_arg), "--socket=%s", config->munge_socket);
     snprintf(key_arg, sizeof(key_arg), "--key-file=%s", config->munged_key);
     snprintf(log, sizeof(log), "--log-file=%s/munged.log", dir);
+    snprintf(log_path, sizeof(log_path), "%s/munged.log", dir);
     snprintf(pid_file, sizeof(pid_file), "--pid-file=%s/munged.pid", dir);
     snprintf(seed, sizeof(seed), "--seed-file=%s/munged.seed", dir);
     argv[0] = "munged";
@@ -101,11 +102,13 @@ int sfs_munged_start(const sfs_config_t *config, pid_t *pid_p)
     argv[5] = pid_file;
     argv[6] = seed;
     argv[7] = NULL;
-    /* its messages go to its log file; not to the service's output too */
+    /* in the foreground it writes its messages to stderr: to its log file,
+     * not into the service's output */
     rc = posix_spawn_file_actions_init(&actions);
     if (rc == 0) {
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+        posix_spawn_file_actions_addopen(&actions, 1, log_path, O_WRONLY | O_CREAT | O_APPEND,
+                                         0600);
+        posix_spawn_file_actions_adddup2(&actions, 1, 2);
         rc = posix_spawn(&pid, SFS_MUNGED_BIN, &actions, NULL, argv, environ);
         posix_spawn_file_actions_destroy(&actions);
     }
