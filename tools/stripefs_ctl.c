@@ -916,7 +916,8 @@ static int ctl_mkconnauth(ctl_t *ctl, int argc, char **argv)
     if (rc) {
         return ctl_fail("mkconnauth", rc);
     }
-    printf("wrote %ld random bytes to %s (mode 0400); copy it to every host\n", size, argv[optind]);
+    printf("wrote %ld random bytes to %s (mode 0400); copy it to every server host\n", size,
+           argv[optind]);
     return 0;
 }
 
