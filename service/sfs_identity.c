@@ -5,6 +5,7 @@
 #include "sfs_errno.h"
 #include "sfs_log.h"
 #include "sfs_munge.h"
+#include "sfs_time.h"
 
 #include <arpa/inet.h>
 #include <grp.h>
@@ -16,13 +17,27 @@
 #include <sys/socket.h>
 
 #define SFS_IDENTITY_MAX_ADDRS 256
+#define SFS_IDENTITY_CACHE     64    /* users whose groups are remembered */
+#define SFS_IDENTITY_CACHE_MS  60000 /* for this long (a changed /etc/group shows after it) */
+
+/* Groups looked up for a user, so that an MPI job whose every rank opens
+ * sessions to every server does not ask the user database (NSS: LDAP, sssd)
+ * once per session: the lookups run on the progress thread. */
+typedef struct sfs_identity_groups {
+    uint32_t uid;
+    uint32_t gid;
+    uint64_t expires_ms; /* 0: unused */
+    uint32_t group_count;
+    uint32_t groups[SFS_CRED_GROUPS_MAX];
+} sfs_identity_groups_t;
 
 struct sfs_identity {
-    uint32_t trusted[SFS_IDENTITY_MAX_ADDRS]; /* IPv4, network order */
-    uint32_t trusted_count;
-    int      has_admin_group;
-    uint32_t admin_gid;
-    uint64_t squashed; /* sessions squashed so far (logged at the first few) */
+    uint32_t              trusted[SFS_IDENTITY_MAX_ADDRS]; /* IPv4, network order */
+    uint32_t              trusted_count;
+    int                   has_admin_group;
+    uint32_t              admin_gid;
+    uint64_t              squashed; /* sessions squashed so far (logged at the first few) */
+    sfs_identity_groups_t cache[SFS_IDENTITY_CACHE]; /* progress thread only */
 };
 
 static void sfs_identity_trust(sfs_identity_t *identity, uint32_t addr)
@@ -135,7 +150,7 @@ static int sfs_identity_is_trusted(const sfs_identity_t *identity, uint32_t addr
 }
 
 /* Supplementary groups from this host's user database. */
-static void sfs_identity_groups(uint32_t uid, uint32_t gid, sfs_cred_t *cred)
+static void sfs_identity_lookup_groups(uint32_t uid, uint32_t gid, sfs_cred_t *cred)
 {
     struct passwd pw, *found = NULL;
     char          buf[4096];
@@ -154,6 +169,33 @@ static void sfs_identity_groups(uint32_t uid, uint32_t gid, sfs_cred_t *cred)
             cred->groups[cred->group_count++] = (uint32_t)groups[i];
         }
     }
+}
+
+/* The same, remembered for SFS_IDENTITY_CACHE_MS. */
+static void sfs_identity_groups(sfs_identity_t *identity, uint32_t uid, uint32_t gid,
+                                sfs_cred_t *cred)
+{
+    uint64_t               now    = sfs_time_ms();
+    sfs_identity_groups_t *oldest = &identity->cache[0];
+
+    for (uint32_t i = 0; i < SFS_IDENTITY_CACHE; i++) {
+        sfs_identity_groups_t *entry = &identity->cache[i];
+
+        if (entry->expires_ms > now && entry->uid == uid && entry->gid == gid) {
+            cred->group_count = entry->group_count;
+            memcpy(cred->groups, entry->groups, entry->group_count * sizeof(*entry->groups));
+            return;
+        }
+        if (entry->expires_ms < oldest->expires_ms) {
+            oldest = entry;
+        }
+    }
+    sfs_identity_lookup_groups(uid, gid, cred);
+    oldest->uid         = uid;
+    oldest->gid         = gid;
+    oldest->expires_ms  = now + SFS_IDENTITY_CACHE_MS;
+    oldest->group_count = cred->group_count;
+    memcpy(oldest->groups, cred->groups, cred->group_count * sizeof(*cred->groups));
 }
 
 int sfs_identity_resolve(void *arg, const sfs_tp_proof_t *proof, sfs_cred_t *cred)
@@ -176,7 +218,7 @@ int sfs_identity_resolve(void *arg, const sfs_tp_proof_t *proof, sfs_cred_t *cre
     }
     cred->uid = proof->uid;
     cred->gid = proof->gid;
-    sfs_identity_groups(proof->uid, proof->gid, cred);
+    sfs_identity_groups(identity, proof->uid, proof->gid, cred);
     if (proof->uid == 0) {
         cred->flags |= SFS_CRED_ROOT | SFS_CRED_ADMIN;
     }
