@@ -1,6 +1,7 @@
 # tools/: stripefs-ctl (administration) and friends.
 bin_PROGRAMS += stripefs-ctl
 stripefs_ctl_SOURCES = tools/stripefs_ctl.c
+stripefs_ctl_CPPFLAGS = $(SFS_CPPFLAGS_TOOLS)
 stripefs_ctl_LDADD   = libsfs_client.la $(SFS_CORE_LIBS)
 
 # stripefs-service: the launcher (mpirun with the right options, clean stop).
@@ -13,4 +14,5 @@ stripefs-service: $(srcdir)/tools/stripefs-service.in Makefile
 
 bin_PROGRAMS += stripefs-fsck
 stripefs_fsck_SOURCES = tools/stripefs_fsck.c
+stripefs_fsck_CPPFLAGS = $(SFS_CPPFLAGS_TOOLS)
 stripefs_fsck_LDADD   = libsfs_client.la $(SFS_CORE_LIBS)
