@@ -42,6 +42,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#define SFS_CONFIG_SECOND_DOC "a second YAML document; a config has exactly one"
+
 /* ------------------------------------------------------------------ */
 /* Schema                                                              */
 
@@ -470,8 +472,7 @@ static int sfs_config_parse_document(sfs_config_ctx_t *ctx)
         return rc;
     }
     if (ctx->event.type != YAML_STREAM_END_EVENT) {
-        return sfs_config_fail(ctx, sfs_config_event_line(ctx), NULL,
-                               "a second YAML document ('---'); a config has only one");
+        return sfs_config_fail(ctx, sfs_config_event_line(ctx), NULL, SFS_CONFIG_SECOND_DOC);
     }
     return 0;
 }
@@ -493,15 +494,21 @@ static void sfs_config_parser_stop(sfs_config_ctx_t *ctx)
     yaml_parser_delete(&ctx->parser);
 }
 
-/* Read every event once, only to find syntax errors. */
+/* Read every event once, only to find syntax errors and a second document:
+ * both are reported before anything they may have garbled or left out (the
+ * first of two documents often lacks keys that the second holds). */
 static int sfs_config_syntax_pass(sfs_config_ctx_t *ctx)
 {
-    int rc = sfs_config_parser_start(ctx);
+    int rc        = sfs_config_parser_start(ctx);
+    int documents = 0;
 
     while (rc == 0) {
         rc = sfs_config_next(ctx);
         if (rc == 0 && ctx->event.type == YAML_STREAM_END_EVENT) {
             break;
+        }
+        if (rc == 0 && ctx->event.type == YAML_DOCUMENT_START_EVENT && ++documents == 2) {
+            rc = sfs_config_fail(ctx, sfs_config_event_line(ctx), NULL, SFS_CONFIG_SECOND_DOC);
         }
     }
     sfs_config_parser_stop(ctx);

@@ -356,6 +356,14 @@ static void test_document_errors(void **state)
     expect_error("- a\n- b\n", "t.yaml:1: expected a mapping of settings", "found a list");
     expect_error("hello\n", "t.yaml:1: expected a mapping of settings", "found 'hello'");
     expect_error(BASE "---\nmore: 1\n", "t.yaml:6: a second YAML document", NULL);
+    /* Named even when the first document lacks keys that the second holds
+     * (it was "t.yaml:1: mgmt: required key is missing"). */
+    expect_error("connauth_file: /x\n---\n"
+                 "mgmt: {host: h1}\n",
+                 "t.yaml:2: a second YAML document", "exactly one");
+    expect_error(BASE_TOP "---\n" BASE_STORAGE, "t.yaml:4: a second YAML document", NULL);
+    expect_error("---\n" BASE_TOP "...\n---\n" BASE_STORAGE, "t.yaml:6: a second YAML document",
+                 NULL);
     expect_error_len(nul_text, sizeof(nul_text) - 1, "t.yaml:6: NUL byte in the file", NULL);
     expect_error(BASE "cluster: \"a\\0b\"\n", "t.yaml:6: cluster: the value contains a NUL byte",
                  NULL);
