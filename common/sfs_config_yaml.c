@@ -332,9 +332,14 @@ static int sfs_config_read_size(sfs_config_ctx_t *ctx, const char *path,
     if (rc != 0) {
         return sfs_config_fail(ctx, line, path, "%s", sfs_error_detail());
     }
-    if (bytes < key->min || bytes > key->max) {
-        return sfs_config_fail(ctx, line, path, "%s is out of range (%s..%s)", text,
-                               sfs_config_size_text(key->min, low, sizeof(low)),
+    /* The bound it misses comes first: 4K for a chunk is a power of two,
+     * and "not a power of two" would send the reader the wrong way. */
+    if (bytes < key->min) {
+        return sfs_config_fail(ctx, line, path, "%s is too small (minimum %s)", text,
+                               sfs_config_size_text(key->min, low, sizeof(low)));
+    }
+    if (bytes > key->max) {
+        return sfs_config_fail(ctx, line, path, "%s is too large (maximum %s)", text,
                                sfs_config_size_text(key->max, high, sizeof(high)));
     }
     if (key->power_of_two && (bytes & (bytes - 1)) != 0) {

@@ -467,19 +467,30 @@ static void test_range_errors(void **state)
                  "storage[0].id: 65536 is out of range", NULL);
     expect_error(BASE "pattern: {chunk_size: 100K}\n",
                  "t.yaml:6: pattern.chunk_size: 100K is not a power of two", NULL);
+    /* Powers of two outside the range say which end they miss, and so do
+     * sizes that are neither. */
+    expect_error(BASE "pattern: {chunk_size: 4K}\n",
+                 "t.yaml:6: pattern.chunk_size: 4K is too small (minimum 64K)", NULL);
+    expect_error(BASE "pattern: {chunk_size: 4096}\n",
+                 "pattern.chunk_size: 4096 is too small (minimum 64K)", NULL);
     expect_error(BASE "pattern: {chunk_size: 32K}\n",
-                 "pattern.chunk_size: 32K is out of range (64K..4G)", NULL);
-    expect_error(BASE "pattern: {chunk_size: 8G}\n", "pattern.chunk_size: 8G is out of range",
-                 NULL);
+                 "pattern.chunk_size: 32K is too small (minimum 64K)", NULL);
+    expect_error(BASE "pattern: {chunk_size: 33K}\n",
+                 "pattern.chunk_size: 33K is too small (minimum 64K)", NULL);
+    expect_error(BASE "pattern: {chunk_size: 8G}\n",
+                 "pattern.chunk_size: 8G is too large (maximum 4G)", NULL);
+    expect_error(BASE "pattern: {chunk_size: 5G}\n",
+                 "pattern.chunk_size: 5G is too large (maximum 4G)", NULL);
     expect_error(BASE "pattern: {stripe_count: 0}\n",
                  "pattern.stripe_count: 0 is out of range (1..128)", NULL);
     expect_error(BASE "pattern: {stripe_count: 129}\n", "pattern.stripe_count: 129 is out", NULL);
     expect_error(BASE "limits: {max_message: 1K}\n",
-                 "t.yaml:6: limits.max_message: 1K is out of range (4K..4G)", NULL);
+                 "t.yaml:6: limits.max_message: 1K is too small (minimum 4K)", NULL);
     expect_error(BASE "limits: {io_threads: 0}\n", "limits.io_threads: 0 is out of range", NULL);
     expect_error(BASE "limits: {io_threads: 257}\n", "limits.io_threads: 257 is out of range",
                  NULL);
-    expect_error(BASE "limits: {inline_io: 17M}\n", "limits.inline_io: 17M is out of range", NULL);
+    expect_error(BASE "limits: {inline_io: 17M}\n",
+                 "limits.inline_io: 17M is too large (maximum 16M)", NULL);
 }
 
 static void test_size_duration_errors(void **state)
