@@ -8,7 +8,8 @@
  *   cluster: imaging                        # optional, default "stripefs"
  *   connauth_file: /etc/stripefs/connauth   # required
  *   mgmt: {host: imaging-01, port: 8008}    # host required; port 1..65535, default 8008
- *   meta: {host: imaging-01, dir: /var/lib/stripefs/meta, sync: true}  # host, dir required
+ *   meta: {host: imaging-01, dir: /var/lib/stripefs/meta, sync: true,  # host, dir required
+ *          map_size: 16G}                   # LMDB map size 64M..1T, default 16G
  *   hosts:                                  # optional
  *     - {name: imaging-01, ranks: 1, address: 10.0.0.1}  # ranks 1..64 (1); address optional
  *   storage:                                # required, 1..1024 targets
@@ -72,6 +73,13 @@ static const sfs_config_key_t sfs_config_meta_keys[] = {
      SFS_CONFIG_FIELD(sfs_config_t, meta_dir),
      .line = SFS_CONFIG_LINE_META_DIR},
     {.name = "sync", .type = SFS_CONFIG_TYPE_BOOL, SFS_CONFIG_FIELD(sfs_config_t, meta_sync)},
+    /* address space LMDB maps, and so the most the store can hold: a full
+     * store refuses creates with ENOSPC */
+    {.name = "map_size",
+     .type = SFS_CONFIG_TYPE_SIZE,
+     SFS_CONFIG_FIELD(sfs_config_t, meta_map_size),
+     .min = SFS_CONFIG_MIN_MAP_SIZE,
+     .max = SFS_CONFIG_MAX_MAP_SIZE},
 };
 
 static const sfs_config_key_t sfs_config_host_keys[] = {
@@ -398,6 +406,7 @@ int sfs_config_alloc(sfs_config_t **config_p)
     snprintf(config->cluster_name, sizeof(config->cluster_name), "%s", SFS_CONFIG_DEFAULT_CLUSTER);
     config->mgmt_port             = SFS_CONFIG_DEFAULT_PORT;
     config->meta_sync             = 1;
+    config->meta_map_size         = SFS_CONFIG_DEFAULT_MAP_SIZE;
     config->default_chunk_size    = SFS_CONFIG_DEFAULT_CHUNK;
     config->default_stripe_count  = SFS_CONFIG_DEFAULT_STRIPES;
     config->rpc_timeout_ms        = SFS_CONFIG_DEFAULT_RPC_MS;

@@ -30,6 +30,9 @@
 #define SFS_CONFIG_DEFAULT_INLINE_IO   (64u << 10)
 #define SFS_CONFIG_DEFAULT_MAPPED_READ (256u << 10)
 #define SFS_CONFIG_DEFAULT_MAX_RATE    1000000
+#define SFS_CONFIG_DEFAULT_MAP_SIZE    (16ull << 30)
+#define SFS_CONFIG_MIN_MAP_SIZE        (64ull << 20)
+#define SFS_CONFIG_MAX_MAP_SIZE        (1ull << 40)
 #define SFS_CONFIG_DEFAULT_MUNGE_SOCK  "/run/munge/munge.socket.2"
 #define SFS_CONFIG_DEFAULT_CAP_MS      3600000u
 #define SFS_CONFIG_MAX_RANKS           64

@@ -260,6 +260,9 @@ static int sfs_config_emit_settings(yaml_emitter_t *emitter, const sfs_config_t 
     SFS_CONFIG_STEP(rc, SFS_CONFIG_EMIT_STRING(emitter, "dir", config->meta_dir));
     SFS_CONFIG_STEP(rc,
                     sfs_config_emit_text(emitter, "sync", config->meta_sync ? "true" : "false"));
+    SFS_CONFIG_STEP(
+        rc, sfs_config_emit_text(emitter, "map_size",
+                                 sfs_config_size_text(config->meta_map_size, text, sizeof(text))));
     SFS_CONFIG_STEP(rc, sfs_config_emit_mapping_end(emitter));
 
     SFS_CONFIG_STEP(rc, sfs_config_emit_hosts(emitter, config));

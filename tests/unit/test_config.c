@@ -165,6 +165,7 @@ static void assert_config_equal(const sfs_config_t *a, const sfs_config_t *b)
     assert_string_equal(a->meta_host, b->meta_host);
     assert_string_equal(a->meta_dir, b->meta_dir);
     assert_int_equal(a->meta_sync, b->meta_sync);
+    assert_int_equal(a->meta_map_size, b->meta_map_size);
     assert_int_equal(a->host_count, b->host_count);
     for (uint32_t i = 0; i < a->host_count; i++) {
         assert_string_equal(a->hosts[i].name, b->hosts[i].name);
@@ -263,6 +264,7 @@ static void test_defaults(void **state)
     assert_string_equal(config->cluster_name, "stripefs");
     assert_int_equal(config->mgmt_port, SFS_CONFIG_DEFAULT_PORT);
     assert_int_equal(config->meta_sync, 1);
+    assert_int_equal(config->meta_map_size, 16 * GIB);
     assert_int_equal(config->default_chunk_size, 512 * KIB);
     assert_int_equal(config->default_stripe_count, 4);
     assert_int_equal(config->rpc_timeout_ms, 30000);
@@ -286,7 +288,7 @@ static void test_values(void **state)
                  "mgmt:\n"
                  "  host: a\n"
                  "  port: 9000\n"
-                 "meta: {host: b.example.org, dir: './m/../meta/', sync: no}\n"
+                 "meta: {host: b.example.org, dir: './m/../meta/', sync: no, map_size: 1T}\n"
                  "storage:\n"
                  "  - id: 7\n"
                  "    host: A.example.org\n"
@@ -305,6 +307,7 @@ static void test_values(void **state)
     assert_int_equal(config->mgmt_port, 9000);
     assert_string_equal(config->meta_dir, "/etc/sfs/meta");
     assert_int_equal(config->meta_sync, 0);
+    assert_int_equal(config->meta_map_size, TIB);
     /* The roles' hosts by their fullest names: "a" is "A.example.org", "b" is
      * "b.example.org". */
     assert_int_equal(config->host_count, 3);
@@ -481,6 +484,14 @@ static void test_range_errors(void **state)
                  "pattern.chunk_size: 8G is too large (maximum 4G)", NULL);
     expect_error(BASE "pattern: {chunk_size: 5G}\n",
                  "pattern.chunk_size: 5G is too large (maximum 4G)", NULL);
+    expect_error("connauth_file: /x\nmeta: {host: h1, dir: /m, map_size: 32M}\n",
+                 "t.yaml:2: meta.map_size: 32M is too small (minimum 64M)", NULL);
+    expect_error("connauth_file: /x\nmeta: {host: h1, dir: /m, map_size: 2T}\n",
+                 "t.yaml:2: meta.map_size: 2T is too large (maximum 1T)", NULL);
+    expect_error("connauth_file: /x\nmeta: {host: h1, dir: /m, map_size: 16}\n",
+                 "meta.map_size: 16 is too small (minimum 64M)", NULL);
+    expect_error("connauth_file: /x\nmeta: {host: h1, dir: /m, map_size: big}\n",
+                 "meta.map_size: bad size 'big'", NULL);
     expect_error(BASE "pattern: {stripe_count: 0}\n",
                  "pattern.stripe_count: 0 is out of range (1..128)", NULL);
     expect_error(BASE "pattern: {stripe_count: 129}\n", "pattern.stripe_count: 129 is out", NULL);
@@ -797,7 +808,8 @@ static void test_round_trip(void **state)
     config = parse_ok("cluster: 'null'\n"
                       "connauth_file: \"/etc/my auth: #1/key'\\\"\"\n"
                       "mgmt: {host: '123', port: 65535}\n"
-                      "meta: {host: 'true', dir: \"/- dash/\\u00e9t\\u00e9 [x]{y}\", sync: off}\n"
+                      "meta: {host: 'true', dir: \"/- dash/\\u00e9t\\u00e9 [x]{y}\", sync: off, "
+                      "map_size: 1536M}\n"
                       "hosts:\n"
                       "  - {name: '123', ranks: 64, address: 'fe80::1%eth0'}\n"
                       "  - {name: 'true', address: '10.0.0.2'}\n"
@@ -812,6 +824,7 @@ static void test_round_trip(void **state)
     assert_string_equal(config->cluster_name, "null");
     assert_string_equal(config->connauth_file, "/etc/my auth: #1/key'\"");
     assert_string_equal(config->meta_dir, "/- dash/\xc3\xa9t\xc3\xa9 [x]{y}");
+    assert_int_equal(config->meta_map_size, 1536 * MIB);
     round_trip(config, "quoted.yaml");
     sfs_config_destroy(config);
 }
