@@ -244,15 +244,16 @@ int main(int argc, char **argv)
 {
     sfs_server_t server;
 
-    sfs_server_begin(&server, &argc, &argv);
-    if (sfs_server_command_line(&server, argc, argv) == 0 &&
-        sfs_server_share_config(&server) == 0 && sfs_server_start_munged(&server) == 0 &&
-        sfs_server_gather_hosts(&server) == 0) {
+    sfs_server_begin(&server, &argc, &argv);                 /* MPI, rank, host name */
+    if (sfs_server_command_line(&server, argc, argv) == 0 && /* options, --help */
+        sfs_server_share_config(&server) == 0 &&             /* rank 0 reads, all parse */
+        sfs_server_start_munged(&server) == 0 &&             /* the service's own, if any */
+        sfs_server_gather_hosts(&server) == 0) {             /* every rank's host */
         if (server.args.rejoin_rank >= 0) {
-            sfs_server_rejoin(&server);
+            sfs_server_rejoin(&server); /* a lost rank comes back */
         } else {
-            sfs_server_serve(&server);
+            sfs_server_serve(&server); /* plan, start, register, loop, stop */
         }
     }
-    return sfs_server_end(&server);
+    return sfs_server_end(&server); /* tear down, MPI_Finalize */
 }
