@@ -7,7 +7,7 @@ libsfs_service_la_SOURCES = \
 	service/sfs_mgmt.c \
 	service/sfs_meta.c \
 	service/sfs_meta_store.c service/sfs_meta_store.h \
-	service/sfs_storage.c \
+	service/sfs_storage.c service/sfs_storage_tunables.c service/sfs_storage_tunables.h \
 	service/sfs_chunk_store.c service/sfs_chunk_store.h \
 	service/sfs_identity.c service/sfs_identity.h \
 	service/sfs_munged.c service/sfs_munged.h \

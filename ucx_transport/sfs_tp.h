@@ -23,6 +23,7 @@
 
 #include "sfs_auth.h"
 #include "sfs_cred.h"
+#include "sfs_tunable.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -93,11 +94,12 @@ typedef struct sfs_tp_worker_params {
     sfs_tp_request_handler_t on_request; /* servers only */
     void                    *handler_arg;
     sfs_tp_session_end_cb_t  on_session_end;
-    uint64_t                 max_payload;      /* default 64 MiB */
-    uint32_t                 rpc_timeout_ms;   /* default 30000 */
-    uint32_t                 spin_us;          /* busy-poll before sleeping, default 50 */
-    uint16_t                 bootstrap_port;   /* serve the worker address on this TCP port */
-    uint32_t                 max_request_rate; /* per session per second; 0 = none */
+    uint64_t                 max_payload;    /* default 64 MiB */
+    uint32_t                 rpc_timeout_ms; /* default 30000 */
+    uint32_t                 spin_us;        /* busy-poll before sleeping, default 50;
+                                              * STRIPEFS_SPIN_US wins */
+    uint16_t bootstrap_port;                 /* serve the worker address on this TCP port */
+    uint32_t max_request_rate;               /* per session per second; 0 = none */
     /* MUNGE: the requesting side proves its uid with MUNGE instead of the
      * secret (no key needed) and accepts only servers whose credential
      * carries service_uid; the serving side decodes through the same socket */
@@ -111,6 +113,11 @@ typedef struct sfs_tp_worker_params {
      * shared memory) */
     const char *ucx_tls;
 } sfs_tp_worker_params_t;
+
+/* The transport's environment knobs (STRIPEFS_DIRECT_COPY, STRIPEFS_DIRECT_PULL,
+ * STRIPEFS_SPIN_US) and the UCX variables it honours. A malformed value
+ * makes sfs_tp_worker_create fail with -EINVAL naming the variable. */
+extern const sfs_tunable_table_t sfs_tp_tunables;
 
 int sfs_tp_worker_create(const sfs_tp_worker_params_t *params, sfs_tp_worker_t **worker_p);
 /* Closes every connection and session (in-flight RPCs fail with

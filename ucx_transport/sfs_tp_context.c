@@ -18,7 +18,7 @@
  * one of its aliases ("sm", "shm"). */
 static int sfs_tp_tls_may_use(const char *name)
 {
-    const char *tls = getenv("UCX_TLS");
+    const char *tls = sfs_tunable_env(&sfs_tp_tunables, "UCX_TLS");
     char        list[256], *save = NULL;
 
     if (!tls || !*tls || tls[0] == '^') {
@@ -45,7 +45,7 @@ int sfs_tp_context_create(sfs_tp_worker_t *worker, const char *ucx_tls)
      * asked to; without it UCX drops them for error-handling endpoints and
      * same-host traffic falls back to TCP. A user's own setting wins; with
      * UCX_TLS leaving them out, setting it would only earn a warning. */
-    restricted = ucx_tls && !getenv("UCX_TLS");
+    restricted = ucx_tls && !sfs_tunable_is_set(&sfs_tp_tunables, "UCX_TLS");
     if (!restricted && sfs_tp_tls_may_use("posix")) {
         setenv("UCX_POSIX_ERROR_HANDLING", "y", 0);
     }

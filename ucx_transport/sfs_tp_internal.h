@@ -70,9 +70,10 @@ struct sfs_tp_worker {
 
     int      bootstrap_fd;
     uint16_t bootstrap_port;
-    int      direct_fd; /* servers: same-host direct-copy proofs arrive here */
-    int      files_fd;  /* requesters: same-host files arrive here (sfs_tp_fdpass.c) */
-    int      pulls;     /* write pulls allowed here (STRIPEFS_DIRECT_PULL is not 0) */
+    int      direct_fd;     /* servers: same-host direct-copy proofs arrive here */
+    int      files_fd;      /* requesters: same-host files arrive here (sfs_tp_fdpass.c) */
+    int      pulls;         /* write pulls allowed here (STRIPEFS_DIRECT_PULL is not 0) */
+    int      direct_copies; /* same-host direct copies wanted (STRIPEFS_DIRECT_COPY is not 0) */
 
     pthread_mutex_t pool_lock;
     void           *pool[SFS_TP_POOL_CLASSES]; /* free lists */

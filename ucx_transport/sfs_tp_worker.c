@@ -20,11 +20,39 @@
 
 #define SFS_TP_DESTROY_DRAIN_MS 2000 /* how long destroy waits for UCX to finish closes */
 
+/* The environment's knobs (sfs_tp_tunables); a malformed one fails create. */
+static int sfs_tp_read_tunables(sfs_tp_worker_t *worker, const sfs_tp_worker_params_t *params)
+{
+    const sfs_tunable_table_t *table = &sfs_tp_tunables;
+    bool                       copies, pulls;
+    int64_t                    spin_us;
+    int                        rc;
+
+    rc = sfs_tunable_bool(table, "STRIPEFS_DIRECT_COPY", &copies);
+    if (rc == 0) {
+        rc = sfs_tunable_bool(table, "STRIPEFS_DIRECT_PULL", &pulls);
+    }
+    if (rc == 0) {
+        rc = sfs_tunable_int(table, "STRIPEFS_SPIN_US", &spin_us);
+    }
+    if (rc) {
+        return rc;
+    }
+    worker->direct_copies = copies;
+    worker->pulls         = pulls; /* 0: no write pulls, asked for or served */
+    /* the variable, when set, wins over the caller's choice */
+    worker->spin_us = (uint32_t)spin_us;
+    if ((params->field_mask & SFS_TP_WORKER_PARAM_SPIN_US) &&
+        !sfs_tunable_is_set(table, "STRIPEFS_SPIN_US")) {
+        worker->spin_us = params->spin_us;
+    }
+    return 0;
+}
+
 static void sfs_tp_set_defaults(sfs_tp_worker_t *worker, const sfs_tp_worker_params_t *params)
 {
-    const char *host     = SFS_PARAM_VALUE(params, host, SFS_TP_WORKER_PARAM_HOST, NULL);
-    const char *name     = SFS_PARAM_VALUE(params, name, SFS_TP_WORKER_PARAM_NAME, "stripefs");
-    const char *pull_env = getenv("STRIPEFS_DIRECT_PULL");
+    const char *host = SFS_PARAM_VALUE(params, host, SFS_TP_WORKER_PARAM_HOST, NULL);
+    const char *name = SFS_PARAM_VALUE(params, name, SFS_TP_WORKER_PARAM_NAME, "stripefs");
 
     worker->node_id = SFS_PARAM_VALUE(params, node_id, SFS_TP_WORKER_PARAM_NODE_ID, 0);
     worker->peer_kind =
@@ -37,12 +65,6 @@ static void sfs_tp_set_defaults(sfs_tp_worker_t *worker, const sfs_tp_worker_par
         SFS_PARAM_VALUE(params, max_payload, SFS_TP_WORKER_PARAM_MAX_PAYLOAD, 64ull << 20);
     worker->rpc_timeout_ms =
         SFS_PARAM_VALUE(params, rpc_timeout_ms, SFS_TP_WORKER_PARAM_RPC_TIMEOUT, 30000);
-    worker->spin_us = SFS_PARAM_VALUE(params, spin_us, SFS_TP_WORKER_PARAM_SPIN_US, 50);
-    /* STRIPEFS_DIRECT_PULL=0: no write pulls, asked for or served */
-    worker->pulls = !pull_env || strcmp(pull_env, "0") != 0;
-    if (getenv("SFS_SPIN_US")) { /* tuning knob: busy-poll time before sleeping */
-        worker->spin_us = (uint32_t)strtoul(getenv("SFS_SPIN_US"), NULL, 10);
-    }
     worker->max_request_rate =
         SFS_PARAM_VALUE(params, max_request_rate, SFS_TP_WORKER_PARAM_MAX_RATE, 0);
     if (host) {
@@ -62,7 +84,7 @@ static void sfs_tp_set_identity(sfs_tp_worker_t *worker, const sfs_tp_worker_par
         worker->has_key = 1;
     }
     if (params->field_mask & SFS_TP_WORKER_PARAM_MUNGE) {
-        worker->munge_client = params->munge_client;
+        worker->munge_client = params->munge_client != 0;
         worker->service_uid  = params->service_uid;
         snprintf(worker->munge_socket, sizeof(worker->munge_socket), "%s",
                  params->munge_socket ? params->munge_socket : SFS_MUNGE_SOCKET_DEFAULT);
@@ -94,7 +116,7 @@ static int sfs_tp_worker_init(sfs_tp_worker_t *worker, const sfs_tp_worker_param
     if (sfs_hash_init(&worker->rpcs) || sfs_hash_init(&worker->sessions)) {
         return sfs_error_set(-ENOMEM, "transport: out of memory for the worker's tables");
     }
-    return 0;
+    return sfs_tp_read_tunables(worker, params);
 }
 
 static void sfs_tp_worker_fini(sfs_tp_worker_t *worker)
