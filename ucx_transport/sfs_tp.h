@@ -82,6 +82,7 @@ enum {
     SFS_TP_WORKER_PARAM_MUNGE          = 1u << 12,
     SFS_TP_WORKER_PARAM_IDENTITY       = 1u << 13,
     SFS_TP_WORKER_PARAM_UCX_TLS        = 1u << 14,
+    SFS_TP_WORKER_PARAM_UCX_LOG_LEVEL  = 1u << 15,
 };
 
 typedef struct sfs_tp_worker_params {
@@ -112,6 +113,10 @@ typedef struct sfs_tp_worker_params {
      * (e.g. "^posix,sysv,cma" for a client that may not attach the servers'
      * shared memory) */
     const char *ucx_tls;
+    /* UCX's log level when the user set no UCX_LOG_LEVEL ("fatal" in a
+     * client, whose user should see our errors, not UCX's). UCX has one
+     * level per process: this sets it for the application's own UCX too. */
+    const char *ucx_log_level;
 } sfs_tp_worker_params_t;
 
 /* The transport's environment knobs (STRIPEFS_DIRECT_COPY, STRIPEFS_DIRECT_PULL,

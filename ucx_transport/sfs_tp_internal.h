@@ -231,8 +231,9 @@ void sfs_tp_ucp_worker_close(sfs_tp_worker_t *worker);
 /* sfs_tp_context.c */
 /* The worker's UCX context (worker->context), configured for stripefs;
  * `ucx_tls` (may be NULL) are the transports to use when the user set no
- * UCX_TLS. */
-int sfs_tp_context_create(sfs_tp_worker_t *worker, const char *ucx_tls);
+ * UCX_TLS, `ucx_log_level` (may be NULL) UCX's log level when the user set
+ * no UCX_LOG_LEVEL. */
+int sfs_tp_context_create(sfs_tp_worker_t *worker, const char *ucx_tls, const char *ucx_log_level);
 
 /* sfs_tp_progress.c */
 uint64_t sfs_tp_now_ms(void);

@@ -249,7 +249,6 @@ static int sfs_tp_worker_params_check(const sfs_tp_worker_params_t *params)
 int sfs_tp_worker_create(const sfs_tp_worker_params_t *params, sfs_tp_worker_t **worker_p)
 {
     sfs_tp_worker_t *worker;
-    const char      *ucx_tls;
     int              rc;
 
     rc = sfs_tp_worker_params_check(params);
@@ -267,8 +266,9 @@ int sfs_tp_worker_create(const sfs_tp_worker_params_t *params, sfs_tp_worker_t *
     if (rc) {
         goto err_fini;
     }
-    ucx_tls = SFS_PARAM_VALUE(params, ucx_tls, SFS_TP_WORKER_PARAM_UCX_TLS, NULL);
-    rc      = sfs_tp_context_create(worker, ucx_tls);
+    rc = sfs_tp_context_create(
+        worker, SFS_PARAM_VALUE(params, ucx_tls, SFS_TP_WORKER_PARAM_UCX_TLS, NULL),
+        SFS_PARAM_VALUE(params, ucx_log_level, SFS_TP_WORKER_PARAM_UCX_LOG_LEVEL, NULL));
     if (rc) {
         goto err_fini;
     }
