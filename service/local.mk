@@ -7,7 +7,7 @@ libsfs_service_la_SOURCES = \
 	service/sfs_mgmt.c \
 	service/sfs_meta.c \
 	service/sfs_meta_store.c service/sfs_meta_store.h \
-	service/sfs_storage.c service/sfs_storage_tunables.c service/sfs_storage_tunables.h \
+	service/sfs_storage.c \
 	service/sfs_chunk_store.c service/sfs_chunk_store.h \
 	service/sfs_identity.c service/sfs_identity.h \
 	service/sfs_munged.c service/sfs_munged.h \
@@ -15,6 +15,8 @@ libsfs_service_la_SOURCES = \
 libsfs_service_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/service
 libsfs_service_la_CFLAGS   = $(AM_CFLAGS) $(UCX_CFLAGS) $(LMDB_CFLAGS) $(SODIUM_CFLAGS)
 libsfs_service_la_LIBADD   = $(LMDB_LIBS)
+# the storage service's environment knobs (sfs_storage_tunables.h)
+libsfs_service_la_SOURCES += service/sfs_storage_tunables.c service/sfs_storage_tunables.h
 
 # The server is an MPI program: compiled with Open MPI's flags.
 bin_PROGRAMS += stripefs-server
