@@ -188,7 +188,9 @@ int sfs_client_connect(const sfs_client_params_t *params, sfs_client_t **client_
     client->local_reads = !env || strcmp(env, "0") != 0;
     memset(&wparams, 0, sizeof(wparams));
     wparams.field_mask = SFS_TP_WORKER_PARAM_PEER_KIND | SFS_TP_WORKER_PARAM_RPC_TIMEOUT |
-                         SFS_TP_WORKER_PARAM_NAME | SFS_TP_WORKER_PARAM_MAX_PAYLOAD;
+                         SFS_TP_WORKER_PARAM_NAME | SFS_TP_WORKER_PARAM_MAX_PAYLOAD |
+                         SFS_TP_WORKER_PARAM_UCX_LOG_LEVEL;
+    wparams.ucx_log_level = "fatal"; /* UCX's messages are not for our user: our errors say it */
     if (where.munge) {
         wparams.field_mask |= SFS_TP_WORKER_PARAM_MUNGE;
         wparams.munge_client = 1;

@@ -1,6 +1,11 @@
+/* Logging (sfs_log.h): levels per facility, a line per message, to stderr or
+ * to STRIPEFS_LOG_FILE. */
 #define SFS_LOG_FAC "log"
 #include "sfs_log.h"
 
+#include "sfs_errno.h"
+
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,8 +22,29 @@ static int             sfs_log_default    = SFS_LOG_WARN;
 static unsigned        sfs_log_generation = 1;
 static char            sfs_log_identity[64];
 static FILE           *sfs_log_stream;
-static char           *sfs_log_mask; /* copy of SFS_LOG_MASK */
+static char           *sfs_log_mask; /* copy of STRIPEFS_LOG_MASK */
 static int             sfs_log_initialized;
+
+static int  sfs_log_mask_check(const sfs_tunable_t *entry, const char *text);
+static void sfs_log_write_locked(const char *fac, sfs_log_level_t level, const char *message);
+
+static const sfs_tunable_t sfs_log_tunable_entries[] = {
+    {
+        .name  = "STRIPEFS_LOG_MASK",
+        .type  = SFS_TUNABLE_STRING,
+        .help  = "log levels (fatal, error, warn, info, debug, trace): a bare level for every "
+                 "facility, FAC=LEVEL for one, comma-separated, the last match wins "
+                 "(\"all=info,meta=debug\"); default warn, servers info",
+        .check = sfs_log_mask_check,
+    },
+    {
+        .name = "STRIPEFS_LOG_FILE",
+        .type = SFS_TUNABLE_STRING,
+        .help = "append log lines to this file instead of writing them to stderr",
+    },
+};
+
+const sfs_tunable_table_t sfs_log_tunables = SFS_TUNABLE_TABLE("log", sfs_log_tunable_entries);
 
 int sfs_log_level_parse(const char *name)
 {
@@ -33,26 +59,66 @@ int sfs_log_level_parse(const char *name)
     return -1;
 }
 
+/* Every item is a level or FAC=LEVEL. */
+static int sfs_log_mask_check(const sfs_tunable_t *entry, const char *text)
+{
+    char *copy = strdup(text), *save = NULL;
+    int   rc = 0;
+
+    if (!copy) {
+        return -ENOMEM;
+    }
+    for (char *item = strtok_r(copy, ",", &save); item && rc == 0;
+         item       = strtok_r(NULL, ",", &save)) {
+        char *eq    = strchr(item, '=');
+        char *level = eq ? eq + 1 : item;
+
+        if ((eq && eq == item) || sfs_log_level_parse(level) < 0) {
+            rc = sfs_error_set(-EINVAL,
+                               "%s=%s: '%s' is not LEVEL or FACILITY=LEVEL (levels: fatal, "
+                               "error, warn, info, debug, trace)",
+                               entry->name, text, item);
+        }
+    }
+    free(copy);
+    return rc;
+}
+
+/* Reads the tunables, keeping the caller's error detail: the first log
+ * call may come from a function that has just recorded one. A bad value is
+ * said at once, whatever the levels. */
 static void sfs_log_init_locked(void)
 {
-    const char *mask = getenv("SFS_LOG_MASK");
-    const char *file = getenv("SFS_LOG_FILE");
+    char        saved[SFS_ERROR_DETAIL_MAX], problem[SFS_ERROR_DETAIL_MAX + 64];
+    const char *mask = NULL, *file = NULL;
 
     if (sfs_log_initialized) {
         return;
     }
     sfs_log_initialized = 1;
-    sfs_log_mask        = mask ? strdup(mask) : NULL;
-    sfs_log_stream      = NULL;
-    if (file && *file) {
+    snprintf(saved, sizeof(saved), "%s", sfs_error_detail());
+    sfs_log_stream = NULL;
+    if (sfs_tunable_string(&sfs_log_tunables, "STRIPEFS_LOG_FILE", &file) == 0 && file) {
         sfs_log_stream = fopen(file, "a");
         if (sfs_log_stream) {
             setvbuf(sfs_log_stream, NULL, _IOLBF, 0);
+        } else {
+            snprintf(problem, sizeof(problem),
+                     "STRIPEFS_LOG_FILE=%s: cannot open it (%s): logging to stderr", file,
+                     strerror(errno));
+            sfs_log_write_locked("log", SFS_LOG_WARN, problem);
         }
     }
+    if (sfs_tunable_string(&sfs_log_tunables, "STRIPEFS_LOG_MASK", &mask) != 0) {
+        snprintf(problem, sizeof(problem), "%s (its other items apply)", sfs_error_detail());
+        sfs_log_write_locked("log", SFS_LOG_WARN, problem);
+        mask = sfs_tunable_env(&sfs_log_tunables, "STRIPEFS_LOG_MASK");
+    }
+    sfs_log_mask = mask ? strdup(mask) : NULL;
+    sfs_error_set(0, "%s", saved);
 }
 
-/* Level for a facility from SFS_LOG_MASK ("all=info,meta=debug"); the last
+/* Level for a facility from STRIPEFS_LOG_MASK ("all=info,meta=debug"); the last
  * matching entry wins. */
 static int sfs_log_resolve_locked(const char *fac)
 {
@@ -119,29 +185,33 @@ void sfs_log_set_identity(const char *identity)
     pthread_mutex_unlock(&sfs_log_lock);
 }
 
-void sfs_log_emit(sfs_log_fac_t *fac, sfs_log_level_t level, const char *fmt, ...)
+static void sfs_log_write_locked(const char *fac, sfs_log_level_t level, const char *message)
 {
-    char           message[1024];
     char           stamp[40];
     struct timeval now;
     struct tm      tm;
-    va_list        ap;
-    FILE          *out;
+    FILE          *out = sfs_log_stream ? sfs_log_stream : stderr;
+
+    gettimeofday(&now, NULL);
+    localtime_r(&now.tv_sec, &tm);
+    strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
+    fprintf(out, "%s.%06ld [%s%s%s]%s%s %s\n", stamp, (long)now.tv_usec, sfs_log_identity,
+            sfs_log_identity[0] ? " " : "", fac, level <= SFS_LOG_WARN ? " " : "",
+            level <= SFS_LOG_WARN ? sfs_log_level_names[level] : "", message);
+    fflush(out);
+}
+
+void sfs_log_emit(sfs_log_fac_t *fac, sfs_log_level_t level, const char *fmt, ...)
+{
+    char    message[1024];
+    va_list ap;
 
     va_start(ap, fmt);
     vsnprintf(message, sizeof(message), fmt, ap);
     va_end(ap);
 
-    gettimeofday(&now, NULL);
-    localtime_r(&now.tv_sec, &tm);
-    strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
-
     pthread_mutex_lock(&sfs_log_lock);
     sfs_log_init_locked();
-    out = sfs_log_stream ? sfs_log_stream : stderr;
-    fprintf(out, "%s.%06ld [%s%s%s]%s%s %s\n", stamp, (long)now.tv_usec, sfs_log_identity,
-            sfs_log_identity[0] ? " " : "", fac->name, level <= SFS_LOG_WARN ? " " : "",
-            level <= SFS_LOG_WARN ? sfs_log_level_names[level] : "", message);
-    fflush(out);
+    sfs_log_write_locked(fac->name, level, message);
     pthread_mutex_unlock(&sfs_log_lock);
 }

@@ -5,6 +5,7 @@
 #include "sfs_config.h"
 #include "sfs_errno.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -93,7 +94,8 @@ int sfs_tunable_parse_int(const sfs_tunable_t *entry, const char *text, int64_t 
     } else {
         errno = 0;
         value = strtoll(text, &end, 10);
-        if (errno != 0 || end == text || *end != '\0') {
+        /* (strtoll would skip leading blanks: " 3" is not a number either) */
+        if (errno != 0 || end == text || *end != '\0' || isspace((unsigned char)text[0])) {
             return sfs_error_set(-EINVAL, "%s=%s: expected an integer", entry->name, text);
         }
     }
@@ -152,8 +154,21 @@ int sfs_tunable_string(const sfs_tunable_table_t *table, const char *name, const
     const char          *text = NULL;
     int                  rc   = sfs_tunable_text(table, name, &entry, &text);
 
+    if (rc == -ENOENT) {
+        *out = NULL;
+        return 0;
+    }
+    if (rc != 0) {
+        return rc;
+    }
+    if (entry->type == SFS_TUNABLE_STRING && entry->check) {
+        rc = entry->check(entry, text);
+        if (rc != 0) {
+            return rc;
+        }
+    }
     *out = text;
-    return rc == -ENOENT ? 0 : rc;
+    return 0;
 }
 
 static const char *sfs_tunable_type_name(sfs_tunable_type_t type)
@@ -186,6 +201,8 @@ void sfs_tunable_print(FILE *out, const sfs_tunable_table_t *table)
             rc = sfs_tunable_parse_bool(entry, env, &flag);
         } else if (env && (entry->type == SFS_TUNABLE_INT || entry->type == SFS_TUNABLE_SIZE)) {
             rc = sfs_tunable_parse_int(entry, env, &number);
+        } else if (env && entry->type == SFS_TUNABLE_STRING && entry->check) {
+            rc = entry->check(entry, env);
         }
         fprintf(out, "%s=%s%s%s  # %s, %s%s\n", entry->name, shown ? shown : "",
                 env ? "" : " (default)", rc != 0 ? " (INVALID)" : "",

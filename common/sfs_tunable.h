@@ -27,14 +27,21 @@ typedef enum {
 
 #define SFS_TUNABLE_EXTERNAL 0x1u /* another library's variable that we honour */
 
-typedef struct sfs_tunable {
-    const char        *name; /* full variable name: "STRIPEFS_TIMEOUT" */
-    sfs_tunable_type_t type;
-    const char        *default_value; /* as text; NULL: unset by default */
-    int64_t            min, max;      /* INT and SIZE only */
-    const char        *help;          /* one line: what it changes, its unit */
-    unsigned           flags;         /* SFS_TUNABLE_EXTERNAL */
-} sfs_tunable_t;
+typedef struct sfs_tunable sfs_tunable_t;
+
+/* A STRING entry's validator: 0, or -EINVAL with sfs_error_set() naming the
+ * variable and what is wrong with `text`. */
+typedef int (*sfs_tunable_check_t)(const sfs_tunable_t *entry, const char *text);
+
+struct sfs_tunable {
+    const char         *name; /* full variable name: "STRIPEFS_TIMEOUT" */
+    sfs_tunable_type_t  type;
+    const char         *default_value; /* as text; NULL: unset by default */
+    int64_t             min, max;      /* INT and SIZE only */
+    const char         *help;          /* one line: what it changes, its unit */
+    unsigned            flags;         /* SFS_TUNABLE_EXTERNAL */
+    sfs_tunable_check_t check;         /* STRING only; NULL: any text */
+};
 
 typedef struct sfs_tunable_table {
     const char          *subsystem; /* "transport", "client", ... */
@@ -62,7 +69,8 @@ bool sfs_tunable_is_set(const sfs_tunable_table_t *table, const char *name);
 int sfs_tunable_bool(const sfs_tunable_table_t *table, const char *name, bool *out);
 int sfs_tunable_int(const sfs_tunable_table_t *table, const char *name, int64_t *out);
 int sfs_tunable_size(const sfs_tunable_table_t *table, const char *name, uint64_t *out);
-/* `*out` points into the environment or at the default (NULL when neither). */
+/* `*out` points into the environment or at the default (NULL when neither);
+ * -EINVAL when the entry's `check` refuses the text. */
 int sfs_tunable_string(const sfs_tunable_table_t *table, const char *name, const char **out);
 
 /* Parse `text` as `entry` would be parsed (for tests and for `info`). */

@@ -15,6 +15,8 @@ libsfs_service_la_SOURCES = \
 libsfs_service_la_CPPFLAGS = $(SFS_CPPFLAGS_SERVICE)
 libsfs_service_la_CFLAGS   = $(AM_CFLAGS) $(UCX_CFLAGS) $(LMDB_CFLAGS) $(SODIUM_CFLAGS)
 libsfs_service_la_LIBADD   = $(LMDB_LIBS)
+# the storage service's environment knobs (sfs_storage_tunables.h)
+libsfs_service_la_SOURCES += service/sfs_storage_tunables.c service/sfs_storage_tunables.h
 
 # The server is an MPI program: compiled with Open MPI's flags.
 bin_PROGRAMS += stripefs-server

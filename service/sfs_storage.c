@@ -10,6 +10,7 @@
 #include "sfs_chunk_store.h"
 #include "sfs_errno.h"
 #include "sfs_log.h"
+#include "sfs_storage_tunables.h"
 #include "sfs_time.h"
 #include "sfs_workq.h"
 
@@ -75,9 +76,13 @@ int sfs_storage_create(sfs_service_t *service, sfs_storage_t **storage_p)
                  config->bandwidth ? " (emulated disk bandwidth cap)" : "");
     }
     {
-        const char *env = getenv("STRIPEFS_LOCAL_READ");
+        bool hand_over;
 
-        storage->hand_over_files = !env || strcmp(env, "0") != 0;
+        rc = sfs_tunable_bool(&sfs_storage_tunables, "STRIPEFS_LOCAL_READ", &hand_over);
+        if (rc) {
+            goto err;
+        }
+        storage->hand_over_files = hand_over;
     }
     rc = sfs_workq_create(service->config->io_threads, "storage-io", service->worker,
                           &storage->workq);

@@ -25,6 +25,16 @@ endif
 include tests/unit/config.mk
 include tests/fuzz/local.mk
 
+# common/sfs_tunable.c, and the log, transport and storage tables
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/common/test_tunable
+tests_unit_common_test_tunable_SOURCES  = tests/unit/common/test_tunable.c \
+	ucx_transport/sfs_tp_tunables.c service/sfs_storage_tunables.c
+tests_unit_common_test_tunable_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/service
+tests_unit_common_test_tunable_CFLAGS   = $(SFS_UNIT_CFLAGS)
+tests_unit_common_test_tunable_LDADD    = libsfs_common.la $(SFS_UNIT_LDADD)
+endif
+
 EXTRA_DIST += tests/run-suite.sh tests/lib tests/mpi tests/fuzz/corpus tests/cluster tests/faults \
 	tests/style tests/progs tests/service
 

@@ -3,6 +3,12 @@ noinst_LTLIBRARIES += libsfs_transport.la
 libsfs_transport_la_SOURCES = \
 	ucx_transport/sfs_tp.h ucx_transport/sfs_tp_internal.h \
 	ucx_transport/sfs_tp_worker.c \
+	ucx_transport/sfs_tp_context.c \
+	ucx_transport/sfs_tp_progress.c \
+	ucx_transport/sfs_tp_pool.c \
+	ucx_transport/sfs_tp_am.c \
+	ucx_transport/sfs_tp_ep.c \
+	ucx_transport/sfs_tp_tunables.c \
 	ucx_transport/sfs_tp_bootstrap.c \
 	ucx_transport/sfs_tp_conn.c \
 	ucx_transport/sfs_tp_rpc.c \

@@ -23,6 +23,7 @@
 
 #include "sfs_auth.h"
 #include "sfs_cred.h"
+#include "sfs_tunable.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -81,6 +82,7 @@ enum {
     SFS_TP_WORKER_PARAM_MUNGE          = 1u << 12,
     SFS_TP_WORKER_PARAM_IDENTITY       = 1u << 13,
     SFS_TP_WORKER_PARAM_UCX_TLS        = 1u << 14,
+    SFS_TP_WORKER_PARAM_UCX_LOG_LEVEL  = 1u << 15,
 };
 
 typedef struct sfs_tp_worker_params {
@@ -93,11 +95,12 @@ typedef struct sfs_tp_worker_params {
     sfs_tp_request_handler_t on_request; /* servers only */
     void                    *handler_arg;
     sfs_tp_session_end_cb_t  on_session_end;
-    uint64_t                 max_payload;      /* default 64 MiB */
-    uint32_t                 rpc_timeout_ms;   /* default 30000 */
-    uint32_t                 spin_us;          /* busy-poll before sleeping, default 50 */
-    uint16_t                 bootstrap_port;   /* serve the worker address on this TCP port */
-    uint32_t                 max_request_rate; /* per session per second; 0 = none */
+    uint64_t                 max_payload;    /* default 64 MiB */
+    uint32_t                 rpc_timeout_ms; /* default 30000 */
+    uint32_t                 spin_us;        /* busy-poll before sleeping, default 50;
+                                              * STRIPEFS_SPIN_US wins */
+    uint16_t bootstrap_port;                 /* serve the worker address on this TCP port */
+    uint32_t max_request_rate;               /* per session per second; 0 = none */
     /* MUNGE: the requesting side proves its uid with MUNGE instead of the
      * secret (no key needed) and accepts only servers whose credential
      * carries service_uid; the serving side decodes through the same socket */
@@ -110,7 +113,16 @@ typedef struct sfs_tp_worker_params {
      * (e.g. "^posix,sysv,cma" for a client that may not attach the servers'
      * shared memory) */
     const char *ucx_tls;
+    /* UCX's log level when the user set no UCX_LOG_LEVEL ("fatal" in a
+     * client, whose user should see our errors, not UCX's). UCX has one
+     * level per process: this sets it for the application's own UCX too. */
+    const char *ucx_log_level;
 } sfs_tp_worker_params_t;
+
+/* The transport's environment knobs (STRIPEFS_DIRECT_COPY, STRIPEFS_DIRECT_PULL,
+ * STRIPEFS_SPIN_US) and the UCX variables it honours. A malformed value
+ * makes sfs_tp_worker_create fail with -EINVAL naming the variable. */
+extern const sfs_tunable_table_t sfs_tp_tunables;
 
 int sfs_tp_worker_create(const sfs_tp_worker_params_t *params, sfs_tp_worker_t **worker_p);
 /* Closes every connection and session (in-flight RPCs fail with

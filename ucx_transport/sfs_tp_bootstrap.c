@@ -212,7 +212,7 @@ int sfs_tp_bootstrap_fetch(const char *host, uint16_t port, uint32_t timeout_ms,
     return sfs_error_set(last_rc, "cannot reach the stripefs management service at %s:%u: %s%s",
                          host, port, sfs_strerror(last_rc),
                          last_rc == -ECONNREFUSED ? " (is the service running? "
-                                                    "start it with stripefs-server)"
+                                                    "start it with stripefs-service)"
                          : last_rc == -EPROTO     ? " (that port is not a stripefs service)"
                                                   : "");
 }

@@ -53,13 +53,6 @@
 #define SFS_TP_DIRECT_CLOCK_MS  1000 /* the two monotonic clocks must agree this well */
 #define SFS_TP_DIRECT_MSG       (SFS_PROTO_HDR_SIZE + 8)
 
-static int sfs_tp_direct_wanted(void)
-{
-    const char *env = getenv("STRIPEFS_DIRECT_COPY");
-
-    return !env || strcmp(env, "0") != 0;
-}
-
 socklen_t sfs_tp_unix_name(const char *kind, uint64_t id, struct sockaddr_un *addr)
 {
     int n;
@@ -79,7 +72,7 @@ int sfs_tp_direct_listen(sfs_tp_worker_t *worker)
     int                one = 1;
     int                fd;
 
-    if (!sfs_tp_direct_wanted()) {
+    if (!worker->direct_copies) {
         return 0;
     }
     fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -197,7 +190,7 @@ void sfs_tp_direct_offer(sfs_tp_conn_t *conn, uint64_t server_id)
     sfs_wbuf_t         wb;
     int                fd;
 
-    if (!server_id || !sfs_tp_direct_wanted()) {
+    if (!server_id || !conn->worker->direct_copies) {
         return;
     }
     fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);

@@ -70,9 +70,10 @@ struct sfs_tp_worker {
 
     int      bootstrap_fd;
     uint16_t bootstrap_port;
-    int      direct_fd; /* servers: same-host direct-copy proofs arrive here */
-    int      files_fd;  /* requesters: same-host files arrive here (sfs_tp_fdpass.c) */
-    int      pulls;     /* write pulls allowed here (STRIPEFS_DIRECT_PULL is not 0) */
+    int      direct_fd;     /* servers: same-host direct-copy proofs arrive here */
+    int      files_fd;      /* requesters: same-host files arrive here (sfs_tp_fdpass.c) */
+    int      pulls;         /* write pulls allowed here (STRIPEFS_DIRECT_PULL is not 0) */
+    int      direct_copies; /* same-host direct copies wanted (STRIPEFS_DIRECT_COPY is not 0) */
 
     pthread_mutex_t pool_lock;
     void           *pool[SFS_TP_POOL_CLASSES]; /* free lists */
@@ -224,10 +225,37 @@ static inline uint64_t sfs_tp_iov_bytes(const struct iovec *iov, size_t count)
 }
 
 /* sfs_tp_worker.c */
+/* Release the UCX worker's address and destroy it. */
+void sfs_tp_ucp_worker_close(sfs_tp_worker_t *worker);
+
+/* sfs_tp_context.c */
+/* The worker's UCX context (worker->context), configured for stripefs;
+ * `ucx_tls` (may be NULL) are the transports to use when the user set no
+ * UCX_TLS, `ucx_log_level` (may be NULL) UCX's log level when the user set
+ * no UCX_LOG_LEVEL. */
+int sfs_tp_context_create(sfs_tp_worker_t *worker, const char *ucx_tls, const char *ucx_log_level);
+
+/* sfs_tp_progress.c */
 uint64_t sfs_tp_now_ms(void);
-void     sfs_tp_note_dropped(sfs_tp_worker_t *worker, const char *why);
-int      sfs_tp_ep_close(sfs_tp_worker_t *worker, ucp_ep_h ep, int force);
-void     sfs_tp_describe_transports(ucp_ep_h ep, char *buf, size_t buflen);
+/* Watch `fd` in the progress loop's epoll set. */
+int sfs_tp_epoll_add(sfs_tp_worker_t *worker, int fd);
+/* The fds the progress loop sleeps on: UCX's, our wakeup eventfd, epoll. */
+int  sfs_tp_wakeup_open(sfs_tp_worker_t *worker);
+void sfs_tp_wakeup_close(sfs_tp_worker_t *worker);
+/* Run the callbacks posted so far; returns how many ran. */
+int sfs_tp_run_posted(sfs_tp_worker_t *worker);
+
+/* sfs_tp_pool.c */
+/* Free the pooled buffers (at destroy; warns of any still out). */
+void sfs_tp_pool_cleanup(sfs_tp_worker_t *worker);
+
+/* sfs_tp_ep.c */
+int  sfs_tp_ep_close(sfs_tp_worker_t *worker, ucp_ep_h ep, int force);
+void sfs_tp_describe_transports(ucp_ep_h ep, char *buf, size_t buflen);
+
+/* sfs_tp_am.c */
+int  sfs_tp_ucs_errno(ucs_status_t status);
+void sfs_tp_note_dropped(sfs_tp_worker_t *worker, const char *why);
 /* Where a message's argument block travels. In the AM header, after the
  * packed header, when UCX allows a header that large: the AM data is then
  * the payload alone, and a payload in one piece goes as a contiguous buffer,

@@ -185,6 +185,13 @@ ucs_status_t sfs_tp_am_request_cb(void *arg, const void *header, size_t header_l
     if (hdr.opcode == SFS_OP_BYE) {
         if (!rndv &&
             sfs_auth_mac_check(&session->session_key, header, args, hdr.args_length) == 0) {
+            /* The peer sent its direct-copy proof (a datagram, queued on
+             * our socket when its sendto returned) before anything on
+             * this session, so it is here; but a worker that stayed busy
+             * since reads it only at its next timer tick. Read it while
+             * the session exists, or it would be refused as "for no
+             * session of ours", a warning that only foreign proofs earn. */
+            sfs_tp_direct_recv(worker);
             sfs_tp_session_close(session, "closed by the peer");
         }
         goto drop;

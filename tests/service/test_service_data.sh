@@ -15,7 +15,7 @@ CHECK="$SFS_BUILD/tests/progs/sfs_client_check"
 sfs_start_service 3 --targets 4
 sfs_ctl mkdir /data || sfs_fail "mkdir"
 # the client's debug log says which chunk files it was handed to read itself
-export SFS_LOG_MASK=client=debug SFS_LOG_FILE="$SFS_TEST_TMP/client.log"
+export STRIPEFS_LOG_MASK=client=debug STRIPEFS_LOG_FILE="$SFS_TEST_TMP/client.log"
 "$CHECK" io /data/striped || sfs_fail "striped I/O"
 "$CHECK" sparse /data/sparse || sfs_fail "sparse files and truncate"
 "$CHECK" listio /data/list || sfs_fail "list I/O"
@@ -23,14 +23,14 @@ export SFS_LOG_MASK=client=debug SFS_LOG_FILE="$SFS_TEST_TMP/client.log"
 handed=$(grep -c "reading target [0-9]*'s chunk file directly" "$SFS_TEST_TMP/client.log")
 [ "$handed" -ge 4 ] || sfs_fail "the client read no chunk file directly ($handed handed over)"
 echo "ok: $handed chunk files were handed over and read directly, and the checks pass"
-SFS_LOG_FILE="$SFS_TEST_TMP/client-ucx.log" STRIPEFS_DIRECT_COPY=0 "$CHECK" io /data/striped-ucx ||
+STRIPEFS_LOG_FILE="$SFS_TEST_TMP/client-ucx.log" STRIPEFS_DIRECT_COPY=0 "$CHECK" io /data/striped-ucx ||
     sfs_fail "striped I/O without direct copies"
-SFS_LOG_FILE="$SFS_TEST_TMP/client-ucx.log" STRIPEFS_DIRECT_COPY=0 "$CHECK" listio /data/list-ucx ||
+STRIPEFS_LOG_FILE="$SFS_TEST_TMP/client-ucx.log" STRIPEFS_DIRECT_COPY=0 "$CHECK" listio /data/list-ucx ||
     sfs_fail "list I/O without direct copies"
 ! grep -q "chunk file directly" "$SFS_TEST_TMP/client-ucx.log" ||
     sfs_fail "a client with direct copies off read a chunk file directly"
 echo "ok: the same data checks pass with direct copies off (no chunk file handed over)"
-unset SFS_LOG_MASK SFS_LOG_FILE
+unset STRIPEFS_LOG_MASK STRIPEFS_LOG_FILE
 "$CHECK" overlap /data/overlap || sfs_fail "small overlapping writes"
 
 # the striped file's chunks lie on all 4 targets, named by its entry id
@@ -62,13 +62,13 @@ sfs_stop_service
 # each connection is refused a few times, then sends its data itself; and
 # that hand over no chunk files (STRIPEFS_LOCAL_READ=0): reads go through them
 STRIPEFS_DIRECT_PULL=0 STRIPEFS_LOCAL_READ=0 sfs_start_service 3 --targets 4
-SFS_LOG_MASK=ucx=info "$CHECK" io /data/refused >"$SFS_TEST_TMP/refused.out" 2>&1 ||
+STRIPEFS_LOG_MASK=ucx=info "$CHECK" io /data/refused >"$SFS_TEST_TMP/refused.out" 2>&1 ||
     { cat "$SFS_TEST_TMP/refused.out"; sfs_fail "striped I/O with the writes' direct copies refused"; }
 grep "refused .* direct copies of request data" "$SFS_TEST_TMP/refused.out" | head -n 2
 grep -q "refused .* direct copies of request data: sending it from now on" "$SFS_TEST_TMP/refused.out" ||
     { cat "$SFS_TEST_TMP/refused.out"; sfs_fail "the client did not fall back to sending the data"; }
 "$CHECK" listio /data/refused-list || sfs_fail "list I/O with the writes' direct copies refused"
-SFS_LOG_MASK=client=debug "$CHECK" coherent /data/refused-coherent >"$SFS_TEST_TMP/refused-local.out" 2>&1 ||
+STRIPEFS_LOG_MASK=client=debug "$CHECK" coherent /data/refused-coherent >"$SFS_TEST_TMP/refused-local.out" 2>&1 ||
     { cat "$SFS_TEST_TMP/refused-local.out"; sfs_fail "reads with no chunk file handed over"; }
 grep -q "no direct reads of target [0-9]*: EOPNOTSUPP" "$SFS_TEST_TMP/refused-local.out" ||
     { cat "$SFS_TEST_TMP/refused-local.out"; sfs_fail "the client was not refused the chunk files"; }

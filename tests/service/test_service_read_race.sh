@@ -9,13 +9,13 @@
 source "$SFS_SRC/tests/lib/sfs_test_lib.sh"
 CHECK="$SFS_BUILD/tests/progs/sfs_client_check"
 
-SFS_LOG_MASK=chunk=debug sfs_start_service 2 --targets 1
+STRIPEFS_LOG_MASK=chunk=debug sfs_start_service 2 --targets 1
 sfs_ctl mkdir /race || sfs_fail "mkdir"
 "$CHECK" race-truncate /race/f 0.2 >/dev/null || sfs_fail "creating the file"
 
 STRIPEFS_LOCAL_READ=0 "$CHECK" race-read /race/f 4 >"$SFS_TEST_TMP/reader.out" 2>&1 &
 reader=$!
-SFS_LOG_MASK=client=debug "$CHECK" race-read /race/f 4 >"$SFS_TEST_TMP/local-reader.out" 2>&1 &
+STRIPEFS_LOG_MASK=client=debug "$CHECK" race-read /race/f 4 >"$SFS_TEST_TMP/local-reader.out" 2>&1 &
 local_reader=$!
 "$CHECK" race-truncate /race/f 4 >"$SFS_TEST_TMP/truncator.out" 2>&1 &
 truncator=$!
