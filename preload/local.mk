@@ -12,7 +12,11 @@ lib_LTLIBRARIES += libstripefs-posix.la
 libstripefs_posix_la_SOURCES = \
 	preload/sfs_preload.h \
 	preload/sfs_preload.c \
-	preload/sfs_preload_fd.c \
+	preload/sfs_preload_open.c \
+	preload/sfs_preload_io.c \
+	preload/sfs_preload_stdio.c \
+	preload/sfs_preload_temp.c \
+	preload/sfs_preload_refuse.c \
 	preload/sfs_preload_stat.c \
 	preload/sfs_preload_ns.c \
 	preload/sfs_preload_dir.c
