@@ -39,7 +39,8 @@ EXTRA_DIST += preload/README.md preload/libstripefs-posix.sym tests/preload
 # Programs the preload tests run under LD_PRELOAD (they do not link it).
 check_PROGRAMS += tests/preload/sfs_posix_check
 tests_preload_sfs_posix_check_SOURCES = tests/preload/sfs_posix_check.c \
-	tests/preload/sfs_posix_check.h tests/preload/sfs_posix_check_modes.c
+	tests/preload/sfs_posix_check.h tests/preload/sfs_posix_check_modes.c \
+	tests/preload/sfs_posix_check_libc.c
 
 check_PROGRAMS += tests/preload/sfs_mdtest_lite
 tests_preload_sfs_mdtest_lite_SOURCES = tests/preload/sfs_mdtest_lite.c

@@ -2,7 +2,9 @@
  * stdio streams on stripefs files: fopen, fopen64 and fdopen give a
  * fopencookie stream whose reads, writes, seeks and close go through our
  * descriptor calls (glibc's own FILE would call the kernel directly on the
- * placeholder descriptor).
+ * placeholder descriptor); freopen onto a stripefs name is refused.
+ * tmpfile(3) is not served: glibc makes it in P_tmpdir (/tmp), whatever the
+ * working directory or TMPDIR (docs/posix-preload.md).
  */
 #include "sfs_preload.h"
 
@@ -14,6 +16,8 @@
 SFS_REAL_DECL(fopen);
 SFS_REAL_DECL(fopen64);
 SFS_REAL_DECL(fdopen);
+SFS_REAL_DECL(freopen);
+SFS_REAL_DECL(freopen64);
 
 /* ------------------------------------------------------------------------ */
 /* stdio                                                                     */
@@ -130,4 +134,36 @@ SFS_PL_EXPORT FILE *fopen64(const char *path, const char *mode)
 SFS_PL_EXPORT FILE *fdopen(int fd, const char *mode)
 {
     return sfs_pl_fd_is_ours(fd) ? sfs_pl_fd_stream(fd, mode) : SFS_REAL(fdopen)(fd, mode);
+}
+
+/* freopen onto a stripefs name cannot keep its promise: the stream must stay
+ * the same FILE, and glibc's FILE (stdout, say) writes with its internal
+ * system calls, which would reach the placeholder descriptor, never stripefs;
+ * only a new fopencookie stream could. So it fails with EOPNOTSUPP before
+ * touching the stream (flushed, still open and usable), rather than closing
+ * it and failing with ENOENT as libc alone does. A stream of ours is no
+ * file-backed FILE: glibc's freopen answers it (NULL) whatever the name. */
+static FILE *sfs_pl_freopen_ours(int rc, const char *sfs_path, FILE *stream)
+{
+    if (stream) {
+        fflush(stream);
+    }
+    sfs_pl_fail(rc < 0 ? rc : -EOPNOTSUPP, "freopen", sfs_path);
+    return NULL;
+}
+
+SFS_PL_EXPORT FILE *freopen(const char *path, const char *mode, FILE *stream)
+{
+    char sfs_path[SFS_PL_PATH_MAX];
+    int  rc = path ? sfs_pl_path(path, sfs_path) : 0;
+
+    return rc ? sfs_pl_freopen_ours(rc, sfs_path, stream) : SFS_REAL(freopen)(path, mode, stream);
+}
+
+SFS_PL_EXPORT FILE *freopen64(const char *path, const char *mode, FILE *stream)
+{
+    char sfs_path[SFS_PL_PATH_MAX];
+    int  rc = path ? sfs_pl_path(path, sfs_path) : 0;
+
+    return rc ? sfs_pl_freopen_ours(rc, sfs_path, stream) : SFS_REAL(freopen64)(path, mode, stream);
 }

@@ -695,6 +695,7 @@ int main(int argc, char **argv)
         check_create_modes();
         check_cwd();
         check_stdio();
+        check_libc_entries();
         check_readdir(P("small"), 600); /* more than one page */
         check_fdopendir();
         check_fork();
