@@ -131,6 +131,18 @@ static ssize_t sfs_pl_io(int fd, int is_write, const struct iovec *iov, int iovc
         n             = is_write ? sfs_file_writev(file, &extent, 1, pieces, count)
                                  : sfs_file_readv(file, &extent, 1, pieces, count);
     }
+#if !defined(SFS_O_SYNC) || !defined(SFS_O_DSYNC)
+    /* a client library without synchronous opens: make the write durable
+     * on every target before it returns, as O_SYNC/O_DSYNC promise */
+    if (n > 0 && is_write && (ofd->flags & O_DSYNC)) {
+        int rc_sync = sfs_file_sync(file);
+
+        if (rc_sync) {
+            n = rc_sync;
+            goto out;
+        }
+    }
+#endif
     if (n > 0 && offset < 0) {
         ofd->offset = position + (uint64_t)n;
     }

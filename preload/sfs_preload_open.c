@@ -50,6 +50,14 @@ static int sfs_pl_to_sfs_flags(int flags)
     if (flags & O_TRUNC) {
         sflags |= SFS_O_TRUNC;
     }
+#if defined(SFS_O_SYNC) && defined(SFS_O_DSYNC)
+    /* O_SYNC is O_DSYNC plus __O_SYNC in Linux */
+    if ((flags & O_SYNC) == O_SYNC) {
+        sflags |= SFS_O_SYNC;
+    } else if (flags & O_DSYNC) {
+        sflags |= SFS_O_DSYNC;
+    }
+#endif
     return sflags;
 }
 
@@ -81,7 +89,7 @@ int sfs_pl_open_path(const char *sfs_path, int flags, mode_t mode)
         return -ENOMEM;
     }
     snprintf(ofd->path, sizeof(ofd->path), "%s", sfs_path);
-    ofd->flags = accmode | (flags & (O_APPEND | O_NONBLOCK));
+    ofd->flags = accmode | (flags & SFS_PL_STATUS_FLAGS);
     rc         = sfs_pl_enter(&client);
     if (rc) {
         goto err_free;
@@ -416,7 +424,7 @@ static int sfs_pl_fcntl_ours(int fd, int cmd, void *arg, int (*real)(int, int, .
         break;
     case F_SETFL:
         entry->ofd->flags =
-            (entry->ofd->flags & ~(O_APPEND | O_NONBLOCK)) | ((int)value & (O_APPEND | O_NONBLOCK));
+            (entry->ofd->flags & ~SFS_PL_SETFL_FLAGS) | ((int)value & SFS_PL_SETFL_FLAGS);
         break;
     case F_GETLK:
     case F_SETLK:

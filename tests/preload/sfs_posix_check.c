@@ -696,6 +696,7 @@ int main(int argc, char **argv)
         check_cwd();
         check_stdio();
         check_libc_entries();
+        check_status_flags();
         check_readdir(P("small"), 600); /* more than one page */
         check_fdopendir();
         check_fork();

@@ -119,5 +119,6 @@ static inline int put_file(const char *path, const void *data, size_t length)
 /* The check groups in other files. */
 void check_create_modes(void); /* sfs_posix_check_modes.c */
 void check_libc_entries(void); /* sfs_posix_check_libc.c */
+void check_status_flags(void); /* sfs_posix_check_libc.c */
 
 #endif /* SFS_POSIX_CHECK_H */

@@ -3,7 +3,8 @@
  * HDF5's tools, coreutils) that open or remove by name, relative to a
  * directory descriptor or to the working directory: one script of calls run
  * in a stripefs directory and in a local one, every result compared with
- * what the kernel answered. Then what has no local twin: tmpfile, freopen.
+ * what the kernel answered. Then what has no local twin: tmpfile, freopen,
+ * and the status flags (O_SYNC, O_DSYNC, O_DIRECT) through F_GETFL/F_SETFL.
  */
 #include "sfs_posix_check.h"
 
@@ -168,10 +169,10 @@ static void run_script(const char *root, script_t *s)
     STEP(s, "mkostemp O_APPEND: F_GETFL", fcntl(fd, F_GETFL) & (O_ACCMODE | O_APPEND));
     STEP(s, "unlink + close", unlink(tmpl) | close(fd));
     snprintf(tmpl, sizeof(tmpl), "%s/mos-XXXXXX.h5", root);
-    fd = mkostemps(tmpl, 3, O_CLOEXEC | O_APPEND);
+    fd = mkostemps(tmpl, 3, O_CLOEXEC | O_SYNC);
     STEP(s, "mkostemps: name", temp_name_ok(fd, tmpl, ".h5"));
     STEP(s, "mkostemps O_CLOEXEC: F_GETFD", fcntl(fd, F_GETFD));
-    STEP(s, "mkostemps O_APPEND: F_GETFL", fcntl(fd, F_GETFL) & (O_ACCMODE | O_APPEND));
+    STEP(s, "mkostemps O_SYNC: F_GETFL", fcntl(fd, F_GETFL) & (O_ACCMODE | O_SYNC));
     STEP(s, "mkostemps: mode", stat_mode(fstat(fd, &st), &st));
     STEP(s, "write to it", write(fd, "abc", 3));
     STEP(s, "remove + close", remove(tmpl) | close(fd));
@@ -298,4 +299,88 @@ void check_libc_entries(void)
     umask(saved);
     check_tmpfile();
     check_freopen();
+}
+
+/* The status flags F_GETFL reports, and which F_SETFL changes: as the
+ * kernel does for the same opens on the local directory. */
+#define STATUS_MASK (O_ACCMODE | O_APPEND | O_NONBLOCK | O_SYNC | O_DSYNC | O_DIRECT)
+
+static int getfl(int fd)
+{
+    int flags = fcntl(fd, F_GETFL);
+
+    return flags < 0 ? -errno : flags & STATUS_MASK;
+}
+
+static void check_flags_as_kernel(void)
+{
+    static const int opens[] = {
+        O_RDWR,
+        O_WRONLY | O_SYNC,
+        O_RDWR | O_DSYNC,
+        O_RDONLY | O_DIRECT,
+        O_RDWR | O_SYNC | O_DIRECT,
+        O_WRONLY | O_DSYNC | O_APPEND | O_NONBLOCK,
+    };
+    static const int setfl[] = {O_DIRECT, O_SYNC, O_DSYNC, O_APPEND | O_DIRECT, 0};
+    int              bad = 0, steps = 0;
+
+    for (size_t i = 0; i < sizeof(opens) / sizeof(opens[0]); i++) {
+        int fd[2], got[2];
+
+        fd[0] = open(P("flags"), opens[i] | O_CREAT, 0644);
+        fd[1] = open(L("flags"), opens[i] | O_CREAT, 0644);
+        for (int side = 0; side < 2; side++) {
+            got[side] = fd[side] < 0 ? -errno : getfl(fd[side]);
+        }
+        steps++;
+        if (got[0] != got[1]) {
+            bad++;
+            CHECK(0, "open %#x: F_GETFL stripefs %#x, kernel %#x", opens[i], got[0], got[1]);
+        }
+        for (size_t k = 0; k < sizeof(setfl) / sizeof(setfl[0]) && fd[0] >= 0 && fd[1] >= 0; k++) {
+            for (int side = 0; side < 2; side++) {
+                got[side] = fcntl(fd[side], F_SETFL, setfl[k]) < 0 ? -errno : getfl(fd[side]);
+            }
+            steps++;
+            if (got[0] != got[1]) {
+                bad++;
+                CHECK(0, "open %#x, F_SETFL %#x: F_GETFL stripefs %#x, kernel %#x", opens[i],
+                      setfl[k], got[0], got[1]);
+            }
+        }
+        for (int side = 0; side < 2; side++) {
+            if (fd[side] >= 0) {
+                close(fd[side]);
+            }
+        }
+    }
+    CHECK(bad == 0, "F_GETFL after %d opens and F_SETFL changes is the kernel's", steps);
+}
+
+void check_status_flags(void)
+{
+    char buf[8] = "";
+    int  fd, copy;
+
+    check_flags_as_kernel();
+    /* O_DIRECT asks for no alignment here: there is no cache to bypass */
+    fd = open(P("direct"), O_RDWR | O_CREAT | O_DIRECT, 0644);
+    CHECK(fd >= 0 && pwrite(fd, "12345", 5, 3) == 5 && pread(fd, buf, 5, 3) == 5 &&
+              memcmp(buf, "12345", 5) == 0,
+          "O_DIRECT: 5 bytes at offset 3 written and read back");
+    /* dup copies share the open file description, and its flags */
+    copy = dup(fd);
+    CHECK(fcntl(fd, F_SETFL, 0) == 0 && !(fcntl(copy, F_GETFL) & O_DIRECT),
+          "F_SETFL on one descriptor is seen through its dup");
+    close(copy);
+    close(fd);
+    fd = open(P("sync"), O_WRONLY | O_CREAT | O_SYNC | O_APPEND, 0644);
+    CHECK(fd >= 0 && write(fd, "ab", 2) == 2 && write(fd, "cd", 2) == 2 && close(fd) == 0 &&
+              size_of(P("sync")) == 4,
+          "O_SYNC|O_APPEND writes land (durability: tests/client)");
+    fd = open(P("dsync"), O_RDWR | O_CREAT | O_DSYNC, 0644);
+    CHECK(fd >= 0 && pwrite(fd, "xyz", 3, 0) == 3 && pread(fd, buf, 3, 0) == 3 &&
+              memcmp(buf, "xyz", 3) == 0 && close(fd) == 0,
+          "O_DSYNC: write and read back");
 }
