@@ -8,7 +8,7 @@
  */
 #include "sfs_posix_check.h"
 
-#define SCRIPT_MAX 96
+#define SCRIPT_MAX 128
 
 /* The outcome of each step of one run of the script: 0 or a value it read
  * (a size, a mode, flags), or -errno. */
@@ -192,6 +192,15 @@ static void run_script(const char *root, script_t *s)
     STEP(s, "renameat AT_FDCWD", renameat(AT_FDCWD, "cwd-f", AT_FDCWD, "cwd-d/g"));
     STEP(s, "stat moved: mode", stat_mode(stat("cwd-d/g", &st), &st));
     STEP(s, "remove relative", remove("cwd-d/g"));
+    snprintf(tmpl, sizeof(tmpl), "rel-XXXXXX");
+    fd = mkstemp(tmpl);
+    STEP(s, "mkstemp relative: name", temp_name_ok(fd, tmpl, ""));
+    STEP(s, "mkstemp relative: mode", stat_mode(fstat(fd, &st), &st));
+    STEP(s, "remove it + close", remove(tmpl) | close(fd));
+    snprintf(tmpl, sizeof(tmpl), "reld-XXXXXX");
+    STEP(s, "mkdtemp relative", mkdtemp(tmpl) ? 0 : -1);
+    STEP(s, "mkdtemp relative: mode", stat_mode(stat(tmpl, &st), &st));
+    STEP(s, "remove it", remove(tmpl));
     STEP(s, "unlinkat AT_FDCWD AT_REMOVEDIR", unlinkat(AT_FDCWD, "cwd-d", AT_REMOVEDIR));
     STEP(s, "chdir back", here >= 0 ? fchdir(here) : -1);
     STEP(s, "the root is empty again", rmdir(root) == 0 ? mkdir(root, 0755) : -1);
