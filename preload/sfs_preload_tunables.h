@@ -21,8 +21,8 @@ __attribute__((unused)) static const sfs_tunable_t sfs_preload_tunable_entries[]
     {.name          = "STRIPEFS_PREFIX",
      .type          = SFS_TUNABLE_STRING,
      .default_value = SFS_PL_PREFIX_DEFAULT,
-     .help          = "paths under this absolute directory (not /) are stripefs paths; "
-                      "'" SFS_PL_PREFIX_NONE "': only stripefs:/... names are"},
+     .help          = "the directory (absolute, not /) whose paths are stripefs paths; "
+                      "'" SFS_PL_PREFIX_NONE "': only stripefs:/... names are served"},
     {.name          = "STRIPEFS_PRELOAD_DEBUG",
      .type          = SFS_TUNABLE_BOOL,
      .default_value = "0",
