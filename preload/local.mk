@@ -12,10 +12,21 @@ lib_LTLIBRARIES += libstripefs-posix.la
 libstripefs_posix_la_SOURCES = \
 	preload/sfs_preload.h \
 	preload/sfs_preload.c \
-	preload/sfs_preload_fd.c \
+	preload/sfs_preload_open.c \
+	preload/sfs_preload_io.c \
+	preload/sfs_preload_stdio.c \
+	preload/sfs_preload_temp.c \
+	preload/sfs_preload_refuse.c \
 	preload/sfs_preload_stat.c \
 	preload/sfs_preload_ns.c \
-	preload/sfs_preload_dir.c
+	preload/sfs_preload_dir.c \
+	preload/sfs_preload_tunables.h
+# The environment is read through the tunable table (sfs_preload_tunables.h);
+# the three common files it needs are compiled in rather than linking
+# libsfs_common, whose YAML, sodium and MUNGE would then load into every
+# program the library is preloaded into.
+libstripefs_posix_la_SOURCES += \
+	common/sfs_tunable.c common/sfs_units.c common/sfs_errno.c
 libstripefs_posix_la_CPPFLAGS = $(SFS_CPPFLAGS_PRELOAD)
 libstripefs_posix_la_CFLAGS  = $(AM_CFLAGS) -fvisibility=hidden
 libstripefs_posix_la_LIBADD  = -ldl -lpthread
@@ -27,7 +38,9 @@ EXTRA_DIST += preload/README.md preload/libstripefs-posix.sym tests/preload
 
 # Programs the preload tests run under LD_PRELOAD (they do not link it).
 check_PROGRAMS += tests/preload/sfs_posix_check
-tests_preload_sfs_posix_check_SOURCES = tests/preload/sfs_posix_check.c
+tests_preload_sfs_posix_check_SOURCES = tests/preload/sfs_posix_check.c \
+	tests/preload/sfs_posix_check.h tests/preload/sfs_posix_check_modes.c \
+	tests/preload/sfs_posix_check_libc.c
 
 check_PROGRAMS += tests/preload/sfs_mdtest_lite
 tests_preload_sfs_mdtest_lite_SOURCES = tests/preload/sfs_mdtest_lite.c

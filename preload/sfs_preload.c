@@ -4,10 +4,14 @@
  * the lock, and the table of stripefs descriptors.
  */
 #include "sfs_preload.h"
+#include "sfs_preload_tunables.h"
+
+#include "sfs_errno.h"
 
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -89,26 +93,30 @@ uint64_t sfs_pl_generation(void)
 
 static void sfs_pl_prefix_init(void)
 {
-    const char *env = getenv("STRIPEFS_PREFIX");
+    const char *env   = NULL;
+    bool        debug = false;
     size_t      n;
 
-    sfs_pl.debug = getenv("STRIPEFS_PRELOAD_DEBUG") != NULL;
-    if (!env) {
-        env = "/stripefs";
+    /* a bad value is reported, never silently taken for the default */
+    if (sfs_tunable_bool(&sfs_preload_tunables, "STRIPEFS_PRELOAD_DEBUG", &debug) != 0) {
+        fprintf(stderr, "stripefs-posix: %s; debug reports stay off\n", sfs_error_detail());
+    }
+    sfs_pl.debug = debug;
+    if (sfs_tunable_string(&sfs_preload_tunables, "STRIPEFS_PREFIX", &env) != 0 || !env) {
+        env = SFS_PL_PREFIX_DEFAULT;
+    }
+    if (strcmp(env, SFS_PL_PREFIX_NONE) == 0) {
+        return; /* only "stripefs:" names */
     }
     n = strlen(env);
     while (n > 1 && env[n - 1] == '/') {
         n--;
     }
-    /* "" switches the prefix off; "/" or a relative prefix would capture
-     * paths that are not ours */
-    if (n == 0) {
-        return;
-    }
+    /* "/" or a relative prefix would capture paths that are not ours */
     if (env[0] != '/' || n == 1 || n >= sizeof(sfs_pl.prefix)) {
         fprintf(stderr,
                 "stripefs-posix: STRIPEFS_PREFIX='%s' ignored: it must be an absolute "
-                "path other than '/'\n",
+                "path other than '/' (or '" SFS_PL_PREFIX_NONE "')\n",
                 env);
         return;
     }
@@ -324,12 +332,12 @@ static void sfs_pl_atfork_register(void)
  * loader's search path. */
 static void *sfs_pl_api_open(char *error, size_t error_size)
 {
-    const char *env = getenv("STRIPEFS_CLIENT_LIBRARY");
+    const char *env = NULL;
     char        path[PATH_MAX];
     Dl_info     info;
     void       *handle;
 
-    if (env && env[0]) {
+    if (sfs_tunable_string(&sfs_preload_tunables, "STRIPEFS_CLIENT_LIBRARY", &env) == 0 && env) {
         handle = dlopen(env, RTLD_NOW | RTLD_LOCAL);
         goto out;
     }

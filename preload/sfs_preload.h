@@ -107,11 +107,20 @@ void *sfs_pl_dlsym(const char *name);
         _fn;                                                                                       \
     }))
 
+/* The status flags an open file description keeps and F_GETFL reports.
+ * O_SYNC and O_DSYNC make every write durable before it returns (the client
+ * library's SFS_O_SYNC/SFS_O_DSYNC; without them in the client, a sync after
+ * each write). O_DIRECT is kept and reported only: there is no client cache
+ * to bypass, and it asks for no alignment (docs/posix-preload.md). */
+#define SFS_PL_STATUS_FLAGS (O_APPEND | O_NONBLOCK | O_SYNC | O_DSYNC | O_DIRECT)
+/* What F_SETFL may change (as in Linux: O_SYNC and O_DSYNC stay as opened). */
+#define SFS_PL_SETFL_FLAGS (O_APPEND | O_NONBLOCK | O_DIRECT)
+
 /* An open file description: shared by descriptors made with dup. */
 typedef struct sfs_pl_ofd {
     int         refs;
     int         is_dir;
-    int         flags; /* O_ACCMODE | O_APPEND | O_NONBLOCK */
+    int         flags; /* O_ACCMODE and SFS_PL_STATUS_FLAGS, as F_GETFL reports */
     uint64_t    offset;
     uint64_t    generation;            /* of the client `file` belongs to */
     sfs_file_t *file;                  /* regular files only */

@@ -1,6 +1,6 @@
 /*
  * Calls that change the namespace or an entry's attributes: mkdir, rmdir,
- * unlink, rename, chmod, chown, times, truncate by name, links (refused),
+ * unlink, remove, rename, chmod, chown, times, truncate by name, links (refused),
  * mkdtemp, and the working directory (chdir into stripefs sets a virtual
  * one that relative names then resolve against). Who may change what is
  * the metadata server's decision, never this library's.
@@ -19,6 +19,7 @@
 SFS_REAL_DECL(mkdir);
 SFS_REAL_DECL(mkdirat);
 SFS_REAL_DECL(rmdir);
+SFS_REAL_DECL(remove);
 SFS_REAL_DECL(unlink);
 SFS_REAL_DECL(unlinkat);
 SFS_REAL_DECL(rename);
@@ -147,6 +148,34 @@ SFS_PL_EXPORT int unlinkat(int dirfd, const char *path, int flags)
     }
     return rc ? sfs_pl_remove_named(rc, sfs_path, !!(flags & AT_REMOVEDIR))
               : SFS_REAL(unlinkat)(dirfd, path, flags);
+}
+
+/* remove(3): glibc's calls its own internal unlink and rmdir, which no
+ * preload can interpose (without this a stripefs name failed with ENOENT and
+ * stayed). As glibc does: unlink, and rmdir where that says EISDIR. */
+SFS_PL_EXPORT int remove(const char *path)
+{
+    char          sfs_path[SFS_PL_PATH_MAX];
+    sfs_client_t *client;
+    int           rc = sfs_pl_path(path, sfs_path);
+
+    if (rc == 0) {
+        return SFS_REAL(remove)(path);
+    }
+    if (rc > 0) {
+        rc = sfs_pl_enter(&client);
+        if (rc == 0) {
+            rc = sfs_unlink(client, sfs_path);
+            if (rc == -EISDIR) {
+                rc = sfs_rmdir(client, sfs_path);
+                if (rc && strcmp(sfs_path, "/") == 0) {
+                    rc = -EBUSY; /* as rmdir("/") */
+                }
+            }
+            sfs_pl_unlock();
+        }
+    }
+    return rc ? sfs_pl_fail(rc, "remove", sfs_path) : 0;
 }
 
 /* Both names resolved: both stripefs (rename there), one of them (EXDEV,

@@ -628,6 +628,9 @@ SFS_PL_EXPORT int faccessat(int dirfd, const char *path, int mode, int flags)
         return rc ? sfs_pl_fail(rc, "faccessat", NULL) : 0;
     }
     rc = sfs_pl_path_at(dirfd, path, sfs_path);
+    if (rc && (flags & ~(AT_EACCESS | AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))) {
+        return sfs_pl_fail(-EINVAL, "faccessat", path); /* as faccessat2(2) */
+    }
     return rc ? sfs_pl_access_named(rc, sfs_path, mode, !!(flags & AT_EACCESS))
               : SFS_REAL(faccessat)(dirfd, path, mode, flags);
 }

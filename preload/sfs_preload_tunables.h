@@ -1,0 +1,40 @@
+/*
+ * The environment knobs of libstripefs-posix.so (see common/sfs_tunable.h).
+ *
+ * Header-only on purpose: stripefs-ctl includes it to print the table with
+ * the current values (`stripefs-ctl info`) without linking the preload
+ * library, and the preload reads its variables through it. Both objects are
+ * static, so each includer has its own copy; `unused` keeps a file that
+ * includes the header for one of them free of warnings.
+ */
+#ifndef SFS_PRELOAD_TUNABLES_H
+#define SFS_PRELOAD_TUNABLES_H
+
+#include "sfs_tunable.h"
+
+#define SFS_PL_PREFIX_DEFAULT "/stripefs"
+/* STRIPEFS_PREFIX set to this switches the prefix off (an empty variable
+ * counts as unset, as for every tunable). */
+#define SFS_PL_PREFIX_NONE "none"
+
+__attribute__((unused)) static const sfs_tunable_t sfs_preload_tunable_entries[] = {
+    {.name          = "STRIPEFS_PREFIX",
+     .type          = SFS_TUNABLE_STRING,
+     .default_value = SFS_PL_PREFIX_DEFAULT,
+     .help          = "the directory (absolute, not /) whose paths are stripefs paths; "
+                      "'" SFS_PL_PREFIX_NONE "': only stripefs:/... names are served"},
+    {.name          = "STRIPEFS_PRELOAD_DEBUG",
+     .type          = SFS_TUNABLE_BOOL,
+     .default_value = "0",
+     .help          = "report every failed stripefs call on stderr, with the service's detail"},
+    {.name          = "STRIPEFS_CLIENT_LIBRARY",
+     .type          = SFS_TUNABLE_STRING,
+     .default_value = NULL,
+     .help          = "the client library to dlopen (unset: libstripefs.so.0 next to the "
+                      "preload library, else the loader's search path)"},
+};
+
+__attribute__((unused)) static const sfs_tunable_table_t sfs_preload_tunables =
+    SFS_TUNABLE_TABLE("preload", sfs_preload_tunable_entries);
+
+#endif /* SFS_PRELOAD_TUNABLES_H */
