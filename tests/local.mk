@@ -65,7 +65,8 @@ tests_progs_sfs_munge_attack_LDADD   = $(SFS_CORE_LIBS) $(MUNGE_LIBS)
 
 # The permission matrix (plain libc: under LD_PRELOAD it exercises the preload).
 check_PROGRAMS += tests/progs/sfs_perm_probe
-tests_progs_sfs_perm_probe_SOURCES = tests/progs/sfs_perm_probe.c
+tests_progs_sfs_perm_probe_SOURCES = tests/progs/sfs_perm_probe.c tests/progs/sfs_perm_probe.h \
+	tests/progs/sfs_perm_probe_setup.c tests/progs/sfs_perm_probe_ops.c
 
 # One MPI-IO open with a given amode, printing the MPI error class.
 check_PROGRAMS += tests/progs/sfs_mpi_open
