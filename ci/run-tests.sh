@@ -16,6 +16,7 @@ cd "$(dirname "$0")/.."
 src=$(pwd)
 jobs=${SFS_JOBS:-$(nproc)}
 counts=$(mktemp /tmp/sfs-counts.XXXXXX)
+lists=$(mktemp /tmp/sfs-lists.XXXXXX)
 
 # each step says when it started (minutes:seconds since the start), to keep
 # an eye on CI's time limit
@@ -36,7 +37,7 @@ mkdir -p _build
 echo "built: $(ls _build/stripefs-server _build/stripefs-ctl 2>/dev/null | tr '\n' ' ')"
 
 step "tests"
-tests/run-suite.sh --build _build --label main --counts "$counts"
+tests/run-suite.sh --build _build --label main --counts "$counts" --lists "$lists"
 
 if [ -z "${SFS_QUICK:-}" ]; then
     step "sanitizer build (_build-asan: AddressSanitizer + UBSan)"
@@ -67,16 +68,26 @@ if [ -z "${SFS_QUICK:-}" ]; then
         tests/run-suite.sh --build _build-asan --label asan \
         --filter '^tests/(unit|service|faults|mpi|romio|preload|cluster)/' \
         --exclude '^tests/romio/test_romio_gap_threads\.sh$' \
-        --sanitizer-logs _build-asan/sanitizer-logs --counts "$counts"
+        --sanitizer-logs _build-asan/sanitizer-logs --counts "$counts" --lists "$lists"
 fi
 
 read -r passed failed skipped xfailed < <(awk '{p += $1; f += $2; s += $3; x += $4} END {print p+0, f+0, s+0, x+0}' "$counts")
 rm -f "$counts"
 echo
 echo "run-tests: $((SECONDS / 60)):$(printf %02d $((SECONDS % 60))) in all"
-# skipped tests (each printed its reason above) are counted apart, so
-# that the last line keeps its fixed shape
-[ "$skipped" -gt 0 ] && echo "skipped: $skipped (see the reasons above)"
-[ "$xfailed" -gt 0 ] && echo "expected failures: $xfailed (known bugs, see the reasons above)"
+# every skip with its reason and every expected failure with its bug, of
+# both passes; then their counts on their own lines, so that the last line
+# keeps its fixed shape
+if grep -q '^SKIP ' "$lists"; then
+    echo "Skipped (why):"
+    sed -n 's/^SKIP /  /p' "$lists"
+fi
+if grep -q '^XFAIL ' "$lists"; then
+    echo "Expected failures (known bugs):"
+    sed -n 's/^XFAIL /  /p' "$lists"
+fi
+rm -f "$lists"
+echo "skipped: $skipped"
+echo "expected failures: $xfailed"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
