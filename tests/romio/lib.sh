@@ -1,6 +1,7 @@
 # Shared helpers of the tests/romio/test_*.sh scripts (sourced).
 # Contract: SFS_BUILD (top build dir), SFS_SRC (source dir), SFS_TEST_TMP
-# (fresh temp dir); exit 0 pass, 77 skip (with the reason), else fail.
+# (fresh temp dir); exit 0 pass, 77 skip (with the reason), 78 a known bug
+# (expected failure, with the reason), else fail.
 set -u
 
 : "${SFS_BUILD:?SFS_BUILD must be set}"
