@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
-# Run every stripefs test and print "N passed, N failed[, N skipped]" last.
+# Run every stripefs test and print "N passed, N failed" last, after the
+# lists of failures, skips (each with its reason) and expected failures, and
+# the lines "skipped: N" and "expected failures: N".
 #
 #   tests/run-suite.sh --build DIR [--filter REGEX] [--exclude REGEX] [--label NAME]
-#                      [--counts FILE] [--sanitizer-logs DIR]
+#                      [--counts FILE] [--lists FILE] [--sanitizer-logs DIR]
 #
-# --counts FILE appends "passed failed skipped xfailed" to FILE (for combined totals).
+# --counts FILE appends "passed failed skipped xfailed" to FILE (for combined totals);
+# --lists FILE appends one line per skip and expected failure, "SKIP name: reason"
+# or "XFAIL name: reason" (with the label), for a combined summary.
 # --sanitizer-logs DIR (a sanitizer build): a test with a sanitizer error
 # report fails and shows it, even where the process that reported was
 # expected to fail or its output was not looked at. Every process writes its
@@ -20,7 +24,11 @@
 # from a process whose stderr went to /dev/null is not seen.
 # A test is a unit-test binary DIR/tests/unit/test_* or a script
 # tests/<group>/test_*.sh. Exit status 0 is a pass, 77 a skip (the test must
-# print why; skips are listed at the end), anything else a failure. Each test
+# print why as a line "SKIP: reason", sfs_skip; skips are listed at the end
+# with it, and a skip without one is a failure), 78 an expected failure (a
+# known bug the test showed again, with a line "KNOWN BUG: what", sfs_known_bug;
+# counted apart, and also a failure without that line), anything else a
+# failure. Each test
 # gets SFS_BUILD, SFS_SRC and a fresh SFS_TEST_TMP, and a time limit
 # (SFS_TEST_TIMEOUT seconds, default 900).
 set -u
@@ -30,6 +38,7 @@ filter=""
 exclude=""
 label=""
 counts=""
+lists=""
 san_root=""
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -38,6 +47,7 @@ while [ $# -gt 0 ]; do
     --exclude) exclude=$2; shift 2 ;;
     --label) label=$2; shift 2 ;;
     --counts) counts=$2; shift 2 ;;
+    --lists) lists=$2; shift 2 ;;
     --sanitizer-logs) san_root=$2; shift 2 ;;
     *) echo "run-suite.sh: unknown argument '$1'" >&2; exit 2 ;;
     esac
@@ -128,11 +138,23 @@ for t in "${tests[@]}"; do
     fi
     case $rc in
     0)  passed=$((passed + 1)); echo "PASS $name (${secs}s)"; tail -n 3 "$log" | sed 's/^/    /' ;;
-    77) skipped=$((skipped + 1)); why=$(grep -i 'skip' "$log" | tail -n 1)
-        skips+=("$name: ${why:-no reason printed}"); echo "SKIP $name: ${why:-no reason printed}" ;;
+    77) why=$(grep -E '^SKIP: ' "$log" | tail -n 1 | sed 's/^SKIP: //')
+        if [ -z "$why" ]; then
+            failed=$((failed + 1)); failures+=("$name (skipped without saying why)")
+            echo "FAIL $name: exit 77 (skip) without a line 'SKIP: reason'"; tail -n 10 "$log" | sed 's/^/    /'
+        else
+            skipped=$((skipped + 1)); skips+=("${label:+[$label] }$name: $why"); echo "SKIP $name: $why"
+        fi ;;
     78) # a known bug that the test showed again: an expected failure, with its reason
-        xfailed=$((xfailed + 1)); why=$(grep 'KNOWN BUG' "$log" | tail -n 1)
-        xfails+=("$name: ${why:-no reason printed}"); echo "XFAIL $name: ${why:-no reason printed}" ;;
+        why=$(grep -E '^KNOWN BUG: ' "$log" | tail -n 1 | sed 's/^KNOWN BUG: //')
+        if [ -z "$why" ]; then
+            failed=$((failed + 1)); failures+=("$name (exit 78 without naming the known bug)")
+            echo "FAIL $name: exit 78 (expected failure) without a line 'KNOWN BUG: what'"
+            tail -n 10 "$log" | sed 's/^/    /'
+        else
+            xfailed=$((xfailed + 1)); xfails+=("${label:+[$label] }$name: $why")
+            echo "XFAIL $name: $why"; tail -n 3 "$log" | sed 's/^/    /'
+        fi ;;
     124|137) failed=$((failed + 1)); failures+=("$name (timed out after ${timeout_s}s)")
         echo "FAIL $name: timed out after ${timeout_s}s"; tail -n 40 "$log" | sed 's/^/    /' ;;
     *)  failed=$((failed + 1)); failures+=("$name (exit $rc)")
@@ -149,14 +171,17 @@ rm -rf "$tmp_root"
 
 echo
 [ ${#failures[@]} -gt 0 ] && { echo "Failed:"; printf '  %s\n' "${failures[@]}"; }
-[ ${#skips[@]} -gt 0 ] && { echo "Skipped:"; printf '  %s\n' "${skips[@]}"; }
+[ ${#skips[@]} -gt 0 ] && { echo "Skipped (why):"; printf '  %s\n' "${skips[@]}"; }
 [ ${#xfails[@]} -gt 0 ] && { echo "Expected failures (known bugs):"; printf '  %s\n' "${xfails[@]}"; }
 echo "Logs: $log_dir"
 [ -n "$counts" ] && echo "$passed $failed $skipped $xfailed" >>"$counts"
-[ $xfailed -gt 0 ] && echo "expected failures: $xfailed (known bugs, listed above)"
-if [ $skipped -gt 0 ]; then
-    echo "$passed passed, $failed failed, $skipped skipped"
-else
-    echo "$passed passed, $failed failed"
+if [ -n "$lists" ]; then
+    for line in "${skips[@]}"; do echo "SKIP $line"; done >>"$lists"
+    for line in "${xfails[@]}"; do echo "XFAIL $line"; done >>"$lists"
 fi
+# skips and expected failures counted apart, on their own lines, so that the
+# last line keeps its fixed shape
+echo "skipped: $skipped"
+echo "expected failures: $xfailed"
+echo "$passed passed, $failed failed"
 [ $failed -eq 0 ]
