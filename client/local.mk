@@ -9,6 +9,7 @@ libsfs_cluster_la_CFLAGS  = $(AM_CFLAGS) $(UCX_CFLAGS)
 noinst_LTLIBRARIES += libsfs_client.la
 libsfs_client_la_SOURCES = \
 	client/sfs_client.c client/sfs_client_internal.h \
+	client/sfs_client_tunables.c client/sfs_client_tunables.h \
 	client/sfs_namespace.c \
 	client/sfs_file.c \
 	client/sfs_file_io.c \

@@ -99,8 +99,13 @@ int sfs_client_meta_attr(sfs_client_t *client, uint32_t opcode, sfs_meta_req_t *
 
 static sfs_meta_req_t *sfs_client_req(sfs_client_t *client, const char *path, int *rc_p)
 {
-    sfs_meta_req_t *req = calloc(1, sizeof(*req));
+    sfs_meta_req_t *req;
 
+    if (!client || !path) {
+        *rc_p = sfs_error_set(-EINVAL, "%s is NULL", client ? "the path" : "the client");
+        return NULL;
+    }
+    req = calloc(1, sizeof(*req));
     if (!req) {
         *rc_p = -ENOMEM;
         return NULL;
@@ -119,8 +124,10 @@ int sfs_lookup(sfs_client_t *client, const char *path, sfs_stat_t *stat)
 {
     sfs_attr_t      attr;
     int             rc;
-    sfs_meta_req_t *req = sfs_client_req(client, path, &rc);
+    sfs_meta_req_t *req;
 
+    SFS_ARG_CHECK(stat, "stat is NULL");
+    req = sfs_client_req(client, path, &rc);
     if (!req) {
         return rc;
     }
@@ -139,7 +146,8 @@ int sfs_access(sfs_client_t *client, const char *path, int mode, sfs_stat_t *sta
     sfs_meta_req_t *req;
 
     if (mode & ~(R_OK | W_OK | X_OK)) {
-        return sfs_error_set(-EINVAL, "%s: access mode %#x is not R_OK, W_OK, X_OK", path, mode);
+        return sfs_error_set(-EINVAL, "%s: access mode %#x is not R_OK, W_OK, X_OK",
+                             path ? path : "(null)", mode);
     }
     req = sfs_client_req(client, path, &rc);
     if (!req) {
@@ -226,8 +234,10 @@ int sfs_stat(sfs_client_t *client, const char *path, sfs_stat_t *stat)
     sfs_cap_t       cap;
     uint64_t        lengths[SFS_STRIPE_COUNT_MAX];
     int             rc;
-    sfs_meta_req_t *req = sfs_client_req(client, path, &rc);
+    sfs_meta_req_t *req;
 
+    SFS_ARG_CHECK(stat, "stat is NULL");
+    req = sfs_client_req(client, path, &rc);
     if (!req) {
         return rc;
     }
@@ -287,8 +297,10 @@ int sfs_unlink(sfs_client_t *client, const char *path)
 int sfs_rename(sfs_client_t *client, const char *from, const char *to)
 {
     int             rc;
-    sfs_meta_req_t *req = sfs_client_req(client, from, &rc);
+    sfs_meta_req_t *req;
 
+    SFS_ARG_CHECK(to, "the new path is NULL");
+    req = sfs_client_req(client, from, &rc);
     if (!req) {
         return rc;
     }
@@ -430,6 +442,8 @@ int sfs_readdir(sfs_client_t *client, const char *path, const char *after, sfs_d
     uint32_t      count;
     int           rc;
 
+    SFS_ARG_CHECK(entries && count_p && eof_p, "entries, count_p or eof_p is NULL");
+    SFS_ARG_CHECK(max > 0, "max is 0: no room for an entry");
     *count_p = 0;
     rc = sfs_client_meta_page(client, SFS_OP_READDIR, path, after, max, &rpc, &count, eof_p, &rb);
     if (rc) {
@@ -458,6 +472,7 @@ int sfs_statfs(sfs_client_t *client, sfs_statfs_t *statfs)
     sfs_tp_rpc_t    *rpc;
     int              rc;
 
+    SFS_ARG_CHECK(client && statfs, "the client or statfs is NULL");
     memset(statfs, 0, sizeof(*statfs));
     rc = sfs_cluster_refresh_map(client->cluster);
     if (rc) {
