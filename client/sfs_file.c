@@ -352,7 +352,7 @@ int sfs_file_global2local(sfs_client_t *client, const void *buf, size_t length, 
 
 int sfs_file_counter(sfs_file_t *file, int op, uint64_t value, uint64_t *before_p)
 {
-    sfs_counter_req_t   req = {.key = file->open_id, .op = (uint32_t)op, .value = value};
+    sfs_counter_req_t   req;
     uint8_t             args[32];
     sfs_wbuf_t          wb;
     sfs_tp_rpc_params_t params;
@@ -362,6 +362,7 @@ int sfs_file_counter(sfs_file_t *file, int op, uint64_t value, uint64_t *before_
     SFS_ARG_CHECK(file && before_p, "the file or before_p is NULL");
     SFS_ARG_CHECK(op == SFS_COUNTER_ADD || op == SFS_COUNTER_SET || op == SFS_COUNTER_FORGET,
                   "op is not SFS_COUNTER_ADD, _SET or _FORGET");
+    req = (sfs_counter_req_t){.key = file->open_id, .op = (uint32_t)op, .value = value};
     sfs_wbuf_init(&wb, args, sizeof(args));
     sfs_proto_counter_req_pack(&wb, &req);
     memset(&params, 0, sizeof(params));

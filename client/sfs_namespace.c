@@ -97,12 +97,15 @@ int sfs_client_meta_attr(sfs_client_t *client, uint32_t opcode, sfs_meta_req_t *
     return rc;
 }
 
-static sfs_meta_req_t *sfs_client_req(sfs_client_t *client, const char *path, int *rc_p)
+/* A request for `path` by `client`; NULL (with *rc_p) when either is NULL
+ * (the error names `call`, the public function) or the path is bad. */
+static sfs_meta_req_t *sfs_client_req_for(const char *call, sfs_client_t *client, const char *path,
+                                          int *rc_p)
 {
     sfs_meta_req_t *req;
 
     if (!client || !path) {
-        *rc_p = sfs_error_set(-EINVAL, "%s is NULL", client ? "the path" : "the client");
+        *rc_p = sfs_error_set(-EINVAL, "%s: %s is NULL", call, client ? "the path" : "the client");
         return NULL;
     }
     req = calloc(1, sizeof(*req));
@@ -119,6 +122,7 @@ static sfs_meta_req_t *sfs_client_req(sfs_client_t *client, const char *path, in
     req->gid = client->gid;
     return req;
 }
+#define sfs_client_req(client, path, rc_p) sfs_client_req_for(__func__, (client), (path), (rc_p))
 
 int sfs_lookup(sfs_client_t *client, const char *path, sfs_stat_t *stat)
 {
@@ -463,48 +467,4 @@ int sfs_readdir(sfs_client_t *client, const char *path, const char *after, sfs_d
     }
     *count_p = count;
     return 0;
-}
-
-int sfs_statfs(sfs_client_t *client, sfs_statfs_t *statfs)
-{
-    const sfs_map_t *map;
-    sfs_meta_req_t  *req;
-    sfs_tp_rpc_t    *rpc;
-    int              rc;
-
-    SFS_ARG_CHECK(client && statfs, "the client or statfs is NULL");
-    memset(statfs, 0, sizeof(*statfs));
-    rc = sfs_cluster_refresh_map(client->cluster);
-    if (rc) {
-        return rc;
-    }
-    map = sfs_cluster_map(client->cluster);
-    for (uint32_t i = 0; i < map->target_count; i++) {
-        statfs->targets++;
-        if (map->targets[i].state == SFS_STATE_ONLINE) {
-            statfs->targets_online++;
-            statfs->capacity += map->targets[i].capacity;
-            statfs->free += map->targets[i].free;
-        }
-    }
-    req = sfs_client_req(client, "/", &rc);
-    if (!req) {
-        return rc;
-    }
-    rc = sfs_client_meta_call(client, SFS_OP_META_STATFS, req, &rpc);
-    free(req);
-    if (rc == 0) {
-        size_t      length;
-        const void *reply = sfs_tp_rpc_reply_args(rpc, &length);
-        sfs_rbuf_t  rb;
-
-        sfs_rbuf_init(&rb, reply, length);
-        statfs->files = sfs_rbuf_u64(&rb);
-        statfs->dirs  = sfs_rbuf_u64(&rb);
-        if (rb.error) {
-            rc = sfs_error_set(-EPROTO, "metadata server sent a malformed statfs reply");
-        }
-    }
-    sfs_tp_rpc_release(rpc);
-    return rc;
 }

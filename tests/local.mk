@@ -33,6 +33,11 @@ check_PROGRAMS += tests/progs/sfs_client_check
 tests_progs_sfs_client_check_SOURCES = tests/progs/sfs_client_check.c
 tests_progs_sfs_client_check_LDADD   = libsfs_client.la $(SFS_CORE_LIBS)
 
+# Every public client call with bad arguments (tests/service/test_service_client_api.sh).
+check_PROGRAMS += tests/progs/sfs_client_args
+tests_progs_sfs_client_args_SOURCES = tests/progs/sfs_client_args.c
+tests_progs_sfs_client_args_LDADD   = libsfs_client.la $(SFS_CORE_LIBS)
+
 # A file kept open past its capability's lifetime (tests/service/test_service_caps.sh).
 check_PROGRAMS += tests/progs/sfs_cap_renew
 tests_progs_sfs_cap_renew_SOURCES = tests/progs/sfs_cap_renew.c

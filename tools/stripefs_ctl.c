@@ -20,6 +20,7 @@ typedef struct ctl_verb {
     const char *name;
     int (*run)(ctl_t *ctl, int argc, char **argv);
     int         needs_service;
+    int         no_operands; /* main refuses operands before connecting */
     const char *synopsis;
     const char *help;
 } ctl_verb_t;
@@ -92,44 +93,46 @@ int ctl_fail_path(const char *verb, const char *path, int rc)
 }
 
 static const ctl_verb_t ctl_verbs[] = {
-    {"listnodes", ctl_listnodes, 1, "listnodes [--nodetype management|meta|storage]",
+    {"listnodes", ctl_listnodes, 1, 0, "listnodes [--nodetype management|meta|storage]",
      "List the server ranks with their roles, state and time since last contact."},
-    {"listtargets", ctl_listtargets, 1, "listtargets",
+    {"listtargets", ctl_listtargets, 1, 1, "listtargets",
      "List the storage targets with state, capacity and free space."},
-    {"df", ctl_df, 1, "df", "Free space per target and in total, and metadata counts."},
-    {"net", ctl_net, 1, "net",
+    {"df", ctl_df, 1, 1, "df", "Free space per target and in total, and metadata counts."},
+    {"net", ctl_net, 1, 1, "net",
      "Show how this host reaches each server and who is connected to each."},
-    {"check-servers", ctl_check_servers, 1, "check-servers",
+    {"check-servers", ctl_check_servers, 1, 1, "check-servers",
      "Ping every server rank; exit 1 if any is unreachable."},
-    {"setpattern", ctl_setpattern, 1, "setpattern [--chunksize SIZE] [--numtargets N] DIR",
+    {"setpattern", ctl_setpattern, 1, 0, "setpattern [--chunksize SIZE] [--numtargets N] DIR",
      "Set the stripe pattern new files in DIR get (chunk size 64K..4G, power of two)."},
-    {"getentryinfo", ctl_getentryinfo, 1, "getentryinfo PATH",
+    {"getentryinfo", ctl_getentryinfo, 1, 0, "getentryinfo PATH",
      "Show a file's or directory's entry id, stripe pattern and targets."},
-    {"mkdir", ctl_mkdir, 1, "mkdir [-p] [-m MODE] PATH...", "Make directories."},
-    {"ls", ctl_ls, 1, "ls [-l] [PATH]", "List a directory."},
-    {"stat", ctl_stat, 1, "stat PATH...", "Show attributes and size."},
-    {"chmod", ctl_chmod, 0, "chmod MODE PATH...",
+    {"mkdir", ctl_mkdir, 1, 0, "mkdir [-p] [-m MODE] PATH...", "Make directories."},
+    {"ls", ctl_ls, 1, 0, "ls [-l] [PATH...]",
+     "List directories (each under a PATH: header when there are several) and files."},
+    {"stat", ctl_stat, 1, 0, "stat PATH...", "Show attributes and size."},
+    {"chmod", ctl_chmod, 0, 0, "chmod MODE PATH...",
      "Set the permission bits (octal MODE, 0 to 7777; the server decides who may)."},
-    {"chown", ctl_chown, 0, "chown [USER|UID][:GROUP|GID] PATH...",
+    {"chown", ctl_chown, 0, 0, "chown [USER|UID][:GROUP|GID] PATH...",
      "Set the owner and/or group (names looked up here; the server decides who may)."},
-    {"rm", ctl_rm, 1, "rm [-r] PATH...",
+    {"rm", ctl_rm, 1, 0, "rm [-r] [--preserve-root] PATH...",
      "Remove files or (empty, or with -r any) directories; chunk files go in the "
-     "background."},
-    {"mv", ctl_mv, 1, "mv FROM TO", "Rename (replaces a file or an empty directory)."},
-    {"put", ctl_put, 1, "put LOCAL_FILE|- PATH", "Copy a local file into stripefs."},
-    {"get", ctl_get, 1, "get PATH LOCAL_FILE|-", "Copy a stripefs file out."},
-    {"shutdown", ctl_shutdown, 1, "shutdown",
+     "background. The root directory is never removed, nor anything of a command that names "
+     "it."},
+    {"mv", ctl_mv, 1, 0, "mv FROM TO", "Rename (replaces a file or an empty directory)."},
+    {"put", ctl_put, 1, 0, "put LOCAL_FILE|- PATH", "Copy a local file into stripefs."},
+    {"get", ctl_get, 1, 0, "get PATH LOCAL_FILE|-", "Copy a stripefs file out."},
+    {"shutdown", ctl_shutdown, 1, 1, "shutdown",
      "Stop the whole service cleanly (every rank flushes and exits 0)."},
-    {"mkconnauth", ctl_mkconnauth, 0, "mkconnauth [-s BYTES] FILE",
+    {"mkconnauth", ctl_mkconnauth, 0, 0, "mkconnauth [-s BYTES] FILE",
      "Create a connauth file of random bytes (mode 0400)."},
-    {"genconfig", ctl_genconfig, 0,
+    {"genconfig", ctl_genconfig, 0, 0,
      "genconfig --hosts H1,H2,... [--storage-dir DIR] [--meta-dir DIR] [--connauth F] "
      "[--port N] [-o FILE]",
      "Write a cluster config: mgmt and meta on the first host, one target per host."},
-    {"info", ctl_info, 0, "info",
+    {"info", ctl_info, 0, 1, "info",
      "Print every environment tunable of every subsystem with its current value (no service "
      "needed); exit 1 if a value is invalid."},
-    {"hosts-of", ctl_hosts_of, 0, "hosts-of CLUSTER.yaml",
+    {"hosts-of", ctl_hosts_of, 0, 0, "hosts-of CLUSTER.yaml",
      "Print HOST:RANKS for every host of a config (what mpirun --host needs)."},
 };
 
@@ -202,6 +205,9 @@ int main(int argc, char **argv)
         if (ctl_wants_help(argc - i, argv + i)) {
             printf("usage: stripefs-ctl %s\n\n%s\n", verb->synopsis, verb->help);
             return 0;
+        }
+        if (verb->no_operands && ctl_no_operands(argc - i, argv + i, verb->synopsis)) {
+            return EXIT_USAGE;
         }
         if (verb->needs_service) {
             rc = sfs_client_connect(&ctl.params, &ctl.client);

@@ -86,10 +86,57 @@ int ctl_listtargets(ctl_t *ctl, int argc, char **argv)
     return 0;
 }
 
+/* Say which targets were counted as one file system, and where this host
+ * could not tell (targets of another host with the same capacity). */
+static void ctl_df_shared(const sfs_map_t *map)
+{
+    uint32_t *group_of = calloc(map->target_count ? map->target_count : 1, sizeof(*group_of));
+
+    if (!group_of || sfs_admin_fs_groups(map, group_of) != 0) {
+        free(group_of);
+        return;
+    }
+    for (uint32_t i = 0; i < map->target_count; i++) {
+        const sfs_map_node_t *node   = sfs_map_find_node(map, map->targets[i].node_id);
+        uint32_t              merged = 0, alike = 0;
+
+        if (group_of[i] != i || map->targets[i].state != SFS_STATE_ONLINE) {
+            continue;
+        }
+        for (uint32_t j = i + 1; j < map->target_count; j++) {
+            const sfs_map_node_t *other = sfs_map_find_node(map, map->targets[j].node_id);
+
+            merged += group_of[j] == i;
+            /* same host, same size, not known to be one: it may be */
+            alike += group_of[j] == j && map->targets[j].state == SFS_STATE_ONLINE && node &&
+                     other && strcmp(other->host, node->host) == 0 &&
+                     map->targets[j].capacity == map->targets[i].capacity;
+        }
+        if (merged) {
+            printf("NOTE: %u targets share one file system (target %u's, on %s); the total "
+                   "counts it once:",
+                   merged + 1, map->targets[i].target_id, node ? node->host : "?");
+            for (uint32_t j = i; j < map->target_count; j++) {
+                if (group_of[j] == i) {
+                    printf(" %u", map->targets[j].target_id);
+                }
+            }
+            printf("\n");
+        } else if (alike) {
+            printf("NOTE: target %u and %u other%s on %s have the same capacity; this host "
+                   "cannot tell whether they share a file system, so the total counts each\n",
+                   map->targets[i].target_id, alike, alike == 1 ? "" : "s",
+                   node ? node->host : "?");
+        }
+    }
+    free(group_of);
+}
+
 int ctl_df(ctl_t *ctl, int argc, char **argv)
 {
     sfs_statfs_t      st;
     sfs_meta_statfs_t meta;
+    sfs_map_t        *map;
     char              a[32], b[32], c[32];
     int               rc;
 
@@ -104,9 +151,15 @@ int ctl_df(ctl_t *ctl, int argc, char **argv)
     if (rc) {
         return ctl_fail("df", rc);
     }
-    printf("\nTOTAL: %s capacity, %s used, %s free (%u of %u targets online)\n",
+    printf("\nTOTAL: %s capacity, %s used, %s free (%u of %u targets online, on %u file "
+           "system%s as far as this host can tell)\n",
            ctl_size(st.capacity, a, sizeof(a)), ctl_size(st.capacity - st.free, b, sizeof(b)),
-           ctl_size(st.free, c, sizeof(c)), st.targets_online, st.targets);
+           ctl_size(st.free, c, sizeof(c)), st.targets_online, st.targets, st.filesystems,
+           st.filesystems == 1 ? "" : "s");
+    if (sfs_admin_map(ctl->client, &map) == 0) {
+        ctl_df_shared(map);
+        sfs_map_destroy(map);
+    }
     printf("METADATA: %" PRIu64 " files, %" PRIu64 " directories, %" PRIu64
            " removed files awaiting chunk deletion\n",
            meta.files, meta.dirs, meta.pending_chunk_deletes);

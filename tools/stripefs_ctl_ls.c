@@ -70,43 +70,12 @@ static void ctl_print_long(const char *name, const sfs_stat_t *st)
            ctl_group_name(st->gid, group, sizeof(group)), st->size, when, name);
 }
 
-int ctl_ls(ctl_t *ctl, int argc, char **argv)
+/* One directory's entries, in name order. */
+static int ctl_ls_dir(ctl_t *ctl, const char *path, int longform, sfs_dir_entry_t *entries)
 {
-    sfs_dir_entry_t *entries;
-    char             after[256] = "";
-    int              longform = 0, opt, eof = 0, rc = 0;
-    const char      *path;
+    char after[256] = "";
+    int  eof = 0, rc = 0;
 
-    optind = 1;
-    while ((opt = getopt(argc, argv, "l")) != -1) {
-        if (opt == 'l') {
-            longform = 1;
-        } else {
-            return EXIT_USAGE;
-        }
-    }
-    path    = optind < argc ? argv[optind] : "/";
-    entries = calloc(1024, sizeof(*entries));
-    if (!entries) {
-        return 1;
-    }
-    {
-        sfs_stat_t st;
-
-        rc = sfs_lookup(ctl->client, path, &st);
-        if (rc == 0 && st.type != SFS_FILE_TYPE_DIR) {
-            rc = sfs_stat(ctl->client, path, &st);
-            if (rc == 0) {
-                if (longform) {
-                    ctl_print_long(path, &st);
-                } else {
-                    printf("%s\n", path);
-                }
-            }
-            free(entries);
-            return rc ? ctl_fail("ls", rc) : 0;
-        }
-    }
     while (rc == 0 && !eof) {
         uint32_t count;
 
@@ -128,8 +97,76 @@ int ctl_ls(ctl_t *ctl, int argc, char **argv)
             snprintf(after, sizeof(after), "%s", entries[i].name);
         }
     }
+    return rc;
+}
+
+/* As ls(1): the files named first, then each directory; with more than one
+ * operand every directory gets a "PATH:" header and a blank line between. */
+int ctl_ls(ctl_t *ctl, int argc, char **argv)
+{
+    static char     *root[] = {"/"};
+    sfs_dir_entry_t *entries;
+    char           **paths;
+    int              longform = 0, opt, failed = 0, count, printed = 0;
+    int             *is_dir;
+
+    optind = 1;
+    while ((opt = getopt(argc, argv, "l")) != -1) {
+        if (opt == 'l') {
+            longform = 1;
+        } else {
+            return EXIT_USAGE;
+        }
+    }
+    paths   = optind < argc ? argv + optind : root;
+    count   = optind < argc ? argc - optind : 1;
+    entries = calloc(1024, sizeof(*entries));
+    is_dir  = calloc((size_t)count, sizeof(*is_dir));
+    if (!entries || !is_dir) {
+        free(entries);
+        free(is_dir);
+        return 1;
+    }
+    for (int i = 0; i < count; i++) {
+        sfs_stat_t st;
+        int        rc = sfs_lookup(ctl->client, paths[i], &st);
+
+        if (rc == 0 && st.type != SFS_FILE_TYPE_DIR) {
+            rc = sfs_stat(ctl->client, paths[i], &st);
+            if (rc == 0) {
+                if (longform) {
+                    ctl_print_long(paths[i], &st);
+                } else {
+                    printf("%s\n", paths[i]);
+                }
+                printed = 1;
+            }
+        }
+        if (rc) {
+            failed    = ctl_fail_path("ls", paths[i], rc);
+            is_dir[i] = -1;
+            continue;
+        }
+        is_dir[i] = st.type == SFS_FILE_TYPE_DIR;
+    }
+    for (int i = 0; i < count; i++) {
+        int rc;
+
+        if (is_dir[i] != 1) {
+            continue;
+        }
+        if (count > 1) {
+            printf("%s%s:\n", printed ? "\n" : "", paths[i]);
+        }
+        printed = 1;
+        rc      = ctl_ls_dir(ctl, paths[i], longform, entries);
+        if (rc) {
+            failed = ctl_fail_path("ls", paths[i], rc);
+        }
+    }
     free(entries);
-    return rc ? ctl_fail("ls", rc) : 0;
+    free(is_dir);
+    return failed;
 }
 
 int ctl_stat(ctl_t *ctl, int argc, char **argv)

@@ -325,21 +325,69 @@ static int ctl_rm_tree(ctl_t *ctl, const char *path)
     return rc ? rc : sfs_rmdir(ctl->client, path);
 }
 
+/* Why rm must not touch `path`, or NULL: the root directory (however it is
+ * spelled: "/", "/.", "//", "/a/..") and, as GNU rm has it, any path whose
+ * last component is "." or "..". */
+static const char *ctl_rm_refusal(const char *path)
+{
+    char        canonical[4096];
+    size_t      n = strlen(path);
+    const char *last;
+
+    while (n > 1 && path[n - 1] == '/') {
+        n--;
+    }
+    for (last = path + n; last > path && last[-1] != '/'; last--) {
+    }
+    if ((path + n - last == 1 && last[0] == '.') ||
+        (path + n - last == 2 && last[0] == '.' && last[1] == '.')) {
+        return "refusing to remove a '.' or '..' directory";
+    }
+    if (sfs_path_canonical(path, canonical, sizeof(canonical)) == 0 &&
+        strcmp(canonical, "/") == 0) {
+        return "it is the root directory, which is never removed (--no-preserve-root is not "
+               "offered)";
+    }
+    return NULL;
+}
+
 int ctl_rm(ctl_t *ctl, int argc, char **argv)
 {
-    int recursive = 0, opt, failed = 0;
+    static const struct option options[] = {{"recursive", no_argument, NULL, 'r'},
+                                            {"force", no_argument, NULL, 'f'},
+                                            {"preserve-root", no_argument, NULL, 'P'},
+                                            {"no-preserve-root", no_argument, NULL, 'N'},
+                                            {NULL, 0, NULL, 0}};
+    int                        recursive = 0, opt, failed = 0, refused = 0;
 
     optind = 1;
-    while ((opt = getopt(argc, argv, "rf")) != -1) {
-        if (opt == 'r') {
+    while ((opt = getopt_long(argc, argv, "rRf", options, NULL)) != -1) {
+        if (opt == 'r' || opt == 'R') {
             recursive = 1;
-        } else if (opt != 'f') {
+        } else if (opt == 'N') {
+            fprintf(stderr, "stripefs-ctl rm: --no-preserve-root is not offered: the root "
+                            "directory is never removed\n");
+            return EXIT_USAGE;
+        } else if (opt != 'f' && opt != 'P') {
             return EXIT_USAGE;
         }
     }
     if (optind == argc) {
-        fprintf(stderr, "usage: stripefs-ctl rm [-r] PATH...\n");
+        fprintf(stderr, "usage: stripefs-ctl rm [-r] [--preserve-root] PATH...\n");
         return EXIT_USAGE;
+    }
+    /* every operand is checked before anything is removed */
+    for (int i = optind; i < argc; i++) {
+        const char *why = ctl_rm_refusal(argv[i]);
+
+        if (why) {
+            fprintf(stderr, "stripefs-ctl rm: '%s': %s\n", argv[i], why);
+            refused = 1;
+        }
+    }
+    if (refused) {
+        fprintf(stderr, "stripefs-ctl rm: nothing removed\n");
+        return 1;
     }
     for (int i = optind; i < argc; i++) {
         sfs_stat_t st;

@@ -161,14 +161,20 @@ int sfs_readdir(sfs_client_t *client, const char *path, const char *after, sfs_d
                 uint32_t max, uint32_t *count_p, int *eof_p);
 
 typedef struct sfs_statfs {
-    uint64_t capacity; /**< bytes, online targets */
+    uint64_t capacity; /**< bytes, online targets, each file system once */
     uint64_t free;
     uint64_t files;
     uint64_t dirs;
     uint32_t targets;
     uint32_t targets_online;
+    uint32_t filesystems; /**< file systems counted in capacity and free */
 } sfs_statfs_t;
 
+/** Space and entry counts. Targets that share one file system (this host
+ * sees the same device under their directories: servers on this host) count
+ * it once; targets of other hosts count one each, since nothing tells this
+ * host which disk they are on. `filesystems` < `targets_online` says that
+ * some were merged. */
 int sfs_statfs(sfs_client_t *client, sfs_statfs_t *statfs);
 
 /* ------------------------------------------------------------------------ */
