@@ -62,6 +62,20 @@ struct sfs_file {
     int               privs_checked; /* set-id bits dealt with before the first write */
 };
 
+/* sfs_client_names.c: servers named for error messages. "ROLE (rank N on
+ * HOST)"; "storage target T (rank N on HOST)". */
+#define SFS_CLIENT_NAME_MAX 320
+const char *sfs_client_node_name(sfs_client_t *client, uint32_t node_id, const char *role,
+                                 char *buf, size_t buflen);
+const char *sfs_client_target_name(sfs_client_t *client, uint32_t target_id, char *buf,
+                                   size_t buflen);
+/* Whether rc means that the server did not answer (timed out, connection
+ * lost or refused, unreachable) rather than that it refused the request. */
+int sfs_client_no_answer(int rc);
+/* A failed metadata call: prefix the error detail with the metadata
+ * server's name (unless it names it already); returns rc. */
+int sfs_client_meta_error(sfs_client_t *client, int rc);
+
 /* sfs_file_local.c: the chunk file of target `target_index` to read
  * directly (a descriptor the file keeps), or -1 to read through the server.
  * `bytes` is the read about to be made (small files do not ask). */

@@ -246,9 +246,13 @@ static int sfs_file_each_target(sfs_file_t *file, uint32_t opcode, uint64_t size
         }
         one = sfs_tp_rpc_wait(rpcs[t]);
         if (one && !rc) {
-            rc = sfs_error_set(one, "%s: %s on storage target %u: %s", file->path,
-                               sfs_op_name(opcode), pattern->targets[t],
-                               sfs_tp_rpc_error_detail(rpcs[t]));
+            const char *detail = sfs_tp_rpc_error_detail(rpcs[t]);
+            char        name[SFS_CLIENT_NAME_MAX];
+
+            rc = sfs_error_set(
+                one, "%s: %s on %s: %s", file->path, sfs_op_name(opcode),
+                sfs_client_target_name(file->client, pattern->targets[t], name, sizeof(name)),
+                detail[0] ? detail : sfs_strerror(one));
         }
         sfs_tp_rpc_release(rpcs[t]);
     }
@@ -380,7 +384,13 @@ int sfs_file_counter(sfs_file_t *file, int op, uint64_t value, uint64_t *before_
         rc                 = rb.error ? sfs_error_set(-EPROTO, "malformed COUNTER reply") : 0;
         file->counter_used = 1;
     } else {
-        sfs_error_set(rc, "%s: shared file pointer: %s", file->path, sfs_error_detail());
+        char detail[SFS_ERROR_DETAIL_MAX];
+
+        if (sfs_client_no_answer(rc)) {
+            sfs_client_meta_error(file->client, rc);
+        }
+        snprintf(detail, sizeof(detail), "%s", sfs_error_detail());
+        sfs_error_set(rc, "%s: shared file pointer: %s", file->path, detail);
     }
     sfs_tp_rpc_release(rpc);
     return rc;

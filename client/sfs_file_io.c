@@ -401,8 +401,11 @@ static int sfs_io_start(sfs_request_t *req, sfs_io_rpc_t *rpc)
     }
     free(args);
     if (rc) {
-        sfs_io_fail(req, rc, "%s: %s on storage target %u: %s", file->path, sfs_op_name(opcode),
-                    target, sfs_error_detail());
+        char name[SFS_CLIENT_NAME_MAX];
+
+        sfs_io_fail(req, rc, "%s: %s on %s: %s", file->path, sfs_op_name(opcode),
+                    sfs_client_target_name(file->client, target, name, sizeof(name)),
+                    sfs_error_detail());
     }
     return rc;
 }
@@ -414,10 +417,14 @@ static void sfs_io_complete_rpc(sfs_request_t *req, sfs_io_rpc_t *rpc)
 
     rpc->done = 1;
     if (status) {
-        sfs_io_fail(req, status, "%s: %s on storage target %u: %s", req->file->path,
-                    req->write ? "write" : "read",
-                    req->file->attr.pattern.targets[rpc->target_index],
-                    sfs_tp_rpc_error_detail(rpc->rpc));
+        const char *detail = sfs_tp_rpc_error_detail(rpc->rpc);
+        char        name[SFS_CLIENT_NAME_MAX];
+
+        sfs_io_fail(req, status, "%s: %s on %s: %s", req->file->path, req->write ? "write" : "read",
+                    sfs_client_target_name(req->file->client,
+                                           req->file->attr.pattern.targets[rpc->target_index], name,
+                                           sizeof(name)),
+                    detail[0] ? detail : sfs_strerror(status));
     } else {
         const void *reply = sfs_tp_rpc_reply_args(rpc->rpc, &length);
         sfs_rbuf_t  rb;

@@ -33,7 +33,10 @@ int sfs_client_meta_call(sfs_client_t *client, uint32_t opcode, const sfs_meta_r
     params.args_length = wb.length;
     params.alloc_reply = 1;
     rc                 = sfs_cluster_call_meta(client->cluster, &params, rpc_p);
-    if (rc && *rpc_p && sfs_tp_rpc_error_detail(*rpc_p)[0]) {
+    if (rc && sfs_client_no_answer(rc)) {
+        /* dead, hung or unreachable: say which server */
+        sfs_client_meta_error(client, rc);
+    } else if (rc && *rpc_p && sfs_tp_rpc_error_detail(*rpc_p)[0]) {
         /* the server's own words name the path: prefer them */
         sfs_error_set(rc, "%s", sfs_tp_rpc_error_detail(*rpc_p));
     }
@@ -221,11 +224,14 @@ int sfs_client_chunk_lengths(sfs_client_t *client, const sfs_attr_t *attr, const
             }
         }
         if (one && !rc) {
-            rc =
-                sfs_error_set(one, "storage target %u: chunk length of entry %016lx: %s",
-                              attr->pattern.targets[t], (unsigned long)attr->entry_id,
-                              sfs_tp_rpc_error_detail(rpcs[t])[0] ? sfs_tp_rpc_error_detail(rpcs[t])
-                                                                  : sfs_strerror(one));
+            char name[SFS_CLIENT_NAME_MAX];
+
+            rc = sfs_error_set(
+                one, "%s: chunk length of entry %016lx: %s",
+                sfs_client_target_name(client, attr->pattern.targets[t], name, sizeof(name)),
+                (unsigned long)attr->entry_id,
+                sfs_tp_rpc_error_detail(rpcs[t])[0] ? sfs_tp_rpc_error_detail(rpcs[t])
+                                                    : sfs_strerror(one));
         }
         sfs_tp_rpc_release(rpcs[t]);
     }
