@@ -50,7 +50,7 @@ ADIO_OBJS_MPICH = $(ADIO_DRIVER_SRCS:.c=.mpich.o)
 # into it; ROMIO itself is never instrumented. Such a library needs the
 # AddressSanitizer runtime loaded first into the (uninstrumented) programs it
 # is preloaded into: stripefs-run does that when the library depends on it.
-ADIO_DRIVER_CFLAGS = $(AM_CPPFLAGS) $(CPPFLAGS) $(SFS_CFLAGS) $(CFLAGS) -fPIC
+ADIO_DRIVER_CFLAGS = $(SFS_CPPFLAGS_ADIO) $(CPPFLAGS) $(SFS_CFLAGS) $(CFLAGS) -fPIC
 ADIO_LINK_FLAGS = -shared -Wl,--version-script=$(srcdir)/adio/exports.map \
 	-Wl,--no-undefined -Wl,-z,now $(SFS_LDFLAGS) $(LDFLAGS)
 

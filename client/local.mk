@@ -1,8 +1,4 @@
-# client/: the cluster connection (shared with the servers) and the client
-# library libstripefs.
-noinst_LTLIBRARIES += libsfs_cluster.la
-libsfs_cluster_la_SOURCES = client/sfs_cluster.c client/sfs_cluster.h
-libsfs_cluster_la_CFLAGS  = $(AM_CFLAGS) $(UCX_CFLAGS)
+# client/: the client library libstripefs.
 
 # The client library (public header: client/include/sfs/sfs_client.h), as a
 # convenience library for the project's own tools and as libstripefs.so.
@@ -17,6 +13,7 @@ libsfs_client_la_SOURCES = \
 	client/sfs_file_io.c \
 	client/sfs_file_local.c \
 	client/sfs_admin.c client/sfs_admin.h
+libsfs_client_la_CPPFLAGS = $(SFS_CPPFLAGS_CLIENT)
 libsfs_client_la_CFLAGS  = $(AM_CFLAGS) $(UCX_CFLAGS)
 
 lib_LTLIBRARIES += libstripefs.la

@@ -45,9 +45,11 @@ typedef struct sfs_config {
     char     mgmt_host[SFS_CONFIG_NAME_MAX];
     uint16_t mgmt_port; /* default SFS_CONFIG_DEFAULT_PORT */
 
-    char meta_host[SFS_CONFIG_NAME_MAX];
-    char meta_dir[PATH_MAX]; /* absolute after loading */
-    int  meta_sync;          /* 1 (default): commits are durable (fsync) */
+    char     meta_host[SFS_CONFIG_NAME_MAX];
+    char     meta_dir[PATH_MAX]; /* absolute after loading */
+    int      meta_sync;          /* 1 (default): commits are durable (fsync) */
+    uint64_t meta_map_size;      /* LMDB map size: the most the metadata store may hold,
+                                  * bytes (64 MiB..1 TiB, default 16 GiB) */
 
     sfs_config_host_t   *hosts; /* hosts named under `hosts:` plus every host a role names */
     uint32_t             host_count;

@@ -16,6 +16,7 @@ libstripefs_posix_la_SOURCES = \
 	preload/sfs_preload_stat.c \
 	preload/sfs_preload_ns.c \
 	preload/sfs_preload_dir.c
+libstripefs_posix_la_CPPFLAGS = $(SFS_CPPFLAGS_PRELOAD)
 libstripefs_posix_la_CFLAGS  = $(AM_CFLAGS) -fvisibility=hidden
 libstripefs_posix_la_LIBADD  = -ldl -lpthread
 # Only the interposed libc names leave the library.

@@ -12,13 +12,14 @@ libsfs_service_la_SOURCES = \
 	service/sfs_identity.c service/sfs_identity.h \
 	service/sfs_munged.c service/sfs_munged.h \
 	service/sfs_perm.c service/sfs_perm.h
-libsfs_service_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/service
+libsfs_service_la_CPPFLAGS = $(SFS_CPPFLAGS_SERVICE)
 libsfs_service_la_CFLAGS   = $(AM_CFLAGS) $(UCX_CFLAGS) $(LMDB_CFLAGS) $(SODIUM_CFLAGS)
 libsfs_service_la_LIBADD   = $(LMDB_LIBS)
 
 # The server is an MPI program: compiled with Open MPI's flags.
 bin_PROGRAMS += stripefs-server
-stripefs_server_SOURCES  = service/sfs_server_main.c
-stripefs_server_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/service
+stripefs_server_SOURCES  = service/sfs_server_main.c service/sfs_server.h service/sfs_server_args.c \
+	service/sfs_server_one_host.c service/sfs_server_bcast.c service/sfs_server_rejoin.c
+stripefs_server_CPPFLAGS = $(SFS_CPPFLAGS_SERVICE)
 stripefs_server_CFLAGS   = $(AM_CFLAGS) $(MPI_OMPI_CFLAGS)
 stripefs_server_LDADD    = libsfs_service.la $(SFS_CORE_LIBS) $(MPI_OMPI_LIBS)

@@ -1021,6 +1021,7 @@ int sfs_meta_create(sfs_service_t *service, sfs_meta_t **meta_p)
     memset(&params, 0, sizeof(params));
     params.dir          = service->config->meta_dir;
     params.sync         = service->config->meta_sync;
+    params.map_size     = service->config->meta_map_size;
     params.chunk_size   = service->config->default_chunk_size;
     params.stripe_count = service->config->default_stripe_count;
     rc                  = sfs_meta_store_open(&params, &meta->store);

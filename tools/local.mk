@@ -3,6 +3,7 @@ bin_PROGRAMS += stripefs-ctl
 stripefs_ctl_SOURCES = tools/stripefs_ctl.c tools/stripefs_ctl.h \
 	tools/stripefs_ctl_cluster.c tools/stripefs_ctl_ns.c tools/stripefs_ctl_ls.c \
 	tools/stripefs_ctl_files.c tools/stripefs_ctl_info.c
+stripefs_ctl_CPPFLAGS = $(SFS_CPPFLAGS_TOOLS)
 stripefs_ctl_LDADD   = libsfs_client.la $(SFS_CORE_LIBS)
 
 # stripefs-service: the launcher (mpirun with the right options, clean stop).
@@ -15,4 +16,5 @@ stripefs-service: $(srcdir)/tools/stripefs-service.in Makefile
 
 bin_PROGRAMS += stripefs-fsck
 stripefs_fsck_SOURCES = tools/stripefs_fsck.c
+stripefs_fsck_CPPFLAGS = $(SFS_CPPFLAGS_TOOLS)
 stripefs_fsck_LDADD   = libsfs_client.la $(SFS_CORE_LIBS)

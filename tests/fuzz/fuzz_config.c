@@ -44,13 +44,16 @@ static int fuzz_same(const sfs_config_t *a, const sfs_config_t *b)
     if (strcmp(a->cluster_name, b->cluster_name) || strcmp(a->connauth_file, b->connauth_file) ||
         strcmp(a->mgmt_host, b->mgmt_host) || a->mgmt_port != b->mgmt_port ||
         strcmp(a->meta_host, b->meta_host) || strcmp(a->meta_dir, b->meta_dir) ||
-        a->meta_sync != b->meta_sync || a->host_count != b->host_count ||
-        a->target_count != b->target_count || a->default_chunk_size != b->default_chunk_size ||
+        a->meta_sync != b->meta_sync || a->meta_map_size != b->meta_map_size ||
+        a->host_count != b->host_count || a->target_count != b->target_count ||
+        a->default_chunk_size != b->default_chunk_size ||
         a->default_stripe_count != b->default_stripe_count ||
         a->rpc_timeout_ms != b->rpc_timeout_ms || a->connect_timeout_ms != b->connect_timeout_ms ||
         a->heartbeat_interval_ms != b->heartbeat_interval_ms ||
         a->offline_timeout_ms != b->offline_timeout_ms ||
-        a->max_message_size != b->max_message_size || a->io_threads != b->io_threads) {
+        a->max_message_size != b->max_message_size || a->io_threads != b->io_threads ||
+        a->inline_io_max != b->inline_io_max || a->mapped_read_min != b->mapped_read_min ||
+        a->max_request_rate != b->max_request_rate) {
         return 0;
     }
     for (uint32_t i = 0; i < a->host_count; i++) {

@@ -21,8 +21,11 @@ FUZZ_COMMON_DEPS = $(top_srcdir)/common/sfs_errno.h $(top_srcdir)/common/sfs_log
 	$(top_srcdir)/common/sfs_alloc.h
 
 FUZZ_CONFIG_SRCS = $(top_srcdir)/tests/fuzz/fuzz_config.c $(top_srcdir)/common/sfs_config.c \
+	$(top_srcdir)/common/sfs_config_yaml.c $(top_srcdir)/common/sfs_config_check.c \
+	$(top_srcdir)/common/sfs_config_write.c $(top_srcdir)/common/sfs_config_generate.c \
 	$(top_srcdir)/common/sfs_units.c $(FUZZ_COMMON_SRCS)
-FUZZ_CONFIG_DEPS = $(top_srcdir)/common/sfs_config.h $(FUZZ_COMMON_DEPS)
+FUZZ_CONFIG_DEPS = $(top_srcdir)/common/sfs_config.h $(top_srcdir)/common/sfs_config_internal.h \
+	$(FUZZ_COMMON_DEPS)
 FUZZ_CONFIG_LIBS = $(YAML_CFLAGS) $(YAML_LIBS)
 tests/fuzz/fuzz_config: $(FUZZ_CONFIG_SRCS) $(FUZZ_CONFIG_DEPS)
 	$(AM_V_CCLD)$(FUZZ_LINK) $(FUZZ_CONFIG_SRCS) $(FUZZ_CONFIG_LIBS)

@@ -1,7 +1,7 @@
 /*
- * Tests of the cluster config (common/sfs_config.c, common/sfs_units.c):
- * the examples, every kind of error and its FILE:LINE: KEY message, sizes and
- * durations, write -> load round trips, generated configs and host matching.
+ * Tests of reading the cluster config (common/sfs_config.c, sfs_config_yaml.c,
+ * sfs_config_check.c): the examples, every kind of error and its
+ * FILE:LINE: KEY message, loading files, and host matching.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "sfs_config.h"
+#include "test_config_lib.h"
 #include "sfs_errno.h"
 
 #include <inttypes.h>
@@ -20,192 +20,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#ifndef SFS_TEST_SRCDIR
-#define SFS_TEST_SRCDIR "."
-#endif
-
-#define KIB (1ull << 10)
-#define MIB (1ull << 20)
-#define GIB (1ull << 30)
-#define TIB (1ull << 40)
-
-static const char imaging_yaml[] =
-    "cluster: imaging\n"
-    "connauth_file: /etc/stripefs/connauth\n"
-    "mgmt: {host: imaging-01, port: 8008}\n"
-    "meta: {host: imaging-01, dir: /var/lib/stripefs/meta, sync: true}\n"
-    "hosts:\n"
-    "  - {name: imaging-01, ranks: 1}\n"
-    "  - {name: imaging-02, ranks: 1}\n"
-    "  - {name: imaging-03, ranks: 1}\n"
-    "  - {name: imaging-04, ranks: 1}\n"
-    "storage:\n"
-    "  - {id: 101, host: imaging-01, dir: /mnt/14t_drive/stripefs, capacity: 12T}\n"
-    "  - {id: 201, host: imaging-02, dir: /mnt/14t_drive/stripefs, capacity: 12T}\n"
-    "  - {id: 301, host: imaging-03, dir: /mnt/7t_drive/stripefs, capacity: 7T}\n"
-    "  - {id: 401, host: imaging-04, dir: /mnt/7t_drive/stripefs, capacity: 7T}\n"
-    "pattern: {chunk_size: 512K, stripe_count: 4}\n"
-    "timeouts: {rpc: 30s, connect: 10s, heartbeat: 2s, offline: 20s}\n"
-    "limits: {max_message: 64M, io_threads: 4}\n";
-
-/* A small valid config that the error cases below change one line of. */
-#define BASE_TOP                                                                                   \
-    "connauth_file: /etc/sfs/connauth\n" /* 1 */                                                   \
-    "mgmt: {host: h1}\n"                 /* 2 */                                                   \
-    "meta: {host: h1, dir: /meta}\n"     /* 3 */
-#define BASE_STORAGE                                                                               \
-    "storage:\n"                          /* 4 */                                                  \
-    "  - {id: 101, host: h1, dir: /t1}\n" /* 5 */
-#define BASE BASE_TOP BASE_STORAGE
-
-static char test_tmp_dir[PATH_MAX];
-
-static int setup_tmp(void **state)
-{
-    const char *root = getenv("SFS_TEST_TMP");
-
-    snprintf(test_tmp_dir, sizeof(test_tmp_dir), "%s/test_config.XXXXXX", root ? root : "/tmp");
-    return mkdtemp(test_tmp_dir) ? 0 : -1;
-}
-
-static int teardown_tmp(void **state)
-{
-    char command[PATH_MAX + 16];
-
-    snprintf(command, sizeof(command), "rm -rf '%s'", test_tmp_dir);
-    return system(command) == 0 ? 0 : -1;
-}
-
-static sfs_config_t *parse_ok(const char *text, const char *name)
-{
-    sfs_config_t *config = NULL;
-    int           rc     = sfs_config_parse(text, strlen(text), name, &config);
-
-    if (rc != 0) {
-        fail_msg("parse failed: %s: %s", sfs_strerror(rc), sfs_error_detail());
-    }
-    assert_non_null(config);
-    return config;
-}
-
-/* Parse `length` bytes and expect -EINVAL with every non-NULL string in the
- * message. */
-static void expect_error_len(const char *text, size_t length, const char *want1, const char *want2)
-{
-    sfs_config_t *config = (sfs_config_t *)0x1;
-    int           rc;
-
-    sfs_error_clear();
-    rc = sfs_config_parse(text, length, "t.yaml", &config);
-    if (rc != -EINVAL) {
-        fail_msg("expected -EINVAL, got %s (%s) for:\n%.300s", sfs_strerror(rc), sfs_error_detail(),
-                 text);
-    }
-    assert_ptr_equal(config, (sfs_config_t *)0x1); /* output untouched on failure */
-    if ((want1 && !strstr(sfs_error_detail(), want1)) ||
-        (want2 && !strstr(sfs_error_detail(), want2))) {
-        fail_msg("message '%s' lacks '%s' / '%s'", sfs_error_detail(), want1 ? want1 : "",
-                 want2 ? want2 : "");
-    }
-}
-
-static void expect_error(const char *text, const char *want1, const char *want2)
-{
-    expect_error_len(text, strlen(text), want1, want2);
-}
-
-static void check_imaging(const sfs_config_t *config)
-{
-    static const uint32_t ids[]        = {101, 201, 301, 401};
-    static const char    *dirs[]       = {"/mnt/14t_drive/stripefs", "/mnt/14t_drive/stripefs",
-                                          "/mnt/7t_drive/stripefs", "/mnt/7t_drive/stripefs"};
-    static const uint64_t capacities[] = {12 * TIB, 12 * TIB, 7 * TIB, 7 * TIB};
-    char                  name[32];
-
-    assert_string_equal(config->cluster_name, "imaging");
-    assert_string_equal(config->connauth_file, "/etc/stripefs/connauth");
-    assert_string_equal(config->mgmt_host, "imaging-01");
-    assert_int_equal(config->mgmt_port, 8008);
-    assert_string_equal(config->meta_host, "imaging-01");
-    assert_string_equal(config->meta_dir, "/var/lib/stripefs/meta");
-    assert_int_equal(config->meta_sync, 1);
-    assert_int_equal(config->host_count, 4);
-    assert_int_equal(config->target_count, 4);
-    for (uint32_t i = 0; i < 4; i++) {
-        snprintf(name, sizeof(name), "imaging-%02u", i + 1);
-        assert_string_equal(config->hosts[i].name, name);
-        assert_string_equal(config->hosts[i].address, "");
-        assert_int_equal(config->hosts[i].ranks, 1);
-        assert_int_equal(config->targets[i].id, ids[i]);
-        assert_string_equal(config->targets[i].host, name);
-        assert_string_equal(config->targets[i].dir, dirs[i]);
-        assert_int_equal(config->targets[i].capacity, capacities[i]);
-        assert_int_equal(config->targets[i].bandwidth, 0);
-    }
-    assert_int_equal(config->default_chunk_size, 512 * KIB);
-    assert_int_equal(config->default_stripe_count, 4);
-    assert_int_equal(config->rpc_timeout_ms, 30000);
-    assert_int_equal(config->connect_timeout_ms, 10000);
-    assert_int_equal(config->heartbeat_interval_ms, 2000);
-    assert_int_equal(config->offline_timeout_ms, 20000);
-    assert_int_equal(config->max_message_size, 64 * MIB);
-    assert_int_equal(config->io_threads, 4);
-    assert_int_equal(config->inline_io_max, 64 * KIB);
-    assert_int_equal(config->mapped_read_min, 256 * KIB);
-}
-
-/* Everything but `path` and the line numbers. */
-static void assert_config_equal(const sfs_config_t *a, const sfs_config_t *b)
-{
-    assert_string_equal(a->cluster_name, b->cluster_name);
-    assert_string_equal(a->connauth_file, b->connauth_file);
-    assert_string_equal(a->mgmt_host, b->mgmt_host);
-    assert_int_equal(a->mgmt_port, b->mgmt_port);
-    assert_string_equal(a->meta_host, b->meta_host);
-    assert_string_equal(a->meta_dir, b->meta_dir);
-    assert_int_equal(a->meta_sync, b->meta_sync);
-    assert_int_equal(a->host_count, b->host_count);
-    for (uint32_t i = 0; i < a->host_count; i++) {
-        assert_string_equal(a->hosts[i].name, b->hosts[i].name);
-        assert_string_equal(a->hosts[i].address, b->hosts[i].address);
-        assert_int_equal(a->hosts[i].ranks, b->hosts[i].ranks);
-    }
-    assert_int_equal(a->target_count, b->target_count);
-    for (uint32_t i = 0; i < a->target_count; i++) {
-        assert_int_equal(a->targets[i].id, b->targets[i].id);
-        assert_string_equal(a->targets[i].host, b->targets[i].host);
-        assert_string_equal(a->targets[i].dir, b->targets[i].dir);
-        assert_int_equal(a->targets[i].capacity, b->targets[i].capacity);
-        assert_int_equal(a->targets[i].bandwidth, b->targets[i].bandwidth);
-    }
-    assert_int_equal(a->default_chunk_size, b->default_chunk_size);
-    assert_int_equal(a->default_stripe_count, b->default_stripe_count);
-    assert_int_equal(a->rpc_timeout_ms, b->rpc_timeout_ms);
-    assert_int_equal(a->connect_timeout_ms, b->connect_timeout_ms);
-    assert_int_equal(a->heartbeat_interval_ms, b->heartbeat_interval_ms);
-    assert_int_equal(a->offline_timeout_ms, b->offline_timeout_ms);
-    assert_int_equal(a->max_message_size, b->max_message_size);
-    assert_int_equal(a->io_threads, b->io_threads);
-    assert_int_equal(a->inline_io_max, b->inline_io_max);
-    assert_int_equal(a->mapped_read_min, b->mapped_read_min);
-}
-
-static int ends_with(const char *text, const char *end)
-{
-    size_t text_len = strlen(text), end_len = strlen(end);
-
-    return text[0] == '/' && text_len >= end_len && strcmp(text + text_len - end_len, end) == 0;
-}
-
-static const char *src_dir(void)
-{
-    const char *src = getenv("SFS_SRC");
-
-    return src && *src ? src : SFS_TEST_SRCDIR;
-}
-
-/* ------------------------------------------------------------------ */
 
 static void test_imaging_parses(void **state)
 {
@@ -263,6 +77,7 @@ static void test_defaults(void **state)
     assert_string_equal(config->cluster_name, "stripefs");
     assert_int_equal(config->mgmt_port, SFS_CONFIG_DEFAULT_PORT);
     assert_int_equal(config->meta_sync, 1);
+    assert_int_equal(config->meta_map_size, 16 * GIB);
     assert_int_equal(config->default_chunk_size, 512 * KIB);
     assert_int_equal(config->default_stripe_count, 4);
     assert_int_equal(config->rpc_timeout_ms, 30000);
@@ -286,7 +101,7 @@ static void test_values(void **state)
                  "mgmt:\n"
                  "  host: a\n"
                  "  port: 9000\n"
-                 "meta: {host: b.example.org, dir: './m/../meta/', sync: no}\n"
+                 "meta: {host: b.example.org, dir: './m/../meta/', sync: no, map_size: 1T}\n"
                  "storage:\n"
                  "  - id: 7\n"
                  "    host: A.example.org\n"
@@ -305,6 +120,7 @@ static void test_values(void **state)
     assert_int_equal(config->mgmt_port, 9000);
     assert_string_equal(config->meta_dir, "/etc/sfs/meta");
     assert_int_equal(config->meta_sync, 0);
+    assert_int_equal(config->meta_map_size, TIB);
     /* The roles' hosts by their fullest names: "a" is "A.example.org", "b" is
      * "b.example.org". */
     assert_int_equal(config->host_count, 3);
@@ -356,6 +172,14 @@ static void test_document_errors(void **state)
     expect_error("- a\n- b\n", "t.yaml:1: expected a mapping of settings", "found a list");
     expect_error("hello\n", "t.yaml:1: expected a mapping of settings", "found 'hello'");
     expect_error(BASE "---\nmore: 1\n", "t.yaml:6: a second YAML document", NULL);
+    /* Named even when the first document lacks keys that the second holds
+     * (it was "t.yaml:1: mgmt: required key is missing"). */
+    expect_error("connauth_file: /x\n---\n"
+                 "mgmt: {host: h1}\n",
+                 "t.yaml:2: a second YAML document", "exactly one");
+    expect_error(BASE_TOP "---\n" BASE_STORAGE, "t.yaml:4: a second YAML document", NULL);
+    expect_error("---\n" BASE_TOP "...\n---\n" BASE_STORAGE, "t.yaml:6: a second YAML document",
+                 NULL);
     expect_error_len(nul_text, sizeof(nul_text) - 1, "t.yaml:6: NUL byte in the file", NULL);
     expect_error(BASE "cluster: \"a\\0b\"\n", "t.yaml:6: cluster: the value contains a NUL byte",
                  NULL);
@@ -459,19 +283,38 @@ static void test_range_errors(void **state)
                  "storage[0].id: 65536 is out of range", NULL);
     expect_error(BASE "pattern: {chunk_size: 100K}\n",
                  "t.yaml:6: pattern.chunk_size: 100K is not a power of two", NULL);
+    /* Powers of two outside the range say which end they miss, and so do
+     * sizes that are neither. */
+    expect_error(BASE "pattern: {chunk_size: 4K}\n",
+                 "t.yaml:6: pattern.chunk_size: 4K is too small (minimum 64K)", NULL);
+    expect_error(BASE "pattern: {chunk_size: 4096}\n",
+                 "pattern.chunk_size: 4096 is too small (minimum 64K)", NULL);
     expect_error(BASE "pattern: {chunk_size: 32K}\n",
-                 "pattern.chunk_size: 32K is out of range (64K..4G)", NULL);
-    expect_error(BASE "pattern: {chunk_size: 8G}\n", "pattern.chunk_size: 8G is out of range",
-                 NULL);
+                 "pattern.chunk_size: 32K is too small (minimum 64K)", NULL);
+    expect_error(BASE "pattern: {chunk_size: 33K}\n",
+                 "pattern.chunk_size: 33K is too small (minimum 64K)", NULL);
+    expect_error(BASE "pattern: {chunk_size: 8G}\n",
+                 "pattern.chunk_size: 8G is too large (maximum 4G)", NULL);
+    expect_error(BASE "pattern: {chunk_size: 5G}\n",
+                 "pattern.chunk_size: 5G is too large (maximum 4G)", NULL);
+    expect_error("connauth_file: /x\nmeta: {host: h1, dir: /m, map_size: 32M}\n",
+                 "t.yaml:2: meta.map_size: 32M is too small (minimum 64M)", NULL);
+    expect_error("connauth_file: /x\nmeta: {host: h1, dir: /m, map_size: 2T}\n",
+                 "t.yaml:2: meta.map_size: 2T is too large (maximum 1T)", NULL);
+    expect_error("connauth_file: /x\nmeta: {host: h1, dir: /m, map_size: 16}\n",
+                 "meta.map_size: 16 is too small (minimum 64M)", NULL);
+    expect_error("connauth_file: /x\nmeta: {host: h1, dir: /m, map_size: big}\n",
+                 "meta.map_size: bad size 'big'", NULL);
     expect_error(BASE "pattern: {stripe_count: 0}\n",
                  "pattern.stripe_count: 0 is out of range (1..128)", NULL);
     expect_error(BASE "pattern: {stripe_count: 129}\n", "pattern.stripe_count: 129 is out", NULL);
     expect_error(BASE "limits: {max_message: 1K}\n",
-                 "t.yaml:6: limits.max_message: 1K is out of range (4K..4G)", NULL);
+                 "t.yaml:6: limits.max_message: 1K is too small (minimum 4K)", NULL);
     expect_error(BASE "limits: {io_threads: 0}\n", "limits.io_threads: 0 is out of range", NULL);
     expect_error(BASE "limits: {io_threads: 257}\n", "limits.io_threads: 257 is out of range",
                  NULL);
-    expect_error(BASE "limits: {inline_io: 17M}\n", "limits.inline_io: 17M is out of range", NULL);
+    expect_error(BASE "limits: {inline_io: 17M}\n",
+                 "limits.inline_io: 17M is too large (maximum 16M)", NULL);
 }
 
 static void test_size_duration_errors(void **state)
@@ -620,196 +463,6 @@ static void test_too_many_hosts(void **state)
     free(text);
 }
 
-static void test_sizes(void **state)
-{
-    static const struct {
-        const char *text;
-        uint64_t    bytes;
-    } good[] = {
-        {"512K", 512 * KIB},
-        {"4MiB", 4 * MIB},
-        {"12T", 12 * TIB},
-        {"100M", 100 * MIB},
-        {"65536", 65536},
-        {"0", 0},
-        {"1.5K", 1536},
-        {"0.5k", 512},
-        {"1 KiB", KIB},
-        {"2gb", 2 * GIB},
-        {"3P", 3ull << 50},
-        {"15E", 15ull << 60},
-        {"7B", 7},
-        {"18446744073709551615", UINT64_MAX},
-        {"000000000000000000000000000000000001K", KIB},
-    };
-    static const struct {
-        const char *text;
-        int         rc;
-    } bad[] = {
-        {"", -EINVAL},
-        {"K", -EINVAL},
-        {"-1", -EINVAL},
-        {"1.K", -EINVAL},
-        {".5K", -EINVAL},
-        {"0.1K", -EINVAL},
-        {"1.5", -EINVAL},
-        {"12X", -EINVAL},
-        {"1KK", -EINVAL},
-        {"1 2", -EINVAL},
-        {"0x10", -EINVAL},
-        {"16E", -ERANGE},
-        {"18446744073709551616", -ERANGE},
-        {"99999999999999999999999999999999999", -ERANGE},
-        {"1.0000000000000000001K", -EINVAL},
-    };
-    uint64_t bytes;
-
-    for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
-        bytes = 1;
-        if (sfs_parse_size(good[i].text, &bytes) != 0 || bytes != good[i].bytes) {
-            fail_msg("'%s': got %" PRIu64 " (%s), want %" PRIu64, good[i].text, bytes,
-                     sfs_error_detail(), good[i].bytes);
-        }
-    }
-    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-        bytes = 7;
-        if (sfs_parse_size(bad[i].text, &bytes) != bad[i].rc || bytes != 7) {
-            fail_msg("'%s' should fail with %s", bad[i].text, sfs_strerror(bad[i].rc));
-        }
-        assert_non_null(strstr(sfs_error_detail(), "size"));
-    }
-    assert_int_equal(sfs_parse_size(NULL, &bytes), -EINVAL);
-}
-
-static void test_durations(void **state)
-{
-    static const struct {
-        const char *text;
-        uint32_t    ms;
-    } good[] = {
-        {"30s", 30000},
-        {"500ms", 500},
-        {"2m", 120000},
-        {"1h", 3600000},
-        {"10", 10000},
-        {"1d", 86400000},
-        {"1.5s", 1500},
-        {"0.25", 250},
-        {"2 min", 120000},
-        {"49d", 4233600000u},
-        {"4294967295ms", UINT32_MAX},
-        {"0", 0},
-        {"3SEC", 3000},
-    };
-    static const struct {
-        const char *text;
-        int         rc;
-    } bad[] = {
-        {"", -EINVAL},      {"s", -EINVAL},   {"5x", -EINVAL},  {"0.0005s", -EINVAL},
-        {"1.5ms", -EINVAL}, {"-1s", -EINVAL}, {"50d", -ERANGE}, {"4294967296ms", -ERANGE},
-        {"1e3", -EINVAL},
-    };
-    uint32_t ms;
-
-    for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
-        ms = 1;
-        if (sfs_parse_duration_ms(good[i].text, &ms) != 0 || ms != good[i].ms) {
-            fail_msg("'%s': got %" PRIu32 " (%s), want %" PRIu32, good[i].text, ms,
-                     sfs_error_detail(), good[i].ms);
-        }
-    }
-    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-        ms = 7;
-        if (sfs_parse_duration_ms(bad[i].text, &ms) != bad[i].rc || ms != 7) {
-            fail_msg("'%s' should fail with %s", bad[i].text, sfs_strerror(bad[i].rc));
-        }
-    }
-    assert_int_equal(sfs_parse_duration_ms(NULL, &ms), -EINVAL);
-}
-
-static void test_format_size(void **state)
-{
-    char buf[32];
-
-    assert_string_equal(sfs_format_size(0, buf, sizeof(buf)), "0B");
-    assert_string_equal(sfs_format_size(1023, buf, sizeof(buf)), "1023B");
-    assert_string_equal(sfs_format_size(1024, buf, sizeof(buf)), "1.0K");
-    assert_string_equal(sfs_format_size(512 * KIB, buf, sizeof(buf)), "512K");
-    assert_string_equal(sfs_format_size(12 * TIB, buf, sizeof(buf)), "12.0T");
-    assert_string_equal(sfs_format_size(3 * GIB + 400 * MIB, buf, sizeof(buf)), "3.4G");
-    assert_string_equal(sfs_format_size(1023 * KIB + 1000, buf, sizeof(buf)), "1024K");
-    assert_string_equal(sfs_format_size(UINT64_MAX, buf, sizeof(buf)), "16.0E");
-    assert_string_equal(sfs_format_size(12 * TIB, buf, 3), "12");
-    assert_string_equal(sfs_format_size(12 * TIB, NULL, 0), "");
-}
-
-static void round_trip(const sfs_config_t *config, const char *file)
-{
-    char          path[PATH_MAX + 64];
-    sfs_config_t *again = NULL;
-    struct stat   st;
-    int           rc;
-
-    snprintf(path, sizeof(path), "%s/%s", test_tmp_dir, file);
-    rc = sfs_config_write(config, path);
-    if (rc != 0) {
-        fail_msg("write %s: %s", path, sfs_error_detail());
-    }
-    assert_int_equal(stat(path, &st), 0);
-    assert_int_equal(st.st_mode & 0777, 0644);
-    rc = sfs_config_load(path, &again);
-    if (rc != 0) {
-        fail_msg("load %s: %s", path, sfs_error_detail());
-    }
-    assert_config_equal(config, again);
-    assert_string_equal(again->path, path);
-    sfs_config_destroy(again);
-}
-
-static void test_round_trip(void **state)
-{
-    sfs_config_t *config = parse_ok(imaging_yaml, "/etc/stripefs/imaging.yaml");
-
-    round_trip(config, "imaging.yaml");
-    sfs_config_destroy(config);
-
-    /* Strings that YAML would read differently unless quoted, and values
-     * that are not round numbers. */
-    config = parse_ok("cluster: 'null'\n"
-                      "connauth_file: \"/etc/my auth: #1/key'\\\"\"\n"
-                      "mgmt: {host: '123', port: 65535}\n"
-                      "meta: {host: 'true', dir: \"/- dash/\\u00e9t\\u00e9 [x]{y}\", sync: off}\n"
-                      "hosts:\n"
-                      "  - {name: '123', ranks: 64, address: 'fe80::1%eth0'}\n"
-                      "  - {name: 'true', address: '10.0.0.2'}\n"
-                      "  - {name: 'null'}\n"
-                      "storage:\n"
-                      "  - {id: 65535, host: 'null', dir: '/~', capacity: 12345, bandwidth: 1}\n"
-                      "  - {id: 1, host: '123', dir: '/a,b', capacity: 1536}\n"
-                      "pattern: {chunk_size: 64K, stripe_count: 1}\n"
-                      "timeouts: {rpc: 1ms, connect: 1500ms, heartbeat: 90s, offline: 49d}\n"
-                      "limits: {max_message: 4G, io_threads: 1}\n",
-                      "/x/t.yaml");
-    assert_string_equal(config->cluster_name, "null");
-    assert_string_equal(config->connauth_file, "/etc/my auth: #1/key'\"");
-    assert_string_equal(config->meta_dir, "/- dash/\xc3\xa9t\xc3\xa9 [x]{y}");
-    round_trip(config, "quoted.yaml");
-    sfs_config_destroy(config);
-}
-
-static void test_write_errors(void **state)
-{
-    sfs_config_t *config = parse_ok(BASE, "t.yaml");
-    char          path[PATH_MAX + 64];
-
-    snprintf(path, sizeof(path), "%s/no/such/dir/c.yaml", test_tmp_dir);
-    assert_int_equal(sfs_config_write(config, path), -ENOENT);
-    assert_non_null(strstr(sfs_error_detail(), "cannot create"));
-    assert_int_equal(sfs_config_write(NULL, path), -EINVAL);
-    assert_int_equal(sfs_config_write(config, NULL), -EINVAL);
-    sfs_config_destroy(config);
-}
-
 static void test_load_errors(void **state)
 {
     char          path[PATH_MAX + 64];
@@ -875,124 +528,6 @@ static void test_parse_relative_name(void **state)
     sfs_config_destroy(config);
 }
 
-static void test_generate(void **state)
-{
-    static const char *const hosts[] = {"imaging-01", "imaging-02", "imaging-03", "imaging-04"};
-    static const char *const dup[]   = {"a", "b", "A.example.org"};
-    static const char *const bad[]   = {"a", "b c"};
-    const char              *many[700];
-    sfs_config_t            *config = NULL;
-    int                      rc;
-
-    rc = sfs_config_generate(hosts, 4, "/mnt/data/stripefs", "/var/lib/stripefs/meta",
-                             "/etc/stripefs/connauth", 0, &config);
-    if (rc != 0) {
-        fail_msg("generate: %s", sfs_error_detail());
-    }
-    assert_string_equal(config->cluster_name, "stripefs");
-    assert_string_equal(config->mgmt_host, "imaging-01");
-    assert_string_equal(config->meta_host, "imaging-01");
-    assert_int_equal(config->mgmt_port, SFS_CONFIG_DEFAULT_PORT);
-    assert_string_equal(config->meta_dir, "/var/lib/stripefs/meta");
-    assert_string_equal(config->connauth_file, "/etc/stripefs/connauth");
-    assert_int_equal(config->host_count, 4);
-    assert_int_equal(config->target_count, 4);
-    for (uint32_t i = 0; i < 4; i++) {
-        assert_string_equal(config->hosts[i].name, hosts[i]);
-        assert_int_equal(config->hosts[i].ranks, 1);
-        assert_int_equal(config->targets[i].id, (i + 1) * 100 + 1);
-        assert_string_equal(config->targets[i].host, hosts[i]);
-        assert_string_equal(config->targets[i].dir, "/mnt/data/stripefs");
-    }
-    assert_int_equal(config->default_chunk_size, 512 * KIB);
-    round_trip(config, "generated.yaml");
-    sfs_config_destroy(config);
-
-    rc = sfs_config_generate(hosts, 1, "/d", "/m", "/k", 9000, &config);
-    assert_int_equal(rc, 0);
-    assert_int_equal(config->mgmt_port, 9000);
-    sfs_config_destroy(config);
-
-    config = NULL;
-    assert_int_equal(sfs_config_generate(dup, 3, "/d", "/m", "/k", 0, &config), -EINVAL);
-    assert_non_null(strstr(sfs_error_detail(), "hosts[2].name: host 'A.example.org' is listed "
-                                               "twice (as 'a')"));
-    assert_int_equal(sfs_config_generate(bad, 2, "/d", "/m", "/k", 0, &config), -EINVAL);
-    assert_non_null(strstr(sfs_error_detail(), "hosts[1].name: 'b c'"));
-    assert_int_equal(sfs_config_generate(hosts, 4, NULL, "/m", "/k", 0, &config), -EINVAL);
-    assert_non_null(strstr(sfs_error_detail(), "storage[0].dir: not given"));
-    assert_int_equal(sfs_config_generate(hosts, 4, "/d", "/d", "/k", 0, &config), -EINVAL);
-    assert_non_null(strstr(sfs_error_detail(), "meta.dir: /d on host imaging-01"));
-    assert_int_equal(sfs_config_generate(hosts, 0, "/d", "/m", "/k", 0, &config), -EINVAL);
-    assert_int_equal(sfs_config_generate(NULL, 1, "/d", "/m", "/k", 0, &config), -EINVAL);
-    for (size_t i = 0; i < 700; i++) {
-        many[i] = "x";
-    }
-    assert_int_equal(sfs_config_generate(many, 656, "/d", "/m", "/k", 0, &config), -EINVAL);
-    assert_null(config);
-}
-
-static void test_generate_many(void **state)
-{
-    static char   names[655][16];
-    const char   *hosts[655];
-    sfs_config_t *config = NULL;
-
-    for (int i = 0; i < 655; i++) {
-        snprintf(names[i], sizeof(names[i]), "node%03d", i);
-        hosts[i] = names[i];
-    }
-    assert_int_equal(sfs_config_generate(hosts, 655, "/d", "/m", "/k", 0, &config), 0);
-    assert_int_equal(config->targets[654].id, 65501);
-    sfs_config_destroy(config);
-}
-
-static void test_one_host(void **state)
-{
-    sfs_config_t *config = NULL;
-    char          expected[PATH_MAX + 64], cwd[PATH_MAX], this_host[256];
-    int           rc;
-
-    rc = sfs_config_one_host("/tmp/sfs-state/", "node1", 4, 0, &config);
-    if (rc != 0) {
-        fail_msg("one_host: %s", sfs_error_detail());
-    }
-    assert_int_equal(config->host_count, 1);
-    assert_string_equal(config->hosts[0].name, "node1");
-    assert_int_equal(config->hosts[0].ranks, 1);
-    assert_string_equal(config->mgmt_host, "node1");
-    assert_string_equal(config->meta_host, "node1");
-    assert_int_equal(config->mgmt_port, SFS_CONFIG_DEFAULT_PORT);
-    assert_string_equal(config->meta_dir, "/tmp/sfs-state/meta");
-    assert_string_equal(config->connauth_file, "/tmp/sfs-state/connauth");
-    assert_int_equal(config->target_count, 4);
-    for (uint32_t i = 0; i < 4; i++) {
-        snprintf(expected, sizeof(expected), "/tmp/sfs-state/targets/%u", 101 + i);
-        assert_int_equal(config->targets[i].id, 101 + i);
-        assert_string_equal(config->targets[i].host, "node1");
-        assert_string_equal(config->targets[i].dir, expected);
-    }
-    round_trip(config, "one-host.yaml");
-    sfs_config_destroy(config);
-
-    /* Relative state dir: from the current directory; no name: this host. */
-    assert_non_null(getcwd(cwd, sizeof(cwd)));
-    assert_int_equal(gethostname(this_host, sizeof(this_host)), 0);
-    assert_int_equal(sfs_config_one_host("state", NULL, 1, 9001, &config), 0);
-    snprintf(expected, sizeof(expected), "%s/state/targets/101", strcmp(cwd, "/") ? cwd : "");
-    assert_string_equal(config->targets[0].dir, expected);
-    assert_string_equal(config->hosts[0].name, this_host);
-    assert_int_equal(config->mgmt_port, 9001);
-    sfs_config_destroy(config);
-
-    config = NULL;
-    assert_int_equal(sfs_config_one_host("/s", "h", 0, 0, &config), -EINVAL);
-    assert_int_equal(sfs_config_one_host("/s", "h", 1025, 0, &config), -EINVAL);
-    assert_int_equal(sfs_config_one_host(NULL, "h", 1, 0, &config), -EINVAL);
-    assert_int_equal(sfs_config_one_host("/s", "bad host", 1, 0, &config), -EINVAL);
-    assert_null(config);
-}
-
 static void test_host_matching(void **state)
 {
     sfs_config_t            *config;
@@ -1053,16 +588,8 @@ int main(void)
         cmocka_unit_test(test_too_long),
         cmocka_unit_test(test_too_many),
         cmocka_unit_test(test_too_many_hosts),
-        cmocka_unit_test(test_sizes),
-        cmocka_unit_test(test_durations),
-        cmocka_unit_test(test_format_size),
-        cmocka_unit_test(test_round_trip),
-        cmocka_unit_test(test_write_errors),
         cmocka_unit_test(test_load_errors),
         cmocka_unit_test(test_parse_relative_name),
-        cmocka_unit_test(test_generate),
-        cmocka_unit_test(test_generate_many),
-        cmocka_unit_test(test_one_host),
         cmocka_unit_test(test_host_matching),
     };
     // clang-format on

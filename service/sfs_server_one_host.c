@@ -1,0 +1,145 @@
+/*
+ * Where the job's config text comes from: the file of -c, or for --one-host
+ * the state dir's own config, which the first start makes (with its
+ * connauth file) and later starts reuse, saving a new --port in it.
+ */
+#define SFS_LOG_FAC "server"
+#include "sfs_server.h"
+
+#include "sfs_errno.h"
+#include "sfs_log.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define SFS_SERVER_TEXT_MAX (1u << 20)
+
+static int sfs_server_read_file(const char *path, char **text_p, size_t *length_p)
+{
+    FILE  *file = fopen(path, "r");
+    char  *text;
+    size_t length;
+
+    if (!file) {
+        return sfs_error_set(-errno, "cannot open config %s: %m", path);
+    }
+    text = malloc(SFS_SERVER_TEXT_MAX);
+    if (!text) {
+        fclose(file);
+        return -ENOMEM;
+    }
+    length = fread(text, 1, SFS_SERVER_TEXT_MAX, file);
+    if (ferror(file) || length == SFS_SERVER_TEXT_MAX) {
+        fclose(file);
+        free(text);
+        return sfs_error_set(-EINVAL, "config %s is unreadable or larger than %u bytes", path,
+                             SFS_SERVER_TEXT_MAX);
+    }
+    fclose(file);
+    *text_p   = text;
+    *length_p = length;
+    return 0;
+}
+
+/* --one-host on an existing state dir: its saved config wins, but an option
+ * given on the command line must not be silently ignored. A new --port is
+ * saved (clients read the port from that file); the target count is fixed by
+ * the data already in the state dir, so a different --targets is refused. */
+static int sfs_server_apply_one_host_options(const sfs_server_args_t *args, const char *path)
+{
+    sfs_config_t *config;
+    uint16_t      old_port;
+    int           rc;
+
+    if (!args->port_given && !args->targets_given) {
+        return 0;
+    }
+    rc = sfs_config_load(path, &config);
+    if (rc) {
+        return rc;
+    }
+    if (args->targets_given && config->target_count != args->targets) {
+        rc = sfs_error_set(-EINVAL,
+                           "--targets %u: state dir %s already holds %u targets (see %s); "
+                           "start without --targets or use a new --state dir",
+                           args->targets, args->state_dir, config->target_count, path);
+        goto out;
+    }
+    old_port = config->mgmt_port;
+    if (args->port_given && old_port != args->port) {
+        if (args->rejoin_rank >= 0) {
+            rc = sfs_error_set(-EINVAL,
+                               "--rejoin: the running service listens on port %u (%s), not on "
+                               "--port %u",
+                               old_port, path, args->port);
+            goto out;
+        }
+        config->mgmt_port = (uint16_t)args->port;
+        rc                = sfs_config_write(config, path);
+        if (rc == 0) {
+            sfs_info("management port %u, not %u as before: saved in %s", args->port, old_port,
+                     path);
+        }
+    }
+out:
+    sfs_config_destroy(config);
+    return rc;
+}
+
+/* Rank 0: the config text everyone parses. For --one-host, make the state
+ * directory, its config and its connauth file on first start. */
+int sfs_server_config_text(const sfs_server_args_t *args, int size, char *name, size_t name_size,
+                           char **text_p, size_t *length_p)
+{
+    char          path[PATH_MAX];
+    char          host[SFS_HOST_MAX];
+    sfs_config_t *config;
+    int           rc;
+
+    if (args->config_path) {
+        snprintf(name, name_size, "%s", args->config_path);
+        return sfs_server_read_file(args->config_path, text_p, length_p);
+    }
+    /* users reach the config and the munge socket in it; the targets, the
+     * metadata and the keys inside stay the service's own */
+    if (mkdir(args->state_dir, 0755) != 0 && errno != EEXIST) {
+        return sfs_error_set(-errno, "cannot create state dir %s: %m", args->state_dir);
+    }
+    snprintf(path, sizeof(path), "%s/stripefs.yaml", args->state_dir);
+    if (access(path, F_OK) != 0 && args->rejoin_rank >= 0) {
+        return sfs_error_set(-ENOENT,
+                             "--rejoin: %s does not exist (no service was started in "
+                             "%s)",
+                             path, args->state_dir);
+    }
+    if (access(path, F_OK) != 0) {
+        if (gethostname(host, sizeof(host)) != 0) {
+            snprintf(host, sizeof(host), "localhost");
+        }
+        rc = sfs_config_one_host(args->state_dir, host, args->targets, (uint16_t)args->port,
+                                 &config);
+        if (rc) {
+            return rc;
+        }
+        config->hosts[0].ranks = (uint32_t)size;
+        rc                     = sfs_config_write(config, path);
+        if (rc == 0 && access(config->connauth_file, F_OK) != 0) {
+            rc = sfs_auth_make_connauth(config->connauth_file, SFS_CONNAUTH_DEFAULT_SIZE);
+        }
+        sfs_config_destroy(config);
+        if (rc) {
+            return rc;
+        }
+    } else {
+        rc = sfs_server_apply_one_host_options(args, path);
+        if (rc) {
+            return rc;
+        }
+    }
+    snprintf(name, name_size, "%s", path);
+    return sfs_server_read_file(path, text_p, length_p);
+}
