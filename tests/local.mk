@@ -23,6 +23,7 @@ tests_unit_test_perm_LDADD    = libsfs_common.la $(SFS_UNIT_LDADD)
 endif
 
 include tests/unit/config.mk
+include tests/unit/client/local.mk
 include tests/fuzz/local.mk
 
 EXTRA_DIST += tests/run-suite.sh tests/lib tests/mpi tests/fuzz/corpus tests/cluster tests/faults \
