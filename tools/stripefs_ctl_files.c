@@ -112,7 +112,15 @@ int ctl_mkconnauth(ctl_t *ctl, int argc, char **argv)
     optind = 1;
     while ((opt = getopt(argc, argv, "s:")) != -1) {
         if (opt == 's') {
-            size = strtol(optarg, NULL, 10);
+            char *end;
+
+            errno = 0;
+            size  = strtol(optarg, &end, 10);
+            if (end == optarg || *end || errno) {
+                fprintf(stderr, "stripefs-ctl mkconnauth: -s %s is not a number of bytes\n",
+                        optarg);
+                return EXIT_USAGE;
+            }
         } else {
             return EXIT_USAGE;
         }
@@ -206,9 +214,15 @@ int ctl_genconfig(ctl_t *ctl, int argc, char **argv)
         case 'a':
             connauth = optarg;
             break;
-        case 'p':
-            port = strtol(optarg, NULL, 10);
+        case 'p': {
+            char *end;
+
+            port = strtol(optarg, &end, 10);
+            if (end == optarg || *end) {
+                port = -1; /* a usage error below */
+            }
             break;
+        }
         case 'o':
             output = optarg;
             break;

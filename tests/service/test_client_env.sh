@@ -87,3 +87,8 @@ echo "$out" | grep -q "^cluster: " || sfs_fail "genconfig printed no config: '$o
 [ -L /dev/stdout ] || [ ! -e /dev/stdout ] || [ -c /dev/stdout ] ||
     sfs_fail "/dev/stdout is no longer a link or a device: $(ls -l /dev/stdout)"
 echo "ok: genconfig prints the config to stdout"
+
+# numeric options are numbers: "-s 64x" used to make a 64-byte key, "--port 80x" port 80
+sfs_expect_fail "not a number" "$SFS_CTL" mkconnauth -s 64x "$SFS_TEST_TMP/key"
+[ -e "$SFS_TEST_TMP/key" ] && sfs_fail "mkconnauth -s 64x wrote a key"
+sfs_expect_fail "usage" "$SFS_CTL" genconfig --hosts localhost --port 80x
