@@ -5,7 +5,10 @@
 noinst_LTLIBRARIES += libsfs_client.la
 libsfs_client_la_SOURCES = \
 	client/sfs_client.c client/sfs_client_internal.h \
+	client/sfs_client_tunables.c client/sfs_client_tunables.h \
 	client/sfs_namespace.c \
+	client/sfs_statfs.c \
+	client/sfs_client_names.c \
 	client/sfs_file.c \
 	client/sfs_file_io.c \
 	client/sfs_file_local.c \

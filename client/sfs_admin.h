@@ -55,6 +55,11 @@ int sfs_admin_meta_check(sfs_client_t *client, int repair, void (*line)(void *, 
 int sfs_admin_pending(sfs_client_t *client, uint64_t after, uint32_t max, uint64_t *ids,
                       uint32_t *count_p, int *eof_p);
 
+/* For each target of `map` (by index), the index of the first online target
+ * on the same file system, as far as this host can tell (sfs_statfs.c says
+ * how); its own index when alone, offline, or on another host. */
+int sfs_admin_fs_groups(const sfs_map_t *map, uint32_t *group_of);
+
 /* Metadata counters (files, dirs, pending chunk deletions). */
 int sfs_admin_meta_statfs(sfs_client_t *client, sfs_meta_statfs_t *stats);
 

@@ -4,6 +4,7 @@
  */
 #define SFS_LOG_FAC "client"
 #include "sfs_client_internal.h"
+#include "sfs_client_tunables.h"
 
 #include "sfs_alloc.h"
 #include "sfs_config.h"
@@ -24,6 +25,8 @@ const char *sfs_client_error(void)
 
 int sfs_path_canonical(const char *path, char *out, size_t out_size)
 {
+    SFS_ARG_CHECK(path && out, "path or out is NULL");
+    SFS_ARG_CHECK(out_size > 0, "out_size is 0");
     return sfs_path_normalize(path, out, out_size);
 }
 
@@ -65,8 +68,10 @@ typedef struct sfs_client_where {
     char     host[SFS_HOST_MAX];
     uint16_t port;
     char     connauth[PATH_MAX]; /* "" in munge mode */
-    uint32_t timeout_ms;
-    int      munge; /* prove our uid with MUNGE instead of holding the secret */
+    uint32_t timeout_ms;         /* RPCs */
+    uint32_t connect_timeout_ms; /* bootstrap and connection setup */
+    char     timeout_source[64]; /* where connect_timeout_ms came from, for errors */
+    int      munge;              /* prove our uid with MUNGE instead of holding the secret */
     char     munge_socket[PATH_MAX];
     uint32_t service_uid;
 } sfs_client_where_t;
@@ -95,30 +100,43 @@ static int sfs_client_from_config(const char *path, sfs_client_where_t *where)
     if (!where->timeout_ms) {
         where->timeout_ms = config->rpc_timeout_ms;
     }
+    if (!where->connect_timeout_ms && config->connect_timeout_ms) {
+        where->connect_timeout_ms = config->connect_timeout_ms;
+        snprintf(where->timeout_source, sizeof(where->timeout_source),
+                 "the config's timeouts: {connect}");
+    }
     sfs_config_destroy(config);
     return 0;
 }
 
-static int sfs_client_locate(const sfs_client_params_t *params, sfs_client_where_t *where)
+static int sfs_client_locate(const sfs_client_params_t *params, const sfs_client_env_t *env,
+                             sfs_client_where_t *where)
 {
     const char *config   = SFS_PARAM_VALUE(params, config_path, SFS_CLIENT_PARAM_CONFIG, NULL);
     const char *mgmt     = SFS_PARAM_VALUE(params, mgmt, SFS_CLIENT_PARAM_MGMT, NULL);
     const char *connauth = SFS_PARAM_VALUE(params, connauth_file, SFS_CLIENT_PARAM_CONNAUTH, NULL);
-    const char *timeout  = getenv("STRIPEFS_TIMEOUT");
-    static const char *const defaults[] = {"/etc/stripefs/stripefs.yaml",
-                                           "./stripefs-state/stripefs.yaml"};
+    static const char *const defaults[]    = {"/etc/stripefs/stripefs.yaml",
+                                              "./stripefs-state/stripefs.yaml"};
+    int                      mgmt_from_env = 0;
 
     memset(where, 0, sizeof(*where));
+    /* one timeout for both, the caller's first, then STRIPEFS_TIMEOUT; else
+     * the config's two (or the defaults) */
     where->timeout_ms = SFS_PARAM_VALUE(params, timeout_ms, SFS_CLIENT_PARAM_TIMEOUT, 0);
-    if (!where->timeout_ms && timeout && atof(timeout) > 0) {
-        where->timeout_ms = (uint32_t)(atof(timeout) * 1000);
+    if (where->timeout_ms) {
+        snprintf(where->timeout_source, sizeof(where->timeout_source), "the caller's timeout");
+    } else if (env->timeout_ms) {
+        where->timeout_ms = env->timeout_ms;
+        snprintf(where->timeout_source, sizeof(where->timeout_source), "STRIPEFS_TIMEOUT");
     }
+    where->connect_timeout_ms = where->timeout_ms;
     if (!config && !mgmt) {
-        config = getenv("STRIPEFS_CONFIG");
-        mgmt   = getenv("STRIPEFS_MGMT");
+        config        = env->config;
+        mgmt          = env->mgmt;
+        mgmt_from_env = mgmt != NULL;
     }
     if (!connauth) {
-        connauth = getenv("STRIPEFS_CONNAUTH");
+        connauth = env->connauth;
     }
     if (connauth) {
         snprintf(where->connauth, sizeof(where->connauth), "%s", connauth);
@@ -127,18 +145,20 @@ static int sfs_client_locate(const sfs_client_params_t *params, sfs_client_where
         int rc = sfs_client_parse_mgmt(mgmt, where->host, sizeof(where->host), &where->port);
 
         if (rc) {
+            if (mgmt_from_env) {
+                char detail[SFS_ERROR_DETAIL_MAX];
+
+                snprintf(detail, sizeof(detail), "%s", sfs_error_detail());
+                sfs_error_set(rc, "STRIPEFS_MGMT=%s: %s", mgmt, detail);
+            }
             return rc;
         }
         if (!where->connauth[0]) {
             /* no secret: a user, proven by the site's munged; the servers
              * run as root unless STRIPEFS_SERVICE_UID says otherwise */
-            const char *uid = getenv("STRIPEFS_SERVICE_UID");
-
             where->munge = 1;
-            snprintf(where->munge_socket, sizeof(where->munge_socket), "%s",
-                     getenv("STRIPEFS_MUNGE_SOCKET") ? getenv("STRIPEFS_MUNGE_SOCKET")
-                                                     : SFS_MUNGE_SOCKET_DEFAULT);
-            where->service_uid = uid ? (uint32_t)strtoul(uid, NULL, 10) : 0;
+            snprintf(where->munge_socket, sizeof(where->munge_socket), "%s", env->munge_socket);
+            where->service_uid = env->service_uid;
         }
         return 0;
     }
@@ -156,36 +176,66 @@ static int sfs_client_locate(const sfs_client_params_t *params, sfs_client_where
                          "a holder of the servers' secret)");
 }
 
+/* A connect that ran out of time says how long it waited and why that long. */
+static void sfs_client_connect_error(int rc, const sfs_client_where_t *where)
+{
+    char detail[SFS_ERROR_DETAIL_MAX];
+
+    if (rc != -ETIMEDOUT) {
+        return;
+    }
+    snprintf(detail, sizeof(detail), "%s", sfs_error_detail());
+    sfs_error_set(rc, "%s (connect timeout %u.%03u s, from %s)", detail,
+                  where->connect_timeout_ms / 1000, where->connect_timeout_ms % 1000,
+                  where->timeout_source);
+}
+
 int sfs_client_connect(const sfs_client_params_t *params, sfs_client_t **client_p)
 {
     sfs_tp_worker_params_t wparams;
     sfs_cluster_params_t   cparams;
     sfs_client_where_t     where;
+    sfs_client_env_t       env;
     sfs_client_t          *client;
-    const char            *env;
     int                    rc;
 
     sfs_error_clear();
-    rc = sfs_client_locate(params, &where);
+    SFS_ARG_CHECK(client_p, "client_p is NULL");
+    if (params) {
+        SFS_ARG_CHECK(!(params->field_mask & ~(uint64_t)SFS_CLIENT_PARAM_KNOWN),
+                      "params->field_mask has unknown bits");
+        SFS_ARG_CHECK(!(params->field_mask & SFS_CLIENT_PARAM_CONFIG) || params->config_path,
+                      "SFS_CLIENT_PARAM_CONFIG with config_path NULL");
+        SFS_ARG_CHECK(!(params->field_mask & SFS_CLIENT_PARAM_MGMT) || params->mgmt,
+                      "SFS_CLIENT_PARAM_MGMT with mgmt NULL");
+        SFS_ARG_CHECK(!(params->field_mask & SFS_CLIENT_PARAM_CONNAUTH) || params->connauth_file,
+                      "SFS_CLIENT_PARAM_CONNAUTH with connauth_file NULL");
+        SFS_ARG_CHECK(!(params->field_mask & SFS_CLIENT_PARAM_PROGRAM) || params->program,
+                      "SFS_CLIENT_PARAM_PROGRAM with program NULL");
+        SFS_ARG_CHECK(!(params->field_mask & SFS_CLIENT_PARAM_TIMEOUT) || params->timeout_ms,
+                      "SFS_CLIENT_PARAM_TIMEOUT with timeout_ms 0");
+    }
+    rc = sfs_client_env_read(&env);
+    if (rc == 0) {
+        rc = sfs_client_locate(params, &env, &where);
+    }
     if (rc) {
         return rc;
+    }
+    if (!where.connect_timeout_ms) {
+        where.connect_timeout_ms = SFS_CLIENT_DEFAULT_CONNECT_MS;
+        snprintf(where.timeout_source, sizeof(where.timeout_source), "the default");
     }
     if (!SFS_ALLOC_PTR(client)) {
         return -ENOMEM;
     }
-    client->timeout_ms  = where.timeout_ms ? where.timeout_ms : 30000;
-    client->uid         = (uint32_t)geteuid();
-    client->gid         = (uint32_t)getegid();
-    client->max_request = SFS_CLIENT_DEFAULT_MAX_REQUEST;
-    client->window      = SFS_CLIENT_DEFAULT_WINDOW;
-    if ((env = getenv("STRIPEFS_MAX_REQUEST")) != NULL && atol(env) >= 65536) {
-        client->max_request = (uint64_t)atol(env);
-    }
-    if ((env = getenv("STRIPEFS_WINDOW")) != NULL && atoi(env) > 0) {
-        client->window = (uint32_t)atoi(env);
-    }
-    env                 = getenv("STRIPEFS_LOCAL_READ");
-    client->local_reads = !env || strcmp(env, "0") != 0;
+    client->timeout_ms         = where.timeout_ms ? where.timeout_ms : SFS_CLIENT_DEFAULT_RPC_MS;
+    client->connect_timeout_ms = where.connect_timeout_ms;
+    client->uid                = (uint32_t)geteuid();
+    client->gid                = (uint32_t)getegid();
+    client->max_request        = env.max_request;
+    client->window             = env.window;
+    client->local_reads        = env.local_reads;
     memset(&wparams, 0, sizeof(wparams));
     wparams.field_mask = SFS_TP_WORKER_PARAM_PEER_KIND | SFS_TP_WORKER_PARAM_RPC_TIMEOUT |
                          SFS_TP_WORKER_PARAM_NAME | SFS_TP_WORKER_PARAM_MAX_PAYLOAD |
@@ -227,9 +277,10 @@ int sfs_client_connect(const sfs_client_params_t *params, sfs_client_t **client_
     cparams.worker             = client->worker;
     cparams.mgmt_host          = where.host;
     cparams.mgmt_port          = where.port;
-    cparams.connect_timeout_ms = client->timeout_ms < 10000 ? client->timeout_ms : 10000;
+    cparams.connect_timeout_ms = client->connect_timeout_ms;
     rc                         = sfs_cluster_connect(&cparams, &client->cluster);
     if (rc) {
+        sfs_client_connect_error(rc, &where);
         goto err_worker;
     }
     *client_p = client;

@@ -8,16 +8,36 @@
 #include "sfs_proto.h"
 #include "sfs_tp.h"
 
-#define SFS_CLIENT_DEFAULT_MAX_REQUEST (8u << 20) /* bytes per storage RPC */
-#define SFS_CLIENT_DEFAULT_WINDOW      32         /* storage RPCs in flight per operation */
-#define SFS_CLIENT_BOUNCE_PIECES       8          /* more pieces than this: pack them */
-#define SFS_CLIENT_BOUNCE_MAX          (1u << 20) /* ... if the request is this small */
+/* STRIPEFS_MAX_REQUEST and STRIPEFS_WINDOW: defaults in sfs_client_tunables.c */
+#define SFS_CLIENT_DEFAULT_RPC_MS     30000      /* without a config or STRIPEFS_TIMEOUT */
+#define SFS_CLIENT_DEFAULT_CONNECT_MS 10000      /* ... the config's default too */
+#define SFS_CLIENT_BOUNCE_PIECES      8          /* more pieces than this: pack them */
+#define SFS_CLIENT_BOUNCE_MAX         (1u << 20) /* ... if the request is this small */
+
+/* A bad argument of a public call: -EINVAL, the detail naming the call and
+ * the argument (the public API never dereferences what it has not checked). */
+#define SFS_ARG_CHECK(cond, what)                                                                  \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            return sfs_error_set(-EINVAL, "%s: %s", __func__, (what));                             \
+        }                                                                                          \
+    } while (0)
+
+/* Every bit sfs_file_open knows (others are refused). */
+#define SFS_O_KNOWN                                                                                \
+    (SFS_O_WRONLY | SFS_O_RDWR | SFS_O_CREAT | SFS_O_EXCL | SFS_O_TRUNC | SFS_O_SYNC | SFS_O_DSYNC)
+#define SFS_OPEN_PARAM_KNOWN                                                                       \
+    (SFS_OPEN_PARAM_CHUNK_SIZE | SFS_OPEN_PARAM_STRIPE_COUNT | SFS_OPEN_PARAM_START_TARGET)
+#define SFS_CLIENT_PARAM_KNOWN                                                                     \
+    (SFS_CLIENT_PARAM_CONFIG | SFS_CLIENT_PARAM_MGMT | SFS_CLIENT_PARAM_CONNAUTH |                 \
+     SFS_CLIENT_PARAM_TIMEOUT | SFS_CLIENT_PARAM_PROGRAM | SFS_CLIENT_PARAM_ADMIN)
 
 struct sfs_client {
     sfs_tp_worker_t *worker;
     sfs_cluster_t   *cluster;
     sfs_auth_key_t   key;
-    uint32_t         timeout_ms;
+    uint32_t         timeout_ms;         /* RPCs */
+    uint32_t         connect_timeout_ms; /* bootstrap and connection setup */
     uint32_t         uid;
     uint32_t         gid;
     uint64_t         max_request;
@@ -41,6 +61,20 @@ struct sfs_file {
     uint64_t          cap_got_s;     /* when it came (renewed at half its life) */
     int               privs_checked; /* set-id bits dealt with before the first write */
 };
+
+/* sfs_client_names.c: servers named for error messages. "ROLE (rank N on
+ * HOST)"; "storage target T (rank N on HOST)". */
+#define SFS_CLIENT_NAME_MAX 320
+const char *sfs_client_node_name(sfs_client_t *client, uint32_t node_id, const char *role,
+                                 char *buf, size_t buflen);
+const char *sfs_client_target_name(sfs_client_t *client, uint32_t target_id, char *buf,
+                                   size_t buflen);
+/* Whether rc means that the server did not answer (timed out, connection
+ * lost or refused, unreachable) rather than that it refused the request. */
+int sfs_client_no_answer(int rc);
+/* A failed metadata call: prefix the error detail with the metadata
+ * server's name (unless it names it already); returns rc. */
+int sfs_client_meta_error(sfs_client_t *client, int rc);
 
 /* sfs_file_local.c: the chunk file of target `target_index` to read
  * directly (a descriptor the file keeps), or -1 to read through the server.

@@ -11,6 +11,7 @@
 #include "sfs_log.h"
 #include "sfs_time.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -24,8 +25,19 @@ int sfs_file_open(sfs_client_t *client, const char *path, int flags, uint32_t mo
     sfs_file_t     *file;
     int             rc, created = 0;
 
+    SFS_ARG_CHECK(client, "the client is NULL");
+    SFS_ARG_CHECK(path, "the path is NULL");
+    SFS_ARG_CHECK(file_p, "file_p is NULL");
     if ((flags & 0x3) == 0x3) {
         return sfs_error_set(-EINVAL, "%s: invalid access mode", path);
+    }
+    if (flags & ~SFS_O_KNOWN) {
+        return sfs_error_set(-EINVAL, "%s: unknown open flags %#x", path,
+                             (unsigned)(flags & ~SFS_O_KNOWN));
+    }
+    if (params && (params->field_mask & ~SFS_OPEN_PARAM_KNOWN)) {
+        return sfs_error_set(-EINVAL, "%s: unknown open parameters %#" PRIx64, path,
+                             params->field_mask & ~(uint64_t)SFS_OPEN_PARAM_KNOWN);
     }
     req = calloc(1, sizeof(*req));
     if (!req || !SFS_ALLOC_PTR(file)) {
@@ -166,6 +178,10 @@ int sfs_file_close(sfs_file_t *file)
 
 const char *sfs_file_path(const sfs_file_t *file)
 {
+    if (!file) {
+        sfs_error_set(-EINVAL, "sfs_file_path: the file is NULL");
+        return NULL;
+    }
     return file->path;
 }
 
@@ -174,6 +190,7 @@ int sfs_file_size(sfs_file_t *file, uint64_t *size_p)
     uint64_t lengths[SFS_STRIPE_COUNT_MAX];
     int      rc;
 
+    SFS_ARG_CHECK(file && size_p, "the file or size_p is NULL");
     sfs_file_cap_refresh(file);
     rc = sfs_client_chunk_lengths(file->client, &file->attr, &file->cap, lengths);
 
@@ -229,9 +246,13 @@ static int sfs_file_each_target(sfs_file_t *file, uint32_t opcode, uint64_t size
         }
         one = sfs_tp_rpc_wait(rpcs[t]);
         if (one && !rc) {
-            rc = sfs_error_set(one, "%s: %s on storage target %u: %s", file->path,
-                               sfs_op_name(opcode), pattern->targets[t],
-                               sfs_tp_rpc_error_detail(rpcs[t]));
+            const char *detail = sfs_tp_rpc_error_detail(rpcs[t]);
+            char        name[SFS_CLIENT_NAME_MAX];
+
+            rc = sfs_error_set(
+                one, "%s: %s on %s: %s", file->path, sfs_op_name(opcode),
+                sfs_client_target_name(file->client, pattern->targets[t], name, sizeof(name)),
+                detail[0] ? detail : sfs_strerror(one));
         }
         sfs_tp_rpc_release(rpcs[t]);
     }
@@ -240,6 +261,7 @@ static int sfs_file_each_target(sfs_file_t *file, uint32_t opcode, uint64_t size
 
 int sfs_file_truncate(sfs_file_t *file, uint64_t size)
 {
+    SFS_ARG_CHECK(file, "the file is NULL");
     if (size > (uint64_t)INT64_MAX) {
         return sfs_error_set(-EFBIG, "%s: size %lu too large", file->path, (unsigned long)size);
     }
@@ -248,6 +270,7 @@ int sfs_file_truncate(sfs_file_t *file, uint64_t size)
 
 int sfs_file_sync(sfs_file_t *file)
 {
+    SFS_ARG_CHECK(file, "the file is NULL");
     return sfs_file_each_target(file, SFS_OP_FSYNC, 0);
 }
 
@@ -255,6 +278,7 @@ int sfs_file_stat(sfs_file_t *file, sfs_stat_t *stat)
 {
     int rc;
 
+    SFS_ARG_CHECK(file && stat, "the file or stat is NULL");
     sfs_client_attr_to_stat(&file->attr, stat);
     rc = sfs_file_size(file, &stat->size);
     return rc;
@@ -262,6 +286,13 @@ int sfs_file_stat(sfs_file_t *file, sfs_stat_t *stat)
 
 void sfs_file_layout(const sfs_file_t *file, sfs_stat_t *stat)
 {
+    if (!stat) {
+        return;
+    }
+    if (!file) {
+        memset(stat, 0, sizeof(*stat));
+        return;
+    }
     sfs_client_attr_to_stat(&file->attr, stat);
 }
 
@@ -270,6 +301,7 @@ int sfs_file_local2global(const sfs_file_t *file, void *buf, size_t *length_p)
     uint8_t    tmp[SFS_PATH_MAX + 1024];
     sfs_wbuf_t wb;
 
+    SFS_ARG_CHECK(file && length_p, "the file or length_p is NULL");
     sfs_wbuf_init(&wb, tmp, sizeof(tmp));
     sfs_wbuf_u32(&wb, SFS_FILE_GLOBAL_MAGIC);
     sfs_wbuf_u32(&wb, (uint32_t)file->flags);
@@ -296,6 +328,8 @@ int sfs_file_global2local(sfs_client_t *client, const void *buf, size_t length, 
     sfs_file_t *file;
     sfs_rbuf_t  rb;
 
+    SFS_ARG_CHECK(client && file_p, "the client or file_p is NULL");
+    SFS_ARG_CHECK(buf && length > 0, "the handle is NULL or empty");
     if (!SFS_ALLOC_PTR(file)) {
         return -ENOMEM;
     }
@@ -322,13 +356,17 @@ int sfs_file_global2local(sfs_client_t *client, const void *buf, size_t length, 
 
 int sfs_file_counter(sfs_file_t *file, int op, uint64_t value, uint64_t *before_p)
 {
-    sfs_counter_req_t   req = {.key = file->open_id, .op = (uint32_t)op, .value = value};
+    sfs_counter_req_t   req;
     uint8_t             args[32];
     sfs_wbuf_t          wb;
     sfs_tp_rpc_params_t params;
     sfs_tp_rpc_t       *rpc;
     int                 rc;
 
+    SFS_ARG_CHECK(file && before_p, "the file or before_p is NULL");
+    SFS_ARG_CHECK(op == SFS_COUNTER_ADD || op == SFS_COUNTER_SET || op == SFS_COUNTER_FORGET,
+                  "op is not SFS_COUNTER_ADD, _SET or _FORGET");
+    req = (sfs_counter_req_t){.key = file->open_id, .op = (uint32_t)op, .value = value};
     sfs_wbuf_init(&wb, args, sizeof(args));
     sfs_proto_counter_req_pack(&wb, &req);
     memset(&params, 0, sizeof(params));
@@ -346,7 +384,13 @@ int sfs_file_counter(sfs_file_t *file, int op, uint64_t value, uint64_t *before_
         rc                 = rb.error ? sfs_error_set(-EPROTO, "malformed COUNTER reply") : 0;
         file->counter_used = 1;
     } else {
-        sfs_error_set(rc, "%s: shared file pointer: %s", file->path, sfs_error_detail());
+        char detail[SFS_ERROR_DETAIL_MAX];
+
+        if (sfs_client_no_answer(rc)) {
+            sfs_client_meta_error(file->client, rc);
+        }
+        snprintf(detail, sizeof(detail), "%s", sfs_error_detail());
+        sfs_error_set(rc, "%s: shared file pointer: %s", file->path, detail);
     }
     sfs_tp_rpc_release(rpc);
     return rc;

@@ -15,6 +15,7 @@
 #include "sfs_layout.h"
 #include "sfs_log.h"
 
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -333,6 +334,8 @@ static int sfs_io_start(sfs_request_t *req, sfs_io_rpc_t *rpc)
     chunk->target_id = target;
     chunk->entry_id  = file->attr.entry_id;
     chunk->cap       = file->cap;
+    /* O_SYNC/O_DSYNC: the target makes the data durable before it replies */
+    chunk->flags = (req->write && (file->flags & SFS_O_DSYNC)) ? SFS_WRITE_SYNC : 0;
     for (size_t s = rpc->first; s < rpc->first + rpc->count; s++) {
         const sfs_io_segment_t *seg = &req->segments[s];
 
@@ -398,8 +401,11 @@ static int sfs_io_start(sfs_request_t *req, sfs_io_rpc_t *rpc)
     }
     free(args);
     if (rc) {
-        sfs_io_fail(req, rc, "%s: %s on storage target %u: %s", file->path, sfs_op_name(opcode),
-                    target, sfs_error_detail());
+        char name[SFS_CLIENT_NAME_MAX];
+
+        sfs_io_fail(req, rc, "%s: %s on %s: %s", file->path, sfs_op_name(opcode),
+                    sfs_client_target_name(file->client, target, name, sizeof(name)),
+                    sfs_error_detail());
     }
     return rc;
 }
@@ -411,10 +417,14 @@ static void sfs_io_complete_rpc(sfs_request_t *req, sfs_io_rpc_t *rpc)
 
     rpc->done = 1;
     if (status) {
-        sfs_io_fail(req, status, "%s: %s on storage target %u: %s", req->file->path,
-                    req->write ? "write" : "read",
-                    req->file->attr.pattern.targets[rpc->target_index],
-                    sfs_tp_rpc_error_detail(rpc->rpc));
+        const char *detail = sfs_tp_rpc_error_detail(rpc->rpc);
+        char        name[SFS_CLIENT_NAME_MAX];
+
+        sfs_io_fail(req, status, "%s: %s on %s: %s", req->file->path, req->write ? "write" : "read",
+                    sfs_client_target_name(req->file->client,
+                                           req->file->attr.pattern.targets[rpc->target_index], name,
+                                           sizeof(name)),
+                    detail[0] ? detail : sfs_strerror(status));
     } else {
         const void *reply = sfs_tp_rpc_reply_args(rpc->rpc, &length);
         sfs_rbuf_t  rb;
@@ -536,6 +546,13 @@ static int sfs_io_create(sfs_file_t *file, int write, const sfs_file_extent_t *e
     sfs_request_t *req;
     int            rc;
 
+    SFS_ARG_CHECK(file, "the file is NULL");
+    SFS_ARG_CHECK(extents || extent_count == 0, "extents is NULL");
+    SFS_ARG_CHECK(memory || memory_count == 0, "memory is NULL");
+    for (size_t i = 0; i < memory_count; i++) {
+        SFS_ARG_CHECK(memory[i].iov_base || memory[i].iov_len == 0,
+                      "a memory piece has no address but a length");
+    }
     if (write && (file->flags & 0x3) == SFS_O_RDONLY) {
         return sfs_error_set(-EBADF, "%s is open read-only", file->path);
     }
@@ -612,6 +629,9 @@ ssize_t sfs_file_pwrite(sfs_file_t *file, const void *buf, size_t length, uint64
     sfs_file_extent_t extent = {offset, length};
     struct iovec      iov    = {(void *)buf, length};
 
+    SFS_ARG_CHECK(file, "the file is NULL");
+    SFS_ARG_CHECK(buf || length == 0, "buf is NULL");
+    SFS_ARG_CHECK(length <= SSIZE_MAX, "length is over SSIZE_MAX");
     return length ? sfs_io_run(file, 1, &extent, 1, &iov, 1) : 0;
 }
 
@@ -620,6 +640,9 @@ ssize_t sfs_file_pread(sfs_file_t *file, void *buf, size_t length, uint64_t offs
     sfs_file_extent_t extent = {offset, length};
     struct iovec      iov    = {buf, length};
 
+    SFS_ARG_CHECK(file, "the file is NULL");
+    SFS_ARG_CHECK(buf || length == 0, "buf is NULL");
+    SFS_ARG_CHECK(length <= SSIZE_MAX, "length is over SSIZE_MAX");
     return length ? sfs_io_run(file, 0, &extent, 1, &iov, 1) : 0;
 }
 
@@ -628,8 +651,12 @@ static int sfs_io_start_async(sfs_file_t *file, int write, void *buf, size_t len
 {
     sfs_file_extent_t extent = {offset, length};
     struct iovec      iov    = {buf, length};
-    int rc = sfs_io_create(file, write, &extent, length ? 1 : 0, &iov, length ? 1 : 0, request_p);
+    int               rc;
 
+    SFS_ARG_CHECK(request_p, "request_p is NULL");
+    SFS_ARG_CHECK(buf || length == 0, "buf is NULL");
+    SFS_ARG_CHECK(length <= SSIZE_MAX, "length is over SSIZE_MAX");
+    rc = sfs_io_create(file, write, &extent, length ? 1 : 0, &iov, length ? 1 : 0, request_p);
     if (rc == 0) {
         sfs_io_advance(*request_p, 0);
     }
@@ -650,6 +677,7 @@ int sfs_file_iread(sfs_file_t *file, void *buf, size_t length, uint64_t offset,
 
 int sfs_request_test(sfs_request_t *request)
 {
+    SFS_ARG_CHECK(request, "the request is NULL");
     if (!sfs_io_finished(request)) {
         sfs_io_advance(request, 0);
     }
@@ -658,5 +686,6 @@ int sfs_request_test(sfs_request_t *request)
 
 ssize_t sfs_request_wait(sfs_request_t *request)
 {
+    SFS_ARG_CHECK(request, "the request is NULL");
     return sfs_io_finish(request);
 }

@@ -33,7 +33,10 @@ int sfs_client_meta_call(sfs_client_t *client, uint32_t opcode, const sfs_meta_r
     params.args_length = wb.length;
     params.alloc_reply = 1;
     rc                 = sfs_cluster_call_meta(client->cluster, &params, rpc_p);
-    if (rc && *rpc_p && sfs_tp_rpc_error_detail(*rpc_p)[0]) {
+    if (rc && sfs_client_no_answer(rc)) {
+        /* dead, hung or unreachable: say which server */
+        sfs_client_meta_error(client, rc);
+    } else if (rc && *rpc_p && sfs_tp_rpc_error_detail(*rpc_p)[0]) {
         /* the server's own words name the path: prefer them */
         sfs_error_set(rc, "%s", sfs_tp_rpc_error_detail(*rpc_p));
     }
@@ -97,10 +100,18 @@ int sfs_client_meta_attr(sfs_client_t *client, uint32_t opcode, sfs_meta_req_t *
     return rc;
 }
 
-static sfs_meta_req_t *sfs_client_req(sfs_client_t *client, const char *path, int *rc_p)
+/* A request for `path` by `client`; NULL (with *rc_p) when either is NULL
+ * (the error names `call`, the public function) or the path is bad. */
+static sfs_meta_req_t *sfs_client_req_for(const char *call, sfs_client_t *client, const char *path,
+                                          int *rc_p)
 {
-    sfs_meta_req_t *req = calloc(1, sizeof(*req));
+    sfs_meta_req_t *req;
 
+    if (!client || !path) {
+        *rc_p = sfs_error_set(-EINVAL, "%s: %s is NULL", call, client ? "the path" : "the client");
+        return NULL;
+    }
+    req = calloc(1, sizeof(*req));
     if (!req) {
         *rc_p = -ENOMEM;
         return NULL;
@@ -114,13 +125,16 @@ static sfs_meta_req_t *sfs_client_req(sfs_client_t *client, const char *path, in
     req->gid = client->gid;
     return req;
 }
+#define sfs_client_req(client, path, rc_p) sfs_client_req_for(__func__, (client), (path), (rc_p))
 
 int sfs_lookup(sfs_client_t *client, const char *path, sfs_stat_t *stat)
 {
     sfs_attr_t      attr;
     int             rc;
-    sfs_meta_req_t *req = sfs_client_req(client, path, &rc);
+    sfs_meta_req_t *req;
 
+    SFS_ARG_CHECK(stat, "stat is NULL");
+    req = sfs_client_req(client, path, &rc);
     if (!req) {
         return rc;
     }
@@ -139,7 +153,8 @@ int sfs_access(sfs_client_t *client, const char *path, int mode, sfs_stat_t *sta
     sfs_meta_req_t *req;
 
     if (mode & ~(R_OK | W_OK | X_OK)) {
-        return sfs_error_set(-EINVAL, "%s: access mode %#x is not R_OK, W_OK, X_OK", path, mode);
+        return sfs_error_set(-EINVAL, "%s: access mode %#x is not R_OK, W_OK, X_OK",
+                             path ? path : "(null)", mode);
     }
     req = sfs_client_req(client, path, &rc);
     if (!req) {
@@ -209,11 +224,14 @@ int sfs_client_chunk_lengths(sfs_client_t *client, const sfs_attr_t *attr, const
             }
         }
         if (one && !rc) {
-            rc =
-                sfs_error_set(one, "storage target %u: chunk length of entry %016lx: %s",
-                              attr->pattern.targets[t], (unsigned long)attr->entry_id,
-                              sfs_tp_rpc_error_detail(rpcs[t])[0] ? sfs_tp_rpc_error_detail(rpcs[t])
-                                                                  : sfs_strerror(one));
+            char name[SFS_CLIENT_NAME_MAX];
+
+            rc = sfs_error_set(
+                one, "%s: chunk length of entry %016lx: %s",
+                sfs_client_target_name(client, attr->pattern.targets[t], name, sizeof(name)),
+                (unsigned long)attr->entry_id,
+                sfs_tp_rpc_error_detail(rpcs[t])[0] ? sfs_tp_rpc_error_detail(rpcs[t])
+                                                    : sfs_strerror(one));
         }
         sfs_tp_rpc_release(rpcs[t]);
     }
@@ -226,8 +244,10 @@ int sfs_stat(sfs_client_t *client, const char *path, sfs_stat_t *stat)
     sfs_cap_t       cap;
     uint64_t        lengths[SFS_STRIPE_COUNT_MAX];
     int             rc;
-    sfs_meta_req_t *req = sfs_client_req(client, path, &rc);
+    sfs_meta_req_t *req;
 
+    SFS_ARG_CHECK(stat, "stat is NULL");
+    req = sfs_client_req(client, path, &rc);
     if (!req) {
         return rc;
     }
@@ -287,8 +307,10 @@ int sfs_unlink(sfs_client_t *client, const char *path)
 int sfs_rename(sfs_client_t *client, const char *from, const char *to)
 {
     int             rc;
-    sfs_meta_req_t *req = sfs_client_req(client, from, &rc);
+    sfs_meta_req_t *req;
 
+    SFS_ARG_CHECK(to, "the new path is NULL");
+    req = sfs_client_req(client, from, &rc);
     if (!req) {
         return rc;
     }
@@ -430,6 +452,8 @@ int sfs_readdir(sfs_client_t *client, const char *path, const char *after, sfs_d
     uint32_t      count;
     int           rc;
 
+    SFS_ARG_CHECK(entries && count_p && eof_p, "entries, count_p or eof_p is NULL");
+    SFS_ARG_CHECK(max > 0, "max is 0: no room for an entry");
     *count_p = 0;
     rc = sfs_client_meta_page(client, SFS_OP_READDIR, path, after, max, &rpc, &count, eof_p, &rb);
     if (rc) {
@@ -449,47 +473,4 @@ int sfs_readdir(sfs_client_t *client, const char *path, const char *after, sfs_d
     }
     *count_p = count;
     return 0;
-}
-
-int sfs_statfs(sfs_client_t *client, sfs_statfs_t *statfs)
-{
-    const sfs_map_t *map;
-    sfs_meta_req_t  *req;
-    sfs_tp_rpc_t    *rpc;
-    int              rc;
-
-    memset(statfs, 0, sizeof(*statfs));
-    rc = sfs_cluster_refresh_map(client->cluster);
-    if (rc) {
-        return rc;
-    }
-    map = sfs_cluster_map(client->cluster);
-    for (uint32_t i = 0; i < map->target_count; i++) {
-        statfs->targets++;
-        if (map->targets[i].state == SFS_STATE_ONLINE) {
-            statfs->targets_online++;
-            statfs->capacity += map->targets[i].capacity;
-            statfs->free += map->targets[i].free;
-        }
-    }
-    req = sfs_client_req(client, "/", &rc);
-    if (!req) {
-        return rc;
-    }
-    rc = sfs_client_meta_call(client, SFS_OP_META_STATFS, req, &rpc);
-    free(req);
-    if (rc == 0) {
-        size_t      length;
-        const void *reply = sfs_tp_rpc_reply_args(rpc, &length);
-        sfs_rbuf_t  rb;
-
-        sfs_rbuf_init(&rb, reply, length);
-        statfs->files = sfs_rbuf_u64(&rb);
-        statfs->dirs  = sfs_rbuf_u64(&rb);
-        if (rb.error) {
-            rc = sfs_error_set(-EPROTO, "metadata server sent a malformed statfs reply");
-        }
-    }
-    sfs_tp_rpc_release(rpc);
-    return rc;
 }

@@ -23,6 +23,7 @@ tests_unit_test_perm_LDADD    = libsfs_common.la $(SFS_UNIT_LDADD)
 endif
 
 include tests/unit/config.mk
+include tests/unit/client/local.mk
 include tests/fuzz/local.mk
 
 # common/sfs_tunable.c, and the log, transport and storage tables
@@ -42,6 +43,11 @@ EXTRA_DIST += tests/run-suite.sh tests/lib tests/mpi tests/fuzz/corpus tests/clu
 check_PROGRAMS += tests/progs/sfs_client_check
 tests_progs_sfs_client_check_SOURCES = tests/progs/sfs_client_check.c
 tests_progs_sfs_client_check_LDADD   = libsfs_client.la $(SFS_CORE_LIBS)
+
+# Every public client call with bad arguments (tests/service/test_service_client_api.sh).
+check_PROGRAMS += tests/progs/sfs_client_args
+tests_progs_sfs_client_args_SOURCES = tests/progs/sfs_client_args.c
+tests_progs_sfs_client_args_LDADD   = libsfs_client.la $(SFS_CORE_LIBS)
 
 # A file kept open past its capability's lifetime (tests/service/test_service_caps.sh).
 check_PROGRAMS += tests/progs/sfs_cap_renew

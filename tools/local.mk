@@ -1,6 +1,8 @@
 # tools/: stripefs-ctl (administration) and friends.
 bin_PROGRAMS += stripefs-ctl
-stripefs_ctl_SOURCES = tools/stripefs_ctl.c
+stripefs_ctl_SOURCES = tools/stripefs_ctl.c tools/stripefs_ctl.h \
+	tools/stripefs_ctl_cluster.c tools/stripefs_ctl_ns.c tools/stripefs_ctl_ls.c \
+	tools/stripefs_ctl_files.c tools/stripefs_ctl_info.c
 stripefs_ctl_CPPFLAGS = $(SFS_CPPFLAGS_TOOLS)
 stripefs_ctl_LDADD   = libsfs_client.la $(SFS_CORE_LIBS)
 

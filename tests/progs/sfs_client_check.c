@@ -15,6 +15,16 @@
  *   sfs_client_check errors DIR         error codes of bad requests
  *   sfs_client_check race-read PATH S   for S seconds read 1 MiB ranges, 4 in
  *                                       flight: every byte is the pattern or 0
+ *   sfs_client_check sync PATH N MODE   N writes of 4 KiB through one open
+ *                                       with MODE plain, dsync or sync
+ *                                       (SFS_O_DSYNC, SFS_O_SYNC); the test
+ *                                       counts the targets' fdatasync calls
+ *   sfs_client_check probe PATH STEP N  write PATH on 4 targets, print
+ *                                       "ready"; then N times: wait for the
+ *                                       file STEP.i, look PATH up and write
+ *                                       it, print both results ("step i
+ *                                       lookup|write: rc: error"), and
+ *                                       create STEP.i.done
  *   sfs_client_check race-truncate PATH S  for S seconds shrink and refill
  *                                       the file (run both at once: a read
  *                                       served from a mapped chunk file must
@@ -594,6 +604,87 @@ static int check_coherent(sfs_client_t *client, const char *path)
     return failures;
 }
 
+/* N writes through one open; with SFS_O_(D)SYNC each must be durable on its
+ * target when it returns (the test counts the targets' fdatasync calls). */
+static int check_sync(sfs_client_t *client, const char *path, long n, const char *mode)
+{
+    int         flags = SFS_O_RDWR | SFS_O_CREAT | SFS_O_TRUNC;
+    uint8_t     buf[4096];
+    sfs_file_t *file;
+    long        done = 0;
+    int         rc;
+
+    if (strcmp(mode, "dsync") == 0) {
+        flags |= SFS_O_DSYNC;
+    } else if (strcmp(mode, "sync") == 0) {
+        flags |= SFS_O_SYNC;
+    } else if (strcmp(mode, "plain") != 0) {
+        fprintf(stderr, "sync: mode is plain, dsync or sync\n");
+        return 2;
+    }
+    rc = sfs_file_open(client, path, flags, 0644, NULL, &file);
+    CHECK(rc == 0, "open %s with flags %#x (%s)", path, (unsigned)flags,
+          rc ? sfs_client_error() : mode);
+    if (rc) {
+        return 1;
+    }
+    for (long i = 0; i < n; i++) {
+        fill(buf, sizeof(buf), (uint64_t)i);
+        done += sfs_file_pwrite(file, buf, sizeof(buf), (uint64_t)i * (1u << 20)) ==
+                (ssize_t)sizeof(buf);
+    }
+    CHECK(done == n, "%ld of %ld writes of 4 KiB (%s)", done, n, mode);
+    sfs_file_close(file);
+    return failures;
+}
+
+/* Calls at moments the test chooses (it stops or kills servers in between),
+ * printing what each returned and the error's words. */
+static int check_probe(sfs_client_t *client, const char *path, const char *step, long n)
+{
+    sfs_open_params_t hints = {.field_mask =
+                                   SFS_OPEN_PARAM_CHUNK_SIZE | SFS_OPEN_PARAM_STRIPE_COUNT,
+                               .chunk_size   = 65536,
+                               .stripe_count = 4};
+    static uint8_t    buf[1 << 20];
+    char              name[4200];
+    sfs_file_t       *file;
+    int               rc;
+
+    rc = sfs_file_open(client, path, SFS_O_RDWR | SFS_O_CREAT, 0644, &hints, &file);
+    if (rc == 0 && sfs_file_pwrite(file, buf, sizeof(buf), 0) != (ssize_t)sizeof(buf)) {
+        rc = -EIO;
+    }
+    if (rc) {
+        fprintf(stderr, "probe %s: %s\n", path, sfs_client_error());
+        return 1;
+    }
+    printf("ready\n");
+    fflush(stdout);
+    for (long i = 1; i <= n; i++) {
+        sfs_stat_t st;
+        ssize_t    put;
+        FILE      *done;
+
+        snprintf(name, sizeof(name), "%s.%ld", step, i);
+        while (access(name, F_OK) != 0) {
+            usleep(50000);
+        }
+        rc = sfs_lookup(client, path, &st);
+        printf("step %ld lookup: %d: %s\n", i, rc, rc ? sfs_client_error() : "ok");
+        put = sfs_file_pwrite(file, buf, sizeof(buf), 0);
+        printf("step %ld write: %zd: %s\n", i, put, put < 0 ? sfs_client_error() : "ok");
+        fflush(stdout);
+        snprintf(name, sizeof(name), "%s.%ld.done", step, i);
+        done = fopen(name, "w");
+        if (done) {
+            fclose(done);
+        }
+    }
+    sfs_file_close(file);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     sfs_client_t *client;
@@ -620,6 +711,10 @@ int main(int argc, char **argv)
         rc = check_verify(client, argv[3]);
     } else if (strcmp(argv[1], "errors") == 0) {
         rc = check_errors(client, argv[2]);
+    } else if (strcmp(argv[1], "probe") == 0 && argc == 5) {
+        rc = check_probe(client, argv[2], argv[3], atol(argv[4]));
+    } else if (strcmp(argv[1], "sync") == 0 && argc == 5) {
+        rc = check_sync(client, argv[2], atol(argv[3]), argv[4]);
     } else if (strcmp(argv[1], "race-read") == 0 && argc == 4) {
         rc = check_race_read(client, argv[2], atof(argv[3]));
     } else if (strcmp(argv[1], "race-truncate") == 0 && argc == 4) {

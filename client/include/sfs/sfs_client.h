@@ -49,13 +49,19 @@ enum {
  *  - STRIPEFS_MGMT ("host:port"): a MUNGE client (STRIPEFS_MUNGE_SOCKET,
  *    STRIPEFS_SERVICE_UID, default the site's munged and uid 0), or with
  *    STRIPEFS_CONNAUTH (a connauth file) a holder of the servers' secret;
- *  - STRIPEFS_TIMEOUT: RPC timeout in seconds;
  *  - else /etc/stripefs/stripefs.yaml, else ./stripefs-state/stripefs.yaml.
+ * Timeouts: timeout_ms (RPCs and connecting), else STRIPEFS_TIMEOUT (whole
+ * seconds, 1..86400), else the config's timeouts: {rpc} and {connect}, else
+ * 30 s and 10 s.
  * Tuning from the environment: STRIPEFS_MAX_REQUEST (bytes per storage
  * request), STRIPEFS_WINDOW (requests in flight per operation),
  * STRIPEFS_DIRECT_COPY=0 / STRIPEFS_DIRECT_PULL=0 (no same-host direct
  * copies / pulls), STRIPEFS_LOCAL_READ=0 (never read a same-host chunk file
- * directly).
+ * directly). `stripefs-ctl info` lists them all. A malformed or out-of-range
+ * value makes the connect fail (-EINVAL) naming the variable.
+ *
+ * A field whose bit is set must hold a value (no NULL string, no zero
+ * timeout); unknown bits are -EINVAL.
  */
 typedef struct sfs_client_params {
     uint64_t    field_mask;
@@ -155,14 +161,20 @@ int sfs_readdir(sfs_client_t *client, const char *path, const char *after, sfs_d
                 uint32_t max, uint32_t *count_p, int *eof_p);
 
 typedef struct sfs_statfs {
-    uint64_t capacity; /**< bytes, online targets */
+    uint64_t capacity; /**< bytes, online targets, each file system once */
     uint64_t free;
     uint64_t files;
     uint64_t dirs;
     uint32_t targets;
     uint32_t targets_online;
+    uint32_t filesystems; /**< file systems counted in capacity and free */
 } sfs_statfs_t;
 
+/** Space and entry counts. Targets that share one file system (this host
+ * sees the same device under their directories: servers on this host) count
+ * it once; targets of other hosts count one each, since nothing tells this
+ * host which disk they are on. `filesystems` < `targets_online` says that
+ * some were merged. */
 int sfs_statfs(sfs_client_t *client, sfs_statfs_t *statfs);
 
 /* ------------------------------------------------------------------------ */
@@ -173,6 +185,13 @@ int sfs_statfs(sfs_client_t *client, sfs_statfs_t *statfs);
 #define SFS_O_CREAT  0x40
 #define SFS_O_EXCL   0x80
 #define SFS_O_TRUNC  0x200
+/** Writes return when the data is durable (fdatasync) on every target and
+ * copy they went to. The values are Linux's O_DSYNC and O_SYNC: SFS_O_SYNC
+ * includes the SFS_O_DSYNC bit. There is no client cache and file
+ * attributes live on the metadata server, so both mean the same here: each
+ * write is made durable before it returns. */
+#define SFS_O_DSYNC 0x1000
+#define SFS_O_SYNC  0x101000
 
 enum {
     SFS_OPEN_PARAM_CHUNK_SIZE   = 1u << 0,
@@ -188,7 +207,10 @@ typedef struct sfs_open_params {
     uint32_t start_target;
 } sfs_open_params_t;
 
-/** Open (and with SFS_O_CREAT create) a file. */
+/** Open (and with SFS_O_CREAT create) a file. `flags`: one of SFS_O_RDONLY,
+ * SFS_O_WRONLY, SFS_O_RDWR, or'ed with any of SFS_O_CREAT, SFS_O_EXCL,
+ * SFS_O_TRUNC, SFS_O_DSYNC, SFS_O_SYNC; any other bit is -EINVAL. `params`
+ * may be NULL. */
 int sfs_file_open(sfs_client_t *client, const char *path, int flags, uint32_t mode,
                   const sfs_open_params_t *params, sfs_file_t **file_p);
 /** Close the handle (no I/O: data is on the targets already). */

@@ -1,0 +1,77 @@
+/* stripefs-ctl info: every tunable of every subsystem with its current value
+ * (as `ucx_info -c` does). Needs no service and no config: it reads only
+ * this process's environment. */
+#include "stripefs_ctl.h"
+
+#include "sfs_client_tunables.h"
+#include "sfs_errno.h"
+#include "sfs_tunable.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+/* The subsystems' tables, in layer order.
+ * ==== MERGE: the lead adds the other subsystems' tables here ====
+ *   &sfs_log_tunables      (common/sfs_log.h)
+ *   &sfs_tp_tunables       (ucx_transport/sfs_tp.h)
+ *   &sfs_storage_tunables  (service/sfs_storage_tunables.h)
+ *   &sfs_preload_tunables  (preload/sfs_preload_tunables.h, header-only)
+ * with their #include lines above. */
+static const sfs_tunable_table_t *const ctl_info_tables[] = {
+    &sfs_client_tunables,
+};
+
+/* Whether the entry's current value reads back; prints why not. */
+static int ctl_info_check(const sfs_tunable_table_t *table, const sfs_tunable_t *entry)
+{
+    const char *text;
+    uint64_t    size;
+    int64_t     number;
+    bool        flag;
+    int         rc = 0;
+
+    switch (entry->type) {
+    case SFS_TUNABLE_BOOL:
+        rc = sfs_tunable_bool(table, entry->name, &flag);
+        break;
+    case SFS_TUNABLE_INT:
+        rc = sfs_tunable_int(table, entry->name, &number);
+        break;
+    case SFS_TUNABLE_SIZE:
+        rc = sfs_tunable_size(table, entry->name, &size);
+        break;
+    case SFS_TUNABLE_STRING:
+        rc = sfs_tunable_string(table, entry->name, &text);
+        break;
+    }
+    if (rc && rc != -ENOENT) {
+        fprintf(stderr, "stripefs-ctl info: %s: %s\n", table->subsystem, sfs_error_detail());
+        return 1;
+    }
+    return 0;
+}
+
+int ctl_info(ctl_t *ctl, int argc, char **argv)
+{
+    int invalid = 0;
+
+    (void)ctl;
+    (void)argc; /* main refused operands */
+    (void)argv;
+    for (size_t t = 0; t < sizeof(ctl_info_tables) / sizeof(ctl_info_tables[0]); t++) {
+        const sfs_tunable_table_t *table = ctl_info_tables[t];
+
+        sfs_tunable_print(stdout, table);
+        for (size_t i = 0; i < table->count; i++) {
+            invalid += ctl_info_check(table, &table->entries[i]);
+        }
+    }
+    if (invalid) {
+        fprintf(stderr,
+                "stripefs-ctl info: %d invalid value%s: clients and servers refuse to "
+                "start with them\n",
+                invalid, invalid == 1 ? "" : "s");
+    }
+    return invalid ? 1 : 0;
+}
