@@ -1,25 +1,26 @@
 /* stripefs-ctl info: every tunable of every subsystem with its current value
  * (as `ucx_info -c` does). Needs no service and no config: it reads only
  * this process's environment. */
+#define SFS_LOG_FAC "ctl"
 #include "stripefs_ctl.h"
 
 #include "sfs_client_tunables.h"
 #include "sfs_errno.h"
+#include "sfs_log.h"
+#include "sfs_preload_tunables.h"
+#include "sfs_storage_tunables.h"
+#include "sfs_tp.h"
 #include "sfs_tunable.h"
 
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 
-/* The subsystems' tables, in layer order.
- * ==== MERGE: the lead adds the other subsystems' tables here ====
- *   &sfs_log_tunables      (common/sfs_log.h)
- *   &sfs_tp_tunables       (ucx_transport/sfs_tp.h)
- *   &sfs_storage_tunables  (service/sfs_storage_tunables.h)
- *   &sfs_preload_tunables  (preload/sfs_preload_tunables.h, header-only)
- * with their #include lines above. */
+/* The subsystems' tables, in layer order (tests/service/test_client_env.sh
+ * checks that every STRIPEFS_ variable the tree names is listed). */
 static const sfs_tunable_table_t *const ctl_info_tables[] = {
-    &sfs_client_tunables,
+    &sfs_log_tunables,     &sfs_tp_tunables,      &sfs_client_tunables,
+    &sfs_storage_tunables, &sfs_preload_tunables,
 };
 
 /* Whether the entry's current value reads back; prints why not. */

@@ -65,9 +65,8 @@ echo "$out" | grep -q "^# client" || sfs_fail "info shows no client section"
 echo "$out" | grep -qE "^STRIPEFS_TIMEOUT=7  #" || sfs_fail "info does not show STRIPEFS_TIMEOUT=7"
 echo "$out" | grep -qE "^STRIPEFS_WINDOW=32 \(default\)" || sfs_fail "info does not show the window's default"
 # every STRIPEFS_* name the listed subsystems' sources read is in the output
-# (==== MERGE: the lead widens this to every folder whose table info lists)
-for dir in client; do
-    for name in $(grep -ohE '"STRIPEFS_[A-Z0-9_]+"' "$SFS_SRC/$dir"/*.c | tr -d '"' | sort -u); do
+for dir in common ucx_transport cluster client service preload; do
+    for name in $(grep -ohE '"STRIPEFS_[A-Z0-9_]+"' "$SFS_SRC/$dir"/*.[ch] | tr -d '"' | sort -u); do
         echo "$out" | grep -q "^$name=" || sfs_fail "stripefs-ctl info does not list $name (read in $dir/)"
     done
 done

@@ -20,7 +20,7 @@ declare -A allowed=(
     [cluster]="layout common ucx_transport cluster"
     [client]="layout common ucx_transport cluster client client/include client/include/sfs"
     [service]="layout common ucx_transport cluster service"
-    [tools]="layout common ucx_transport cluster client client/include tools"
+    [tools]="layout common ucx_transport cluster client client/include service preload tools"
     [preload]="layout common client/include preload"
     [adio]="client/include adio/ad_stripefs"
 )
