@@ -377,10 +377,18 @@ static int sfs_config_format(const sfs_config_t *config, sfs_config_out_t *out)
 /* Replace `path` atomically: a temporary file next to it, then rename. */
 static int sfs_config_write_file(const char *path, const char *data, size_t length)
 {
-    char   temp[PATH_MAX];
-    size_t done = 0;
-    int    fd, rc;
+    char        temp[PATH_MAX];
+    size_t      done = 0;
+    struct stat existing;
+    int         fd, rc;
 
+    /* Renaming over a device or a symlink would replace it (root writing
+     * /dev/stdout made it a regular file): only regular files are replaced. */
+    if (lstat(path, &existing) == 0 && !S_ISREG(existing.st_mode)) {
+        rc = sfs_error_set(-EINVAL, "%s is not a regular file: a config is written only to one",
+                           path);
+        goto err;
+    }
     if ((size_t)snprintf(temp, sizeof(temp), "%s.XXXXXX", path) >= sizeof(temp)) {
         rc = sfs_error_set(-ENAMETOOLONG, "config file name too long: %.80s...", path);
         goto err;

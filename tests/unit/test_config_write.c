@@ -15,6 +15,7 @@
 
 #include <inttypes.h>
 #include <limits.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,6 +88,20 @@ static void test_write_errors(void **state)
     assert_non_null(strstr(sfs_error_detail(), "cannot create"));
     assert_int_equal(sfs_config_write(NULL, path), -EINVAL);
     assert_int_equal(sfs_config_write(config, NULL), -EINVAL);
+    /* a FIFO stands for a device (root once replaced /dev/stdout this way):
+     * refused, and left as it was */
+    snprintf(path, sizeof(path), "%s/fifo.yaml", test_tmp_dir);
+    unlink(path);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    assert_int_equal(sfs_config_write(config, path), -EINVAL);
+    assert_non_null(strstr(sfs_error_detail(), "not a regular file"));
+    {
+        struct stat st;
+
+        assert_int_equal(lstat(path, &st), 0);
+        assert_true(S_ISFIFO(st.st_mode));
+    }
+    unlink(path);
     sfs_config_destroy(config);
 }
 
