@@ -69,7 +69,7 @@ static int sfs_meta_choose_check(const sfs_meta_chooser_t *chooser, uint32_t sta
         online += t->online != 0;
         usable += t->weight != 0;
         *total_p += (int64_t)t->weight;
-        start_known = 1; /* (any id was taken) */
+        start_known |= t->id == start_target;
     }
     if (!start_known) {
         return sfs_error_set(

@@ -6,7 +6,8 @@
  * different targets.
  *
  * It knows every target of the cluster map, online or not: a create that
- * names an offline or full start target gets others instead.
+ * names a target (its start target) which does not exist is refused with
+ * -EINVAL; one that names an offline or full target gets others instead.
  * Thread-safe (the map is refreshed on the progress thread, files are
  * created on the metadata thread). Pure logic: no transport, unit-tested
  * in tests/unit/service/test_meta_chooser.c.

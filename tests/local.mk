@@ -20,6 +20,12 @@ tests_unit_test_perm_SOURCES  = tests/unit/test_perm.c service/sfs_perm.c
 tests_unit_test_perm_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/service
 tests_unit_test_perm_CFLAGS   = $(SFS_UNIT_CFLAGS)
 tests_unit_test_perm_LDADD    = libsfs_common.la $(SFS_UNIT_LDADD)
+check_PROGRAMS += tests/unit/service/test_meta_chooser
+tests_unit_service_test_meta_chooser_SOURCES  = tests/unit/service/test_meta_chooser.c \
+	service/sfs_meta_chooser.c
+tests_unit_service_test_meta_chooser_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/service
+tests_unit_service_test_meta_chooser_CFLAGS   = $(SFS_UNIT_CFLAGS)
+tests_unit_service_test_meta_chooser_LDADD    = libsfs_common.la $(SFS_UNIT_LDADD)
 endif
 
 include tests/unit/config.mk
