@@ -36,33 +36,20 @@ void sfs_meta_counters_cleanup(sfs_meta_t *meta)
     sfs_hash_cleanup(&meta->counters);
 }
 
-void sfs_meta_counter(sfs_meta_t *meta, sfs_tp_request_t *req)
+int sfs_meta_counter(sfs_meta_t *meta, const sfs_counter_req_t *creq, uint64_t *before_p)
 {
-    const void         *args;
-    size_t              length;
-    sfs_rbuf_t          rb;
-    sfs_counter_req_t   creq;
     uint64_t            before = 0;
     sfs_hash_link_t    *link;
     sfs_meta_counter_t *counter = NULL;
-    uint8_t             out[8];
-    sfs_wbuf_t          wb;
 
-    args = sfs_tp_request_args(req, &length);
-    sfs_rbuf_init(&rb, args, length);
-    sfs_proto_counter_req_unpack(&rb, &creq);
-    if (rb.error || sfs_rbuf_remaining(&rb)) {
-        sfs_tp_request_reply_error(req, -EBADMSG, "malformed COUNTER request");
-        return;
-    }
-    link = sfs_hash_find(&meta->counters, creq.key);
+    link = sfs_hash_find(&meta->counters, creq->key);
     if (link) {
         counter = sfs_container_of(link, sfs_meta_counter_t, link);
         before  = counter->value;
         sfs_list_del(&counter->lru);
         sfs_list_add_tail(&meta->counter_lru, &counter->lru);
     }
-    if (creq.op == SFS_COUNTER_OP_FORGET) {
+    if (creq->op == SFS_COUNTER_OP_FORGET) {
         if (counter) {
             sfs_hash_del(&meta->counters, &counter->link);
             sfs_list_del(&counter->lru);
@@ -78,15 +65,13 @@ void sfs_meta_counter(sfs_meta_t *meta, sfs_tp_request_t *req)
                 free(oldest);
             }
             if (!SFS_ALLOC_PTR(counter)) {
-                sfs_tp_request_reply_error(req, -ENOMEM, "out of memory");
-                return;
+                return -ENOMEM;
             }
-            sfs_hash_add(&meta->counters, &counter->link, creq.key);
+            sfs_hash_add(&meta->counters, &counter->link, creq->key);
             sfs_list_add_tail(&meta->counter_lru, &counter->lru);
         }
-        counter->value = creq.op == SFS_COUNTER_OP_ADD ? before + creq.value : creq.value;
+        counter->value = creq->op == SFS_COUNTER_OP_ADD ? before + creq->value : creq->value;
     }
-    sfs_wbuf_init(&wb, out, sizeof(out));
-    sfs_wbuf_u64(&wb, before);
-    sfs_tp_request_reply(req, 0, out, wb.length, NULL, 0, NULL, NULL);
+    *before_p = before;
+    return 0;
 }

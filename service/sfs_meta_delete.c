@@ -20,6 +20,35 @@
 /* ---------------------------------------------------------------------- */
 /* Background chunk deletion (progress thread, from the timer)              */
 
+/* One CHUNK_UNLINK to one target; a failure to send is retried in a later
+ * round. */
+static void sfs_meta_delete_send(sfs_meta_t *meta, sfs_meta_delete_rpc_t *slot)
+{
+    sfs_chunk_unlink_req_t *unlink = malloc(sizeof(*unlink));
+    sfs_tp_rpc_params_t     params;
+    sfs_tp_conn_t          *conn;
+    sfs_wbuf_t              wb;
+
+    slot->rpc = NULL;
+    if (!unlink) {
+        return;
+    }
+    unlink->target_id = slot->target_id;
+    unlink->count     = slot->id_count;
+    memcpy(unlink->entry_ids, slot->ids, slot->id_count * sizeof(*slot->ids));
+    sfs_wbuf_init(&wb, slot->args, sizeof(slot->args));
+    sfs_proto_chunk_unlink_req_pack(&wb, unlink);
+    free(unlink);
+    memset(&params, 0, sizeof(params));
+    params.opcode      = SFS_OP_CHUNK_UNLINK;
+    params.args        = slot->args;
+    params.args_length = wb.length;
+    if (wb.error || sfs_cluster_target_conn(meta->service->cluster, slot->target_id, &conn) != 0 ||
+        sfs_tp_rpc_start(conn, &params, &slot->rpc) != 0) {
+        slot->rpc = NULL;
+    }
+}
+
 static void sfs_meta_delete_start(sfs_meta_t *meta)
 {
     sfs_meta_txn_t *txn;
@@ -75,25 +104,7 @@ static void sfs_meta_delete_start(sfs_meta_t *meta)
     }
     free(patterns);
     for (uint32_t r = 0; r < meta->delete_rpc_count; r++) {
-        sfs_meta_delete_rpc_t *slot = &meta->delete_rpcs[r];
-        sfs_tp_rpc_params_t    params;
-        sfs_tp_conn_t         *conn;
-        sfs_wbuf_t             wb;
-
-        sfs_wbuf_init(&wb, slot->args, sizeof(slot->args));
-        sfs_wbuf_u32(&wb, slot->target_id);
-        sfs_wbuf_u32(&wb, slot->id_count);
-        for (uint32_t i = 0; i < slot->id_count; i++) {
-            sfs_wbuf_u64(&wb, slot->ids[i]);
-        }
-        memset(&params, 0, sizeof(params));
-        params.opcode      = SFS_OP_CHUNK_UNLINK;
-        params.args        = slot->args;
-        params.args_length = wb.length;
-        if (sfs_cluster_target_conn(meta->service->cluster, slot->target_id, &conn) != 0 ||
-            sfs_tp_rpc_start(conn, &params, &slot->rpc) != 0) {
-            slot->rpc = NULL; /* retried in a later round */
-        }
+        sfs_meta_delete_send(meta, &meta->delete_rpcs[r]);
     }
 }
 

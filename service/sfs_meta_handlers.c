@@ -1,10 +1,11 @@
 /*
- * Requests to the metadata role, on the progress thread: decode and check
- * them, then queue them for the metadata thread (sfs_meta_commit.c);
- * COUNTER is answered at once (sfs_meta_counter.c).
+ * Handlers of the metadata role's requests (sfs_handlers.h), on the
+ * progress thread: decode and check them, then queue them for the metadata
+ * thread (sfs_meta_commit.c); COUNTER is answered at once
+ * (sfs_meta_counter.c).
  */
 #define SFS_LOG_FAC "meta"
-#include "sfs_service.h"
+#include "sfs_handlers.h"
 
 #include "sfs_meta_internal.h"
 
@@ -13,12 +14,10 @@
 
 #include <stdlib.h>
 
-void sfs_meta_handle(sfs_meta_t *meta, sfs_tp_request_t *req)
+void sfs_handle_meta(sfs_service_t *service, sfs_tp_request_t *req)
 {
+    sfs_meta_t    *meta = service->meta;
     sfs_meta_op_t *op;
-    const void    *args;
-    size_t         length, payload_length;
-    sfs_rbuf_t     rb;
 
     if (!SFS_ALLOC_PTR(op)) {
         sfs_tp_request_reply_error(req, -ENOMEM, "out of memory");
@@ -26,35 +25,52 @@ void sfs_meta_handle(sfs_meta_t *meta, sfs_tp_request_t *req)
     }
     op->req    = req;
     op->opcode = sfs_tp_request_opcode(req);
-    if (op->opcode == SFS_OP_COUNTER) {
-        free(op);
-        sfs_meta_counter(meta, req);
-        return;
-    }
-    op->cred = *sfs_tp_session_cred(sfs_tp_request_session(req));
-    if ((op->opcode == SFS_OP_META_LIST || op->opcode == SFS_OP_META_CHECK ||
-         op->opcode == SFS_OP_META_PENDING) &&
-        !sfs_cred_admin(&op->cred)) {
-        sfs_warn("refused %s from uid %u (%s): not an administrator", sfs_op_name(op->opcode),
-                 op->cred.uid, sfs_tp_session_peer_host(sfs_tp_request_session(req)));
-        sfs_tp_request_reply_error(req, -EPERM,
-                                   "%s is for administrators (root on a trusted host, or the "
-                                   "admin group)",
-                                   sfs_op_name(op->opcode));
-        free(op);
-        return;
-    }
-    args = sfs_tp_request_args(req, &length);
-    sfs_rbuf_init(&rb, args, length);
-    sfs_proto_meta_req_unpack(&rb, op->opcode, &op->args);
-    sfs_tp_request_payload(req, &payload_length);
-    if (rb.error || sfs_rbuf_remaining(&rb) != 0 || payload_length != 0) {
-        sfs_tp_request_reply_error(req, rb.error == -ENAMETOOLONG ? -ENAMETOOLONG : -EBADMSG,
-                                   "malformed %s request%s", sfs_op_name(op->opcode),
-                                   rb.error == -ENAMETOOLONG ? " (path too long)" : "");
+    op->cred   = *sfs_tp_session_cred(sfs_tp_request_session(req));
+    if (sfs_handler_decode(req, &op->args, sizeof(op->args), 0) != 0) {
         free(op);
         return;
     }
     meta->in_flight++;
     sfs_meta_enqueue(meta, op);
+}
+
+/* The namespace as a whole (fsck): for administrators only. */
+void sfs_handle_meta_admin(sfs_service_t *service, sfs_tp_request_t *req)
+{
+    sfs_tp_session_t *session = sfs_tp_request_session(req);
+    const sfs_cred_t *cred    = sfs_tp_session_cred(session);
+    uint32_t          opcode  = sfs_tp_request_opcode(req);
+
+    if (!sfs_cred_admin(cred)) {
+        sfs_warn("refused %s from uid %u (%s): not an administrator", sfs_op_name(opcode),
+                 cred->uid, sfs_tp_session_peer_host(session));
+        sfs_tp_request_reply_error(req, -EPERM,
+                                   "%s is for administrators (root on a trusted host, or the "
+                                   "admin group)",
+                                   sfs_op_name(opcode));
+        return;
+    }
+    sfs_handle_meta(service, req);
+}
+
+void sfs_handle_counter(sfs_service_t *service, sfs_tp_request_t *req)
+{
+    sfs_counter_req_t   creq;
+    sfs_counter_reply_t reply;
+    uint8_t             out[8];
+    sfs_wbuf_t          wb;
+    int                 rc;
+
+    if (sfs_handler_decode(req, &creq, sizeof(creq), 0) != 0) {
+        return;
+    }
+    rc = sfs_meta_counter(service->meta, &creq, &reply.before);
+    if (rc) {
+        sfs_tp_request_reply_error(req, rc, "shared file pointer of open file %llu: %s",
+                                   (unsigned long long)creq.key, sfs_strerror(rc));
+        return;
+    }
+    sfs_wbuf_init(&wb, out, sizeof(out));
+    sfs_proto_counter_reply_pack(&wb, &reply);
+    sfs_tp_request_reply(req, 0, out, wb.length, NULL, 0, NULL, NULL);
 }

@@ -3,7 +3,7 @@
  * operation, and what each of its files offers the others.
  *
  *   sfs_meta.c          life cycle and the timer (map refresh, deletions)
- *   sfs_meta_handlers.c requests in: decode, check, queue (progress thread)
+ *   sfs_meta_handlers.c its requests: decode, check, queue (progress thread)
  *   sfs_meta_commit.c   the group-commit queue and the metadata thread
  *   sfs_meta_run.c      running one operation in a transaction
  *   sfs_meta_reply.c    replies, capabilities included (progress thread)
@@ -118,8 +118,9 @@ typedef struct sfs_meta_batch {
 void sfs_meta_batch_done(void *arg);
 
 /* sfs_meta_counter.c (progress thread) */
-int  sfs_meta_counters_init(sfs_meta_t *meta);
-void sfs_meta_counter(sfs_meta_t *meta, sfs_tp_request_t *req);
+int sfs_meta_counters_init(sfs_meta_t *meta);
+/* Apply a COUNTER request; *before_p is the value before it. */
+int  sfs_meta_counter(sfs_meta_t *meta, const sfs_counter_req_t *creq, uint64_t *before_p);
 void sfs_meta_counters_cleanup(sfs_meta_t *meta);
 
 /* sfs_meta_delete.c (progress thread, from the timer) */

@@ -31,22 +31,34 @@ static void sfs_meta_release_op(void *arg)
 /* A file looked up or created gets a capability for its storage targets,
  * granting what was checked: read and/or write for an open (SFS_OPEN_*),
  * only its chunk lengths (its size) otherwise (sfs_cap.h). */
-static void sfs_meta_pack_cap(sfs_meta_t *meta, const sfs_meta_op_t *op, sfs_wbuf_t *wb)
+static void sfs_meta_open_reply(sfs_meta_t *meta, const sfs_meta_op_t *op, sfs_wbuf_t *wb)
 {
-    uint32_t  lifetime_s = meta->service->config->capability_lifetime_ms / 1000;
-    sfs_cap_t cap;
+    uint32_t         lifetime_s = meta->service->config->capability_lifetime_ms / 1000;
+    sfs_open_reply_t reply;
 
-    if (op->attr.type != SFS_TYPE_FILE) {
-        return;
+    memset(&reply, 0, sizeof(reply));
+    reply.attr    = op->attr;
+    reply.created = (uint8_t)(op->created != 0);
+    if (op->attr.type == SFS_TYPE_FILE &&
+        (op->opcode == SFS_OP_LOOKUP || op->opcode == SFS_OP_CREATE)) {
+        sfs_cap_t *cap = &reply.cap;
+
+        reply.has_cap = 1;
+        cap->entry_id = op->attr.entry_id;
+        cap->access   = ((op->args.flags & SFS_OPEN_READ) ? SFS_CAP_READ : 0) |
+                      ((op->args.flags & SFS_OPEN_WRITE) ? SFS_CAP_WRITE : 0);
+        cap->uid       = op->cred.uid;
+        cap->expires_s = sfs_wall_ns() / 1000000000u + (lifetime_s ? lifetime_s : 1);
+        sfs_cap_seal(&meta->service->cap_key, cap);
     }
-    memset(&cap, 0, sizeof(cap));
-    cap.entry_id = op->attr.entry_id;
-    cap.access   = ((op->args.flags & SFS_OPEN_READ) ? SFS_CAP_READ : 0) |
-                 ((op->args.flags & SFS_OPEN_WRITE) ? SFS_CAP_WRITE : 0);
-    cap.uid       = op->cred.uid;
-    cap.expires_s = sfs_wall_ns() / 1000000000u + (lifetime_s ? lifetime_s : 1);
-    sfs_cap_seal(&meta->service->cap_key, &cap);
-    sfs_cap_pack(wb, &cap);
+    sfs_proto_open_reply_pack(wb, op->opcode, &reply);
+}
+
+static void sfs_meta_page_reply(const sfs_meta_op_t *op, sfs_wbuf_t *wb)
+{
+    sfs_page_reply_t page = {.count = op->count, .eof = (uint8_t)(op->eof != 0)};
+
+    sfs_proto_page_reply_pack(wb, &page);
 }
 
 static void sfs_meta_reply(sfs_meta_t *meta, sfs_meta_op_t *op)
@@ -70,35 +82,29 @@ static void sfs_meta_reply(sfs_meta_t *meta, sfs_meta_op_t *op)
     sfs_wbuf_init(&wb, args, sizeof(args));
     switch (op->opcode) {
     case SFS_OP_LOOKUP:
-        sfs_proto_attr_pack(&wb, &op->attr);
-        sfs_meta_pack_cap(meta, op, &wb);
-        break;
     case SFS_OP_MKDIR:
     case SFS_OP_UNLINK:
     case SFS_OP_SETPATTERN:
     case SFS_OP_SETATTR:
-        sfs_proto_attr_pack(&wb, &op->attr);
-        break;
     case SFS_OP_CREATE:
-        sfs_proto_attr_pack(&wb, &op->attr);
-        sfs_wbuf_u8(&wb, (uint8_t)op->created);
-        sfs_meta_pack_cap(meta, op, &wb);
+        sfs_meta_open_reply(meta, op, &wb);
         break;
     case SFS_OP_META_STATFS:
-        sfs_wbuf_u64(&wb, op->stats.files);
-        sfs_wbuf_u64(&wb, op->stats.dirs);
-        sfs_wbuf_u64(&wb, op->stats.pending_chunk_deletes);
+        sfs_proto_meta_statfs_pack(&wb, &op->stats);
         break;
-    case SFS_OP_META_CHECK:
-        sfs_wbuf_u64(&wb, op->check.inodes);
-        sfs_wbuf_u64(&wb, op->check.dentries);
-        sfs_wbuf_u64(&wb, op->check.problems);
-        sfs_wbuf_u64(&wb, op->check.repaired);
-        sfs_wbuf_u32(&wb, op->count);
+    case SFS_OP_META_CHECK: {
+        sfs_check_reply_t check = {.inodes   = op->check.inodes,
+                                   .dentries = op->check.dentries,
+                                   .problems = op->check.problems,
+                                   .repaired = op->check.repaired,
+                                   .lines    = op->count};
+
+        sfs_proto_check_reply_pack(&wb, &check);
         iov.iov_base = op->list_data;
         iov.iov_len  = op->list_length;
         sfs_tp_request_reply(op->req, 0, args, wb.length, &iov, 1, sfs_meta_release_op, op);
         return;
+    }
     case SFS_OP_META_PENDING: {
         uint8_t   *buf = malloc((size_t)op->count * 8 + 1);
         sfs_wbuf_t pb;
@@ -114,8 +120,7 @@ static void sfs_meta_reply(sfs_meta_t *meta, sfs_meta_op_t *op)
         }
         free(op->list_data);
         op->list_data = buf;
-        sfs_wbuf_u32(&wb, op->count);
-        sfs_wbuf_u8(&wb, (uint8_t)op->eof);
+        sfs_meta_page_reply(op, &wb);
         iov.iov_base = buf;
         iov.iov_len  = pb.length;
         sfs_tp_request_reply(op->req, 0, args, wb.length, &iov, 1, sfs_meta_release_op, op);
@@ -144,8 +149,7 @@ static void sfs_meta_reply(sfs_meta_t *meta, sfs_meta_op_t *op)
         }
         free(op->list_data);
         op->list_data = buf;
-        sfs_wbuf_u32(&wb, op->count);
-        sfs_wbuf_u8(&wb, (uint8_t)op->eof);
+        sfs_meta_page_reply(op, &wb);
         iov.iov_base = buf;
         iov.iov_len  = pb.length;
         sfs_tp_request_reply(op->req, 0, args, wb.length, &iov, 1, sfs_meta_release_op, op);

@@ -94,7 +94,7 @@ void sfs_meta_run_op(sfs_meta_t *meta, sfs_meta_txn_t *txn, sfs_meta_op_t *op, u
         op->status = sfs_ns_unlink(txn, &op->cred, a->path, now, &op->attr);
         break;
     case SFS_OP_RENAME:
-        op->status = sfs_ns_rename(txn, &op->cred, a->path, a->path2, now);
+        op->status = sfs_ns_rename(txn, &op->cred, a->path, a->new_path, now);
         break;
     case SFS_OP_READDIR: {
         uint32_t max = a->max_entries && a->max_entries < SFS_META_READDIR_MAX
@@ -102,7 +102,7 @@ void sfs_meta_run_op(sfs_meta_t *meta, sfs_meta_txn_t *txn, sfs_meta_op_t *op, u
                            : SFS_META_READDIR_MAX;
 
         op->list_data = calloc(max, sizeof(sfs_dirent_t));
-        op->status    = op->list_data ? sfs_ns_readdir(txn, &op->cred, a->path, a->path2, max,
+        op->status    = op->list_data ? sfs_ns_readdir(txn, &op->cred, a->path, a->after_name, max,
                                                        op->list_data, &op->count, &op->eof)
                                       : -ENOMEM;
         break;
@@ -119,11 +119,10 @@ void sfs_meta_run_op(sfs_meta_t *meta, sfs_meta_txn_t *txn, sfs_meta_op_t *op, u
         op->status = sfs_ns_statfs(txn, &op->stats);
         break;
     case SFS_OP_META_LIST: {
-        uint64_t after = 0;
+        uint64_t after = a->after_id;
         uint32_t max   = a->max_entries && a->max_entries < SFS_META_LIST_MAX ? a->max_entries
                                                                               : SFS_META_LIST_MAX;
 
-        sscanf(a->path2, "%" SCNu64, &after);
         op->list_data = calloc(max, sizeof(sfs_attr_t));
         op->status = op->list_data ? sfs_ns_list_inodes(txn, after, max, op->list_data, &op->count)
                                    : -ENOMEM;
@@ -141,12 +140,11 @@ void sfs_meta_run_op(sfs_meta_t *meta, sfs_meta_txn_t *txn, sfs_meta_op_t *op, u
         }
         break;
     case SFS_OP_META_PENDING: {
-        uint64_t       after = 0;
+        uint64_t       after = a->after_id;
         uint32_t       max   = a->max_entries && a->max_entries < SFS_META_LIST_MAX ? a->max_entries
                                                                                     : SFS_META_LIST_MAX;
         sfs_pattern_t *patterns = calloc(max, sizeof(*patterns));
 
-        sscanf(a->path2, "%" SCNu64, &after);
         op->list_data = calloc(max, sizeof(uint64_t));
         op->status =
             op->list_data && patterns

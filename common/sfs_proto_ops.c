@@ -1,0 +1,97 @@
+/*
+ * The table of operations, generated from SFS_PROTO_OPS (sfs_proto.h): each
+ * operation's name, role, codecs and handler, and decoding through it.
+ */
+#include "sfs_proto.h"
+
+#include <errno.h>
+#include <stddef.h>
+
+/* Each codec's decoder behind one signature. Codecs whose layout depends
+ * on the operation take the opcode; the others ignore it. */
+#define SFS_PROTO_CODEC(_codec)                                                                    \
+    static void sfs_proto_codec_##_codec(sfs_rbuf_t *rb, uint32_t opcode, void *out)               \
+    {                                                                                              \
+        (void)opcode;                                                                              \
+        sfs_proto_##_codec##_unpack(rb, out);                                                      \
+    }
+#define SFS_PROTO_CODEC_BY_OP(_codec)                                                              \
+    static void sfs_proto_codec_##_codec(sfs_rbuf_t *rb, uint32_t opcode, void *out)               \
+    {                                                                                              \
+        sfs_proto_##_codec##_unpack(rb, opcode, out);                                              \
+    }
+
+SFS_PROTO_CODEC(none)
+SFS_PROTO_CODEC(hello_req)
+SFS_PROTO_CODEC(hello_reply)
+SFS_PROTO_CODEC(auth_req)
+SFS_PROTO_CODEC(auth_reply)
+SFS_PROTO_CODEC(ping_reply)
+SFS_PROTO_CODEC(net_info_reply)
+SFS_PROTO_CODEC(register_req)
+SFS_PROTO_CODEC(heartbeat_req)
+SFS_PROTO_CODEC(heartbeat_reply)
+SFS_PROTO_CODEC_BY_OP(meta_req)
+SFS_PROTO_CODEC_BY_OP(open_reply)
+SFS_PROTO_CODEC(page_reply)
+SFS_PROTO_CODEC(meta_statfs)
+SFS_PROTO_CODEC(check_reply)
+SFS_PROTO_CODEC(counter_req)
+SFS_PROTO_CODEC(counter_reply)
+SFS_PROTO_CODEC_BY_OP(chunk_req)
+SFS_PROTO_CODEC(length_reply)
+SFS_PROTO_CODEC(chunk_unlink_req)
+SFS_PROTO_CODEC(chunk_unlink_reply)
+SFS_PROTO_CODEC(chunk_list_reply)
+
+static const sfs_proto_op_info_t sfs_proto_ops[SFS_OP_MAX] = {
+#define SFS_PROTO_OP_INFO(_name, _num, _role, _req, _rep, _handler)                                \
+    [_num] = {.opcode         = _num,                                                              \
+              .name           = #_name,                                                            \
+              .role           = SFS_ROLE_##_role,                                                  \
+              .request_codec  = #_req,                                                             \
+              .reply_codec    = #_rep,                                                             \
+              .handler        = #_handler,                                                         \
+              .unpack_request = sfs_proto_codec_##_req,                                            \
+              .request_size   = sizeof(sfs_##_req##_t),                                            \
+              .unpack_reply   = sfs_proto_codec_##_rep,                                            \
+              .reply_size     = sizeof(sfs_##_rep##_t)},
+    SFS_PROTO_OPS(SFS_PROTO_OP_INFO)
+#undef SFS_PROTO_OP_INFO
+};
+
+const sfs_proto_op_info_t *sfs_proto_op_info(uint32_t opcode)
+{
+    return opcode < SFS_OP_MAX && sfs_proto_ops[opcode].name ? &sfs_proto_ops[opcode] : NULL;
+}
+
+const char *sfs_op_name(uint32_t opcode)
+{
+    const sfs_proto_op_info_t *info = sfs_proto_op_info(opcode);
+
+    return info ? info->name : NULL;
+}
+
+int sfs_op_role(uint32_t opcode)
+{
+    const sfs_proto_op_info_t *info = sfs_proto_op_info(opcode);
+
+    return info ? (int)info->role : -1;
+}
+
+int sfs_proto_decode(uint32_t opcode, int reply, const void *args, size_t length, void *out,
+                     size_t out_size)
+{
+    const sfs_proto_op_info_t *info = sfs_proto_op_info(opcode);
+    sfs_rbuf_t                 rb;
+
+    if (!info || out_size != (reply ? info->reply_size : info->request_size)) {
+        return -EINVAL;
+    }
+    sfs_rbuf_init(&rb, args, length);
+    (reply ? info->unpack_reply : info->unpack_request)(&rb, opcode, out);
+    if (rb.error == -ENAMETOOLONG) {
+        return -ENAMETOOLONG;
+    }
+    return rb.error || sfs_rbuf_remaining(&rb) ? -EBADMSG : 0;
+}
