@@ -151,6 +151,20 @@ void sfs_proto_hello_req_pack(sfs_wbuf_t *wb, const sfs_hello_req_t *req)
     sfs_wbuf_blob(wb, req->address, req->address_length);
     sfs_wbuf_u32(wb, req->method);
     sfs_wbuf_bytes(wb, req->kx_public, SFS_KX_PUBLIC_SIZE);
+    sfs_wbuf_u64(wb, req->features);
+}
+
+/* The end of HELLO and its reply: features when there are any, then what a
+ * newer peer added (skipped). */
+static uint64_t sfs_proto_hello_features(sfs_rbuf_t *rb)
+{
+    uint64_t features = 0;
+
+    if (!rb->error && sfs_rbuf_remaining(rb) >= 8) {
+        features = sfs_rbuf_u64(rb);
+        sfs_rbuf_take(rb, sfs_rbuf_remaining(rb));
+    }
+    return features;
 }
 
 void sfs_proto_hello_req_unpack(sfs_rbuf_t *rb, sfs_hello_req_t *req)
@@ -164,6 +178,7 @@ void sfs_proto_hello_req_unpack(sfs_rbuf_t *rb, sfs_hello_req_t *req)
     req->address = sfs_rbuf_blob(rb, &req->address_length);
     req->method  = sfs_rbuf_u32(rb);
     sfs_rbuf_bytes(rb, req->kx_public, SFS_KX_PUBLIC_SIZE);
+    req->features = sfs_proto_hello_features(rb);
     if (!rb->error &&
         (req->peer_kind < SFS_PEER_CLIENT || req->peer_kind > SFS_PEER_ADMIN ||
          req->address_length == 0 || req->address_length > SFS_ADDRESS_MAX ||
@@ -181,6 +196,7 @@ void sfs_proto_hello_reply_pack(sfs_wbuf_t *wb, const sfs_hello_reply_t *reply)
     sfs_wbuf_bytes(wb, reply->proof, SFS_PROOF_SIZE);
     sfs_wbuf_bytes(wb, reply->kx_public, SFS_KX_PUBLIC_SIZE);
     sfs_wbuf_str(wb, reply->credential);
+    sfs_wbuf_u64(wb, reply->features);
 }
 
 void sfs_proto_hello_reply_unpack(sfs_rbuf_t *rb, sfs_hello_reply_t *reply)
@@ -192,6 +208,7 @@ void sfs_proto_hello_reply_unpack(sfs_rbuf_t *rb, sfs_hello_reply_t *reply)
     sfs_rbuf_bytes(rb, reply->proof, SFS_PROOF_SIZE);
     sfs_rbuf_bytes(rb, reply->kx_public, SFS_KX_PUBLIC_SIZE);
     sfs_rbuf_str(rb, reply->credential, sizeof(reply->credential));
+    reply->features = sfs_proto_hello_features(rb);
 }
 
 void sfs_proto_auth_req_pack(sfs_wbuf_t *wb, const sfs_auth_req_t *req)

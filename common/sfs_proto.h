@@ -227,6 +227,31 @@ void sfs_proto_attr_unpack(sfs_rbuf_t *rb, sfs_attr_t *attr);
 #define SFS_KX_PUBLIC_SIZE     32
 #define SFS_CRED_TEXT_MAX      2048 /* an encoded MUNGE credential, NUL included */
 
+/* What a peer can do, announced in HELLO and its reply (`features`) so
+ * that neighbouring versions talk during a rolling upgrade: a peer
+ * ignores bits it does not know, and refuses a peer that lacks one it
+ * requires, saying which. Bits are never renumbered or reused
+ * (docs/protocol.md). */
+#define SFS_FEATURE_MUNGE_AUTH    (1ull << 0) /* MUNGE handshakes (SFS_AUTH_METHOD_MUNGE) */
+#define SFS_FEATURE_CAPABILITIES  (1ull << 1) /* storage requests carry capabilities */
+#define SFS_FEATURE_FD_HANDOFF    (1ull << 2) /* CHUNK_OPEN hands chunk files over (fdpass) */
+#define SFS_FEATURE_DIRECT_COPY   (1ull << 3) /* same-host direct copies (sfs_tp_direct.c) */
+#define SFS_FEATURE_TYPED_CURSORS (1ull << 4) /* wire of SFS_PROTO_OPS' codecs: READDIR, */
+                                              /* META_LIST cursors, CHUNK_UNLINK ids */
+/* What this version does. */
+#define SFS_FEATURES_THIS                                                                          \
+    (SFS_FEATURE_MUNGE_AUTH | SFS_FEATURE_CAPABILITIES | SFS_FEATURE_FD_HANDOFF |                  \
+     SFS_FEATURE_DIRECT_COPY | SFS_FEATURE_TYPED_CURSORS)
+/* What a server needs of its clients: without capabilities a client's I/O
+ * is refused, and an older client's listings would be misread. */
+#define SFS_FEATURES_REQUIRED_OF_CLIENT (SFS_FEATURE_CAPABILITIES | SFS_FEATURE_TYPED_CURSORS)
+/* What a client (or a server rank connecting to another) needs of a server. */
+#define SFS_FEATURES_REQUIRED_OF_SERVER SFS_FEATURE_TYPED_CURSORS
+
+/* The names of the bits in `features` ("capabilities, direct-copy"; an
+ * unknown bit as "bit 42") into buf; returns buf. */
+const char *sfs_features_string(uint64_t features, char *buf, size_t size);
+
 typedef struct sfs_hello_req {
     uint32_t    peer_kind;
     uint64_t    peer_uuid;
@@ -238,6 +263,7 @@ typedef struct sfs_hello_req {
     size_t      address_length;
     uint32_t    method;                        /* SFS_AUTH_METHOD_* */
     uint8_t     kx_public[SFS_KX_PUBLIC_SIZE]; /* MUNGE: the client's key-exchange key */
+    uint64_t    features;                      /* SFS_FEATURE_* */
 } sfs_hello_req_t;
 
 typedef struct sfs_hello_reply {
@@ -248,6 +274,7 @@ typedef struct sfs_hello_reply {
     uint8_t  proof[SFS_PROOF_SIZE];         /* SECRET: proves the server knows the secret */
     uint8_t  kx_public[SFS_KX_PUBLIC_SIZE]; /* MUNGE: the server's key-exchange key */
     char     credential[SFS_CRED_TEXT_MAX]; /* MUNGE: the server's credential */
+    uint64_t features;                      /* SFS_FEATURE_* */
 } sfs_hello_reply_t;
 
 typedef struct sfs_auth_req {
@@ -260,6 +287,9 @@ typedef struct sfs_auth_reply {
     uint64_t direct_id; /* where same-host direct copies are proven (sfs_tp_direct.c), 0: none */
 } sfs_auth_reply_t;
 
+/* HELLO and its reply end with `features`; a peer older than it sends
+ * none (decoded as 0), a newer one may send more after it, which is
+ * skipped: HELLO is the one message whose arguments may grow. */
 void sfs_proto_hello_req_pack(sfs_wbuf_t *wb, const sfs_hello_req_t *req);
 void sfs_proto_hello_req_unpack(sfs_rbuf_t *rb, sfs_hello_req_t *req);
 void sfs_proto_hello_reply_pack(sfs_wbuf_t *wb, const sfs_hello_reply_t *reply);

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /* Each codec's decoder behind one signature. Codecs whose layout depends
  * on the operation take the opcode; the others ignore it. */
@@ -94,4 +95,28 @@ int sfs_proto_decode(uint32_t opcode, int reply, const void *args, size_t length
         return -ENAMETOOLONG;
     }
     return rb.error || sfs_rbuf_remaining(&rb) ? -EBADMSG : 0;
+}
+
+const char *sfs_features_string(uint64_t features, char *buf, size_t size)
+{
+    static const char *const names[] = {"MUNGE authentication", "capabilities", "fd handoff",
+                                        "direct copy", "typed cursors"};
+    size_t                   used    = 0;
+
+    buf[0] = '\0';
+    for (unsigned bit = 0; bit < 64 && used < size; bit++) {
+        int n;
+
+        if (!(features & (1ull << bit))) {
+            continue;
+        }
+        n = bit < sizeof(names) / sizeof(names[0])
+                ? snprintf(buf + used, size - used, "%s%s", used ? ", " : "", names[bit])
+                : snprintf(buf + used, size - used, "%sbit %u", used ? ", " : "", bit);
+        if (n < 0) {
+            break;
+        }
+        used += (size_t)n;
+    }
+    return buf;
 }

@@ -26,6 +26,10 @@ tests_unit_service_test_meta_chooser_SOURCES  = tests/unit/service/test_meta_cho
 tests_unit_service_test_meta_chooser_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/service
 tests_unit_service_test_meta_chooser_CFLAGS   = $(SFS_UNIT_CFLAGS)
 tests_unit_service_test_meta_chooser_LDADD    = libsfs_common.la $(SFS_UNIT_LDADD)
+check_PROGRAMS += tests/unit/common/test_proto_ops
+tests_unit_common_test_proto_ops_SOURCES = tests/unit/common/test_proto_ops.c
+tests_unit_common_test_proto_ops_CFLAGS  = $(SFS_UNIT_CFLAGS)
+tests_unit_common_test_proto_ops_LDADD   = libsfs_common.la $(SFS_UNIT_LDADD)
 endif
 
 include tests/unit/config.mk

@@ -225,6 +225,8 @@ static void attack_bad_arguments(void)
     CHECK(honest_ping() == 0, "the server still serves honest clients after the forged request");
 }
 
+static uint64_t hand_features = SFS_FEATURES_THIS; /* what a HELLO by hand announces */
+
 /* A handshake by hand, to replay and forge its last step. */
 static int hello_by_hand_as(sfs_tp_conn_t **conn_p, sfs_hello_req_t *hello,
                             sfs_hello_reply_t *reply, uint32_t pid)
@@ -255,6 +257,7 @@ static int hello_by_hand_as(sfs_tp_conn_t **conn_p, sfs_hello_req_t *hello,
     memset(hello, 0, sizeof(*hello));
     hello->peer_kind = SFS_PEER_CLIENT;
     hello->method    = SFS_AUTH_METHOD_SECRET;
+    hello->features  = hand_features;
     hello->pid       = pid;
     snprintf(hello->host, sizeof(hello->host), "attacker");
     snprintf(hello->program, sizeof(hello->program), "sfs_wire_attack");
@@ -318,6 +321,35 @@ static int auth_by_hand(sfs_tp_conn_t *conn, const uint8_t proof[SFS_PROOF_SIZE]
     }
     sfs_tp_rpc_release(rpc);
     return rc;
+}
+
+/* A peer of an older version (no features in its HELLO, or without one the
+ * server requires) is refused with a reply that says what it lacks; bits
+ * the server does not know are ignored. */
+static void attack_old_peer(void)
+{
+    sfs_hello_req_t   hello;
+    sfs_hello_reply_t reply;
+    sfs_tp_conn_t    *conn;
+    int               rc;
+
+    hand_features = 0;
+    rc            = hello_by_hand(&conn, &hello, &reply);
+    CHECK(rc == -EPROTONOSUPPORT && strstr(sfs_error_detail(), "typed cursors") &&
+              strstr(sfs_error_detail(), "capabilities") && strstr(sfs_error_detail(), "upgrade"),
+          "a HELLO without features is refused, naming what it lacks: %s (%s)", sfs_strerror(rc),
+          sfs_error_detail());
+    sfs_tp_conn_destroy(conn);
+    hand_features = SFS_FEATURES_THIS | (1ull << 63);
+    rc            = hello_by_hand(&conn, &hello, &reply);
+    CHECK(rc == 0 &&
+              (reply.features & SFS_FEATURES_REQUIRED_OF_SERVER) == SFS_FEATURES_REQUIRED_OF_SERVER,
+          "a HELLO with a feature bit the server does not know is answered with the server's "
+          "features: %s (%#llx)",
+          sfs_strerror(rc), (unsigned long long)reply.features);
+    sfs_tp_conn_destroy(conn);
+    hand_features = SFS_FEATURES_THIS;
+    CHECK(honest_ping() == 0, "the server still serves honest clients after old peers");
 }
 
 static void attack_handshakes(void)
@@ -775,6 +807,7 @@ int main(int argc, char **argv)
     attack_malformed_headers();
     attack_bad_arguments();
     attack_handshakes();
+    attack_old_peer();
     attack_replay();
     attack_handoff_squatter();
     attack_handoff_forged();
