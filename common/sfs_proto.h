@@ -79,7 +79,7 @@
     _(PING, 3, ANY, none, ping_reply, ping)                                                        \
     _(NET_INFO, 4, ANY, none, net_info_reply, net_info) /* payload: sfs_net_session_t each */      \
     _(BYE, 5, ANY, none, none, transport)               /* no reply */                             \
-    _(DIRECT, 6, ANY, none, none, transport) /* a unix datagram (sfs_tp_direct.c), not UCX */      \
+    _(DIRECT, 6, ANY, direct_proof, none, transport)    /* a unix datagram, not UCX */             \
     /* management */                                                                               \
     _(REGISTER, 10, MGMT, register_req, none, register)                                            \
     _(HEARTBEAT, 11, MGMT, heartbeat_req, heartbeat_reply, heartbeat)                              \
@@ -129,8 +129,10 @@ const char *sfs_op_name(uint32_t opcode);
 /* Role serving an opcode (SFS_ROLE_*), or -1 if unknown. */
 int sfs_op_role(uint32_t opcode);
 
-/* A codec's decoder, whatever its struct (opcode for those that vary). */
+/* A codec's decoder and encoder, whatever its struct (opcode for those
+ * that vary). */
 typedef void (*sfs_proto_unpack_fn)(sfs_rbuf_t *rb, uint32_t opcode, void *out);
+typedef void (*sfs_proto_pack_fn)(sfs_wbuf_t *wb, uint32_t opcode, const void *in);
 
 /* One line of SFS_PROTO_OPS as data. */
 typedef struct sfs_proto_op_info {
@@ -141,8 +143,10 @@ typedef struct sfs_proto_op_info {
     const char         *reply_codec;
     const char         *handler; /* "meta", "transport" */
     sfs_proto_unpack_fn unpack_request;
+    sfs_proto_pack_fn   pack_request;
     size_t              request_size; /* sizeof its struct */
     sfs_proto_unpack_fn unpack_reply;
+    sfs_proto_pack_fn   pack_reply;
     size_t              reply_size;
 } sfs_proto_op_info_t;
 
@@ -154,6 +158,10 @@ const sfs_proto_op_info_t *sfs_proto_op_info(uint32_t opcode);
  * -EBADMSG. */
 int sfs_proto_decode(uint32_t opcode, int reply, const void *args, size_t length, void *out,
                      size_t out_size);
+
+/* Encode `in` (`in_size` bytes: the codec's struct, else -EINVAL) as the
+ * arguments of a request or reply of `opcode`. Returns 0 or wb->error. */
+int sfs_proto_encode(uint32_t opcode, int reply, const void *in, size_t in_size, sfs_wbuf_t *wb);
 
 /* No arguments (the `none` codec). */
 typedef struct sfs_none {
@@ -622,6 +630,43 @@ void   sfs_proto_direct_desc_pack(sfs_wbuf_t *wb, const sfs_direct_desc_t *desc)
  * arguments before it, or -EBADMSG (count 0 or over the maximum, or more
  * than the arguments hold). */
 long sfs_proto_direct_desc_unpack(const uint8_t *args, size_t args_length, sfs_direct_desc_t *desc);
+
+/* ---------------------------------------------------------------------- */
+/* Same-host side channels (unix sockets, not UCX): each message is a      */
+/* protocol header sealed with the session key and fixed arguments. The    */
+/* *_msg_unpack functions check the size, the header and its fields; the   */
+/* MAC is the receiver's to check (it knows the session).                   */
+
+/* DIRECT: a same-host client proves its pid to the server's datagram
+ * socket (ucx_transport/sfs_tp_direct.c); the kernel adds the pid. */
+typedef struct sfs_direct_proof {
+    uint64_t now_ms; /* the client's CLOCK_MONOTONIC: both must agree */
+} sfs_direct_proof_t;
+
+#define SFS_DIRECT_PROOF_MSG_SIZE (SFS_PROTO_HDR_SIZE + 8)
+
+void sfs_proto_direct_proof_pack(sfs_wbuf_t *wb, const sfs_direct_proof_t *proof);
+void sfs_proto_direct_proof_unpack(sfs_rbuf_t *rb, sfs_direct_proof_t *proof);
+/* A whole proof datagram: opcode DIRECT, not a reply. 0 or -EBADMSG. */
+int sfs_proto_direct_proof_msg_unpack(const uint8_t *msg, size_t length, sfs_proto_hdr_t *hdr,
+                                      sfs_direct_proof_t *proof);
+
+/* The file a server hands over with SCM_RIGHTS (CHUNK_OPEN, see
+ * ucx_transport/sfs_tp_fdpass.c): the receiver believes the descriptor
+ * only if it is this file. */
+typedef struct sfs_fd_handoff {
+    uint64_t device;
+    uint64_t inode;
+} sfs_fd_handoff_t;
+
+#define SFS_FD_HANDOFF_MSG_SIZE (SFS_PROTO_HDR_SIZE + 16)
+
+void sfs_proto_fd_handoff_pack(sfs_wbuf_t *wb, const sfs_fd_handoff_t *handoff);
+void sfs_proto_fd_handoff_unpack(sfs_rbuf_t *rb, sfs_fd_handoff_t *handoff);
+/* A whole handoff message: a reply (tagged with the request's opcode and
+ * id) without status. 0 or -EBADMSG. */
+int sfs_proto_fd_handoff_msg_unpack(const uint8_t *msg, size_t length, sfs_proto_hdr_t *hdr,
+                                    sfs_fd_handoff_t *handoff);
 
 /* Total bytes the extents of a request cover. */
 uint64_t sfs_chunk_req_bytes(const sfs_chunk_req_t *req);

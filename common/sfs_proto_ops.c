@@ -11,15 +11,24 @@
 /* Each codec's decoder behind one signature. Codecs whose layout depends
  * on the operation take the opcode; the others ignore it. */
 #define SFS_PROTO_CODEC(_codec)                                                                    \
-    static void sfs_proto_codec_##_codec(sfs_rbuf_t *rb, uint32_t opcode, void *out)               \
+    static void sfs_proto_unpack_##_codec(sfs_rbuf_t *rb, uint32_t opcode, void *out)              \
     {                                                                                              \
         (void)opcode;                                                                              \
         sfs_proto_##_codec##_unpack(rb, out);                                                      \
+    }                                                                                              \
+    static void sfs_proto_pack_##_codec(sfs_wbuf_t *wb, uint32_t opcode, const void *in)           \
+    {                                                                                              \
+        (void)opcode;                                                                              \
+        sfs_proto_##_codec##_pack(wb, in);                                                         \
     }
 #define SFS_PROTO_CODEC_BY_OP(_codec)                                                              \
-    static void sfs_proto_codec_##_codec(sfs_rbuf_t *rb, uint32_t opcode, void *out)               \
+    static void sfs_proto_unpack_##_codec(sfs_rbuf_t *rb, uint32_t opcode, void *out)              \
     {                                                                                              \
         sfs_proto_##_codec##_unpack(rb, opcode, out);                                              \
+    }                                                                                              \
+    static void sfs_proto_pack_##_codec(sfs_wbuf_t *wb, uint32_t opcode, const void *in)           \
+    {                                                                                              \
+        sfs_proto_##_codec##_pack(wb, opcode, in);                                                 \
     }
 
 SFS_PROTO_CODEC(none)
@@ -44,6 +53,7 @@ SFS_PROTO_CODEC(length_reply)
 SFS_PROTO_CODEC(chunk_unlink_req)
 SFS_PROTO_CODEC(chunk_unlink_reply)
 SFS_PROTO_CODEC(chunk_list_reply)
+SFS_PROTO_CODEC(direct_proof)
 
 static const sfs_proto_op_info_t sfs_proto_ops[SFS_OP_MAX] = {
 #define SFS_PROTO_OP_INFO(_name, _num, _role, _req, _rep, _handler)                                \
@@ -53,9 +63,11 @@ static const sfs_proto_op_info_t sfs_proto_ops[SFS_OP_MAX] = {
               .request_codec  = #_req,                                                             \
               .reply_codec    = #_rep,                                                             \
               .handler        = #_handler,                                                         \
-              .unpack_request = sfs_proto_codec_##_req,                                            \
+              .unpack_request = sfs_proto_unpack_##_req,                                           \
+              .pack_request   = sfs_proto_pack_##_req,                                             \
               .request_size   = sizeof(sfs_##_req##_t),                                            \
-              .unpack_reply   = sfs_proto_codec_##_rep,                                            \
+              .unpack_reply   = sfs_proto_unpack_##_rep,                                           \
+              .pack_reply     = sfs_proto_pack_##_rep,                                             \
               .reply_size     = sizeof(sfs_##_rep##_t)},
     SFS_PROTO_OPS(SFS_PROTO_OP_INFO)
 #undef SFS_PROTO_OP_INFO
@@ -95,6 +107,17 @@ int sfs_proto_decode(uint32_t opcode, int reply, const void *args, size_t length
         return -ENAMETOOLONG;
     }
     return rb.error || sfs_rbuf_remaining(&rb) ? -EBADMSG : 0;
+}
+
+int sfs_proto_encode(uint32_t opcode, int reply, const void *in, size_t in_size, sfs_wbuf_t *wb)
+{
+    const sfs_proto_op_info_t *info = sfs_proto_op_info(opcode);
+
+    if (!info || in_size != (reply ? info->reply_size : info->request_size)) {
+        return -EINVAL;
+    }
+    (reply ? info->pack_reply : info->pack_request)(wb, opcode, in);
+    return wb->error;
 }
 
 const char *sfs_features_string(uint64_t features, char *buf, size_t size)
