@@ -7,6 +7,7 @@
  *   - a request with a forged MAC
  *   - a replayed AUTH (proof of an earlier handshake), a forged AUTH,
  *     an AUTH for a session that does not exist
+ *   - peers of other versions (sfs_wire_attack_versions.c)
  *   - a captured request (a MKDIR) sent again after the directory was
  *     removed, on the session's endpoint and on another one: not served
  *   - same-host file handoff: another process that holds the name of the
@@ -20,7 +21,7 @@
  * Exit 0 when every attack was refused and the server kept serving.
  */
 #define SFS_LOG_FAC "attack"
-#include "sfs_tp_internal.h"
+#include "sfs_wire_attack.h"
 
 #include "sfs_errno.h"
 #include "sfs_log.h"
@@ -38,22 +39,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static int              failures;
-static sfs_tp_worker_t *worker;
-static void            *address;
-static size_t           address_length;
+int              failures;
+sfs_tp_worker_t *worker;
+void            *address;
+size_t           address_length;
+uint64_t         hand_features = SFS_FEATURES_THIS;
 
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        printf("%s: ", (cond) ? "ok" : "FAILED");                                                  \
-        printf(__VA_ARGS__);                                                                       \
-        printf("\n");                                                                              \
-        fflush(stdout);                                                                            \
-        failures += !(cond);                                                                       \
-    } while (0)
-
-/* An honest round trip on a fresh connection: the server still serves. */
-static int honest_ping(void)
+int honest_ping(void)
 {
     sfs_tp_rpc_params_t params = {.opcode = SFS_OP_PING, .timeout_ms = 5000};
     sfs_tp_conn_t      *conn;
@@ -225,8 +217,6 @@ static void attack_bad_arguments(void)
     CHECK(honest_ping() == 0, "the server still serves honest clients after the forged request");
 }
 
-static uint64_t hand_features = SFS_FEATURES_THIS; /* what a HELLO by hand announces */
-
 /* A handshake by hand, to replay and forge its last step. */
 static int hello_by_hand_as(sfs_tp_conn_t **conn_p, sfs_hello_req_t *hello,
                             sfs_hello_reply_t *reply, uint32_t pid)
@@ -285,7 +275,7 @@ static int hello_by_hand_as(sfs_tp_conn_t **conn_p, sfs_hello_req_t *hello,
     return rc;
 }
 
-static int hello_by_hand(sfs_tp_conn_t **conn_p, sfs_hello_req_t *hello, sfs_hello_reply_t *reply)
+int hello_by_hand(sfs_tp_conn_t **conn_p, sfs_hello_req_t *hello, sfs_hello_reply_t *reply)
 {
     return hello_by_hand_as(conn_p, hello, reply, (uint32_t)getpid());
 }
@@ -321,35 +311,6 @@ static int auth_by_hand(sfs_tp_conn_t *conn, const uint8_t proof[SFS_PROOF_SIZE]
     }
     sfs_tp_rpc_release(rpc);
     return rc;
-}
-
-/* A peer of an older version (no features in its HELLO, or without one the
- * server requires) is refused with a reply that says what it lacks; bits
- * the server does not know are ignored. */
-static void attack_old_peer(void)
-{
-    sfs_hello_req_t   hello;
-    sfs_hello_reply_t reply;
-    sfs_tp_conn_t    *conn;
-    int               rc;
-
-    hand_features = 0;
-    rc            = hello_by_hand(&conn, &hello, &reply);
-    CHECK(rc == -EPROTONOSUPPORT && strstr(sfs_error_detail(), "typed cursors") &&
-              strstr(sfs_error_detail(), "capabilities") && strstr(sfs_error_detail(), "upgrade"),
-          "a HELLO without features is refused, naming what it lacks: %s (%s)", sfs_strerror(rc),
-          sfs_error_detail());
-    sfs_tp_conn_destroy(conn);
-    hand_features = SFS_FEATURES_THIS | (1ull << 63);
-    rc            = hello_by_hand(&conn, &hello, &reply);
-    CHECK(rc == 0 &&
-              (reply.features & SFS_FEATURES_REQUIRED_OF_SERVER) == SFS_FEATURES_REQUIRED_OF_SERVER,
-          "a HELLO with a feature bit the server does not know is answered with the server's "
-          "features: %s (%#llx)",
-          sfs_strerror(rc), (unsigned long long)reply.features);
-    sfs_tp_conn_destroy(conn);
-    hand_features = SFS_FEATURES_THIS;
-    CHECK(honest_ping() == 0, "the server still serves honest clients after old peers");
 }
 
 static void attack_handshakes(void)
