@@ -52,6 +52,7 @@ int sfs_admin_sessions(sfs_client_t *client, uint32_t node_id, sfs_admin_session
                        uint32_t *count_p)
 {
     sfs_tp_rpc_params_t  params = {.opcode = SFS_OP_NET_INFO, .alloc_reply = 1};
+    sfs_net_info_reply_t info;
     sfs_admin_session_t *sessions;
     sfs_tp_rpc_t        *rpc;
     const void          *reply;
@@ -66,22 +67,24 @@ int sfs_admin_sessions(sfs_client_t *client, uint32_t node_id, sfs_admin_session
         return rc;
     }
     reply = sfs_tp_rpc_reply_args(rpc, &length);
-    sfs_rbuf_init(&rb, reply, length);
-    sfs_rbuf_u32(&rb);
-    count = sfs_rbuf_u32(&rb);
-    if (rb.error || count > 1000000 || !SFS_ALLOC_ARRAY(sessions, count)) {
+    rc    = sfs_proto_decode(SFS_OP_NET_INFO, 1, reply, length, &info, sizeof(info));
+    count = info.count;
+    if (rc || count > 1000000 || !SFS_ALLOC_ARRAY(sessions, count)) {
         sfs_tp_rpc_release(rpc);
-        return rb.error ? sfs_error_set(-EPROTO, "malformed NET_INFO reply") : -ENOMEM;
+        return rc ? sfs_error_set(-EPROTO, "malformed NET_INFO reply") : -ENOMEM;
     }
     sfs_rbuf_init(&rb, sfs_tp_rpc_reply_payload(rpc), sfs_tp_rpc_reply_payload_length(rpc));
     for (uint32_t i = 0; i < count; i++) {
-        sessions[i].peer_kind = sfs_rbuf_u32(&rb);
-        sessions[i].peer_uuid = sfs_rbuf_u64(&rb);
-        sessions[i].pid       = sfs_rbuf_u32(&rb);
-        sfs_rbuf_str(&rb, sessions[i].host, sizeof(sessions[i].host));
-        sfs_rbuf_str(&rb, sessions[i].program, sizeof(sessions[i].program));
-        sfs_rbuf_str(&rb, sessions[i].transports, sizeof(sessions[i].transports));
-        sessions[i].age_ms = sfs_rbuf_u64(&rb);
+        sfs_net_session_t one;
+
+        sfs_proto_net_session_unpack(&rb, &one);
+        sessions[i].peer_kind = one.peer_kind;
+        sessions[i].peer_uuid = one.peer_uuid;
+        sessions[i].pid       = one.pid;
+        snprintf(sessions[i].host, sizeof(sessions[i].host), "%s", one.host);
+        snprintf(sessions[i].program, sizeof(sessions[i].program), "%s", one.program);
+        snprintf(sessions[i].transports, sizeof(sessions[i].transports), "%s", one.transports);
+        sessions[i].age_ms = one.age_ms;
     }
     sfs_tp_rpc_release(rpc);
     if (rb.error) {
@@ -158,22 +161,26 @@ int sfs_admin_chunk_list(sfs_client_t *client, uint32_t target_id, uint64_t afte
 int sfs_admin_chunk_unlink(sfs_client_t *client, uint32_t target_id, const uint64_t *ids,
                            uint32_t count)
 {
-    uint8_t             args[16 + 8 * SFS_PROTO_MAX_EXTENTS];
-    sfs_wbuf_t          wb;
-    sfs_tp_rpc_params_t params;
-    sfs_tp_conn_t      *conn;
-    sfs_tp_rpc_t       *rpc = NULL;
-    int                 rc;
+    uint8_t                 args[16 + 8 * SFS_CHUNK_UNLINK_MAX];
+    sfs_chunk_unlink_req_t *req;
+    sfs_wbuf_t              wb;
+    sfs_tp_rpc_params_t     params;
+    sfs_tp_conn_t          *conn;
+    sfs_tp_rpc_t           *rpc = NULL;
+    int                     rc;
 
-    if (count > SFS_PROTO_MAX_EXTENTS) {
-        return sfs_error_set(-EINVAL, "at most %d chunk files per call", SFS_PROTO_MAX_EXTENTS);
+    if (count > SFS_CHUNK_UNLINK_MAX) {
+        return sfs_error_set(-EINVAL, "at most %d chunk files per call", SFS_CHUNK_UNLINK_MAX);
     }
+    if (!SFS_ALLOC_PTR(req)) {
+        return -ENOMEM;
+    }
+    req->target_id = target_id;
+    req->count     = count;
+    memcpy(req->entry_ids, ids, count * sizeof(*ids));
     sfs_wbuf_init(&wb, args, sizeof(args));
-    sfs_wbuf_u32(&wb, target_id);
-    sfs_wbuf_u32(&wb, count);
-    for (uint32_t i = 0; i < count; i++) {
-        sfs_wbuf_u64(&wb, ids[i]);
-    }
+    sfs_proto_chunk_unlink_req_pack(&wb, req);
+    free(req);
     memset(&params, 0, sizeof(params));
     params.opcode      = SFS_OP_CHUNK_UNLINK;
     params.args        = args;
@@ -191,12 +198,11 @@ int sfs_admin_inodes(sfs_client_t *client, uint64_t after, uint32_t max, sfs_att
 {
     sfs_tp_rpc_t *rpc;
     sfs_rbuf_t    rb;
-    char          from[32];
     uint32_t      count;
     int           rc;
 
-    snprintf(from, sizeof(from), "%" PRIu64, after);
-    rc = sfs_client_meta_page(client, SFS_OP_META_LIST, "/", from, max, &rpc, &count, eof_p, &rb);
+    rc = sfs_client_meta_page(client, SFS_OP_META_LIST, "/", NULL, after, max, &rpc, &count, eof_p,
+                              &rb);
     if (rc) {
         return rc;
     }
@@ -286,13 +292,11 @@ int sfs_admin_pending(sfs_client_t *client, uint64_t after, uint32_t max, uint64
 {
     sfs_tp_rpc_t *rpc;
     sfs_rbuf_t    rb;
-    char          from[32];
     uint32_t      count;
     int           rc;
 
-    snprintf(from, sizeof(from), "%" PRIu64, after);
-    rc =
-        sfs_client_meta_page(client, SFS_OP_META_PENDING, "/", from, max, &rpc, &count, eof_p, &rb);
+    rc = sfs_client_meta_page(client, SFS_OP_META_PENDING, "/", NULL, after, max, &rpc, &count,
+                              eof_p, &rb);
     if (rc) {
         return rc;
     }

@@ -105,11 +105,12 @@ void sfs_file_kill_privs(sfs_file_t *file);
 void sfs_client_attr_to_stat(const sfs_attr_t *attr, sfs_stat_t *stat);
 
 /* One page of a metadata listing (READDIR, META_LIST, META_PENDING): asks
- * for up to `max` items of `path` after `after`, checks the reply's count and
- * end-of-list flag, and sets *payload to the items. The caller decodes them
- * and releases *rpc_p. */
-int sfs_client_meta_page(sfs_client_t *client, uint32_t opcode, const char *path, const char *after,
-                         uint32_t max, sfs_tp_rpc_t **rpc_p, uint32_t *count_p, int *eof_p,
-                         sfs_rbuf_t *payload);
+ * for up to `max` items of `path` after the name `after_name` (READDIR) or
+ * the id `after_id` (the others), checks the reply's count and end-of-list
+ * flag, and sets *payload to the items. The caller decodes them and
+ * releases *rpc_p. */
+int sfs_client_meta_page(sfs_client_t *client, uint32_t opcode, const char *path,
+                         const char *after_name, uint64_t after_id, uint32_t max,
+                         sfs_tp_rpc_t **rpc_p, uint32_t *count_p, int *eof_p, sfs_rbuf_t *payload);
 
 #endif

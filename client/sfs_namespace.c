@@ -314,7 +314,7 @@ int sfs_rename(sfs_client_t *client, const char *from, const char *to)
     if (!req) {
         return rc;
     }
-    rc = sfs_client_path(to, req->path2);
+    rc = sfs_client_path(to, req->new_path);
     if (rc == 0) {
         rc = sfs_client_meta_attr(client, SFS_OP_RENAME, req, NULL, NULL, NULL);
     }
@@ -405,23 +405,27 @@ int sfs_setpattern(sfs_client_t *client, const char *path, uint64_t chunk_size,
     return rc;
 }
 
-int sfs_client_meta_page(sfs_client_t *client, uint32_t opcode, const char *path, const char *after,
-                         uint32_t max, sfs_tp_rpc_t **rpc_p, uint32_t *count_p, int *eof_p,
-                         sfs_rbuf_t *payload)
+int sfs_client_meta_page(sfs_client_t *client, uint32_t opcode, const char *path,
+                         const char *after_name, uint64_t after_id, uint32_t max,
+                         sfs_tp_rpc_t **rpc_p, uint32_t *count_p, int *eof_p, sfs_rbuf_t *payload)
 {
-    sfs_tp_rpc_t   *rpc = NULL;
-    const void     *reply;
-    size_t          length;
-    sfs_rbuf_t      rb;
-    uint32_t        count;
-    int             rc;
-    sfs_meta_req_t *req = sfs_client_req(client, path, &rc);
+    sfs_tp_rpc_t    *rpc = NULL;
+    const void      *reply;
+    size_t           length;
+    sfs_page_reply_t page;
+    int              rc;
+    sfs_meta_req_t  *req = sfs_client_req(client, path, &rc);
 
     *rpc_p = NULL;
     if (!req) {
         return rc;
     }
-    snprintf(req->path2, sizeof(req->path2), "%s", after ? after : "");
+    if (after_name && strlen(after_name) > SFS_NAME_MAX) {
+        free(req);
+        return sfs_error_set(-ENAMETOOLONG, "readdir of '%s': resume name too long", path);
+    }
+    snprintf(req->after_name, sizeof(req->after_name), "%s", after_name ? after_name : "");
+    req->after_id    = after_id;
     req->max_entries = max;
     rc               = sfs_client_meta_call(client, opcode, req, &rpc);
     free(req);
@@ -430,17 +434,15 @@ int sfs_client_meta_page(sfs_client_t *client, uint32_t opcode, const char *path
         return rc;
     }
     reply = sfs_tp_rpc_reply_args(rpc, &length);
-    sfs_rbuf_init(&rb, reply, length);
-    count  = sfs_rbuf_u32(&rb);
-    *eof_p = sfs_rbuf_u8(&rb);
-    if (rb.error || count > max) {
+    if (sfs_proto_decode(opcode, 1, reply, length, &page, sizeof(page)) != 0 || page.count > max) {
         sfs_tp_rpc_release(rpc);
         return sfs_error_set(-EPROTO, "metadata server sent a malformed %s reply",
                              sfs_op_name(opcode));
     }
     sfs_rbuf_init(payload, sfs_tp_rpc_reply_payload(rpc), sfs_tp_rpc_reply_payload_length(rpc));
     *rpc_p   = rpc;
-    *count_p = count;
+    *count_p = page.count;
+    *eof_p   = page.eof;
     return 0;
 }
 
@@ -455,7 +457,8 @@ int sfs_readdir(sfs_client_t *client, const char *path, const char *after, sfs_d
     SFS_ARG_CHECK(entries && count_p && eof_p, "entries, count_p or eof_p is NULL");
     SFS_ARG_CHECK(max > 0, "max is 0: no room for an entry");
     *count_p = 0;
-    rc = sfs_client_meta_page(client, SFS_OP_READDIR, path, after, max, &rpc, &count, eof_p, &rb);
+    rc =
+        sfs_client_meta_page(client, SFS_OP_READDIR, path, after, 0, max, &rpc, &count, eof_p, &rb);
     if (rc) {
         return rc;
     }

@@ -1,30 +1,11 @@
+/*
+ * The wire codecs of the header and of the requests (sfs_proto.h); replies
+ * are in sfs_proto_replies.c, the table of operations in sfs_proto_ops.c.
+ */
 #include "sfs_proto.h"
 
 #include <errno.h>
 #include <string.h>
-
-static const char *const sfs_op_names[SFS_OP_MAX] = {
-#define SFS_PROTO_OP_NAME(_name, _num, _role) [_num] = #_name,
-    SFS_PROTO_OPS(SFS_PROTO_OP_NAME)
-#undef SFS_PROTO_OP_NAME
-};
-
-static const int sfs_op_roles[SFS_OP_MAX] = {
-#define SFS_PROTO_OP_ROLE(_name, _num, _role) [_num] = (int)SFS_ROLE_##_role + 1,
-    SFS_PROTO_OPS(SFS_PROTO_OP_ROLE)
-#undef SFS_PROTO_OP_ROLE
-};
-
-const char *sfs_op_name(uint32_t opcode)
-{
-    return opcode < SFS_OP_MAX ? sfs_op_names[opcode] : NULL;
-}
-
-int sfs_op_role(uint32_t opcode)
-{
-    /* roles are stored +1 so that 0 means "no such opcode" */
-    return (opcode < SFS_OP_MAX && sfs_op_roles[opcode]) ? sfs_op_roles[opcode] - 1 : -1;
-}
 
 void sfs_proto_hdr_pack(const sfs_proto_hdr_t *hdr, uint8_t out[SFS_PROTO_HDR_SIZE])
 {
@@ -170,6 +151,20 @@ void sfs_proto_hello_req_pack(sfs_wbuf_t *wb, const sfs_hello_req_t *req)
     sfs_wbuf_blob(wb, req->address, req->address_length);
     sfs_wbuf_u32(wb, req->method);
     sfs_wbuf_bytes(wb, req->kx_public, SFS_KX_PUBLIC_SIZE);
+    sfs_wbuf_u64(wb, req->features);
+}
+
+/* The end of HELLO and its reply: features when there are any, then what a
+ * newer peer added (skipped). */
+static uint64_t sfs_proto_hello_features(sfs_rbuf_t *rb)
+{
+    uint64_t features = 0;
+
+    if (!rb->error && sfs_rbuf_remaining(rb) >= 8) {
+        features = sfs_rbuf_u64(rb);
+        sfs_rbuf_take(rb, sfs_rbuf_remaining(rb));
+    }
+    return features;
 }
 
 void sfs_proto_hello_req_unpack(sfs_rbuf_t *rb, sfs_hello_req_t *req)
@@ -183,6 +178,7 @@ void sfs_proto_hello_req_unpack(sfs_rbuf_t *rb, sfs_hello_req_t *req)
     req->address = sfs_rbuf_blob(rb, &req->address_length);
     req->method  = sfs_rbuf_u32(rb);
     sfs_rbuf_bytes(rb, req->kx_public, SFS_KX_PUBLIC_SIZE);
+    req->features = sfs_proto_hello_features(rb);
     if (!rb->error &&
         (req->peer_kind < SFS_PEER_CLIENT || req->peer_kind > SFS_PEER_ADMIN ||
          req->address_length == 0 || req->address_length > SFS_ADDRESS_MAX ||
@@ -200,6 +196,7 @@ void sfs_proto_hello_reply_pack(sfs_wbuf_t *wb, const sfs_hello_reply_t *reply)
     sfs_wbuf_bytes(wb, reply->proof, SFS_PROOF_SIZE);
     sfs_wbuf_bytes(wb, reply->kx_public, SFS_KX_PUBLIC_SIZE);
     sfs_wbuf_str(wb, reply->credential);
+    sfs_wbuf_u64(wb, reply->features);
 }
 
 void sfs_proto_hello_reply_unpack(sfs_rbuf_t *rb, sfs_hello_reply_t *reply)
@@ -211,6 +208,7 @@ void sfs_proto_hello_reply_unpack(sfs_rbuf_t *rb, sfs_hello_reply_t *reply)
     sfs_rbuf_bytes(rb, reply->proof, SFS_PROOF_SIZE);
     sfs_rbuf_bytes(rb, reply->kx_public, SFS_KX_PUBLIC_SIZE);
     sfs_rbuf_str(rb, reply->credential, sizeof(reply->credential));
+    reply->features = sfs_proto_hello_features(rb);
 }
 
 void sfs_proto_auth_req_pack(sfs_wbuf_t *wb, const sfs_auth_req_t *req)
@@ -260,13 +258,16 @@ void sfs_proto_meta_req_pack(sfs_wbuf_t *wb, uint32_t opcode, const sfs_meta_req
         sfs_wbuf_u32(wb, req->start_target);
         break;
     case SFS_OP_RENAME:
-        sfs_wbuf_str(wb, req->path2);
+        sfs_wbuf_str(wb, req->new_path);
         sfs_wbuf_u32(wb, req->flags);
         break;
     case SFS_OP_READDIR:
+        sfs_wbuf_str(wb, req->after_name);
+        sfs_wbuf_u32(wb, req->max_entries);
+        break;
     case SFS_OP_META_LIST:
     case SFS_OP_META_PENDING:
-        sfs_wbuf_str(wb, req->path2);
+        sfs_wbuf_u64(wb, req->after_id);
         sfs_wbuf_u32(wb, req->max_entries);
         break;
     case SFS_OP_META_CHECK:
@@ -288,17 +289,19 @@ void sfs_proto_meta_req_pack(sfs_wbuf_t *wb, uint32_t opcode, const sfs_meta_req
 
 void sfs_proto_meta_req_unpack(sfs_rbuf_t *rb, uint32_t opcode, sfs_meta_req_t *req)
 {
-    req->path2[0]     = '\0';
-    req->flags        = 0;
-    req->mode         = 0;
-    req->uid          = 0;
-    req->gid          = 0;
-    req->chunk_size   = 0;
-    req->stripe_count = 0;
-    req->start_target = 0;
-    req->max_entries  = 0;
-    req->atime_ns     = 0;
-    req->mtime_ns     = 0;
+    req->new_path[0]   = '\0';
+    req->after_name[0] = '\0';
+    req->after_id      = 0;
+    req->flags         = 0;
+    req->mode          = 0;
+    req->uid           = 0;
+    req->gid           = 0;
+    req->chunk_size    = 0;
+    req->stripe_count  = 0;
+    req->start_target  = 0;
+    req->max_entries   = 0;
+    req->atime_ns      = 0;
+    req->mtime_ns      = 0;
 
     sfs_rbuf_str(rb, req->path, sizeof(req->path));
     switch (opcode) {
@@ -314,13 +317,16 @@ void sfs_proto_meta_req_unpack(sfs_rbuf_t *rb, uint32_t opcode, sfs_meta_req_t *
         req->start_target = sfs_rbuf_u32(rb);
         break;
     case SFS_OP_RENAME:
-        sfs_rbuf_str(rb, req->path2, sizeof(req->path2));
+        sfs_rbuf_str(rb, req->new_path, sizeof(req->new_path));
         req->flags = sfs_rbuf_u32(rb);
         break;
     case SFS_OP_READDIR:
+        sfs_rbuf_str(rb, req->after_name, sizeof(req->after_name));
+        req->max_entries = sfs_rbuf_u32(rb);
+        break;
     case SFS_OP_META_LIST:
     case SFS_OP_META_PENDING:
-        sfs_rbuf_str(rb, req->path2, sizeof(req->path2));
+        req->after_id    = sfs_rbuf_u64(rb);
         req->max_entries = sfs_rbuf_u32(rb);
         break;
     case SFS_OP_META_CHECK:
@@ -478,6 +484,72 @@ void sfs_proto_register_req_unpack(sfs_rbuf_t *rb, sfs_register_req_t *req)
         t->capacity  = sfs_rbuf_u64(rb);
         t->free      = sfs_rbuf_u64(rb);
         t->bandwidth = sfs_rbuf_u64(rb);
+    }
+}
+
+void sfs_proto_chunk_unlink_req_pack(sfs_wbuf_t *wb, const sfs_chunk_unlink_req_t *req)
+{
+    if (req->count > SFS_CHUNK_UNLINK_MAX) {
+        wb->error = -EMSGSIZE;
+        return;
+    }
+    sfs_wbuf_u32(wb, req->target_id);
+    sfs_wbuf_u32(wb, req->count);
+    for (uint32_t i = 0; i < req->count; i++) {
+        sfs_wbuf_u64(wb, req->entry_ids[i]);
+    }
+}
+
+void sfs_proto_chunk_unlink_req_unpack(sfs_rbuf_t *rb, sfs_chunk_unlink_req_t *req)
+{
+    req->target_id = sfs_rbuf_u32(rb);
+    req->count     = sfs_rbuf_u32(rb);
+    if (rb->error || req->count > SFS_CHUNK_UNLINK_MAX) {
+        rb->error  = -EBADMSG;
+        req->count = 0;
+        return;
+    }
+    for (uint32_t i = 0; i < req->count; i++) {
+        req->entry_ids[i] = sfs_rbuf_u64(rb);
+    }
+    if (rb->error) {
+        req->count = 0;
+    }
+}
+
+void sfs_proto_heartbeat_req_pack(sfs_wbuf_t *wb, const sfs_heartbeat_req_t *req)
+{
+    if (req->target_count > SFS_REGISTER_MAX_TARGETS) {
+        wb->error = -EMSGSIZE;
+        return;
+    }
+    sfs_wbuf_u32(wb, req->rank);
+    sfs_wbuf_u32(wb, req->target_count);
+    for (uint32_t i = 0; i < req->target_count; i++) {
+        sfs_wbuf_u32(wb, req->targets[i].target_id);
+        sfs_wbuf_u64(wb, req->targets[i].capacity);
+        sfs_wbuf_u64(wb, req->targets[i].free);
+        sfs_wbuf_u64(wb, req->targets[i].bandwidth);
+    }
+}
+
+void sfs_proto_heartbeat_req_unpack(sfs_rbuf_t *rb, sfs_heartbeat_req_t *req)
+{
+    req->rank         = sfs_rbuf_u32(rb);
+    req->target_count = sfs_rbuf_u32(rb);
+    if (rb->error || req->target_count > SFS_REGISTER_MAX_TARGETS) {
+        rb->error         = -EBADMSG;
+        req->target_count = 0;
+        return;
+    }
+    for (uint32_t i = 0; i < req->target_count; i++) {
+        req->targets[i].target_id = sfs_rbuf_u32(rb);
+        req->targets[i].capacity  = sfs_rbuf_u64(rb);
+        req->targets[i].free      = sfs_rbuf_u64(rb);
+        req->targets[i].bandwidth = sfs_rbuf_u64(rb);
+    }
+    if (rb->error) {
+        req->target_count = 0;
     }
 }
 

@@ -60,46 +60,59 @@
 #define SFS_PROTO_MAX_EXTENTS 512  /* extents in one chunk I/O request */
 
 /*
- * The operations: name, number, the role that serves it. Numbers are never
- * reused. Requests to a role a server does not have get -EOPNOTSUPP.
+ * The operations, one line each:
+ *   _(NAME, number, role, request, reply, handler)
+ * number: never reused. role: the role that serves it (SFS_ROLE_*); a
+ *   request to a role a server does not have gets -EOPNOTSUPP.
+ * request, reply: the codec of the arguments: the struct sfs_<codec>_t with
+ *   sfs_proto_<codec>_pack() and _unpack(); `none`: no arguments. Bulk data
+ *   (file data, a map, entries) travels in the payload, not here.
+ * handler: the server function sfs_handle_<handler>() that serves it
+ *   (service/sfs_handlers.h); `transport`: answered inside the transport.
+ * sfs_proto_op_info() gives each line as data; servers dispatch from it and
+ * the fuzzer decodes through it.
  */
 #define SFS_PROTO_OPS(_)                                                                           \
-    _(HELLO, 1, ANY)       /* start the authentication handshake */                                \
-    _(AUTH, 2, ANY)        /* finish it */                                                         \
-    _(PING, 3, ANY)        /* liveness / round-trip probe */                                       \
-    _(NET_INFO, 4, ANY)    /* sessions this server has, with their transports */                   \
-    _(BYE, 5, ANY)         /* the peer closes its session (no reply) */                            \
-    _(DIRECT, 6, ANY)      /* same-host proof of the client's pid (a unix datagram, not UCX) */    \
-    _(REGISTER, 10, MGMT)  /* a server rank joins */                                               \
-    _(HEARTBEAT, 11, MGMT) /* a server rank reports free space */                                  \
-    _(GET_MAP, 12, MGMT)   /* nodes and targets with states */                                     \
-    _(SHUTDOWN, 13, MGMT)  /* stop the whole service cleanly */                                    \
-    _(STOP, 14, ANY)       /* mgmt tells a server rank to stop */                                  \
-    _(LOOKUP, 20, META)    /* path -> attributes */                                                \
-    _(CREATE, 21, META)    /* create a file (optionally exclusive) */                              \
-    _(MKDIR, 22, META)                                                                             \
-    _(RMDIR, 23, META)                                                                             \
-    _(UNLINK, 24, META)                                                                            \
-    _(RENAME, 25, META)                                                                            \
-    _(READDIR, 26, META)                                                                           \
-    _(SETPATTERN, 27, META)    /* a directory's default stripe pattern */                          \
-    _(SETATTR, 28, META)       /* mode, owner, times */                                            \
-    _(META_STATFS, 29, META)   /* entry counts */                                                  \
-    _(META_LIST, 30, META)     /* every file entry and its pattern (fsck) */                       \
-    _(META_CHECK, 31, META)    /* check (and repair) the namespace's own consistency */            \
-    _(META_PENDING, 32, META)  /* entries whose chunk files await deletion (fsck) */               \
-    _(COUNTER, 33, META)       /* atomic counter of an open file (MPI shared file pointer) */      \
-    _(WRITE, 40, STORAGE)      /* list I/O write to one chunk file */                              \
-    _(READ, 41, STORAGE)       /* list I/O read from one chunk file */                             \
-    _(CHUNK_STAT, 42, STORAGE) /* chunk file length */                                             \
-    _(TRUNCATE, 43, STORAGE)                                                                       \
-    _(FSYNC, 44, STORAGE)                                                                          \
-    _(CHUNK_UNLINK, 45, STORAGE) /* remove chunk files of unlinked entries */                      \
-    _(CHUNK_LIST, 46, STORAGE)   /* chunk files of a target (fsck) */                              \
-    _(CHUNK_OPEN, 47, STORAGE)   /* same-host client: the chunk file, read-only, handed over */
+    /* the session: handshake, probes, goodbye */                                                  \
+    _(HELLO, 1, ANY, hello_req, hello_reply, transport)                                            \
+    _(AUTH, 2, ANY, auth_req, auth_reply, transport)                                               \
+    _(PING, 3, ANY, none, ping_reply, ping)                                                        \
+    _(NET_INFO, 4, ANY, none, net_info_reply, net_info) /* payload: sfs_net_session_t each */      \
+    _(BYE, 5, ANY, none, none, transport)               /* no reply */                             \
+    _(DIRECT, 6, ANY, direct_proof, none, transport)    /* a unix datagram, not UCX */             \
+    /* management */                                                                               \
+    _(REGISTER, 10, MGMT, register_req, none, register)                                            \
+    _(HEARTBEAT, 11, MGMT, heartbeat_req, heartbeat_reply, heartbeat)                              \
+    _(GET_MAP, 12, MGMT, none, none, get_map) /* payload: the map (sfs_map.h) */                   \
+    _(SHUTDOWN, 13, MGMT, none, none, shutdown)                                                    \
+    _(STOP, 14, ANY, none, none, stop) /* management tells a rank to stop */                       \
+    /* metadata */                                                                                 \
+    _(LOOKUP, 20, META, meta_req, open_reply, meta)                                                \
+    _(CREATE, 21, META, meta_req, open_reply, meta)                                                \
+    _(MKDIR, 22, META, meta_req, open_reply, meta)                                                 \
+    _(RMDIR, 23, META, meta_req, none, meta)                                                       \
+    _(UNLINK, 24, META, meta_req, open_reply, meta)                                                \
+    _(RENAME, 25, META, meta_req, none, meta)                                                      \
+    _(READDIR, 26, META, meta_req, page_reply, meta) /* payload: sfs_dirent_t each */              \
+    _(SETPATTERN, 27, META, meta_req, open_reply, meta)                                            \
+    _(SETATTR, 28, META, meta_req, open_reply, meta)                                               \
+    _(META_STATFS, 29, META, meta_req, meta_statfs, meta)                                          \
+    _(META_LIST, 30, META, meta_req, page_reply, meta_admin)    /* payload: sfs_attr_t each */     \
+    _(META_CHECK, 31, META, meta_req, check_reply, meta_admin)  /* payload: lines */               \
+    _(META_PENDING, 32, META, meta_req, page_reply, meta_admin) /* payload: u64 ids */             \
+    _(COUNTER, 33, META, counter_req, counter_reply, counter)                                      \
+    /* storage */                                                                                  \
+    _(WRITE, 40, STORAGE, chunk_req, length_reply, chunk) /* payload: the data */                  \
+    _(READ, 41, STORAGE, chunk_req, length_reply, chunk)  /* reply payload: the data */            \
+    _(CHUNK_STAT, 42, STORAGE, chunk_req, length_reply, chunk)                                     \
+    _(TRUNCATE, 43, STORAGE, chunk_req, length_reply, chunk)                                       \
+    _(FSYNC, 44, STORAGE, chunk_req, length_reply, chunk)                                          \
+    _(CHUNK_UNLINK, 45, STORAGE, chunk_unlink_req, chunk_unlink_reply, chunk_unlink)               \
+    _(CHUNK_LIST, 46, STORAGE, chunk_req, chunk_list_reply, chunk) /* payload: id, length */       \
+    _(CHUNK_OPEN, 47, STORAGE, chunk_req, length_reply, chunk)     /* the file, read-only, handed */
 
 typedef enum {
-#define SFS_PROTO_OP_ENUM(_name, _num, _role) SFS_OP_##_name = _num,
+#define SFS_PROTO_OP_ENUM(_name, _num, _role, _req, _rep, _handler) SFS_OP_##_name = _num,
     SFS_PROTO_OPS(SFS_PROTO_OP_ENUM)
 #undef SFS_PROTO_OP_ENUM
         SFS_OP_MAX = 64
@@ -115,6 +128,47 @@ typedef enum {
 const char *sfs_op_name(uint32_t opcode);
 /* Role serving an opcode (SFS_ROLE_*), or -1 if unknown. */
 int sfs_op_role(uint32_t opcode);
+
+/* A codec's decoder and encoder, whatever its struct (opcode for those
+ * that vary). */
+typedef void (*sfs_proto_unpack_fn)(sfs_rbuf_t *rb, uint32_t opcode, void *out);
+typedef void (*sfs_proto_pack_fn)(sfs_wbuf_t *wb, uint32_t opcode, const void *in);
+
+/* One line of SFS_PROTO_OPS as data. */
+typedef struct sfs_proto_op_info {
+    uint32_t            opcode;
+    const char         *name;
+    uint32_t            role;          /* SFS_ROLE_* */
+    const char         *request_codec; /* "meta_req", "none" */
+    const char         *reply_codec;
+    const char         *handler; /* "meta", "transport" */
+    sfs_proto_unpack_fn unpack_request;
+    sfs_proto_pack_fn   pack_request;
+    size_t              request_size; /* sizeof its struct */
+    sfs_proto_unpack_fn unpack_reply;
+    sfs_proto_pack_fn   pack_reply;
+    size_t              reply_size;
+} sfs_proto_op_info_t;
+
+/* The line of `opcode`, or NULL if there is none. */
+const sfs_proto_op_info_t *sfs_proto_op_info(uint32_t opcode);
+/* Decode the arguments of a request (reply = 0) or reply (1) of `opcode`
+ * into `out` (`out_size` bytes: the codec's struct, else -EINVAL): every
+ * byte must be used. Returns 0, -ENAMETOOLONG (a path too long) or
+ * -EBADMSG. */
+int sfs_proto_decode(uint32_t opcode, int reply, const void *args, size_t length, void *out,
+                     size_t out_size);
+
+/* Encode `in` (`in_size` bytes: the codec's struct, else -EINVAL) as the
+ * arguments of a request or reply of `opcode`. Returns 0 or wb->error. */
+int sfs_proto_encode(uint32_t opcode, int reply, const void *in, size_t in_size, sfs_wbuf_t *wb);
+
+/* No arguments (the `none` codec). */
+typedef struct sfs_none {
+    uint8_t unused;
+} sfs_none_t;
+void sfs_proto_none_pack(sfs_wbuf_t *wb, const sfs_none_t *none);
+void sfs_proto_none_unpack(sfs_rbuf_t *rb, sfs_none_t *none);
 
 typedef struct sfs_proto_hdr {
     uint32_t magic;
@@ -181,6 +235,31 @@ void sfs_proto_attr_unpack(sfs_rbuf_t *rb, sfs_attr_t *attr);
 #define SFS_KX_PUBLIC_SIZE     32
 #define SFS_CRED_TEXT_MAX      2048 /* an encoded MUNGE credential, NUL included */
 
+/* What a peer can do, announced in HELLO and its reply (`features`) so
+ * that neighbouring versions talk during a rolling upgrade: a peer
+ * ignores bits it does not know, and refuses a peer that lacks one it
+ * requires, saying which. Bits are never renumbered or reused
+ * (docs/protocol.md). */
+#define SFS_FEATURE_MUNGE_AUTH    (1ull << 0) /* MUNGE handshakes (SFS_AUTH_METHOD_MUNGE) */
+#define SFS_FEATURE_CAPABILITIES  (1ull << 1) /* storage requests carry capabilities */
+#define SFS_FEATURE_FD_HANDOFF    (1ull << 2) /* CHUNK_OPEN hands chunk files over (fdpass) */
+#define SFS_FEATURE_DIRECT_COPY   (1ull << 3) /* same-host direct copies (sfs_tp_direct.c) */
+#define SFS_FEATURE_TYPED_CURSORS (1ull << 4) /* wire of SFS_PROTO_OPS' codecs: READDIR, */
+                                              /* META_LIST cursors, CHUNK_UNLINK ids */
+/* What this version does. */
+#define SFS_FEATURES_THIS                                                                          \
+    (SFS_FEATURE_MUNGE_AUTH | SFS_FEATURE_CAPABILITIES | SFS_FEATURE_FD_HANDOFF |                  \
+     SFS_FEATURE_DIRECT_COPY | SFS_FEATURE_TYPED_CURSORS)
+/* What a server needs of its clients: without capabilities a client's I/O
+ * is refused, and an older client's listings would be misread. */
+#define SFS_FEATURES_REQUIRED_OF_CLIENT (SFS_FEATURE_CAPABILITIES | SFS_FEATURE_TYPED_CURSORS)
+/* What a client (or a server rank connecting to another) needs of a server. */
+#define SFS_FEATURES_REQUIRED_OF_SERVER SFS_FEATURE_TYPED_CURSORS
+
+/* The names of the bits in `features` ("capabilities, direct-copy"; an
+ * unknown bit as "bit 42") into buf; returns buf. */
+const char *sfs_features_string(uint64_t features, char *buf, size_t size);
+
 typedef struct sfs_hello_req {
     uint32_t    peer_kind;
     uint64_t    peer_uuid;
@@ -192,6 +271,7 @@ typedef struct sfs_hello_req {
     size_t      address_length;
     uint32_t    method;                        /* SFS_AUTH_METHOD_* */
     uint8_t     kx_public[SFS_KX_PUBLIC_SIZE]; /* MUNGE: the client's key-exchange key */
+    uint64_t    features;                      /* SFS_FEATURE_* */
 } sfs_hello_req_t;
 
 typedef struct sfs_hello_reply {
@@ -202,6 +282,7 @@ typedef struct sfs_hello_reply {
     uint8_t  proof[SFS_PROOF_SIZE];         /* SECRET: proves the server knows the secret */
     uint8_t  kx_public[SFS_KX_PUBLIC_SIZE]; /* MUNGE: the server's key-exchange key */
     char     credential[SFS_CRED_TEXT_MAX]; /* MUNGE: the server's credential */
+    uint64_t features;                      /* SFS_FEATURE_* */
 } sfs_hello_reply_t;
 
 typedef struct sfs_auth_req {
@@ -209,12 +290,43 @@ typedef struct sfs_auth_req {
     char    credential[SFS_CRED_TEXT_MAX]; /* MUNGE: the client's credential */
 } sfs_auth_req_t;
 
+/* AUTH reply: the session is open. */
+typedef struct sfs_auth_reply {
+    uint64_t direct_id; /* where same-host direct copies are proven (sfs_tp_direct.c), 0: none */
+} sfs_auth_reply_t;
+
+/* HELLO and its reply end with `features`; a peer older than it sends
+ * none (decoded as 0), a newer one may send more after it, which is
+ * skipped: HELLO is the one message whose arguments may grow. */
 void sfs_proto_hello_req_pack(sfs_wbuf_t *wb, const sfs_hello_req_t *req);
 void sfs_proto_hello_req_unpack(sfs_rbuf_t *rb, sfs_hello_req_t *req);
 void sfs_proto_hello_reply_pack(sfs_wbuf_t *wb, const sfs_hello_reply_t *reply);
 void sfs_proto_hello_reply_unpack(sfs_rbuf_t *rb, sfs_hello_reply_t *reply);
 void sfs_proto_auth_req_pack(sfs_wbuf_t *wb, const sfs_auth_req_t *req);
 void sfs_proto_auth_req_unpack(sfs_rbuf_t *rb, sfs_auth_req_t *req);
+void sfs_proto_auth_reply_pack(sfs_wbuf_t *wb, const sfs_auth_reply_t *reply);
+void sfs_proto_auth_reply_unpack(sfs_rbuf_t *rb, sfs_auth_reply_t *reply);
+
+/* ---------------------------------------------------------------------- */
+/* Capabilities                                                           */
+
+/* A capability (common/sfs_cap.h says what it is and how it is checked). */
+#define SFS_CAP_READ      0x1u
+#define SFS_CAP_WRITE     0x2u
+#define SFS_CAP_MAC_SIZE  16
+#define SFS_CAP_WIRE_SIZE (8 + 4 + 4 + 8 + SFS_CAP_MAC_SIZE)
+
+typedef struct sfs_cap {
+    uint64_t entry_id;
+    uint32_t access; /* SFS_CAP_* */
+    uint32_t uid;
+    uint64_t expires_s; /* wall clock (servers' clocks must agree to a few seconds) */
+    uint8_t  mac[SFS_CAP_MAC_SIZE];
+} sfs_cap_t;
+
+void sfs_cap_pack(sfs_wbuf_t *wb, const sfs_cap_t *cap);
+/* Decode; sets rb->error for unknown access bits. */
+void sfs_cap_unpack(sfs_rbuf_t *rb, sfs_cap_t *cap);
 
 /* ---------------------------------------------------------------------- */
 /* Metadata requests                                                      */
@@ -223,8 +335,10 @@ void sfs_proto_auth_req_unpack(sfs_rbuf_t *rb, sfs_auth_req_t *req);
 
 typedef struct sfs_meta_req {
     char     path[SFS_PATH_MAX];
-    char     path2[SFS_PATH_MAX]; /* RENAME: new path; READDIR: resume after this name */
-    uint32_t flags;               /* CREATE: SFS_CREATE_*; SETATTR: SFS_SETATTR_* mask */
+    char     new_path[SFS_PATH_MAX];       /* RENAME: where to */
+    char     after_name[SFS_NAME_MAX + 1]; /* READDIR: resume after this name ("": start) */
+    uint64_t after_id;                     /* META_LIST, META_PENDING: resume after this id */
+    uint32_t flags;                        /* CREATE: SFS_CREATE_*; SETATTR: SFS_SETATTR_* mask */
     uint32_t mode;
     uint32_t uid;
     uint32_t gid;
@@ -233,7 +347,7 @@ typedef struct sfs_meta_req {
     uint32_t start_target; /* CREATE: first target id wanted, 0 = chooser decides */
     uint64_t atime_ns;
     uint64_t mtime_ns;
-    uint32_t max_entries; /* READDIR */
+    uint32_t max_entries; /* READDIR, META_LIST, META_PENDING: 0 = the server's page */
 } sfs_meta_req_t;
 
 #define SFS_CHECK_REPAIR 0x1u /* META_CHECK: fix what is safe to fix */
@@ -252,6 +366,13 @@ typedef struct sfs_counter_req {
 void sfs_proto_counter_req_pack(sfs_wbuf_t *wb, const sfs_counter_req_t *req);
 /* Sets rb->error also for an unknown op. */
 void sfs_proto_counter_req_unpack(sfs_rbuf_t *rb, sfs_counter_req_t *req);
+
+typedef struct sfs_counter_reply {
+    uint64_t before; /* the value before the operation */
+} sfs_counter_reply_t;
+
+void sfs_proto_counter_reply_pack(sfs_wbuf_t *wb, const sfs_counter_reply_t *reply);
+void sfs_proto_counter_reply_unpack(sfs_rbuf_t *rb, sfs_counter_reply_t *reply);
 
 #define SFS_SETATTR_MODE  0x1u
 #define SFS_SETATTR_OWNER 0x2u
@@ -278,7 +399,42 @@ void sfs_proto_counter_req_unpack(sfs_rbuf_t *rb, sfs_counter_req_t *req);
 void sfs_proto_meta_req_pack(sfs_wbuf_t *wb, uint32_t opcode, const sfs_meta_req_t *req);
 void sfs_proto_meta_req_unpack(sfs_rbuf_t *rb, uint32_t opcode, sfs_meta_req_t *req);
 
-/* READDIR reply: args = u32 count, u8 eof; payload = entries. */
+/* LOOKUP, CREATE, MKDIR, UNLINK, SETPATTERN, SETATTR reply: the entry's
+ * attributes; CREATE says whether it made the file; a file looked up or
+ * created comes with a capability for its targets (sfs_cap.h). */
+typedef struct sfs_open_reply {
+    sfs_attr_t attr;
+    uint8_t    created; /* CREATE */
+    uint8_t    has_cap; /* LOOKUP, CREATE of a file */
+    sfs_cap_t  cap;
+} sfs_open_reply_t;
+
+void sfs_proto_open_reply_pack(sfs_wbuf_t *wb, uint32_t opcode, const sfs_open_reply_t *reply);
+void sfs_proto_open_reply_unpack(sfs_rbuf_t *rb, uint32_t opcode, sfs_open_reply_t *reply);
+
+/* READDIR, META_LIST, META_PENDING reply: how many entries the payload
+ * holds and whether they are the last. */
+typedef struct sfs_page_reply {
+    uint32_t count;
+    uint8_t  eof;
+} sfs_page_reply_t;
+
+void sfs_proto_page_reply_pack(sfs_wbuf_t *wb, const sfs_page_reply_t *reply);
+void sfs_proto_page_reply_unpack(sfs_rbuf_t *rb, sfs_page_reply_t *reply);
+
+/* META_CHECK reply; the payload holds `lines` strings. */
+typedef struct sfs_check_reply {
+    uint64_t inodes;
+    uint64_t dentries;
+    uint64_t problems;
+    uint64_t repaired;
+    uint32_t lines;
+} sfs_check_reply_t;
+
+void sfs_proto_check_reply_pack(sfs_wbuf_t *wb, const sfs_check_reply_t *reply);
+void sfs_proto_check_reply_unpack(sfs_rbuf_t *rb, sfs_check_reply_t *reply);
+
+/* READDIR payload: entries. */
 typedef struct sfs_dirent {
     char     name[SFS_NAME_MAX + 1];
     uint64_t entry_id;
@@ -294,6 +450,9 @@ typedef struct sfs_meta_statfs {
     uint64_t pending_chunk_deletes;
 } sfs_meta_statfs_t;
 
+void sfs_proto_meta_statfs_pack(sfs_wbuf_t *wb, const sfs_meta_statfs_t *stats);
+void sfs_proto_meta_statfs_unpack(sfs_rbuf_t *rb, sfs_meta_statfs_t *stats);
+
 /* ---------------------------------------------------------------------- */
 /* Storage requests                                                       */
 
@@ -307,24 +466,6 @@ typedef struct sfs_io_extent {
 
 #define SFS_WRITE_SYNC 0x1u /* fdatasync before replying */
 
-/* A capability (common/sfs_cap.h says what it is and how it is checked). */
-#define SFS_CAP_READ      0x1u
-#define SFS_CAP_WRITE     0x2u
-#define SFS_CAP_MAC_SIZE  16
-#define SFS_CAP_WIRE_SIZE (8 + 4 + 4 + 8 + SFS_CAP_MAC_SIZE)
-
-typedef struct sfs_cap {
-    uint64_t entry_id;
-    uint32_t access; /* SFS_CAP_* */
-    uint32_t uid;
-    uint64_t expires_s; /* wall clock (servers' clocks must agree to a few seconds) */
-    uint8_t  mac[SFS_CAP_MAC_SIZE];
-} sfs_cap_t;
-
-void sfs_cap_pack(sfs_wbuf_t *wb, const sfs_cap_t *cap);
-/* Decode; sets rb->error for unknown access bits. */
-void sfs_cap_unpack(sfs_rbuf_t *rb, sfs_cap_t *cap);
-
 typedef struct sfs_chunk_req {
     uint32_t        target_id;
     uint64_t        entry_id;
@@ -336,11 +477,50 @@ typedef struct sfs_chunk_req {
 } sfs_chunk_req_t;
 
 /* Encode/decode a chunk request (WRITE, READ, CHUNK_STAT, TRUNCATE, FSYNC,
- * CHUNK_OPEN).
+ * CHUNK_OPEN, CHUNK_LIST: entry_id is the id to list after, length the
+ * most ids wanted).
  * Unpack checks the extents: count <= SFS_PROTO_MAX_EXTENTS, no overflow
  * of offset + length. */
 void sfs_proto_chunk_req_pack(sfs_wbuf_t *wb, uint32_t opcode, const sfs_chunk_req_t *req);
 void sfs_proto_chunk_req_unpack(sfs_rbuf_t *rb, uint32_t opcode, sfs_chunk_req_t *req);
+
+/* WRITE, READ, CHUNK_STAT, TRUNCATE, FSYNC, CHUNK_OPEN reply: the chunk
+ * file's length after the operation. */
+typedef struct sfs_length_reply {
+    uint64_t length;
+} sfs_length_reply_t;
+
+void sfs_proto_length_reply_pack(sfs_wbuf_t *wb, const sfs_length_reply_t *reply);
+void sfs_proto_length_reply_unpack(sfs_rbuf_t *rb, sfs_length_reply_t *reply);
+
+/* CHUNK_LIST reply: the payload holds `count` x (u64 entry id, u64 length). */
+typedef struct sfs_chunk_list_reply {
+    uint32_t count;
+} sfs_chunk_list_reply_t;
+
+void sfs_proto_chunk_list_reply_pack(sfs_wbuf_t *wb, const sfs_chunk_list_reply_t *reply);
+void sfs_proto_chunk_list_reply_unpack(sfs_rbuf_t *rb, sfs_chunk_list_reply_t *reply);
+
+/* CHUNK_UNLINK: remove the chunk files of these entries from one target
+ * (the metadata server's background deletion, fsck's repair). */
+#define SFS_CHUNK_UNLINK_MAX 512
+
+typedef struct sfs_chunk_unlink_req {
+    uint32_t target_id;
+    uint32_t count;
+    uint64_t entry_ids[SFS_CHUNK_UNLINK_MAX];
+} sfs_chunk_unlink_req_t;
+
+typedef struct sfs_chunk_unlink_reply {
+    uint32_t removed; /* chunk files removed (those already gone count too) */
+} sfs_chunk_unlink_reply_t;
+
+/* Pack sets wb->error for a count over SFS_CHUNK_UNLINK_MAX; unpack
+ * refuses it. */
+void sfs_proto_chunk_unlink_req_pack(sfs_wbuf_t *wb, const sfs_chunk_unlink_req_t *req);
+void sfs_proto_chunk_unlink_req_unpack(sfs_rbuf_t *rb, sfs_chunk_unlink_req_t *req);
+void sfs_proto_chunk_unlink_reply_pack(sfs_wbuf_t *wb, const sfs_chunk_unlink_reply_t *reply);
+void sfs_proto_chunk_unlink_reply_unpack(sfs_rbuf_t *rb, sfs_chunk_unlink_reply_t *reply);
 
 /* ---------------------------------------------------------------------- */
 /* Management requests                                                    */
@@ -370,6 +550,65 @@ typedef struct sfs_register_req {
 void sfs_proto_register_req_pack(sfs_wbuf_t *wb, const sfs_register_req_t *req);
 void sfs_proto_register_req_unpack(sfs_rbuf_t *rb, sfs_register_req_t *req);
 
+/* HEARTBEAT: a server rank is alive, with its targets' free space. */
+typedef struct sfs_heartbeat_target {
+    uint32_t target_id;
+    uint64_t capacity;
+    uint64_t free;
+    uint64_t bandwidth;
+} sfs_heartbeat_target_t;
+
+typedef struct sfs_heartbeat_req {
+    uint32_t               rank;
+    uint32_t               target_count;
+    sfs_heartbeat_target_t targets[SFS_REGISTER_MAX_TARGETS];
+} sfs_heartbeat_req_t;
+
+/* Management does not know the rank (it restarted): register again. */
+#define SFS_HEARTBEAT_REGISTER_AGAIN 0x1u
+
+typedef struct sfs_heartbeat_reply {
+    uint32_t flags; /* SFS_HEARTBEAT_*; a peer ignores bits it does not know */
+} sfs_heartbeat_reply_t;
+
+void sfs_proto_heartbeat_req_pack(sfs_wbuf_t *wb, const sfs_heartbeat_req_t *req);
+void sfs_proto_heartbeat_req_unpack(sfs_rbuf_t *rb, sfs_heartbeat_req_t *req);
+void sfs_proto_heartbeat_reply_pack(sfs_wbuf_t *wb, const sfs_heartbeat_reply_t *reply);
+void sfs_proto_heartbeat_reply_unpack(sfs_rbuf_t *rb, sfs_heartbeat_reply_t *reply);
+
+/* ---------------------------------------------------------------------- */
+/* Probes: PING and NET_INFO                                              */
+
+typedef struct sfs_ping_reply {
+    uint32_t rank;
+    uint32_t roles; /* SFS_ROLE_* */
+} sfs_ping_reply_t;
+
+/* NET_INFO reply: the payload holds `count` sfs_net_session_t. */
+typedef struct sfs_net_info_reply {
+    uint32_t rank;
+    uint32_t count;
+} sfs_net_info_reply_t;
+
+#define SFS_TRANSPORTS_MAX 256
+
+typedef struct sfs_net_session {
+    uint32_t peer_kind; /* SFS_PEER_* */
+    uint64_t peer_uuid;
+    uint32_t pid;
+    char     host[SFS_HOST_MAX];
+    char     program[SFS_NAME_MAX + 1];
+    char     transports[SFS_TRANSPORTS_MAX];
+    uint64_t age_ms;
+} sfs_net_session_t;
+
+void sfs_proto_ping_reply_pack(sfs_wbuf_t *wb, const sfs_ping_reply_t *reply);
+void sfs_proto_ping_reply_unpack(sfs_rbuf_t *rb, sfs_ping_reply_t *reply);
+void sfs_proto_net_info_reply_pack(sfs_wbuf_t *wb, const sfs_net_info_reply_t *reply);
+void sfs_proto_net_info_reply_unpack(sfs_rbuf_t *rb, sfs_net_info_reply_t *reply);
+void sfs_proto_net_session_pack(sfs_wbuf_t *wb, const sfs_net_session_t *session);
+void sfs_proto_net_session_unpack(sfs_rbuf_t *rb, sfs_net_session_t *session);
+
 /* ---------------------------------------------------------------------- */
 /* Direct-copy descriptor (SFS_PROTO_FLAG_DIRECT): the last bytes of a      */
 /* request's arguments, count x (u64 address, u64 length), u64 deadline     */
@@ -391,6 +630,43 @@ void   sfs_proto_direct_desc_pack(sfs_wbuf_t *wb, const sfs_direct_desc_t *desc)
  * arguments before it, or -EBADMSG (count 0 or over the maximum, or more
  * than the arguments hold). */
 long sfs_proto_direct_desc_unpack(const uint8_t *args, size_t args_length, sfs_direct_desc_t *desc);
+
+/* ---------------------------------------------------------------------- */
+/* Same-host side channels (unix sockets, not UCX): each message is a      */
+/* protocol header sealed with the session key and fixed arguments. The    */
+/* *_msg_unpack functions check the size, the header and its fields; the   */
+/* MAC is the receiver's to check (it knows the session).                   */
+
+/* DIRECT: a same-host client proves its pid to the server's datagram
+ * socket (ucx_transport/sfs_tp_direct.c); the kernel adds the pid. */
+typedef struct sfs_direct_proof {
+    uint64_t now_ms; /* the client's CLOCK_MONOTONIC: both must agree */
+} sfs_direct_proof_t;
+
+#define SFS_DIRECT_PROOF_MSG_SIZE (SFS_PROTO_HDR_SIZE + 8)
+
+void sfs_proto_direct_proof_pack(sfs_wbuf_t *wb, const sfs_direct_proof_t *proof);
+void sfs_proto_direct_proof_unpack(sfs_rbuf_t *rb, sfs_direct_proof_t *proof);
+/* A whole proof datagram: opcode DIRECT, not a reply. 0 or -EBADMSG. */
+int sfs_proto_direct_proof_msg_unpack(const uint8_t *msg, size_t length, sfs_proto_hdr_t *hdr,
+                                      sfs_direct_proof_t *proof);
+
+/* The file a server hands over with SCM_RIGHTS (CHUNK_OPEN, see
+ * ucx_transport/sfs_tp_fdpass.c): the receiver believes the descriptor
+ * only if it is this file. */
+typedef struct sfs_fd_handoff {
+    uint64_t device;
+    uint64_t inode;
+} sfs_fd_handoff_t;
+
+#define SFS_FD_HANDOFF_MSG_SIZE (SFS_PROTO_HDR_SIZE + 16)
+
+void sfs_proto_fd_handoff_pack(sfs_wbuf_t *wb, const sfs_fd_handoff_t *handoff);
+void sfs_proto_fd_handoff_unpack(sfs_rbuf_t *rb, sfs_fd_handoff_t *handoff);
+/* A whole handoff message: a reply (tagged with the request's opcode and
+ * id) without status. 0 or -EBADMSG. */
+int sfs_proto_fd_handoff_msg_unpack(const uint8_t *msg, size_t length, sfs_proto_hdr_t *hdr,
+                                    sfs_fd_handoff_t *handoff);
 
 /* Total bytes the extents of a request cover. */
 uint64_t sfs_chunk_req_bytes(const sfs_chunk_req_t *req);

@@ -1,13 +1,17 @@
 # service/: the stripefs-server MPI program (management, metadata, storage).
 noinst_LTLIBRARIES += libsfs_service.la
 libsfs_service_la_SOURCES = \
-	service/sfs_service.c service/sfs_service.h \
+	service/sfs_service.c service/sfs_service.h service/sfs_handlers.h \
+	service/sfs_service_handlers.c \
 	service/sfs_roles.c service/sfs_roles.h \
 	service/sfs_workq.c service/sfs_workq.h \
-	service/sfs_mgmt.c \
-	service/sfs_meta.c \
+	service/sfs_mgmt.c service/sfs_mgmt_internal.h service/sfs_mgmt_handlers.c \
+	service/sfs_meta.c service/sfs_meta_internal.h \
+	service/sfs_meta_handlers.c service/sfs_meta_commit.c service/sfs_meta_run.c \
+	service/sfs_meta_reply.c service/sfs_meta_counter.c service/sfs_meta_delete.c \
+	service/sfs_meta_chooser.c service/sfs_meta_chooser.h \
 	service/sfs_meta_store.c service/sfs_meta_store.h \
-	service/sfs_storage.c \
+	service/sfs_storage.c service/sfs_storage_internal.h service/sfs_storage_handlers.c \
 	service/sfs_chunk_store.c service/sfs_chunk_store.h \
 	service/sfs_identity.c service/sfs_identity.h \
 	service/sfs_munged.c service/sfs_munged.h \

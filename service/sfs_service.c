@@ -1,12 +1,14 @@
 /*
- * A server rank: transport, role dispatch, registration and heartbeats,
- * and the common requests every rank serves (PING, NET_INFO, STOP).
+ * A server rank: transport, dispatch of requests from the table of
+ * operations to their handlers (sfs_handlers.h), registration and
+ * heartbeats.
  */
 #define SFS_LOG_FAC "server"
 #include "sfs_service.h"
 
 #include "sfs_alloc.h"
 #include "sfs_cap.h"
+#include "sfs_handlers.h"
 #include "sfs_identity.h"
 #include "sfs_errno.h"
 #include "sfs_log.h"
@@ -18,14 +20,55 @@
 
 #define SFS_SERVICE_MAX_TARGETS_PER_RANK SFS_REGISTER_MAX_TARGETS
 
-static void sfs_service_reply_net_info(sfs_service_t *service, sfs_tp_request_t *req);
-static int  sfs_service_identity(void *arg, const sfs_tp_proof_t *proof, sfs_cred_t *cred);
+static int sfs_service_identity(void *arg, const sfs_tp_proof_t *proof, sfs_cred_t *cred);
+
+/* Every operation's handler, from the list of operations. */
+static sfs_handler_fn *const sfs_service_handlers[SFS_OP_MAX] = {
+#define SFS_SERVICE_HANDLER(_name, _num, _role, _req, _rep, _handler)                              \
+    [_num] = sfs_handle_##_handler,
+    SFS_PROTO_OPS(SFS_SERVICE_HANDLER)
+#undef SFS_SERVICE_HANDLER
+};
+
+/* Whether this rank has the role that serves `role`; if not, says so. */
+static int sfs_service_has_role(sfs_service_t *service, sfs_tp_request_t *req, uint32_t role)
+{
+    switch (role) {
+    case SFS_ROLE_ANY:
+        return 1;
+    case SFS_ROLE_MGMT:
+        if (service->mgmt) {
+            return 1;
+        }
+        sfs_tp_request_reply_error(req, -EOPNOTSUPP, "rank %u on %s is not the management server",
+                                   service->rank, service->host);
+        return 0;
+    case SFS_ROLE_META:
+        if (service->meta) {
+            return 1;
+        }
+        sfs_tp_request_reply_error(req, -EOPNOTSUPP, "rank %u on %s is not the metadata server",
+                                   service->rank, service->host);
+        return 0;
+    case SFS_ROLE_STORAGE:
+        if (service->storage) {
+            return 1;
+        }
+        sfs_tp_request_reply_error(req, -EOPNOTSUPP, "rank %u on %s serves no storage targets",
+                                   service->rank, service->host);
+        return 0;
+    default:
+        sfs_tp_request_reply_error(req, -EOPNOTSUPP, "rank %u: role %u unknown", service->rank,
+                                   role);
+        return 0;
+    }
+}
 
 static void sfs_service_dispatch(sfs_tp_request_t *req, void *arg)
 {
-    sfs_service_t *service = arg;
-    uint32_t       opcode  = sfs_tp_request_opcode(req);
-    int            role    = sfs_op_role(opcode);
+    sfs_service_t             *service = arg;
+    uint32_t                   opcode  = sfs_tp_request_opcode(req);
+    const sfs_proto_op_info_t *info    = sfs_proto_op_info(opcode);
 
     /* while the roles are torn down (sfs_service_destroy) nothing reaches them:
      * destroying the cluster still progresses the worker, and a heartbeat
@@ -37,124 +80,33 @@ static void sfs_service_dispatch(sfs_tp_request_t *req, void *arg)
                                    service->rank);
         return;
     }
-    switch (role) {
-    case SFS_ROLE_ANY:
-        switch (opcode) {
-        case SFS_OP_PING: {
-            uint8_t    out[16];
-            sfs_wbuf_t wb;
-
-            sfs_wbuf_init(&wb, out, sizeof(out));
-            sfs_wbuf_u32(&wb, service->rank);
-            sfs_wbuf_u32(&wb, service->roles);
-            sfs_tp_request_reply(req, 0, out, wb.length, NULL, 0, NULL, NULL);
-            return;
-        }
-        case SFS_OP_NET_INFO:
-            sfs_service_reply_net_info(service, req);
-            return;
-        case SFS_OP_STOP: {
-            int rc;
-
-            if (!(sfs_tp_session_cred(sfs_tp_request_session(req))->flags & SFS_CRED_SERVER)) {
-                sfs_tp_request_reply_error(req, -EPERM, "STOP: only management may stop a rank");
-                return;
-            }
-            rc = sfs_service_flush(service);
-
-            sfs_info("stop requested by management%s", rc ? " (flush reported errors)" : "");
-            if (rc) {
-                sfs_tp_request_reply_error(req, rc, "rank %u: flush failed: %s", service->rank,
-                                           sfs_error_detail());
-            } else {
-                sfs_tp_request_reply(req, 0, NULL, 0, NULL, 0, NULL, NULL);
-            }
-            sfs_service_request_stop(service);
-            return;
-        }
-        default:
-            break;
-        }
-        break;
-    case SFS_ROLE_MGMT:
-        if (service->mgmt) {
-            sfs_mgmt_handle(service->mgmt, req);
-            return;
-        }
-        sfs_tp_request_reply_error(req, -EOPNOTSUPP, "rank %u on %s is not the management server",
-                                   service->rank, service->host);
+    if (!info) {
+        sfs_tp_request_reply_error(req, -EOPNOTSUPP, "rank %u: operation %u not supported",
+                                   service->rank, opcode);
         return;
-    case SFS_ROLE_META:
-        if (service->meta) {
-            sfs_meta_handle(service->meta, req);
-            return;
-        }
-        sfs_tp_request_reply_error(req, -EOPNOTSUPP, "rank %u on %s is not the metadata server",
-                                   service->rank, service->host);
-        return;
-    case SFS_ROLE_STORAGE:
-        if (service->storage) {
-            sfs_storage_handle(service->storage, req);
-            return;
-        }
-        sfs_tp_request_reply_error(req, -EOPNOTSUPP, "rank %u on %s serves no storage targets",
-                                   service->rank, service->host);
-        return;
-    default:
-        break;
     }
-    sfs_tp_request_reply_error(req, -EOPNOTSUPP, "rank %u: operation %u not supported",
-                               service->rank, opcode);
-}
-
-typedef struct sfs_net_info_ctx {
-    sfs_wbuf_t wb;
-    uint32_t   count;
-} sfs_net_info_ctx_t;
-
-static void sfs_service_net_info_visit(sfs_tp_session_t *session, void *arg)
-{
-    sfs_net_info_ctx_t *ctx = arg;
-
-    sfs_wbuf_u32(&ctx->wb, sfs_tp_session_peer_kind(session));
-    sfs_wbuf_u64(&ctx->wb, sfs_tp_session_peer_uuid(session));
-    sfs_wbuf_u32(&ctx->wb, sfs_tp_session_peer_pid(session));
-    sfs_wbuf_str(&ctx->wb, sfs_tp_session_peer_host(session));
-    sfs_wbuf_str(&ctx->wb, sfs_tp_session_peer_program(session));
-    sfs_wbuf_str(&ctx->wb, sfs_tp_session_transports(session));
-    sfs_wbuf_u64(&ctx->wb, sfs_tp_session_age_ms(session));
-    if (!ctx->wb.error) {
-        ctx->count++;
+    if (sfs_service_has_role(service, req, info->role)) {
+        sfs_service_handlers[opcode](service, req);
     }
 }
 
-static void sfs_service_free_cb(void *arg)
+int sfs_handler_decode(sfs_tp_request_t *req, void *out, size_t size, int payload_ok)
 {
-    free(arg);
-}
+    uint32_t    opcode = sfs_tp_request_opcode(req);
+    size_t      length, payload_length;
+    const void *args = sfs_tp_request_args(req, &length);
+    int         rc   = sfs_proto_decode(opcode, 0, args, length, out, size);
 
-static void sfs_service_reply_net_info(sfs_service_t *service, sfs_tp_request_t *req)
-{
-    size_t             capacity = 1 << 20;
-    uint8_t           *buf      = malloc(capacity);
-    uint8_t            args[16];
-    sfs_wbuf_t         wb;
-    sfs_net_info_ctx_t ctx;
-    struct iovec       iov;
-
-    if (!buf) {
-        sfs_tp_request_reply_error(req, -ENOMEM, "out of memory");
-        return;
+    sfs_tp_request_payload(req, &payload_length);
+    if (rc == 0 && payload_length != 0 && !payload_ok) {
+        rc = -EBADMSG;
     }
-    sfs_wbuf_init(&ctx.wb, buf, capacity);
-    ctx.count = 0;
-    sfs_tp_worker_visit_sessions(service->worker, sfs_service_net_info_visit, &ctx);
-    sfs_wbuf_init(&wb, args, sizeof(args));
-    sfs_wbuf_u32(&wb, service->rank);
-    sfs_wbuf_u32(&wb, ctx.count);
-    iov.iov_base = buf;
-    iov.iov_len  = ctx.wb.error ? 0 : ctx.wb.length;
-    sfs_tp_request_reply(req, 0, args, wb.length, &iov, 1, sfs_service_free_cb, buf);
+    if (rc) {
+        sfs_tp_request_reply_error(req, rc == -ENAMETOOLONG ? rc : -EBADMSG,
+                                   "malformed %s request%s", sfs_op_name(opcode),
+                                   rc == -ENAMETOOLONG ? " (path too long)" : "");
+    }
+    return rc;
 }
 
 int sfs_service_create(const sfs_config_t *config, const sfs_role_plan_t *plan, uint32_t rank,
@@ -254,28 +206,32 @@ static int sfs_service_identity(void *arg, const sfs_tp_proof_t *proof, sfs_cred
     return sfs_identity_resolve(service->identity, proof, cred);
 }
 
-static size_t sfs_service_pack_targets(sfs_service_t *service, sfs_wbuf_t *wb)
+/* The heartbeat: this rank's targets with their free space. */
+static int sfs_service_heartbeat_args(sfs_service_t *service, sfs_wbuf_t *wb)
 {
-    sfs_target_report_t *reports;
-    uint32_t             count = 0;
+    sfs_target_report_t *reports = calloc(SFS_SERVICE_MAX_TARGETS_PER_RANK, sizeof(*reports));
+    sfs_heartbeat_req_t *hb      = calloc(1, sizeof(*hb));
 
-    reports = calloc(SFS_SERVICE_MAX_TARGETS_PER_RANK, sizeof(*reports));
-    if (!reports) {
-        wb->error = -ENOMEM;
-        return 0;
+    if (!reports || !hb) {
+        free(reports);
+        free(hb);
+        return -ENOMEM;
     }
+    hb->rank = service->rank;
     if (service->storage) {
-        count = sfs_storage_report(service->storage, reports, SFS_SERVICE_MAX_TARGETS_PER_RANK);
+        hb->target_count =
+            sfs_storage_report(service->storage, reports, SFS_SERVICE_MAX_TARGETS_PER_RANK);
     }
-    sfs_wbuf_u32(wb, count);
-    for (uint32_t i = 0; i < count; i++) {
-        sfs_wbuf_u32(wb, reports[i].target_id);
-        sfs_wbuf_u64(wb, reports[i].capacity);
-        sfs_wbuf_u64(wb, reports[i].free);
-        sfs_wbuf_u64(wb, reports[i].bandwidth);
+    for (uint32_t i = 0; i < hb->target_count; i++) {
+        hb->targets[i].target_id = reports[i].target_id;
+        hb->targets[i].capacity  = reports[i].capacity;
+        hb->targets[i].free      = reports[i].free;
+        hb->targets[i].bandwidth = reports[i].bandwidth;
     }
+    sfs_proto_heartbeat_req_pack(wb, hb);
     free(reports);
-    return count;
+    free(hb);
+    return wb->error;
 }
 
 static int sfs_service_send_register(sfs_service_t *service)
@@ -359,12 +315,12 @@ static void sfs_service_heartbeat_done(sfs_tp_rpc_t *rpc, void *arg)
     int            status  = sfs_tp_rpc_status(rpc);
 
     if (status == 0) {
-        size_t         length;
-        const uint8_t *reply = sfs_tp_rpc_reply_args(rpc, &length);
-        sfs_rbuf_t     rb;
+        size_t                length;
+        const uint8_t        *args = sfs_tp_rpc_reply_args(rpc, &length);
+        sfs_heartbeat_reply_t reply;
 
-        sfs_rbuf_init(&rb, reply, length);
-        if ((sfs_rbuf_u32(&rb) & 1) && !rb.error) {
+        if (sfs_proto_decode(SFS_OP_HEARTBEAT, 1, args, length, &reply, sizeof(reply)) == 0 &&
+            (reply.flags & SFS_HEARTBEAT_REGISTER_AGAIN)) {
             /* management does not know us (it restarted): register again */
             service->registered = 0;
         }
@@ -403,8 +359,7 @@ static void sfs_service_heartbeat(sfs_service_t *service)
         return;
     }
     sfs_wbuf_init(&wb, args, sizeof(args));
-    sfs_wbuf_u32(&wb, service->rank);
-    sfs_service_pack_targets(service, &wb);
+    sfs_service_heartbeat_args(service, &wb);
     memset(&params, 0, sizeof(params));
     params.opcode      = SFS_OP_HEARTBEAT;
     params.args        = args;

@@ -54,22 +54,19 @@ int  sfs_service_stopping(const sfs_service_t *service);
 int  sfs_service_flush(sfs_service_t *service);
 void sfs_service_destroy(sfs_service_t *service);
 
-/* Role entry points, called by the dispatcher (sfs_service.c). */
+/* Roles: life cycle and timers (their requests: sfs_handlers.h). */
 int  sfs_mgmt_create(sfs_service_t *service, sfs_mgmt_t **mgmt_p);
-void sfs_mgmt_handle(sfs_mgmt_t *mgmt, sfs_tp_request_t *req);
 void sfs_mgmt_timer(sfs_mgmt_t *mgmt);
 void sfs_mgmt_destroy(sfs_mgmt_t *mgmt);
 
 int  sfs_meta_create(sfs_service_t *service, sfs_meta_t **meta_p);
-void sfs_meta_handle(sfs_meta_t *meta, sfs_tp_request_t *req);
 void sfs_meta_timer(sfs_meta_t *meta);
 /* Re-read the target list from management at the next timer tick. */
 void sfs_meta_map_changed(sfs_meta_t *meta);
 int  sfs_meta_flush(sfs_meta_t *meta);
 void sfs_meta_destroy(sfs_meta_t *meta);
 
-int  sfs_storage_create(sfs_service_t *service, sfs_storage_t **storage_p);
-void sfs_storage_handle(sfs_storage_t *storage, sfs_tp_request_t *req);
+int sfs_storage_create(sfs_service_t *service, sfs_storage_t **storage_p);
 /* Fill in this rank's targets for REGISTER/HEARTBEAT. */
 typedef struct sfs_target_report {
     uint32_t target_id;

@@ -1,9 +1,13 @@
 /*
- * The storage role: decode and check chunk requests on the progress thread,
- * run the disk I/O on the I/O threads, reply on the progress thread.
+ * The storage role: its targets, the disk I/O of a chunk request (on an I/O
+ * thread, or inline on the progress thread when it cannot wait) and its
+ * reply (on the progress thread). Requests are decoded and checked in
+ * sfs_storage_handlers.c.
  */
 #define SFS_LOG_FAC "storage"
 #include "sfs_service.h"
+
+#include "sfs_storage_internal.h"
 
 #include "sfs_alloc.h"
 #include "sfs_cap.h"
@@ -19,39 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#define SFS_STORAGE_LIST_MAX 4096
-
-struct sfs_storage {
-    sfs_service_t       *service;
-    sfs_chunk_target_t **targets;
-    uint32_t             target_count;
-    sfs_workq_t         *workq;
-    uint64_t             in_flight;
-    int                  hand_over_files; /* CHUNK_OPEN allowed (STRIPEFS_LOCAL_READ is not 0) */
-    uint64_t             refusals;        /* requests refused for want of a capability */
-};
-
-typedef struct sfs_storage_op {
-    sfs_work_t          work;
-    sfs_storage_t      *storage;
-    sfs_tp_request_t   *req;
-    sfs_chunk_target_t *target;
-    uint32_t            opcode;
-    sfs_chunk_req_t     chunk; /* decoded request */
-    void               *data;  /* WRITE: the payload; READ: the reply buffer */
-    uint64_t            data_length;
-    int                 owns_data; /* data is a pool buffer of ours */
-    int                 pull;      /* WRITE: copy the payload from the client first */
-    sfs_chunk_map_t     map;       /* READ served from the mapped chunk file */
-    unsigned            io_flags;  /* SFS_CHUNK_IO_NOWAIT while tried inline */
-    uint64_t            length;    /* chunk length after the operation */
-    uint32_t            count;     /* CHUNK_UNLINK / CHUNK_LIST results */
-    uint64_t           *ids;
-    uint64_t           *lengths;
-    int                 status;
-    char                detail[SFS_ERROR_DETAIL_MAX];
-} sfs_storage_op_t;
 
 int sfs_storage_create(sfs_service_t *service, sfs_storage_t **storage_p)
 {
@@ -150,7 +121,7 @@ int sfs_storage_flush(sfs_storage_t *storage)
     return rc;
 }
 
-static sfs_chunk_target_t *sfs_storage_find(sfs_storage_t *storage, uint32_t target_id)
+sfs_chunk_target_t *sfs_storage_find(sfs_storage_t *storage, uint32_t target_id)
 {
     for (uint32_t i = 0; i < storage->target_count; i++) {
         if (sfs_chunk_target_id(storage->targets[i]) == target_id) {
@@ -187,7 +158,7 @@ static int sfs_storage_hand_over(sfs_storage_op_t *op)
     return rc;
 }
 
-static void sfs_storage_run(sfs_work_t *work)
+void sfs_storage_run(sfs_work_t *work)
 {
     sfs_storage_op_t   *op     = sfs_container_of(work, sfs_storage_op_t, work);
     sfs_chunk_target_t *target = op->target;
@@ -243,9 +214,8 @@ static void sfs_storage_run(sfs_work_t *work)
         break;
     case SFS_OP_CHUNK_UNLINK:
         op->count = 0;
-        for (uint32_t i = 0; i < chunk->extent_count; i++) {
-            /* the ids travel in the extents' chunk_offset fields */
-            int rc = sfs_chunk_unlink(target, chunk->extents[i].chunk_offset);
+        for (uint32_t i = 0; i < op->unlink->count; i++) {
+            int rc = sfs_chunk_unlink(target, op->unlink->entry_ids[i]);
 
             if (rc) {
                 op->status = rc;
@@ -278,7 +248,15 @@ static void sfs_storage_run(sfs_work_t *work)
     }
 }
 
-static void sfs_storage_release_buf(void *arg)
+void sfs_storage_op_free(sfs_storage_op_t *op)
+{
+    free(op->ids);
+    free(op->lengths);
+    free(op->unlink);
+    free(op);
+}
+
+void sfs_storage_release_buf(void *arg)
 {
     sfs_storage_op_t *op = arg;
 
@@ -288,17 +266,16 @@ static void sfs_storage_release_buf(void *arg)
     if (op->map.addr) {
         sfs_chunk_unmap(op->target, &op->map);
     }
-    free(op->ids);
-    free(op->lengths);
-    free(op);
+    sfs_storage_op_free(op);
 }
 
-static void sfs_storage_done(sfs_work_t *work)
+void sfs_storage_done(sfs_work_t *work)
 {
-    sfs_storage_op_t *op = sfs_container_of(work, sfs_storage_op_t, work);
-    uint8_t           args[32];
-    sfs_wbuf_t        wb;
-    struct iovec      iov;
+    sfs_storage_op_t  *op     = sfs_container_of(work, sfs_storage_op_t, work);
+    sfs_length_reply_t length = {.length = op->length};
+    uint8_t            args[32];
+    sfs_wbuf_t         wb;
+    struct iovec       iov;
 
     op->storage->in_flight--;
     if (op->status) {
@@ -314,7 +291,7 @@ static void sfs_storage_done(sfs_work_t *work)
     sfs_wbuf_init(&wb, args, sizeof(args));
     switch (op->opcode) {
     case SFS_OP_READ:
-        sfs_wbuf_u64(&wb, op->length);
+        sfs_proto_length_reply_pack(&wb, &length);
         iov.iov_base = op->data;
         iov.iov_len  = op->data_length;
         sfs_tp_request_reply(op->req, 0, args, wb.length, &iov, 1, sfs_storage_release_buf, op);
@@ -335,255 +312,19 @@ static void sfs_storage_done(sfs_work_t *work)
         }
         op->data      = list; /* released with the op */
         op->owns_data = 1;
-        sfs_wbuf_u32(&wb, op->count);
+        sfs_proto_chunk_list_reply_pack(&wb, &(sfs_chunk_list_reply_t){.count = op->count});
         iov.iov_base = list;
         iov.iov_len  = lb.length;
         sfs_tp_request_reply(op->req, 0, args, wb.length, &iov, 1, sfs_storage_release_buf, op);
         return;
     }
     case SFS_OP_CHUNK_UNLINK:
-        sfs_wbuf_u32(&wb, op->count);
+        sfs_proto_chunk_unlink_reply_pack(&wb, &(sfs_chunk_unlink_reply_t){.removed = op->count});
         break;
     default:
-        sfs_wbuf_u64(&wb, op->length);
+        sfs_proto_length_reply_pack(&wb, &length);
         break;
     }
     sfs_tp_request_reply(op->req, 0, args, wb.length, NULL, 0, NULL, NULL);
     sfs_storage_release_buf(op);
-}
-
-/* Large single-extent reads whose pages are in the page cache are served
- * from the chunk file mapped into the server: no copy into a buffer (the
- * transport reads the page cache). The disk thread maps the file, or, when
- * the pages must come from the disk, reads them into a buffer. Safe on
- * every transport (see sfs_chunk_read_map). */
-static int sfs_storage_map_candidate(const sfs_storage_t *storage, const sfs_storage_op_t *op,
-                                     uint64_t bytes)
-{
-    return storage->service->config->mapped_read_min != 0 &&
-           bytes >= storage->service->config->mapped_read_min && op->chunk.extent_count == 1 &&
-           sfs_chunk_target_bandwidth(op->target) == 0;
-}
-
-/* Small reads and writes are tried on the progress thread itself: handing
- * them to a disk thread and back costs two thread wakeups, more than the
- * copy into or out of the page cache. They never wait for the disk there
- * (SFS_CHUNK_IO_NOWAIT: an open file, the page cache only); what would
- * goes to a disk thread. Not on a throttled target (it sleeps), and not
- * for a synchronous write. */
-static int sfs_storage_inline(const sfs_storage_t *storage, const sfs_storage_op_t *op,
-                              uint64_t bytes)
-{
-    uint64_t limit = storage->service->config->inline_io_max;
-
-    /* (a pulled payload is copied on a disk thread: not on this one) */
-    if (bytes > limit || sfs_chunk_target_bandwidth(op->target) != 0 || op->pull) {
-        return 0;
-    }
-    switch (op->opcode) {
-    case SFS_OP_WRITE:
-        return !(op->chunk.flags & SFS_WRITE_SYNC);
-    case SFS_OP_READ:
-        return 1;
-    default:
-        return 0;
-    }
-}
-
-/* CHUNK_UNLINK carries a list of entry ids; decode it into the extents. */
-static int sfs_storage_unpack_unlink(sfs_rbuf_t *rb, sfs_chunk_req_t *chunk)
-{
-    chunk->target_id    = sfs_rbuf_u32(rb);
-    chunk->extent_count = sfs_rbuf_u32(rb);
-    if (rb->error || chunk->extent_count > SFS_PROTO_MAX_EXTENTS) {
-        return -EBADMSG;
-    }
-    for (uint32_t i = 0; i < chunk->extent_count; i++) {
-        chunk->extents[i].chunk_offset = sfs_rbuf_u64(rb);
-        chunk->extents[i].length       = 0;
-    }
-    return rb->error ? -EBADMSG : 0;
-}
-
-/* I/O needs a capability from the metadata server's open (sfs_cap.h);
- * removing and listing chunk files is for servers and administrators. */
-static int sfs_storage_authorize(sfs_storage_t *storage, sfs_tp_request_t *req, uint32_t opcode,
-                                 const sfs_chunk_req_t *chunk)
-{
-    sfs_tp_session_t *session = sfs_tp_request_session(req);
-    const sfs_cred_t *cred    = sfs_tp_session_cred(session);
-    uint32_t          access;
-    int               rc;
-
-    if (cred->flags & SFS_CRED_SERVER) {
-        return 0;
-    }
-    switch (opcode) {
-    case SFS_OP_READ:
-    case SFS_OP_CHUNK_OPEN:
-        access = SFS_CAP_READ;
-        break;
-    case SFS_OP_WRITE:
-    case SFS_OP_TRUNCATE:
-        access = SFS_CAP_WRITE;
-        break;
-    case SFS_OP_CHUNK_STAT:
-    case SFS_OP_FSYNC:
-        access = 0;
-        break;
-    default:
-        if (sfs_cred_admin(cred)) {
-            return 0;
-        }
-        rc = sfs_error_set(-EPERM, "%s is for servers and administrators", sfs_op_name(opcode));
-        goto refused;
-    }
-    rc = sfs_cap_check(&storage->service->cap_key, &chunk->cap, chunk->entry_id, access, cred->uid,
-                       sfs_wall_ns() / 1000000000u);
-    if (rc == 0) {
-        return 0;
-    }
-refused:
-    if (storage->refusals++ < 20) {
-        sfs_warn("refused %s on target %u from uid %u (%s pid %u): %s", sfs_op_name(opcode),
-                 chunk->target_id, cred->uid, sfs_tp_session_peer_host(session),
-                 sfs_tp_session_peer_pid(session), sfs_error_detail());
-    }
-    return rc;
-}
-
-void sfs_storage_handle(sfs_storage_t *storage, sfs_tp_request_t *req)
-{
-    uint32_t          opcode = sfs_tp_request_opcode(req);
-    sfs_storage_op_t *op;
-    const void       *args;
-    size_t            args_length, payload_length;
-    void             *payload;
-    sfs_rbuf_t        rb;
-    uint64_t          bytes;
-    int               rc;
-
-    if (!SFS_ALLOC_PTR(op)) {
-        sfs_tp_request_reply_error(req, -ENOMEM, "out of memory");
-        return;
-    }
-    op->storage = storage;
-    op->req     = req;
-    op->opcode  = opcode;
-    args        = sfs_tp_request_args(req, &args_length);
-    payload     = sfs_tp_request_payload(req, &payload_length);
-    sfs_rbuf_init(&rb, args, args_length);
-    if (opcode == SFS_OP_CHUNK_UNLINK) {
-        sfs_storage_unpack_unlink(&rb, &op->chunk);
-    } else {
-        sfs_proto_chunk_req_unpack(&rb, opcode, &op->chunk);
-    }
-    if (rb.error || sfs_rbuf_remaining(&rb) != 0) {
-        sfs_tp_request_reply_error(req, -EBADMSG, "malformed %s request", sfs_op_name(opcode));
-        goto err;
-    }
-    rc = sfs_storage_authorize(storage, req, opcode, &op->chunk);
-    if (rc) {
-        sfs_tp_request_reply_error(req, rc, "%s", sfs_error_detail());
-        goto err;
-    }
-    op->target = sfs_storage_find(storage, op->chunk.target_id);
-    if (!op->target) {
-        sfs_tp_request_reply_error(req, -ENODEV, "rank %u does not serve storage target %u",
-                                   storage->service->rank, op->chunk.target_id);
-        goto err;
-    }
-    bytes = sfs_chunk_req_bytes(&op->chunk);
-    switch (opcode) {
-    case SFS_OP_WRITE:
-        if (sfs_tp_request_pull_length(req) != 0) {
-            if (bytes != sfs_tp_request_pull_length(req) ||
-                bytes > sfs_tp_worker_max_payload(storage->service->worker)) {
-                sfs_tp_request_reply_error(req, -EBADMSG,
-                                           "WRITE extents cover %" PRIu64
-                                           " bytes, the pulled payload %" PRIu64,
-                                           bytes, sfs_tp_request_pull_length(req));
-                goto err;
-            }
-            op->data        = sfs_tp_buf_get(storage->service->worker, bytes);
-            op->data_length = bytes;
-            op->owns_data   = 1;
-            op->pull        = 1;
-            if (!op->data) {
-                sfs_tp_request_reply_error(req, -ENOMEM,
-                                           "out of memory for a %" PRIu64 "-byte write", bytes);
-                goto err;
-            }
-            break;
-        }
-        if (bytes != payload_length) {
-            sfs_tp_request_reply_error(req, -EBADMSG,
-                                       "WRITE extents cover %" PRIu64 " bytes, payload has %zu",
-                                       bytes, payload_length);
-            goto err;
-        }
-        /* written straight from the request's buffer, which lives until
-         * the reply has gone */
-        op->data        = payload;
-        op->data_length = payload_length;
-        break;
-    case SFS_OP_READ:
-        if (bytes > sfs_tp_worker_max_payload(storage->service->worker)) {
-            sfs_tp_request_reply_error(req, -EMSGSIZE, "READ of %" PRIu64 " bytes is too large",
-                                       bytes);
-            goto err;
-        }
-        op->data_length = bytes;
-        if (sfs_storage_map_candidate(storage, op, bytes)) {
-            break; /* the disk thread maps the file or gets a buffer */
-        }
-        op->data      = sfs_tp_buf_get(storage->service->worker, bytes ? bytes : 1);
-        op->owns_data = 1;
-        if (!op->data) {
-            sfs_tp_request_reply_error(req, -ENOMEM, "out of memory for a %" PRIu64 "-byte read",
-                                       bytes);
-            goto err;
-        }
-        break;
-    case SFS_OP_CHUNK_LIST:
-        if (op->chunk.length == 0 || op->chunk.length > SFS_STORAGE_LIST_MAX) {
-            op->chunk.length = SFS_STORAGE_LIST_MAX;
-        }
-        op->ids     = calloc(op->chunk.length, sizeof(uint64_t));
-        op->lengths = calloc(op->chunk.length, sizeof(uint64_t));
-        if (!op->ids || !op->lengths) {
-            sfs_tp_request_reply_error(req, -ENOMEM, "out of memory");
-            goto err;
-        }
-        break;
-    default:
-        if (payload_length) {
-            sfs_tp_request_reply_error(req, -EBADMSG, "%s carries no payload", sfs_op_name(opcode));
-            goto err;
-        }
-        break;
-    }
-    op->work.run  = sfs_storage_run;
-    op->work.done = sfs_storage_done;
-    storage->in_flight++;
-    if (sfs_storage_inline(storage, op, bytes)) {
-        op->io_flags = SFS_CHUNK_IO_NOWAIT;
-        sfs_storage_run(&op->work);
-        op->io_flags = 0;
-        if (op->status != -EAGAIN) {
-            sfs_storage_done(&op->work);
-            return;
-        }
-        op->status = 0; /* it would wait for the disk: a disk thread does it */
-    }
-    sfs_workq_submit(storage->workq, &op->work);
-    return;
-
-err:
-    if (op->owns_data && op->data) {
-        sfs_tp_buf_put(storage->service->worker, op->data);
-    }
-    free(op->ids);
-    free(op->lengths);
-    free(op);
 }

@@ -20,6 +20,16 @@ tests_unit_test_perm_SOURCES  = tests/unit/test_perm.c service/sfs_perm.c
 tests_unit_test_perm_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/service
 tests_unit_test_perm_CFLAGS   = $(SFS_UNIT_CFLAGS)
 tests_unit_test_perm_LDADD    = libsfs_common.la $(SFS_UNIT_LDADD)
+check_PROGRAMS += tests/unit/service/test_meta_chooser
+tests_unit_service_test_meta_chooser_SOURCES  = tests/unit/service/test_meta_chooser.c \
+	service/sfs_meta_chooser.c
+tests_unit_service_test_meta_chooser_CPPFLAGS = $(SFS_CPPFLAGS_SERVICE)
+tests_unit_service_test_meta_chooser_CFLAGS   = $(SFS_UNIT_CFLAGS)
+tests_unit_service_test_meta_chooser_LDADD    = libsfs_common.la $(SFS_UNIT_LDADD)
+check_PROGRAMS += tests/unit/common/test_proto_ops
+tests_unit_common_test_proto_ops_SOURCES = tests/unit/common/test_proto_ops.c
+tests_unit_common_test_proto_ops_CFLAGS  = $(SFS_UNIT_CFLAGS)
+tests_unit_common_test_proto_ops_LDADD   = libsfs_common.la $(SFS_UNIT_LDADD)
 endif
 
 include tests/unit/config.mk
@@ -60,7 +70,8 @@ tests_progs_sfs_meta_corrupt_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/service
 tests_progs_sfs_meta_corrupt_LDADD    = libsfs_service.la $(SFS_CORE_LIBS)
 
 check_PROGRAMS += tests/progs/sfs_wire_attack
-tests_progs_sfs_wire_attack_SOURCES = tests/progs/sfs_wire_attack.c
+tests_progs_sfs_wire_attack_SOURCES = tests/progs/sfs_wire_attack.c tests/progs/sfs_wire_attack.h \
+	tests/progs/sfs_wire_attack_versions.c
 tests_progs_sfs_wire_attack_CFLAGS  = $(AM_CFLAGS) $(UCX_CFLAGS)
 tests_progs_sfs_wire_attack_LDADD   = $(SFS_CORE_LIBS)
 

@@ -66,7 +66,7 @@ log_dir=${SFS_TEST_LOGS:-$build/test-logs}
 mkdir -p "$log_dir"
 
 tests=()
-for t in "$build"/tests/unit/test_*; do
+for t in "$build"/tests/unit/test_* "$build"/tests/unit/*/test_*; do
     [ -x "$t" ] && [ -f "$t" ] && case "$t" in *.o|*.c) ;; *) tests+=("$t") ;; esac
 done
 for t in "$src"/tests/*/test_*.sh; do

@@ -149,6 +149,7 @@ static int sfs_tp_conn_hello(sfs_tp_conn_t *conn, uint32_t timeout_ms)
     hello.address        = worker->address;
     hello.address_length = worker->address_length;
     hello.method         = worker->munge_client ? SFS_AUTH_METHOD_MUNGE : SFS_AUTH_METHOD_SECRET;
+    hello.features       = SFS_FEATURES_THIS;
     if (worker->munge_client) {
         sfs_auth_kx_keypair(&kx);
         memcpy(hello.kx_public, kx.public_key, SFS_KX_PUBLIC_SIZE);
@@ -174,6 +175,17 @@ static int sfs_tp_conn_hello(sfs_tp_conn_t *conn, uint32_t timeout_ms)
     sfs_proto_hello_reply_unpack(&rb, reply);
     if (rb.error || reply->session_id == 0) {
         rc = sfs_error_set(-EPROTO, "%s: malformed HELLO reply", conn->name);
+        goto out;
+    }
+    if (SFS_FEATURES_REQUIRED_OF_SERVER & ~reply->features) {
+        char names[256];
+
+        rc = sfs_error_set(-EPROTONOSUPPORT,
+                           "%s is of an older stripefs version that lacks %s, which this "
+                           "process requires; upgrade the servers",
+                           conn->name,
+                           sfs_features_string(SFS_FEATURES_REQUIRED_OF_SERVER & ~reply->features,
+                                               names, sizeof(names)));
         goto out;
     }
     sfs_tp_rpc_release(rpc);

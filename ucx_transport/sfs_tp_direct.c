@@ -51,7 +51,7 @@
 
 #define SFS_TP_DIRECT_MARGIN_MS 5000 /* copy no later than this before the deadline */
 #define SFS_TP_DIRECT_CLOCK_MS  1000 /* the two monotonic clocks must agree this well */
-#define SFS_TP_DIRECT_MSG       (SFS_PROTO_HDR_SIZE + 8)
+#define SFS_TP_DIRECT_MSG       SFS_DIRECT_PROOF_MSG_SIZE
 
 socklen_t sfs_tp_unix_name(const char *kind, uint64_t id, struct sockaddr_un *addr)
 {
@@ -109,14 +109,13 @@ uint64_t sfs_tp_direct_id(const sfs_tp_worker_t *worker)
 static void sfs_tp_direct_check(sfs_tp_worker_t *worker, const uint8_t *msg, ssize_t length,
                                 const struct ucred *cred)
 {
-    sfs_proto_hdr_t   hdr;
-    sfs_tp_session_t *session;
-    sfs_rbuf_t        rb;
-    uint64_t          client_now, now = sfs_tp_now_ms();
+    sfs_proto_hdr_t    hdr;
+    sfs_tp_session_t  *session;
+    sfs_direct_proof_t proof;
+    uint64_t           client_now, now = sfs_tp_now_ms();
 
-    if (length != SFS_TP_DIRECT_MSG ||
-        sfs_proto_hdr_unpack(msg, SFS_PROTO_HDR_SIZE, 0, &hdr) != 0 ||
-        hdr.opcode != SFS_OP_DIRECT || hdr.args_length != 8 || !cred) {
+    if (length < 0 || sfs_proto_direct_proof_msg_unpack(msg, (size_t)length, &hdr, &proof) != 0 ||
+        !cred) {
         sfs_tp_note_dropped(worker, "malformed direct-copy proof");
         return;
     }
@@ -126,8 +125,7 @@ static void sfs_tp_direct_check(sfs_tp_worker_t *worker, const uint8_t *msg, ssi
         sfs_tp_note_dropped(worker, "direct-copy proof for no session of ours");
         return;
     }
-    sfs_rbuf_init(&rb, msg + SFS_PROTO_HDR_SIZE, 8);
-    client_now = sfs_rbuf_u64(&rb);
+    client_now = proof.now_ms;
     if ((uint32_t)cred->pid != session->peer_pid) {
         sfs_warn("direct copies refused to %s pid %u (%s): the proof came from pid %d",
                  session->peer_host, session->peer_pid, session->peer_program, (int)cred->pid);
@@ -206,7 +204,7 @@ void sfs_tp_direct_offer(sfs_tp_conn_t *conn, uint64_t server_id)
     hdr.session_id  = conn->session_id;
     hdr.sender      = conn->worker->node_id;
     sfs_wbuf_init(&wb, msg + SFS_PROTO_HDR_SIZE, 8);
-    sfs_wbuf_u64(&wb, sfs_tp_now_ms());
+    sfs_proto_direct_proof_pack(&wb, &(sfs_direct_proof_t){.now_ms = sfs_tp_now_ms()});
     sfs_tp_hdr_seal(&hdr, &conn->session_key, msg + SFS_PROTO_HDR_SIZE, 8, msg);
     addr_length = sfs_tp_unix_name("direct", server_id, &addr);
     /* fails at once where the server is not on this host (or not in this

@@ -30,8 +30,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#define SFS_TP_FD_ARGS 16 /* u64 device, u64 inode */
-#define SFS_TP_FD_MSG  (SFS_PROTO_HDR_SIZE + SFS_TP_FD_ARGS)
+#define SFS_TP_FD_ARGS 16 /* sfs_fd_handoff_t: u64 device, u64 inode */
+#define SFS_TP_FD_MSG  SFS_FD_HANDOFF_MSG_SIZE
 
 /* One message of one iovec and a control buffer. */
 static void sfs_tp_fd_msghdr(struct msghdr *mh, struct iovec *iov, void *control, size_t size)
@@ -133,8 +133,8 @@ int sfs_tp_request_send_fd(sfs_tp_request_t *req, int fd)
     hdr.session_id  = session->id;
     hdr.sender      = req->worker->node_id;
     sfs_wbuf_init(&wb, msg + SFS_PROTO_HDR_SIZE, SFS_TP_FD_ARGS);
-    sfs_wbuf_u64(&wb, (uint64_t)st.st_dev);
-    sfs_wbuf_u64(&wb, (uint64_t)st.st_ino);
+    sfs_proto_fd_handoff_pack(
+        &wb, &(sfs_fd_handoff_t){.device = (uint64_t)st.st_dev, .inode = (uint64_t)st.st_ino});
     sfs_tp_hdr_seal(&hdr, &session->session_key, msg + SFS_PROTO_HDR_SIZE, SFS_TP_FD_ARGS, msg);
 
     memset(&control, 0, sizeof(control));
@@ -164,15 +164,14 @@ static int sfs_tp_files_take_one(sfs_tp_rpc_t *rpc, int sock)
         struct cmsghdr align;
         char           buf[CMSG_SPACE(sizeof(int))];
     } control;
-    struct iovec    iov = {.iov_base = msg, .iov_len = sizeof(msg)};
-    struct msghdr   mh;
-    struct cmsghdr *cmsg;
-    sfs_proto_hdr_t hdr;
-    struct stat     st;
-    sfs_rbuf_t      rb;
-    ssize_t         n;
-    uint64_t        device, inode;
-    int             fd = -1;
+    struct iovec     iov = {.iov_base = msg, .iov_len = sizeof(msg)};
+    struct msghdr    mh;
+    struct cmsghdr  *cmsg;
+    sfs_proto_hdr_t  hdr;
+    struct stat      st;
+    sfs_fd_handoff_t handoff;
+    ssize_t          n;
+    int              fd = -1;
 
     sfs_tp_fd_msghdr(&mh, &iov, control.buf, sizeof(control.buf));
     n = recvmsg(sock, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
@@ -195,16 +194,13 @@ static int sfs_tp_files_take_one(sfs_tp_rpc_t *rpc, int sock)
     if (fd < 0) {
         return -1;
     }
-    sfs_rbuf_init(&rb, msg + SFS_PROTO_HDR_SIZE, SFS_TP_FD_ARGS);
-    device = sfs_rbuf_u64(&rb);
-    inode  = sfs_rbuf_u64(&rb);
-    if (n != SFS_TP_FD_MSG || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
-        sfs_proto_hdr_unpack(msg, SFS_PROTO_HDR_SIZE, 0, &hdr) != 0 ||
-        hdr.args_length != SFS_TP_FD_ARGS || hdr.request_id != rpc->request_id ||
-        hdr.session_id != conn->session_id ||
+    if (n < 0 || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
+        sfs_proto_fd_handoff_msg_unpack(msg, (size_t)n, &hdr, &handoff) != 0 ||
+        hdr.request_id != rpc->request_id || hdr.session_id != conn->session_id ||
         sfs_auth_mac_check(&conn->session_key, msg, msg + SFS_PROTO_HDR_SIZE, SFS_TP_FD_ARGS) !=
             0 ||
-        fstat(fd, &st) != 0 || (uint64_t)st.st_dev != device || (uint64_t)st.st_ino != inode) {
+        fstat(fd, &st) != 0 || (uint64_t)st.st_dev != handoff.device ||
+        (uint64_t)st.st_ino != handoff.inode) {
         sfs_debug("%s: dropped a file handoff that is not the one for request %" PRIu64, conn->name,
                   rpc->request_id);
         close(fd);

@@ -277,6 +277,26 @@ static int sfs_tp_session_munge_auth(sfs_tp_session_t *session, const sfs_auth_r
     return worker->on_identity(worker->handler_arg, &proof, &session->cred);
 }
 
+/* A peer must have what this version needs of it (sfs_proto.h); bits it
+ * has that we do not know are ignored. */
+static int sfs_tp_session_check_features(const sfs_tp_session_t *session,
+                                         const sfs_hello_req_t  *hello)
+{
+    uint64_t need    = hello->peer_kind == SFS_PEER_SERVER ? SFS_FEATURES_REQUIRED_OF_SERVER
+                                                           : SFS_FEATURES_REQUIRED_OF_CLIENT;
+    uint64_t missing = need & ~hello->features;
+    char     names[256];
+
+    if (!missing) {
+        return 0;
+    }
+    return sfs_error_set(-EPROTONOSUPPORT,
+                         "refused %s pid %u (%s): it is of an older stripefs version that lacks "
+                         "%s, which this server requires; upgrade it",
+                         session->peer_host, session->peer_pid, session->peer_program,
+                         sfs_features_string(missing, names, sizeof(names)));
+}
+
 void sfs_tp_session_handle_hello(sfs_tp_worker_t *worker, const sfs_proto_hdr_t *hdr,
                                  const void *args, size_t args_length)
 {
@@ -340,7 +360,17 @@ void sfs_tp_session_handle_hello(sfs_tp_worker_t *worker, const sfs_proto_hdr_t 
         sfs_tp_session_close(session, "out of memory");
         return;
     }
-    session->method    = hello.method;
+    session->method = hello.method;
+    rc              = sfs_tp_session_check_features(session, &hello);
+    if (rc) {
+        sfs_warn("%s", sfs_error_detail());
+        sfs_tp_error_args(rc, sfs_error_detail(), out, sizeof(out), &out_length);
+        sfs_tp_session_reply_small(session, hdr, rc, out, out_length, NULL);
+        sfs_tp_session_close(session, "peer too old");
+        free(reply);
+        return;
+    }
+    reply->features    = SFS_FEATURES_THIS;
     reply->session_id  = session->id;
     reply->server_node = worker->node_id;
     snprintf(reply->server_host, sizeof(reply->server_host), "%s", worker->host);

@@ -16,14 +16,15 @@ FUZZ_CFLAGS = -g -O1 -std=gnu11 -Wall -Wextra -Wno-unused-parameter \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer \
 	-I$(top_srcdir)/common -I$(top_srcdir)/layout -I$(top_builddir)
 FUZZ_LINK = $(MKDIR_P) tests/fuzz && $(CLANG) $(FUZZ_CFLAGS) -o $@
-FUZZ_COMMON_SRCS = $(top_srcdir)/common/sfs_errno.c $(top_srcdir)/common/sfs_log.c
+FUZZ_COMMON_SRCS = $(top_srcdir)/common/sfs_errno.c $(top_srcdir)/common/sfs_log.c \
+	$(top_srcdir)/common/sfs_tunable.c $(top_srcdir)/common/sfs_units.c
 FUZZ_COMMON_DEPS = $(top_srcdir)/common/sfs_errno.h $(top_srcdir)/common/sfs_log.h \
 	$(top_srcdir)/common/sfs_alloc.h
 
 FUZZ_CONFIG_SRCS = $(top_srcdir)/tests/fuzz/fuzz_config.c $(top_srcdir)/common/sfs_config.c \
 	$(top_srcdir)/common/sfs_config_yaml.c $(top_srcdir)/common/sfs_config_check.c \
 	$(top_srcdir)/common/sfs_config_write.c $(top_srcdir)/common/sfs_config_generate.c \
-	$(top_srcdir)/common/sfs_units.c $(FUZZ_COMMON_SRCS)
+	$(FUZZ_COMMON_SRCS)
 FUZZ_CONFIG_DEPS = $(top_srcdir)/common/sfs_config.h $(top_srcdir)/common/sfs_config_internal.h \
 	$(FUZZ_COMMON_DEPS)
 FUZZ_CONFIG_LIBS = $(YAML_CFLAGS) $(YAML_LIBS)
@@ -32,6 +33,8 @@ tests/fuzz/fuzz_config: $(FUZZ_CONFIG_SRCS) $(FUZZ_CONFIG_DEPS)
 
 # the wire protocol: headers, every request and reply decoder, maps, paths
 FUZZ_WIRE_SRCS = $(top_srcdir)/tests/fuzz/fuzz_wire.c $(top_srcdir)/common/sfs_proto.c \
+	$(top_srcdir)/common/sfs_proto_ops.c $(top_srcdir)/common/sfs_proto_replies.c \
+	$(top_srcdir)/common/sfs_proto_local.c \
 	$(top_srcdir)/common/sfs_map.c $(top_srcdir)/common/sfs_path.c $(FUZZ_COMMON_SRCS)
 FUZZ_WIRE_DEPS = $(top_srcdir)/common/sfs_proto.h $(top_srcdir)/common/sfs_buf.h \
 	$(top_srcdir)/common/sfs_map.h $(top_srcdir)/common/sfs_path.h $(FUZZ_COMMON_DEPS)

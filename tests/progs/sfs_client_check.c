@@ -338,6 +338,21 @@ static int check_errors(sfs_client_t *client, const char *dir)
     snprintf(longname, sizeof(longname), "%s/d1/d2", dir);
     rc = sfs_rename(client, path, longname);
     CHECK(rc == -EINVAL, "moving a directory into itself: %d", rc);
+    {
+        /* a create naming a start target the cluster does not have */
+        sfs_open_params_t params = {.field_mask   = SFS_OPEN_PARAM_START_TARGET,
+                                    .start_target = 4242};
+
+        snprintf(path, sizeof(path), "%s/on-no-target", dir);
+        rc = sfs_file_open(client, path, SFS_O_RDWR | SFS_O_CREAT, 0644, &params, &file);
+        CHECK(rc == -EINVAL && strstr(sfs_client_error(), "target 4242"),
+              "create on target 4242, which does not exist: %d (%s)", rc, sfs_client_error());
+        if (rc == 0) {
+            sfs_file_close(file);
+        }
+        rc = sfs_lookup(client, path, &st);
+        CHECK(rc == -ENOENT, "no file left by the refused create: %d", rc);
+    }
     return failures;
 }
 

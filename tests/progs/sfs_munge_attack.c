@@ -179,6 +179,7 @@ static int hello_by_hand(uint32_t peer_kind, hand_t *h)
     h->hello.peer_uuid = sfs_auth_random_u64();
     h->hello.pid       = (uint32_t)getpid();
     h->hello.method    = SFS_AUTH_METHOD_MUNGE;
+    h->hello.features  = SFS_FEATURES_THIS;
     snprintf(h->hello.host, sizeof(h->hello.host), "%s", hand_host);
     snprintf(h->hello.program, sizeof(h->hello.program), "sfs_munge_attack");
     sfs_auth_random(h->hello.nonce, sizeof(h->hello.nonce));

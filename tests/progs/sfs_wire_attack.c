@@ -7,6 +7,7 @@
  *   - a request with a forged MAC
  *   - a replayed AUTH (proof of an earlier handshake), a forged AUTH,
  *     an AUTH for a session that does not exist
+ *   - peers of other versions (sfs_wire_attack_versions.c)
  *   - a captured request (a MKDIR) sent again after the directory was
  *     removed, on the session's endpoint and on another one: not served
  *   - same-host file handoff: another process that holds the name of the
@@ -20,7 +21,7 @@
  * Exit 0 when every attack was refused and the server kept serving.
  */
 #define SFS_LOG_FAC "attack"
-#include "sfs_tp_internal.h"
+#include "sfs_wire_attack.h"
 
 #include "sfs_errno.h"
 #include "sfs_log.h"
@@ -38,22 +39,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static int              failures;
-static sfs_tp_worker_t *worker;
-static void            *address;
-static size_t           address_length;
+int              failures;
+sfs_tp_worker_t *worker;
+void            *address;
+size_t           address_length;
+uint64_t         hand_features = SFS_FEATURES_THIS;
 
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        printf("%s: ", (cond) ? "ok" : "FAILED");                                                  \
-        printf(__VA_ARGS__);                                                                       \
-        printf("\n");                                                                              \
-        fflush(stdout);                                                                            \
-        failures += !(cond);                                                                       \
-    } while (0)
-
-/* An honest round trip on a fresh connection: the server still serves. */
-static int honest_ping(void)
+int honest_ping(void)
 {
     sfs_tp_rpc_params_t params = {.opcode = SFS_OP_PING, .timeout_ms = 5000};
     sfs_tp_conn_t      *conn;
@@ -255,6 +247,7 @@ static int hello_by_hand_as(sfs_tp_conn_t **conn_p, sfs_hello_req_t *hello,
     memset(hello, 0, sizeof(*hello));
     hello->peer_kind = SFS_PEER_CLIENT;
     hello->method    = SFS_AUTH_METHOD_SECRET;
+    hello->features  = hand_features;
     hello->pid       = pid;
     snprintf(hello->host, sizeof(hello->host), "attacker");
     snprintf(hello->program, sizeof(hello->program), "sfs_wire_attack");
@@ -282,7 +275,7 @@ static int hello_by_hand_as(sfs_tp_conn_t **conn_p, sfs_hello_req_t *hello,
     return rc;
 }
 
-static int hello_by_hand(sfs_tp_conn_t **conn_p, sfs_hello_req_t *hello, sfs_hello_reply_t *reply)
+int hello_by_hand(sfs_tp_conn_t **conn_p, sfs_hello_req_t *hello, sfs_hello_reply_t *reply)
 {
     return hello_by_hand_as(conn_p, hello, reply, (uint32_t)getpid());
 }
@@ -775,6 +768,7 @@ int main(int argc, char **argv)
     attack_malformed_headers();
     attack_bad_arguments();
     attack_handshakes();
+    attack_old_peer();
     attack_replay();
     attack_handoff_squatter();
     attack_handoff_forged();

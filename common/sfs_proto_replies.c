@@ -1,0 +1,213 @@
+/*
+ * The wire codecs of the replies (sfs_proto.h), and of `none`. Each decoder
+ * leaves rb->error set for what does not fit; the caller checks that every
+ * byte was used (sfs_proto_decode does).
+ */
+#include "sfs_proto.h"
+
+#include <errno.h>
+#include <string.h>
+
+void sfs_proto_none_pack(sfs_wbuf_t *wb, const sfs_none_t *none)
+{
+    (void)wb;
+    (void)none;
+}
+
+void sfs_proto_none_unpack(sfs_rbuf_t *rb, sfs_none_t *none)
+{
+    (void)rb;
+    none->unused = 0;
+}
+
+void sfs_proto_auth_reply_pack(sfs_wbuf_t *wb, const sfs_auth_reply_t *reply)
+{
+    sfs_wbuf_u64(wb, reply->direct_id);
+}
+
+void sfs_proto_auth_reply_unpack(sfs_rbuf_t *rb, sfs_auth_reply_t *reply)
+{
+    reply->direct_id = sfs_rbuf_u64(rb);
+}
+
+/* LOOKUP and CREATE of a file carry a capability; the others none. */
+static int sfs_proto_open_reply_has_cap(uint32_t opcode, const sfs_attr_t *attr)
+{
+    return (opcode == SFS_OP_LOOKUP || opcode == SFS_OP_CREATE) && attr->type == SFS_TYPE_FILE;
+}
+
+void sfs_proto_open_reply_pack(sfs_wbuf_t *wb, uint32_t opcode, const sfs_open_reply_t *reply)
+{
+    sfs_proto_attr_pack(wb, &reply->attr);
+    if (opcode == SFS_OP_CREATE) {
+        sfs_wbuf_u8(wb, reply->created);
+    }
+    if (sfs_proto_open_reply_has_cap(opcode, &reply->attr)) {
+        sfs_cap_pack(wb, &reply->cap);
+    }
+}
+
+void sfs_proto_open_reply_unpack(sfs_rbuf_t *rb, uint32_t opcode, sfs_open_reply_t *reply)
+{
+    memset(reply, 0, sizeof(*reply));
+    sfs_proto_attr_unpack(rb, &reply->attr);
+    if (rb->error) {
+        return;
+    }
+    if (opcode == SFS_OP_CREATE) {
+        reply->created = sfs_rbuf_u8(rb);
+        if (reply->created > 1) {
+            rb->error = -EBADMSG;
+        }
+    }
+    if (sfs_proto_open_reply_has_cap(opcode, &reply->attr)) {
+        sfs_cap_unpack(rb, &reply->cap);
+        reply->has_cap = 1;
+    }
+}
+
+void sfs_proto_page_reply_pack(sfs_wbuf_t *wb, const sfs_page_reply_t *reply)
+{
+    sfs_wbuf_u32(wb, reply->count);
+    sfs_wbuf_u8(wb, reply->eof);
+}
+
+void sfs_proto_page_reply_unpack(sfs_rbuf_t *rb, sfs_page_reply_t *reply)
+{
+    reply->count = sfs_rbuf_u32(rb);
+    reply->eof   = sfs_rbuf_u8(rb);
+    if (reply->eof > 1) {
+        rb->error = -EBADMSG;
+    }
+}
+
+void sfs_proto_check_reply_pack(sfs_wbuf_t *wb, const sfs_check_reply_t *reply)
+{
+    sfs_wbuf_u64(wb, reply->inodes);
+    sfs_wbuf_u64(wb, reply->dentries);
+    sfs_wbuf_u64(wb, reply->problems);
+    sfs_wbuf_u64(wb, reply->repaired);
+    sfs_wbuf_u32(wb, reply->lines);
+}
+
+void sfs_proto_check_reply_unpack(sfs_rbuf_t *rb, sfs_check_reply_t *reply)
+{
+    reply->inodes   = sfs_rbuf_u64(rb);
+    reply->dentries = sfs_rbuf_u64(rb);
+    reply->problems = sfs_rbuf_u64(rb);
+    reply->repaired = sfs_rbuf_u64(rb);
+    reply->lines    = sfs_rbuf_u32(rb);
+}
+
+void sfs_proto_meta_statfs_pack(sfs_wbuf_t *wb, const sfs_meta_statfs_t *stats)
+{
+    sfs_wbuf_u64(wb, stats->files);
+    sfs_wbuf_u64(wb, stats->dirs);
+    sfs_wbuf_u64(wb, stats->pending_chunk_deletes);
+}
+
+void sfs_proto_meta_statfs_unpack(sfs_rbuf_t *rb, sfs_meta_statfs_t *stats)
+{
+    stats->files                 = sfs_rbuf_u64(rb);
+    stats->dirs                  = sfs_rbuf_u64(rb);
+    stats->pending_chunk_deletes = sfs_rbuf_u64(rb);
+}
+
+void sfs_proto_counter_reply_pack(sfs_wbuf_t *wb, const sfs_counter_reply_t *reply)
+{
+    sfs_wbuf_u64(wb, reply->before);
+}
+
+void sfs_proto_counter_reply_unpack(sfs_rbuf_t *rb, sfs_counter_reply_t *reply)
+{
+    reply->before = sfs_rbuf_u64(rb);
+}
+
+void sfs_proto_length_reply_pack(sfs_wbuf_t *wb, const sfs_length_reply_t *reply)
+{
+    sfs_wbuf_u64(wb, reply->length);
+}
+
+void sfs_proto_length_reply_unpack(sfs_rbuf_t *rb, sfs_length_reply_t *reply)
+{
+    reply->length = sfs_rbuf_u64(rb);
+}
+
+void sfs_proto_chunk_list_reply_pack(sfs_wbuf_t *wb, const sfs_chunk_list_reply_t *reply)
+{
+    sfs_wbuf_u32(wb, reply->count);
+}
+
+void sfs_proto_chunk_list_reply_unpack(sfs_rbuf_t *rb, sfs_chunk_list_reply_t *reply)
+{
+    reply->count = sfs_rbuf_u32(rb);
+}
+
+void sfs_proto_chunk_unlink_reply_pack(sfs_wbuf_t *wb, const sfs_chunk_unlink_reply_t *reply)
+{
+    sfs_wbuf_u32(wb, reply->removed);
+}
+
+void sfs_proto_chunk_unlink_reply_unpack(sfs_rbuf_t *rb, sfs_chunk_unlink_reply_t *reply)
+{
+    reply->removed = sfs_rbuf_u32(rb);
+    if (!rb->error && reply->removed > SFS_CHUNK_UNLINK_MAX) {
+        rb->error = -EBADMSG;
+    }
+}
+
+void sfs_proto_heartbeat_reply_pack(sfs_wbuf_t *wb, const sfs_heartbeat_reply_t *reply)
+{
+    sfs_wbuf_u32(wb, reply->flags);
+}
+
+void sfs_proto_heartbeat_reply_unpack(sfs_rbuf_t *rb, sfs_heartbeat_reply_t *reply)
+{
+    reply->flags = sfs_rbuf_u32(rb); /* unknown bits are a newer peer's: kept, ignored */
+}
+
+void sfs_proto_ping_reply_pack(sfs_wbuf_t *wb, const sfs_ping_reply_t *reply)
+{
+    sfs_wbuf_u32(wb, reply->rank);
+    sfs_wbuf_u32(wb, reply->roles);
+}
+
+void sfs_proto_ping_reply_unpack(sfs_rbuf_t *rb, sfs_ping_reply_t *reply)
+{
+    reply->rank  = sfs_rbuf_u32(rb);
+    reply->roles = sfs_rbuf_u32(rb);
+}
+
+void sfs_proto_net_info_reply_pack(sfs_wbuf_t *wb, const sfs_net_info_reply_t *reply)
+{
+    sfs_wbuf_u32(wb, reply->rank);
+    sfs_wbuf_u32(wb, reply->count);
+}
+
+void sfs_proto_net_info_reply_unpack(sfs_rbuf_t *rb, sfs_net_info_reply_t *reply)
+{
+    reply->rank  = sfs_rbuf_u32(rb);
+    reply->count = sfs_rbuf_u32(rb);
+}
+
+void sfs_proto_net_session_pack(sfs_wbuf_t *wb, const sfs_net_session_t *session)
+{
+    sfs_wbuf_u32(wb, session->peer_kind);
+    sfs_wbuf_u64(wb, session->peer_uuid);
+    sfs_wbuf_u32(wb, session->pid);
+    sfs_wbuf_str(wb, session->host);
+    sfs_wbuf_str(wb, session->program);
+    sfs_wbuf_str(wb, session->transports);
+    sfs_wbuf_u64(wb, session->age_ms);
+}
+
+void sfs_proto_net_session_unpack(sfs_rbuf_t *rb, sfs_net_session_t *session)
+{
+    session->peer_kind = sfs_rbuf_u32(rb);
+    session->peer_uuid = sfs_rbuf_u64(rb);
+    session->pid       = sfs_rbuf_u32(rb);
+    sfs_rbuf_str(rb, session->host, sizeof(session->host));
+    sfs_rbuf_str(rb, session->program, sizeof(session->program));
+    sfs_rbuf_str(rb, session->transports, sizeof(session->transports));
+    session->age_ms = sfs_rbuf_u64(rb);
+}

@@ -1,0 +1,189 @@
+/*
+ * Background deletion of removed files' chunk files: removing a file only
+ * records its entry as pending; from the timer, on the progress thread,
+ * the pending entries are sent in CHUNK_UNLINK batches to the targets of
+ * their patterns, and those every target confirmed are forgotten in a
+ * metadata transaction. Failed targets are retried later.
+ */
+#define SFS_LOG_FAC "meta"
+#include "sfs_service.h"
+
+#include "sfs_meta_internal.h"
+
+#include "sfs_alloc.h"
+#include "sfs_log.h"
+#include "sfs_time.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------------- */
+/* Background chunk deletion (progress thread, from the timer)              */
+
+/* One CHUNK_UNLINK to one target; a failure to send is retried in a later
+ * round. */
+static void sfs_meta_delete_send(sfs_meta_t *meta, sfs_meta_delete_rpc_t *slot)
+{
+    sfs_chunk_unlink_req_t *unlink = malloc(sizeof(*unlink));
+    sfs_tp_rpc_params_t     params;
+    sfs_tp_conn_t          *conn;
+    sfs_wbuf_t              wb;
+
+    slot->rpc = NULL;
+    if (!unlink) {
+        return;
+    }
+    unlink->target_id = slot->target_id;
+    unlink->count     = slot->id_count;
+    memcpy(unlink->entry_ids, slot->ids, slot->id_count * sizeof(*slot->ids));
+    sfs_wbuf_init(&wb, slot->args, sizeof(slot->args));
+    sfs_proto_chunk_unlink_req_pack(&wb, unlink);
+    free(unlink);
+    memset(&params, 0, sizeof(params));
+    params.opcode      = SFS_OP_CHUNK_UNLINK;
+    params.args        = slot->args;
+    params.args_length = wb.length;
+    if (wb.error || sfs_cluster_target_conn(meta->service->cluster, slot->target_id, &conn) != 0 ||
+        sfs_tp_rpc_start(conn, &params, &slot->rpc) != 0) {
+        slot->rpc = NULL;
+    }
+}
+
+static void sfs_meta_delete_start(sfs_meta_t *meta)
+{
+    sfs_meta_txn_t *txn;
+    uint64_t        ids[SFS_META_DELETE_BATCH];
+    sfs_pattern_t  *patterns;
+    uint32_t        count = 0;
+
+    patterns = calloc(SFS_META_DELETE_BATCH, sizeof(*patterns));
+    if (!patterns) {
+        return;
+    }
+    if (sfs_meta_txn_begin(meta->store, 0, &txn) == 0) {
+        sfs_ns_pending_deletes(txn, 0, SFS_META_DELETE_BATCH, ids, patterns, &count);
+        sfs_meta_txn_abort(txn);
+    }
+    if (count == 0) {
+        free(patterns);
+        return;
+    }
+    meta->deletes     = calloc(count, sizeof(*meta->deletes));
+    meta->delete_rpcs = calloc(
+        (size_t)count * SFS_STRIPE_COUNT_MAX > 4096 ? 4096 : (size_t)count * SFS_STRIPE_COUNT_MAX,
+        sizeof(*meta->delete_rpcs));
+    if (!meta->deletes || !meta->delete_rpcs) {
+        free(meta->deletes);
+        free(meta->delete_rpcs);
+        meta->deletes     = NULL;
+        meta->delete_rpcs = NULL;
+        free(patterns);
+        return;
+    }
+    meta->delete_count     = count;
+    meta->delete_rpc_count = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        meta->deletes[i].entry_id = ids[i];
+        meta->deletes[i].pattern  = patterns[i];
+        for (uint32_t t = 0; t < patterns[i].stripe_count; t++) {
+            uint32_t               target_id = patterns[i].targets[t];
+            sfs_meta_delete_rpc_t *slot      = NULL;
+
+            for (uint32_t r = 0; r < meta->delete_rpc_count; r++) {
+                if (meta->delete_rpcs[r].target_id == target_id &&
+                    meta->delete_rpcs[r].id_count < SFS_META_DELETE_BATCH) {
+                    slot = &meta->delete_rpcs[r];
+                }
+            }
+            if (!slot) {
+                slot            = &meta->delete_rpcs[meta->delete_rpc_count++];
+                slot->target_id = target_id;
+            }
+            slot->ids[slot->id_count++] = ids[i];
+        }
+    }
+    free(patterns);
+    for (uint32_t r = 0; r < meta->delete_rpc_count; r++) {
+        sfs_meta_delete_send(meta, &meta->delete_rpcs[r]);
+    }
+}
+
+static void sfs_meta_delete_finish(sfs_meta_t *meta)
+{
+    sfs_meta_op_t *op;
+    uint32_t       done = 0, failed_rpcs = 0;
+
+    for (uint32_t r = 0; r < meta->delete_rpc_count; r++) {
+        sfs_meta_delete_rpc_t *slot = &meta->delete_rpcs[r];
+        int                    ok   = slot->rpc && sfs_tp_rpc_status(slot->rpc) == 0;
+
+        if (!ok) {
+            failed_rpcs++;
+            for (uint32_t i = 0; i < slot->id_count; i++) {
+                for (uint32_t d = 0; d < meta->delete_count; d++) {
+                    if (meta->deletes[d].entry_id == slot->ids[i]) {
+                        meta->deletes[d].failed = 1;
+                    }
+                }
+            }
+        }
+        sfs_tp_rpc_release(slot->rpc);
+    }
+    if (failed_rpcs) {
+        sfs_warn("chunk deletion: %u target request%s failed; retrying later", failed_rpcs,
+                 failed_rpcs == 1 ? "" : "s");
+    }
+    if (SFS_ALLOC_PTR(op) && (op->ids = calloc(meta->delete_count, sizeof(uint64_t))) != NULL) {
+        for (uint32_t d = 0; d < meta->delete_count; d++) {
+            if (!meta->deletes[d].failed) {
+                op->ids[done++] = meta->deletes[d].entry_id;
+            }
+        }
+        op->id_count = done;
+        op->opcode   = SFS_META_OP_DELETES_DONE;
+        if (done) {
+            sfs_debug("chunk files of %u removed file%s deleted", done, done == 1 ? "" : "s");
+            sfs_meta_enqueue(meta, op);
+        } else {
+            sfs_meta_free_op(op);
+        }
+    } else {
+        free(op);
+    }
+    free(meta->deletes);
+    free(meta->delete_rpcs);
+    meta->deletes          = NULL;
+    meta->delete_rpcs      = NULL;
+    meta->delete_count     = 0;
+    meta->delete_rpc_count = 0;
+    meta->next_delete_ms   = sfs_time_ms() + (failed_rpcs ? SFS_META_DELETE_RETRY_MS : 200);
+}
+
+void sfs_meta_delete_tick(sfs_meta_t *meta, uint64_t now)
+{
+    if (meta->deletes) {
+        for (uint32_t r = 0; r < meta->delete_rpc_count; r++) {
+            if (meta->delete_rpcs[r].rpc && !sfs_tp_rpc_is_done(meta->delete_rpcs[r].rpc)) {
+                return;
+            }
+        }
+        sfs_meta_delete_finish(meta);
+        return;
+    }
+    if (now >= meta->next_delete_ms && meta->service->registered) {
+        meta->next_delete_ms = now + 1000;
+        sfs_meta_delete_start(meta);
+    }
+}
+
+void sfs_meta_delete_cleanup(sfs_meta_t *meta)
+{
+    if (meta->deletes) {
+        for (uint32_t r = 0; r < meta->delete_rpc_count; r++) {
+            sfs_tp_rpc_release(meta->delete_rpcs[r].rpc);
+        }
+        free(meta->deletes);
+        free(meta->delete_rpcs);
+        meta->deletes = NULL;
+    }
+}

@@ -1,0 +1,76 @@
+/*
+ * Handlers of the metadata role's requests (sfs_handlers.h), on the
+ * progress thread: decode and check them, then queue them for the metadata
+ * thread (sfs_meta_commit.c); COUNTER is answered at once
+ * (sfs_meta_counter.c).
+ */
+#define SFS_LOG_FAC "meta"
+#include "sfs_handlers.h"
+
+#include "sfs_meta_internal.h"
+
+#include "sfs_alloc.h"
+#include "sfs_log.h"
+
+#include <stdlib.h>
+
+void sfs_handle_meta(sfs_service_t *service, sfs_tp_request_t *req)
+{
+    sfs_meta_t    *meta = service->meta;
+    sfs_meta_op_t *op;
+
+    if (!SFS_ALLOC_PTR(op)) {
+        sfs_tp_request_reply_error(req, -ENOMEM, "out of memory");
+        return;
+    }
+    op->req    = req;
+    op->opcode = sfs_tp_request_opcode(req);
+    op->cred   = *sfs_tp_session_cred(sfs_tp_request_session(req));
+    if (sfs_handler_decode(req, &op->args, sizeof(op->args), 0) != 0) {
+        free(op);
+        return;
+    }
+    meta->in_flight++;
+    sfs_meta_enqueue(meta, op);
+}
+
+/* The namespace as a whole (fsck): for administrators only. */
+void sfs_handle_meta_admin(sfs_service_t *service, sfs_tp_request_t *req)
+{
+    sfs_tp_session_t *session = sfs_tp_request_session(req);
+    const sfs_cred_t *cred    = sfs_tp_session_cred(session);
+    uint32_t          opcode  = sfs_tp_request_opcode(req);
+
+    if (!sfs_cred_admin(cred)) {
+        sfs_warn("refused %s from uid %u (%s): not an administrator", sfs_op_name(opcode),
+                 cred->uid, sfs_tp_session_peer_host(session));
+        sfs_tp_request_reply_error(req, -EPERM,
+                                   "%s is for administrators (root on a trusted host, or the "
+                                   "admin group)",
+                                   sfs_op_name(opcode));
+        return;
+    }
+    sfs_handle_meta(service, req);
+}
+
+void sfs_handle_counter(sfs_service_t *service, sfs_tp_request_t *req)
+{
+    sfs_counter_req_t   creq;
+    sfs_counter_reply_t reply;
+    uint8_t             out[8];
+    sfs_wbuf_t          wb;
+    int                 rc;
+
+    if (sfs_handler_decode(req, &creq, sizeof(creq), 0) != 0) {
+        return;
+    }
+    rc = sfs_meta_counter(service->meta, &creq, &reply.before);
+    if (rc) {
+        sfs_tp_request_reply_error(req, rc, "shared file pointer of open file %llu: %s",
+                                   (unsigned long long)creq.key, sfs_strerror(rc));
+        return;
+    }
+    sfs_wbuf_init(&wb, out, sizeof(out));
+    sfs_proto_counter_reply_pack(&wb, &reply);
+    sfs_tp_request_reply(req, 0, out, wb.length, NULL, 0, NULL, NULL);
+}

@@ -1,0 +1,130 @@
+/*
+ * Inside the metadata role (sfs_meta*.c): the role's state, one queued
+ * operation, and what each of its files offers the others.
+ *
+ *   sfs_meta.c          life cycle and the timer (map refresh, deletions)
+ *   sfs_meta_handlers.c its requests: decode, check, queue (progress thread)
+ *   sfs_meta_commit.c   the group-commit queue and the metadata thread
+ *   sfs_meta_run.c      running one operation in a transaction
+ *   sfs_meta_reply.c    replies, capabilities included (progress thread)
+ *   sfs_meta_chooser.c  the target chooser (its own header)
+ *   sfs_meta_counter.c  shared file-pointer counters (progress thread)
+ *   sfs_meta_delete.c   background deletion of removed files' chunk files
+ */
+#ifndef SFS_META_INTERNAL_H
+#define SFS_META_INTERNAL_H
+
+#include "sfs_service.h"
+
+#include "sfs_errno.h"
+#include "sfs_hash.h"
+#include "sfs_list.h"
+#include "sfs_meta_chooser.h"
+#include "sfs_meta_store.h"
+
+#include <pthread.h>
+
+#define SFS_META_BATCH_MAX       1024
+#define SFS_META_READDIR_MAX     4096
+#define SFS_META_LIST_MAX        1024
+#define SFS_META_DELETE_BATCH    256
+#define SFS_META_DELETE_RETRY_MS 5000
+#define SFS_META_COUNTERS_MAX    100000 /* forgotten opens are dropped, oldest first */
+#define SFS_META_OP_FLUSH        1000   /* internal opcodes */
+#define SFS_META_OP_DELETES_DONE 1001
+
+typedef struct sfs_meta_op {
+    sfs_list_t           list;
+    sfs_tp_request_t    *req;
+    uint32_t             opcode;
+    sfs_cred_t           cred; /* the caller's, proven in its session */
+    sfs_meta_req_t       args;
+    int                  status;
+    char                 detail[SFS_ERROR_DETAIL_MAX];
+    sfs_attr_t           attr;
+    int                  created;
+    void                *list_data; /* READDIR entries / META_LIST attrs */
+    uint32_t             count;
+    int                  eof;
+    sfs_meta_statfs_t    stats;
+    uint64_t            *ids; /* DELETES_DONE */
+    uint32_t             id_count;
+    sfs_ns_check_stats_t check;       /* META_CHECK */
+    size_t               list_length; /* bytes used in list_data (META_CHECK lines) */
+    size_t               list_capacity;
+    int                  flushed; /* FLUSH: set by the metadata thread */
+} sfs_meta_op_t;
+
+typedef struct sfs_meta_delete {
+    uint64_t      entry_id;
+    sfs_pattern_t pattern;
+    int           failed;
+} sfs_meta_delete_t;
+
+typedef struct sfs_meta_delete_rpc {
+    sfs_tp_rpc_t *rpc;
+    uint32_t      target_id;
+    uint8_t       args[16 + 8 * SFS_META_DELETE_BATCH];
+    uint64_t      ids[SFS_META_DELETE_BATCH];
+    uint32_t      id_count;
+} sfs_meta_delete_rpc_t;
+
+struct sfs_meta {
+    sfs_service_t    *service;
+    sfs_meta_store_t *store;
+    pthread_t         thread;
+    int               thread_started;
+    pthread_mutex_t   lock;
+    pthread_cond_t    cond;
+    pthread_cond_t    flushed;
+    sfs_list_t        queue;
+    int               stopping;
+    uint64_t          in_flight; /* progress thread only */
+
+    sfs_meta_chooser_t chooser;
+    uint64_t           next_refresh_ms;
+
+    sfs_meta_delete_t     *deletes;
+    uint32_t               delete_count;
+    sfs_meta_delete_rpc_t *delete_rpcs;
+    uint32_t               delete_rpc_count;
+    uint64_t               next_delete_ms;
+
+    uint64_t batches;
+    uint64_t ops;
+    uint32_t largest_batch;
+
+    sfs_hash_t counters;
+    sfs_list_t counter_lru;
+};
+
+/* sfs_meta_commit.c */
+void *sfs_meta_thread(void *arg);
+/* Queue an operation for the metadata thread (any thread). */
+void sfs_meta_enqueue(sfs_meta_t *meta, sfs_meta_op_t *op);
+int  sfs_meta_is_write(const sfs_meta_op_t *op);
+
+/* sfs_meta_run.c: run `op` in `txn` (metadata thread); sets op->status
+ * and, on failure, op->detail. */
+void sfs_meta_run_op(sfs_meta_t *meta, sfs_meta_txn_t *txn, sfs_meta_op_t *op, uint64_t now);
+
+/* sfs_meta_reply.c (progress thread) */
+void sfs_meta_free_op(sfs_meta_op_t *op);
+/* Reply to every operation of a batch (sfs_tp_worker_post callback). */
+typedef struct sfs_meta_batch {
+    sfs_meta_t *meta;
+    sfs_list_t  ops;
+} sfs_meta_batch_t;
+void sfs_meta_batch_done(void *arg);
+
+/* sfs_meta_counter.c (progress thread) */
+int sfs_meta_counters_init(sfs_meta_t *meta);
+/* Apply a COUNTER request; *before_p is the value before it. */
+int  sfs_meta_counter(sfs_meta_t *meta, const sfs_counter_req_t *creq, uint64_t *before_p);
+void sfs_meta_counters_cleanup(sfs_meta_t *meta);
+
+/* sfs_meta_delete.c (progress thread, from the timer) */
+void sfs_meta_delete_tick(sfs_meta_t *meta, uint64_t now_ms);
+void sfs_meta_delete_cleanup(sfs_meta_t *meta);
+
+#endif

@@ -1,0 +1,180 @@
+/*
+ * Replies of the metadata role, on the progress thread once a batch has
+ * been committed: each operation's results packed for the wire, with a
+ * capability for the storage targets where a file was looked up or
+ * created.
+ */
+#define SFS_LOG_FAC "meta"
+#include "sfs_service.h"
+
+#include "sfs_meta_internal.h"
+
+#include "sfs_cap.h"
+#include "sfs_log.h"
+#include "sfs_time.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void sfs_meta_free_op(sfs_meta_op_t *op)
+{
+    free(op->list_data);
+    free(op->ids);
+    free(op);
+}
+
+static void sfs_meta_release_op(void *arg)
+{
+    sfs_meta_free_op(arg);
+}
+
+/* A file looked up or created gets a capability for its storage targets,
+ * granting what was checked: read and/or write for an open (SFS_OPEN_*),
+ * only its chunk lengths (its size) otherwise (sfs_cap.h). */
+static void sfs_meta_open_reply(sfs_meta_t *meta, const sfs_meta_op_t *op, sfs_wbuf_t *wb)
+{
+    uint32_t         lifetime_s = meta->service->config->capability_lifetime_ms / 1000;
+    sfs_open_reply_t reply;
+
+    memset(&reply, 0, sizeof(reply));
+    reply.attr    = op->attr;
+    reply.created = (uint8_t)(op->created != 0);
+    if (op->attr.type == SFS_TYPE_FILE &&
+        (op->opcode == SFS_OP_LOOKUP || op->opcode == SFS_OP_CREATE)) {
+        sfs_cap_t *cap = &reply.cap;
+
+        reply.has_cap = 1;
+        cap->entry_id = op->attr.entry_id;
+        cap->access   = ((op->args.flags & SFS_OPEN_READ) ? SFS_CAP_READ : 0) |
+                      ((op->args.flags & SFS_OPEN_WRITE) ? SFS_CAP_WRITE : 0);
+        cap->uid       = op->cred.uid;
+        cap->expires_s = sfs_wall_ns() / 1000000000u + (lifetime_s ? lifetime_s : 1);
+        sfs_cap_seal(&meta->service->cap_key, cap);
+    }
+    sfs_proto_open_reply_pack(wb, op->opcode, &reply);
+}
+
+static void sfs_meta_page_reply(const sfs_meta_op_t *op, sfs_wbuf_t *wb)
+{
+    sfs_page_reply_t page = {.count = op->count, .eof = (uint8_t)(op->eof != 0)};
+
+    sfs_proto_page_reply_pack(wb, &page);
+}
+
+static void sfs_meta_reply(sfs_meta_t *meta, sfs_meta_op_t *op)
+{
+    uint8_t      args[SFS_PROTO_ARGS_MAX];
+    sfs_wbuf_t   wb;
+    struct iovec iov;
+
+    if (!op->req) { /* internal */
+        if (op->status) {
+            sfs_warn("internal metadata operation failed: %s", op->detail);
+        }
+        sfs_meta_free_op(op);
+        return;
+    }
+    if (op->status) {
+        sfs_tp_request_reply_error(op->req, op->status, "%s", op->detail);
+        sfs_meta_free_op(op);
+        return;
+    }
+    sfs_wbuf_init(&wb, args, sizeof(args));
+    switch (op->opcode) {
+    case SFS_OP_LOOKUP:
+    case SFS_OP_MKDIR:
+    case SFS_OP_UNLINK:
+    case SFS_OP_SETPATTERN:
+    case SFS_OP_SETATTR:
+    case SFS_OP_CREATE:
+        sfs_meta_open_reply(meta, op, &wb);
+        break;
+    case SFS_OP_META_STATFS:
+        sfs_proto_meta_statfs_pack(&wb, &op->stats);
+        break;
+    case SFS_OP_META_CHECK: {
+        sfs_check_reply_t check = {.inodes   = op->check.inodes,
+                                   .dentries = op->check.dentries,
+                                   .problems = op->check.problems,
+                                   .repaired = op->check.repaired,
+                                   .lines    = op->count};
+
+        sfs_proto_check_reply_pack(&wb, &check);
+        iov.iov_base = op->list_data;
+        iov.iov_len  = op->list_length;
+        sfs_tp_request_reply(op->req, 0, args, wb.length, &iov, 1, sfs_meta_release_op, op);
+        return;
+    }
+    case SFS_OP_META_PENDING: {
+        uint8_t   *buf = malloc((size_t)op->count * 8 + 1);
+        sfs_wbuf_t pb;
+
+        if (!buf) {
+            sfs_tp_request_reply_error(op->req, -ENOMEM, "out of memory");
+            sfs_meta_free_op(op);
+            return;
+        }
+        sfs_wbuf_init(&pb, buf, (size_t)op->count * 8);
+        for (uint32_t i = 0; i < op->count; i++) {
+            sfs_wbuf_u64(&pb, ((uint64_t *)op->list_data)[i]);
+        }
+        free(op->list_data);
+        op->list_data = buf;
+        sfs_meta_page_reply(op, &wb);
+        iov.iov_base = buf;
+        iov.iov_len  = pb.length;
+        sfs_tp_request_reply(op->req, 0, args, wb.length, &iov, 1, sfs_meta_release_op, op);
+        return;
+    }
+    case SFS_OP_READDIR:
+    case SFS_OP_META_LIST: {
+        size_t     per = op->opcode == SFS_OP_READDIR ? (2 + SFS_NAME_MAX + 12)
+                                                      : (128 + 4 * SFS_STRIPE_COUNT_MAX);
+        size_t     cap = per * op->count + 1;
+        uint8_t   *buf = malloc(cap);
+        sfs_wbuf_t pb;
+
+        if (!buf) {
+            sfs_tp_request_reply_error(op->req, -ENOMEM, "out of memory");
+            sfs_meta_free_op(op);
+            return;
+        }
+        sfs_wbuf_init(&pb, buf, cap);
+        for (uint32_t i = 0; i < op->count; i++) {
+            if (op->opcode == SFS_OP_READDIR) {
+                sfs_proto_dirent_pack(&pb, &((sfs_dirent_t *)op->list_data)[i]);
+            } else {
+                sfs_proto_attr_pack(&pb, &((sfs_attr_t *)op->list_data)[i]);
+            }
+        }
+        free(op->list_data);
+        op->list_data = buf;
+        sfs_meta_page_reply(op, &wb);
+        iov.iov_base = buf;
+        iov.iov_len  = pb.length;
+        sfs_tp_request_reply(op->req, 0, args, wb.length, &iov, 1, sfs_meta_release_op, op);
+        return;
+    }
+    default:
+        break;
+    }
+    (void)meta;
+    sfs_tp_request_reply(op->req, 0, args, wb.length, NULL, 0, NULL, NULL);
+    sfs_meta_free_op(op);
+}
+
+void sfs_meta_batch_done(void *arg)
+{
+    sfs_meta_batch_t *batch = arg;
+    sfs_list_t       *elem;
+
+    while ((elem = sfs_list_pop_head(&batch->ops)) != NULL) {
+        sfs_meta_op_t *op = sfs_container_of(elem, sfs_meta_op_t, list);
+
+        if (op->req) {
+            batch->meta->in_flight--;
+        }
+        sfs_meta_reply(batch->meta, op);
+    }
+    free(batch);
+}

@@ -1,0 +1,171 @@
+/*
+ * Running one metadata operation inside a transaction, on the metadata
+ * thread (sfs_meta_commit.c): the namespace call it maps to and the
+ * results it keeps for the reply.
+ */
+#define SFS_LOG_FAC "meta"
+#include "sfs_service.h"
+
+#include "sfs_meta_internal.h"
+
+#include "sfs_log.h"
+#include "sfs_perm.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* META_CHECK's report: lines packed as protocol strings in list_data (at
+ * most 1 MiB of them; the counts still cover all). */
+static void sfs_meta_check_line(void *arg, const char *line)
+{
+    sfs_meta_op_t *op   = arg;
+    size_t         need = 2 + strlen(line);
+    sfs_wbuf_t     wb;
+
+    sfs_warn("namespace check: %s", line);
+    if (op->list_length + need > (1u << 20)) {
+        return;
+    }
+    if (op->list_length + need > op->list_capacity) {
+        size_t capacity = op->list_capacity ? 2 * op->list_capacity : 4096;
+        void  *grown;
+
+        while (capacity < op->list_length + need) {
+            capacity *= 2;
+        }
+        grown = realloc(op->list_data, capacity);
+        if (!grown) {
+            return;
+        }
+        op->list_data     = grown;
+        op->list_capacity = capacity;
+    }
+    sfs_wbuf_init(&wb, (uint8_t *)op->list_data + op->list_length, need);
+    sfs_wbuf_str(&wb, line);
+    op->list_length += wb.length;
+    op->count++;
+}
+
+/* The permission an open's SFS_OPEN_* flags need. */
+static unsigned sfs_meta_want(uint32_t flags)
+{
+    return ((flags & SFS_OPEN_READ) ? SFS_MAY_READ : 0) |
+           ((flags & SFS_OPEN_WRITE) ? SFS_MAY_WRITE : 0) |
+           ((flags & SFS_OPEN_EXEC) ? SFS_MAY_EXEC : 0);
+}
+
+void sfs_meta_run_op(sfs_meta_t *meta, sfs_meta_txn_t *txn, sfs_meta_op_t *op, uint64_t now)
+{
+    sfs_meta_req_t *a = &op->args;
+
+    switch (op->opcode) {
+    case SFS_OP_LOOKUP:
+        op->status = sfs_ns_lookup(txn, &op->cred, a->path, sfs_meta_want(a->flags), &op->attr);
+        break;
+    case SFS_OP_CREATE: {
+        sfs_ns_create_args_t create = {
+            .cred         = &op->cred,
+            .want         = sfs_meta_want(a->flags),
+            .path         = a->path,
+            .mode         = a->mode,
+            .uid          = a->uid,
+            .gid          = a->gid,
+            .flags        = a->flags & SFS_CREATE_EXCL,
+            .chunk_size   = a->chunk_size,
+            .stripe_count = a->stripe_count,
+            .start_target = a->start_target,
+            .now_ns       = now,
+            .choose       = sfs_meta_choose,
+            .choose_arg   = &meta->chooser,
+        };
+
+        op->status = sfs_ns_create(txn, &create, &op->attr, &op->created);
+        break;
+    }
+    case SFS_OP_MKDIR:
+        op->status = sfs_ns_mkdir(txn, &op->cred, a->path, a->mode, a->uid, a->gid, now, &op->attr);
+        break;
+    case SFS_OP_RMDIR:
+        op->status = sfs_ns_rmdir(txn, &op->cred, a->path, now);
+        break;
+    case SFS_OP_UNLINK:
+        op->status = sfs_ns_unlink(txn, &op->cred, a->path, now, &op->attr);
+        break;
+    case SFS_OP_RENAME:
+        op->status = sfs_ns_rename(txn, &op->cred, a->path, a->new_path, now);
+        break;
+    case SFS_OP_READDIR: {
+        uint32_t max = a->max_entries && a->max_entries < SFS_META_READDIR_MAX
+                           ? a->max_entries
+                           : SFS_META_READDIR_MAX;
+
+        op->list_data = calloc(max, sizeof(sfs_dirent_t));
+        op->status    = op->list_data ? sfs_ns_readdir(txn, &op->cred, a->path, a->after_name, max,
+                                                       op->list_data, &op->count, &op->eof)
+                                      : -ENOMEM;
+        break;
+    }
+    case SFS_OP_SETPATTERN:
+        op->status = sfs_ns_setpattern(txn, &op->cred, a->path, a->chunk_size, a->stripe_count, now,
+                                       &op->attr);
+        break;
+    case SFS_OP_SETATTR:
+        op->status = sfs_ns_setattr(txn, &op->cred, a->path, a->flags, a->mode, a->uid, a->gid,
+                                    a->atime_ns, a->mtime_ns, now, &op->attr);
+        break;
+    case SFS_OP_META_STATFS:
+        op->status = sfs_ns_statfs(txn, &op->stats);
+        break;
+    case SFS_OP_META_LIST: {
+        uint64_t after = a->after_id;
+        uint32_t max   = a->max_entries && a->max_entries < SFS_META_LIST_MAX ? a->max_entries
+                                                                              : SFS_META_LIST_MAX;
+
+        op->list_data = calloc(max, sizeof(sfs_attr_t));
+        op->status = op->list_data ? sfs_ns_list_inodes(txn, after, max, op->list_data, &op->count)
+                                   : -ENOMEM;
+        op->eof    = op->count < max;
+        break;
+    }
+    case SFS_OP_META_CHECK:
+        op->status = sfs_ns_check(txn, (a->flags & SFS_CHECK_REPAIR) != 0, sfs_meta_check_line, op,
+                                  &op->check);
+        if (op->status == 0) {
+            sfs_info("namespace check%s: %lu inodes, %lu names, %lu problems, %lu repaired",
+                     (a->flags & SFS_CHECK_REPAIR) ? " with repair" : "",
+                     (unsigned long)op->check.inodes, (unsigned long)op->check.dentries,
+                     (unsigned long)op->check.problems, (unsigned long)op->check.repaired);
+        }
+        break;
+    case SFS_OP_META_PENDING: {
+        uint64_t       after = a->after_id;
+        uint32_t       max   = a->max_entries && a->max_entries < SFS_META_LIST_MAX ? a->max_entries
+                                                                                    : SFS_META_LIST_MAX;
+        sfs_pattern_t *patterns = calloc(max, sizeof(*patterns));
+
+        op->list_data = calloc(max, sizeof(uint64_t));
+        op->status =
+            op->list_data && patterns
+                ? sfs_ns_pending_deletes(txn, after, max, op->list_data, patterns, &op->count)
+                : -ENOMEM;
+        op->eof = op->count < max;
+        free(patterns);
+        break;
+    }
+    case SFS_META_OP_DELETES_DONE:
+        op->status = sfs_ns_deletes_done(txn, op->ids, op->id_count);
+        break;
+    case SFS_META_OP_FLUSH:
+        op->status = 0;
+        break;
+    default:
+        op->status = sfs_error_set(-EOPNOTSUPP, "metadata: operation %u", op->opcode);
+        break;
+    }
+    if (op->status) {
+        snprintf(op->detail, sizeof(op->detail), "%s",
+                 sfs_error_detail()[0] ? sfs_error_detail() : sfs_strerror(op->status));
+    }
+}

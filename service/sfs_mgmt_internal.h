@@ -1,0 +1,62 @@
+/*
+ * Inside the management role: its registry, shared by sfs_mgmt.c (life
+ * cycle, states, the map, the clean stop) and sfs_mgmt_handlers.c (its
+ * requests).
+ */
+#ifndef SFS_MGMT_INTERNAL_H
+#define SFS_MGMT_INTERNAL_H
+
+#include "sfs_service.h"
+
+#include "sfs_map.h"
+
+#define SFS_MGMT_STOP_TIMEOUT_MS 30000
+
+typedef struct sfs_mgmt_node {
+    uint32_t node_id;
+    uint32_t roles;
+    uint32_t pid;
+    uint32_t state;
+    char     host[SFS_HOST_MAX];
+    void    *address;
+    size_t   address_length;
+    uint64_t last_contact_ms;
+} sfs_mgmt_node_t;
+
+typedef struct sfs_mgmt_target {
+    uint32_t target_id;
+    uint32_t node_id;
+    uint64_t capacity;
+    uint64_t free;
+    uint64_t bandwidth;
+    char     dir[PATH_MAX];
+} sfs_mgmt_target_t;
+
+typedef struct sfs_mgmt_stop {
+    sfs_tp_conn_t *conn;
+    sfs_tp_rpc_t  *rpc;
+    uint32_t       node_id;
+} sfs_mgmt_stop_t;
+
+struct sfs_mgmt {
+    sfs_service_t     *service;
+    sfs_mgmt_node_t   *nodes;
+    uint32_t           node_count;
+    sfs_mgmt_target_t *targets;
+    uint32_t           target_count;
+    uint64_t           version;
+    uint64_t           next_check_ms;
+    int                shutdown_requested;
+    int                shutdown_started;
+    uint64_t           shutdown_deadline_ms;
+    sfs_mgmt_stop_t   *stops;
+    uint32_t           stop_count;
+};
+
+sfs_mgmt_node_t   *sfs_mgmt_find_node(sfs_mgmt_t *mgmt, uint32_t node_id);
+sfs_mgmt_target_t *sfs_mgmt_find_target(sfs_mgmt_t *mgmt, uint32_t target_id);
+/* The map as of now; its nodes' addresses are borrowed from the registry.
+ * Free map->nodes and map->targets. */
+int sfs_mgmt_build_map(sfs_mgmt_t *mgmt, sfs_map_t *map);
+
+#endif

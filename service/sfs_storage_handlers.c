@@ -1,0 +1,272 @@
+/*
+ * Handlers of the storage role's requests (sfs_handlers.h), on the progress
+ * thread: decode a chunk request with its codec, check its capability and
+ * target, size its buffers, then run it inline or on an I/O thread
+ * (sfs_storage.c).
+ */
+#define SFS_LOG_FAC "storage"
+#include "sfs_handlers.h"
+
+#include "sfs_storage_internal.h"
+
+#include "sfs_alloc.h"
+#include "sfs_cap.h"
+#include "sfs_log.h"
+#include "sfs_time.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+
+/* Large single-extent reads whose pages are in the page cache are served
+ * from the chunk file mapped into the server: no copy into a buffer (the
+ * transport reads the page cache). The disk thread maps the file, or, when
+ * the pages must come from the disk, reads them into a buffer. Safe on
+ * every transport (see sfs_chunk_read_map). */
+static int sfs_storage_map_candidate(const sfs_storage_t *storage, const sfs_storage_op_t *op,
+                                     uint64_t bytes)
+{
+    return storage->service->config->mapped_read_min != 0 &&
+           bytes >= storage->service->config->mapped_read_min && op->chunk.extent_count == 1 &&
+           sfs_chunk_target_bandwidth(op->target) == 0;
+}
+
+/* Small reads and writes are tried on the progress thread itself: handing
+ * them to a disk thread and back costs two thread wakeups, more than the
+ * copy into or out of the page cache. They never wait for the disk there
+ * (SFS_CHUNK_IO_NOWAIT: an open file, the page cache only); what would
+ * goes to a disk thread. Not on a throttled target (it sleeps), and not
+ * for a synchronous write. */
+static int sfs_storage_inline(const sfs_storage_t *storage, const sfs_storage_op_t *op,
+                              uint64_t bytes)
+{
+    uint64_t limit = storage->service->config->inline_io_max;
+
+    /* (a pulled payload is copied on a disk thread: not on this one) */
+    if (bytes > limit || sfs_chunk_target_bandwidth(op->target) != 0 || op->pull) {
+        return 0;
+    }
+    switch (op->opcode) {
+    case SFS_OP_WRITE:
+        return !(op->chunk.flags & SFS_WRITE_SYNC);
+    case SFS_OP_READ:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* I/O needs a capability from the metadata server's open (sfs_cap.h);
+ * removing and listing chunk files is for servers and administrators. */
+static int sfs_storage_authorize(sfs_storage_t *storage, sfs_tp_request_t *req, uint32_t opcode,
+                                 const sfs_chunk_req_t *chunk)
+{
+    sfs_tp_session_t *session = sfs_tp_request_session(req);
+    const sfs_cred_t *cred    = sfs_tp_session_cred(session);
+    uint32_t          access;
+    int               rc;
+
+    if (cred->flags & SFS_CRED_SERVER) {
+        return 0;
+    }
+    switch (opcode) {
+    case SFS_OP_READ:
+    case SFS_OP_CHUNK_OPEN:
+        access = SFS_CAP_READ;
+        break;
+    case SFS_OP_WRITE:
+    case SFS_OP_TRUNCATE:
+        access = SFS_CAP_WRITE;
+        break;
+    case SFS_OP_CHUNK_STAT:
+    case SFS_OP_FSYNC:
+        access = 0;
+        break;
+    default:
+        if (sfs_cred_admin(cred)) {
+            return 0;
+        }
+        rc = sfs_error_set(-EPERM, "%s is for servers and administrators", sfs_op_name(opcode));
+        goto refused;
+    }
+    rc = sfs_cap_check(&storage->service->cap_key, &chunk->cap, chunk->entry_id, access, cred->uid,
+                       sfs_wall_ns() / 1000000000u);
+    if (rc == 0) {
+        return 0;
+    }
+refused:
+    if (storage->refusals++ < 20) {
+        sfs_warn("refused %s on target %u from uid %u (%s pid %u): %s", sfs_op_name(opcode),
+                 chunk->target_id, cred->uid, sfs_tp_session_peer_host(session),
+                 sfs_tp_session_peer_pid(session), sfs_error_detail());
+    }
+    return rc;
+}
+
+/* The checks every chunk request passes: its capability (or a server's or
+ * administrator's session), and a target of ours. */
+static int sfs_storage_admit(sfs_storage_t *storage, sfs_storage_op_t *op)
+{
+    int rc = sfs_storage_authorize(storage, op->req, op->opcode, &op->chunk);
+
+    if (rc) {
+        sfs_tp_request_reply_error(op->req, rc, "%s", sfs_error_detail());
+        return rc;
+    }
+    op->target = sfs_storage_find(storage, op->chunk.target_id);
+    if (!op->target) {
+        sfs_tp_request_reply_error(op->req, -ENODEV, "rank %u does not serve storage target %u",
+                                   storage->service->rank, op->chunk.target_id);
+        return -ENODEV;
+    }
+    return 0;
+}
+
+static void sfs_storage_submit(sfs_storage_t *storage, sfs_storage_op_t *op, uint64_t bytes)
+{
+    op->work.run  = sfs_storage_run;
+    op->work.done = sfs_storage_done;
+    storage->in_flight++;
+    if (sfs_storage_inline(storage, op, bytes)) {
+        op->io_flags = SFS_CHUNK_IO_NOWAIT;
+        sfs_storage_run(&op->work);
+        op->io_flags = 0;
+        if (op->status != -EAGAIN) {
+            sfs_storage_done(&op->work);
+            return;
+        }
+        op->status = 0; /* it would wait for the disk: a disk thread does it */
+    }
+    sfs_workq_submit(storage->workq, &op->work);
+}
+
+static sfs_storage_op_t *sfs_storage_op_new(sfs_storage_t *storage, sfs_tp_request_t *req)
+{
+    sfs_storage_op_t *op;
+
+    if (!SFS_ALLOC_PTR(op)) {
+        sfs_tp_request_reply_error(req, -ENOMEM, "out of memory");
+        return NULL;
+    }
+    op->storage = storage;
+    op->req     = req;
+    op->opcode  = sfs_tp_request_opcode(req);
+    return op;
+}
+
+void sfs_handle_chunk_unlink(sfs_service_t *service, sfs_tp_request_t *req)
+{
+    sfs_storage_t    *storage = service->storage;
+    sfs_storage_op_t *op      = sfs_storage_op_new(storage, req);
+
+    if (!op) {
+        return;
+    }
+    if (!SFS_ALLOC_PTR(op->unlink)) {
+        sfs_tp_request_reply_error(req, -ENOMEM, "out of memory");
+        goto err;
+    }
+    if (sfs_handler_decode(req, op->unlink, sizeof(*op->unlink), 0) != 0) {
+        goto err;
+    }
+    op->chunk.target_id = op->unlink->target_id;
+    if (sfs_storage_admit(storage, op) != 0) {
+        goto err;
+    }
+    sfs_storage_submit(storage, op, 0);
+    return;
+
+err:
+    sfs_storage_op_free(op);
+}
+
+void sfs_handle_chunk(sfs_service_t *service, sfs_tp_request_t *req)
+{
+    sfs_storage_t    *storage = service->storage;
+    sfs_storage_op_t *op      = sfs_storage_op_new(storage, req);
+    uint32_t          opcode  = sfs_tp_request_opcode(req);
+    size_t            payload_length;
+    void             *payload = sfs_tp_request_payload(req, &payload_length);
+    uint64_t          bytes;
+
+    if (!op) {
+        return;
+    }
+    if (sfs_handler_decode(req, &op->chunk, sizeof(op->chunk), opcode == SFS_OP_WRITE) != 0 ||
+        sfs_storage_admit(storage, op) != 0) {
+        goto err;
+    }
+    bytes = sfs_chunk_req_bytes(&op->chunk);
+    switch (opcode) {
+    case SFS_OP_WRITE:
+        if (sfs_tp_request_pull_length(req) != 0) {
+            if (bytes != sfs_tp_request_pull_length(req) ||
+                bytes > sfs_tp_worker_max_payload(storage->service->worker)) {
+                sfs_tp_request_reply_error(req, -EBADMSG,
+                                           "WRITE extents cover %" PRIu64
+                                           " bytes, the pulled payload %" PRIu64,
+                                           bytes, sfs_tp_request_pull_length(req));
+                goto err;
+            }
+            op->data        = sfs_tp_buf_get(storage->service->worker, bytes);
+            op->data_length = bytes;
+            op->owns_data   = 1;
+            op->pull        = 1;
+            if (!op->data) {
+                sfs_tp_request_reply_error(req, -ENOMEM,
+                                           "out of memory for a %" PRIu64 "-byte write", bytes);
+                goto err;
+            }
+            break;
+        }
+        if (bytes != payload_length) {
+            sfs_tp_request_reply_error(req, -EBADMSG,
+                                       "WRITE extents cover %" PRIu64 " bytes, payload has %zu",
+                                       bytes, payload_length);
+            goto err;
+        }
+        /* written straight from the request's buffer, which lives until
+         * the reply has gone */
+        op->data        = payload;
+        op->data_length = payload_length;
+        break;
+    case SFS_OP_READ:
+        if (bytes > sfs_tp_worker_max_payload(storage->service->worker)) {
+            sfs_tp_request_reply_error(req, -EMSGSIZE, "READ of %" PRIu64 " bytes is too large",
+                                       bytes);
+            goto err;
+        }
+        op->data_length = bytes;
+        if (sfs_storage_map_candidate(storage, op, bytes)) {
+            break; /* the disk thread maps the file or gets a buffer */
+        }
+        op->data      = sfs_tp_buf_get(storage->service->worker, bytes ? bytes : 1);
+        op->owns_data = 1;
+        if (!op->data) {
+            sfs_tp_request_reply_error(req, -ENOMEM, "out of memory for a %" PRIu64 "-byte read",
+                                       bytes);
+            goto err;
+        }
+        break;
+    case SFS_OP_CHUNK_LIST:
+        if (op->chunk.length == 0 || op->chunk.length > SFS_STORAGE_LIST_MAX) {
+            op->chunk.length = SFS_STORAGE_LIST_MAX;
+        }
+        op->ids     = calloc(op->chunk.length, sizeof(uint64_t));
+        op->lengths = calloc(op->chunk.length, sizeof(uint64_t));
+        if (!op->ids || !op->lengths) {
+            sfs_tp_request_reply_error(req, -ENOMEM, "out of memory");
+            goto err;
+        }
+        break;
+    default:
+        break;
+    }
+    sfs_storage_submit(storage, op, bytes);
+    return;
+
+err:
+    if (op->owns_data && op->data) {
+        sfs_tp_buf_put(storage->service->worker, op->data);
+    }
+    sfs_storage_op_free(op);
+}

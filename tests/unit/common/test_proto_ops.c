@@ -1,0 +1,190 @@
+/* The table of operations (common/sfs_proto_ops.c) and the codecs it names:
+ * every operation has its codecs and handler, decoding goes through the
+ * right struct, the typed fields round-trip, and HELLO's features let
+ * neighbouring versions talk. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "sfs_proto.h"
+
+static void test_every_op_in_the_table(void **state)
+{
+    unsigned ops = 0;
+
+    (void)state;
+    for (uint32_t op = 0; op < SFS_OP_MAX; op++) {
+        const sfs_proto_op_info_t *info = sfs_proto_op_info(op);
+
+        if (!info) {
+            assert_null(sfs_op_name(op));
+            assert_int_equal(sfs_op_role(op), -1);
+            continue;
+        }
+        ops++;
+        assert_int_equal(info->opcode, op);
+        assert_string_equal(sfs_op_name(op), info->name);
+        assert_non_null(info->unpack_request);
+        assert_non_null(info->unpack_reply);
+        assert_true(info->request_size > 0 && info->reply_size > 0);
+        assert_true(info->handler[0] != '\0');
+    }
+    assert_int_equal(ops, 33);
+    assert_string_equal(sfs_proto_op_info(SFS_OP_CHUNK_UNLINK)->request_codec, "chunk_unlink_req");
+    assert_string_equal(sfs_proto_op_info(SFS_OP_HEARTBEAT)->reply_codec, "heartbeat_reply");
+    assert_string_equal(sfs_proto_op_info(SFS_OP_HELLO)->handler, "transport");
+    assert_null(sfs_proto_op_info(SFS_OP_MAX));
+    assert_null(sfs_proto_op_info(UINT32_MAX));
+}
+
+static void test_decode_checks_size_and_rest(void **state)
+{
+    uint8_t                  buf[64];
+    sfs_wbuf_t               wb;
+    sfs_heartbeat_reply_t    reply = {.flags = SFS_HEARTBEAT_REGISTER_AGAIN | 0x80000000u}, got;
+    sfs_chunk_unlink_reply_t wrong;
+
+    (void)state;
+    sfs_wbuf_init(&wb, buf, sizeof(buf));
+    sfs_proto_heartbeat_reply_pack(&wb, &reply);
+    assert_int_equal(sfs_proto_decode(SFS_OP_HEARTBEAT, 1, buf, wb.length, &got, sizeof(got)), 0);
+    assert_int_equal(got.flags, reply.flags); /* an unknown bit is kept, not refused */
+    assert_int_equal(sfs_proto_decode(SFS_OP_HEARTBEAT, 1, buf, wb.length + 1, &got, sizeof(got)),
+                     -EBADMSG);
+    assert_int_equal(sfs_proto_decode(SFS_OP_HEARTBEAT, 1, buf, 2, &got, sizeof(got)), -EBADMSG);
+    assert_int_equal(
+        sfs_proto_decode(SFS_OP_HEARTBEAT, 0, buf, wb.length, &wrong, sizeof(wrong) + 1), -EINVAL);
+    assert_int_equal(sfs_proto_decode(63, 0, buf, 0, &got, sizeof(got)), -EINVAL);
+}
+
+static void test_chunk_unlink_ids(void **state)
+{
+    static sfs_chunk_unlink_req_t req, got;
+    static uint8_t                buf[16 + 8 * SFS_CHUNK_UNLINK_MAX + 8];
+    sfs_wbuf_t                    wb;
+
+    (void)state;
+    req.target_id    = 7;
+    req.count        = 3;
+    req.entry_ids[0] = 11;
+    req.entry_ids[1] = UINT64_MAX;
+    req.entry_ids[2] = 1;
+    sfs_wbuf_init(&wb, buf, sizeof(buf));
+    sfs_proto_chunk_unlink_req_pack(&wb, &req);
+    assert_int_equal(sfs_proto_decode(SFS_OP_CHUNK_UNLINK, 0, buf, wb.length, &got, sizeof(got)),
+                     0);
+    assert_int_equal(got.target_id, 7);
+    assert_int_equal(got.count, 3);
+    assert_true(got.entry_ids[1] == UINT64_MAX);
+    /* a count over the maximum is refused both ways */
+    req.count = SFS_CHUNK_UNLINK_MAX + 1;
+    sfs_wbuf_init(&wb, buf, sizeof(buf));
+    sfs_proto_chunk_unlink_req_pack(&wb, &req);
+    assert_int_equal(wb.error, -EMSGSIZE);
+    sfs_wbuf_init(&wb, buf, sizeof(buf));
+    sfs_wbuf_u32(&wb, 7);
+    sfs_wbuf_u32(&wb, SFS_CHUNK_UNLINK_MAX + 1);
+    assert_int_equal(sfs_proto_decode(SFS_OP_CHUNK_UNLINK, 0, buf, wb.length, &got, sizeof(got)),
+                     -EBADMSG);
+}
+
+static void test_listing_cursors(void **state)
+{
+    static sfs_meta_req_t req, got;
+    static uint8_t        buf[SFS_PROTO_ARGS_MAX];
+    sfs_wbuf_t            wb;
+
+    (void)state;
+    snprintf(req.path, sizeof(req.path), "/d");
+    snprintf(req.after_name, sizeof(req.after_name), "file-0042");
+    req.after_id    = 1ull << 40;
+    req.max_entries = 99;
+    sfs_wbuf_init(&wb, buf, sizeof(buf));
+    sfs_proto_meta_req_pack(&wb, SFS_OP_READDIR, &req);
+    assert_int_equal(sfs_proto_decode(SFS_OP_READDIR, 0, buf, wb.length, &got, sizeof(got)), 0);
+    assert_string_equal(got.after_name, "file-0042");
+    assert_true(got.after_id == 0);
+    sfs_wbuf_init(&wb, buf, sizeof(buf));
+    sfs_proto_meta_req_pack(&wb, SFS_OP_META_LIST, &req);
+    assert_int_equal(sfs_proto_decode(SFS_OP_META_LIST, 0, buf, wb.length, &got, sizeof(got)), 0);
+    assert_true(got.after_id == 1ull << 40);
+    assert_string_equal(got.after_name, "");
+    assert_int_equal(got.max_entries, 99);
+}
+
+static size_t pack_hello(uint8_t *buf, size_t size, uint64_t features, int with_features, int extra)
+{
+    sfs_hello_req_t req;
+    sfs_wbuf_t      wb;
+    static uint8_t  address[8] = {1, 2, 3};
+
+    memset(&req, 0, sizeof(req));
+    req.peer_kind      = SFS_PEER_CLIENT;
+    req.method         = SFS_AUTH_METHOD_SECRET;
+    req.address        = address;
+    req.address_length = sizeof(address);
+    req.features       = features;
+    sfs_wbuf_init(&wb, buf, size);
+    sfs_proto_hello_req_pack(&wb, &req);
+    if (!with_features) {
+        return wb.length - 8; /* what a version before features sent */
+    }
+    for (int i = 0; i < extra; i++) {
+        sfs_wbuf_u8(&wb, 0x5a); /* a newer version's fields after features */
+    }
+    return wb.length;
+}
+
+static void test_hello_features(void **state)
+{
+    uint8_t         buf[1024];
+    sfs_hello_req_t got;
+    sfs_rbuf_t      rb;
+    size_t          n;
+    char            names[128];
+
+    (void)state;
+    n = pack_hello(buf, sizeof(buf), SFS_FEATURES_THIS, 1, 0);
+    sfs_rbuf_init(&rb, buf, n);
+    sfs_proto_hello_req_unpack(&rb, &got);
+    assert_int_equal(rb.error, 0);
+    assert_int_equal(sfs_rbuf_remaining(&rb), 0);
+    assert_true(got.features == SFS_FEATURES_THIS);
+
+    n = pack_hello(buf, sizeof(buf), SFS_FEATURES_THIS, 0, 0);
+    sfs_rbuf_init(&rb, buf, n);
+    sfs_proto_hello_req_unpack(&rb, &got);
+    assert_int_equal(rb.error, 0);
+    assert_int_equal(sfs_rbuf_remaining(&rb), 0);
+    assert_true(got.features == 0);
+
+    n = pack_hello(buf, sizeof(buf), SFS_FEATURES_THIS | (1ull << 50), 1, 24);
+    sfs_rbuf_init(&rb, buf, n);
+    sfs_proto_hello_req_unpack(&rb, &got);
+    assert_int_equal(rb.error, 0);
+    assert_int_equal(sfs_rbuf_remaining(&rb), 0);
+    assert_true(got.features == (SFS_FEATURES_THIS | (1ull << 50)));
+
+    assert_string_equal(
+        sfs_features_string(SFS_FEATURE_CAPABILITIES | (1ull << 50), names, sizeof(names)),
+        "capabilities, bit 50");
+    assert_string_equal(sfs_features_string(0, names, sizeof(names)), "");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_every_op_in_the_table),
+        cmocka_unit_test(test_decode_checks_size_and_rest),
+        cmocka_unit_test(test_chunk_unlink_ids),
+        cmocka_unit_test(test_listing_cursors),
+        cmocka_unit_test(test_hello_features),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
