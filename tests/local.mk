@@ -76,7 +76,8 @@ tests_progs_sfs_wire_attack_CFLAGS  = $(AM_CFLAGS) $(UCX_CFLAGS)
 tests_progs_sfs_wire_attack_LDADD   = $(SFS_CORE_LIBS)
 
 check_PROGRAMS += tests/progs/sfs_munge_attack
-tests_progs_sfs_munge_attack_SOURCES = tests/progs/sfs_munge_attack.c
+tests_progs_sfs_munge_attack_SOURCES = tests/progs/sfs_munge_attack.c tests/progs/sfs_munge_attack.h \
+	tests/progs/sfs_munge_attack_hand.c tests/progs/sfs_munge_attack_caps.c
 tests_progs_sfs_munge_attack_CFLAGS  = $(AM_CFLAGS) $(UCX_CFLAGS) $(MUNGE_CFLAGS)
 tests_progs_sfs_munge_attack_LDADD   = $(SFS_CORE_LIBS) $(MUNGE_LIBS)
 
