@@ -6,20 +6,23 @@
 SFS_UNIT_LDADD = $(CMOCKA_LIBS)
 SFS_UNIT_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 
+# Unit tests mirror the source tree: tests/unit/<dir>/test_<file>.c tests
+# <dir>/sfs_<file>.c (tests/run-suite.sh runs every tests/unit/*/test_*).
 if HAVE_CMOCKA
-check_PROGRAMS += tests/unit/test_layout
-tests_unit_test_layout_SOURCES = tests/unit/test_layout.c
-tests_unit_test_layout_CFLAGS  = $(SFS_UNIT_CFLAGS)
-tests_unit_test_layout_LDADD   = libsfs_layout.la $(SFS_UNIT_LDADD)
-check_PROGRAMS += tests/unit/test_replay
-tests_unit_test_replay_SOURCES = tests/unit/test_replay.c ucx_transport/sfs_tp_replay.c
-tests_unit_test_replay_CFLAGS  = $(SFS_UNIT_CFLAGS)
-tests_unit_test_replay_LDADD   = $(SFS_UNIT_LDADD)
-check_PROGRAMS += tests/unit/test_perm
-tests_unit_test_perm_SOURCES  = tests/unit/test_perm.c service/sfs_perm.c
-tests_unit_test_perm_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/service
-tests_unit_test_perm_CFLAGS   = $(SFS_UNIT_CFLAGS)
-tests_unit_test_perm_LDADD    = libsfs_common.la $(SFS_UNIT_LDADD)
+check_PROGRAMS += tests/unit/layout/test_layout
+tests_unit_layout_test_layout_SOURCES = tests/unit/layout/test_layout.c
+tests_unit_layout_test_layout_CFLAGS  = $(SFS_UNIT_CFLAGS)
+tests_unit_layout_test_layout_LDADD   = libsfs_layout.la $(SFS_UNIT_LDADD)
+check_PROGRAMS += tests/unit/ucx_transport/test_tp_replay
+tests_unit_ucx_transport_test_tp_replay_SOURCES = tests/unit/ucx_transport/test_tp_replay.c \
+	ucx_transport/sfs_tp_replay.c
+tests_unit_ucx_transport_test_tp_replay_CFLAGS  = $(SFS_UNIT_CFLAGS)
+tests_unit_ucx_transport_test_tp_replay_LDADD   = $(SFS_UNIT_LDADD)
+check_PROGRAMS += tests/unit/service/test_perm
+tests_unit_service_test_perm_SOURCES  = tests/unit/service/test_perm.c service/sfs_perm.c
+tests_unit_service_test_perm_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/service
+tests_unit_service_test_perm_CFLAGS   = $(SFS_UNIT_CFLAGS)
+tests_unit_service_test_perm_LDADD    = libsfs_common.la $(SFS_UNIT_LDADD)
 endif
 
 include tests/unit/config.mk
