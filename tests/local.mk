@@ -58,8 +58,11 @@ tests_progs_sfs_cap_renew_SOURCES = tests/progs/sfs_cap_renew.c
 tests_progs_sfs_cap_renew_LDADD   = libsfs_client.la $(SFS_CORE_LIBS)
 
 check_PROGRAMS += tests/progs/sfs_meta_corrupt
-tests_progs_sfs_meta_corrupt_SOURCES  = tests/progs/sfs_meta_corrupt.c
+# (service/sfs_ns_test.c: the store's damage hooks, kept out of libsfs_service)
+tests_progs_sfs_meta_corrupt_SOURCES  = tests/progs/sfs_meta_corrupt.c service/sfs_ns_test.c \
+	service/sfs_ns_test.h
 tests_progs_sfs_meta_corrupt_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/service
+tests_progs_sfs_meta_corrupt_CFLAGS   = $(AM_CFLAGS) $(LMDB_CFLAGS)
 tests_progs_sfs_meta_corrupt_LDADD    = libsfs_service.la $(SFS_CORE_LIBS)
 
 check_PROGRAMS += tests/progs/sfs_wire_attack
