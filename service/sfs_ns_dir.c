@@ -5,6 +5,7 @@
  */
 #define SFS_LOG_FAC "meta"
 #include "sfs_meta_store_internal.h"
+#include "sfs_ns_pattern.h"
 #include "sfs_perm.h"
 
 #include "sfs_buf.h"
@@ -338,13 +339,10 @@ int sfs_ns_setpattern(sfs_meta_txn_t *txn, const sfs_cred_t *cred, const char *p
                              "is created (set it on its directory)",
                              path);
     }
-    if (chunk_size && sfs_layout_check_chunk_size(chunk_size) != 0) {
-        return sfs_error_set(-EINVAL, "chunk size %lu is not a power of two in 64 KiB..4 GiB",
-                             (unsigned long)chunk_size);
-    }
-    if (stripe_count > SFS_STRIPE_COUNT_MAX) {
-        return sfs_error_set(-EINVAL, "stripe count %u out of range 1..%u", stripe_count,
-                             SFS_STRIPE_COUNT_MAX);
+    /* 0 keeps what the directory has */
+    if ((chunk_size && (rc = sfs_ns_check_chunk_size(path, chunk_size))) ||
+        (stripe_count && (rc = sfs_ns_check_stripe_count(path, stripe_count)))) {
+        return rc;
     }
     if (chunk_size) {
         attr->pattern.chunk_size = chunk_size;

@@ -5,6 +5,7 @@
  */
 #define SFS_LOG_FAC "meta"
 #include "sfs_meta_store_internal.h"
+#include "sfs_ns_pattern.h"
 #include "sfs_perm.h"
 
 #include "sfs_errno.h"
@@ -75,15 +76,9 @@ int sfs_ns_create(sfs_meta_txn_t *txn, const sfs_ns_create_args_t *args, sfs_att
     attr->pattern.chunk_size = args->chunk_size ? args->chunk_size : parent.pattern.chunk_size;
     attr->pattern.stripe_count =
         args->stripe_count ? args->stripe_count : parent.pattern.stripe_count;
-    if (sfs_layout_check_chunk_size(attr->pattern.chunk_size) != 0) {
-        return sfs_error_set(-EINVAL,
-                             "'%.200s': chunk size %lu is not a power of two in "
-                             "64 KiB..4 GiB",
-                             args->path, (unsigned long)attr->pattern.chunk_size);
-    }
-    if (attr->pattern.stripe_count == 0 || attr->pattern.stripe_count > SFS_STRIPE_COUNT_MAX) {
-        return sfs_error_set(-EINVAL, "'%.200s': stripe count %u out of range 1..%u", args->path,
-                             attr->pattern.stripe_count, SFS_STRIPE_COUNT_MAX);
+    if ((rc = sfs_ns_check_chunk_size(args->path, attr->pattern.chunk_size)) ||
+        (rc = sfs_ns_check_stripe_count(args->path, attr->pattern.stripe_count))) {
+        return rc;
     }
     picked = args->choose(args->choose_arg, attr->pattern.stripe_count, args->start_target,
                           attr->pattern.targets);

@@ -23,6 +23,11 @@ tests_unit_service_test_perm_SOURCES  = tests/unit/service/test_perm.c service/s
 tests_unit_service_test_perm_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/service
 tests_unit_service_test_perm_CFLAGS   = $(SFS_UNIT_CFLAGS)
 tests_unit_service_test_perm_LDADD    = libsfs_common.la $(SFS_UNIT_LDADD)
+check_PROGRAMS += tests/unit/service/test_ns_pattern
+tests_unit_service_test_ns_pattern_SOURCES  = tests/unit/service/test_ns_pattern.c
+tests_unit_service_test_ns_pattern_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/service
+tests_unit_service_test_ns_pattern_CFLAGS   = $(SFS_UNIT_CFLAGS)
+tests_unit_service_test_ns_pattern_LDADD    = libsfs_service.la $(SFS_CORE_LIBS) $(SFS_UNIT_LDADD)
 endif
 
 include tests/unit/config.mk
