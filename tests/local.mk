@@ -28,6 +28,13 @@ tests_unit_service_test_ns_pattern_SOURCES  = tests/unit/service/test_ns_pattern
 tests_unit_service_test_ns_pattern_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/service
 tests_unit_service_test_ns_pattern_CFLAGS   = $(SFS_UNIT_CFLAGS)
 tests_unit_service_test_ns_pattern_LDADD    = libsfs_service.la $(SFS_CORE_LIBS) $(SFS_UNIT_LDADD)
+# (service/sfs_chunk_mem.c: the in-memory chunk backend, for tests only)
+check_PROGRAMS += tests/unit/service/test_chunk_store
+tests_unit_service_test_chunk_store_SOURCES  = tests/unit/service/test_chunk_store.c \
+	service/sfs_chunk_mem.c service/sfs_chunk_mem.h
+tests_unit_service_test_chunk_store_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/service
+tests_unit_service_test_chunk_store_CFLAGS   = $(SFS_UNIT_CFLAGS)
+tests_unit_service_test_chunk_store_LDADD    = libsfs_service.la $(SFS_CORE_LIBS) $(SFS_UNIT_LDADD)
 endif
 
 include tests/unit/config.mk
