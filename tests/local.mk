@@ -35,6 +35,11 @@ tests_unit_service_test_chunk_store_SOURCES  = tests/unit/service/test_chunk_sto
 tests_unit_service_test_chunk_store_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/service
 tests_unit_service_test_chunk_store_CFLAGS   = $(SFS_UNIT_CFLAGS)
 tests_unit_service_test_chunk_store_LDADD    = libsfs_service.la $(SFS_CORE_LIBS) $(SFS_UNIT_LDADD)
+check_PROGRAMS += tests/unit/service/test_chunk_posix
+tests_unit_service_test_chunk_posix_SOURCES  = tests/unit/service/test_chunk_posix.c
+tests_unit_service_test_chunk_posix_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/service
+tests_unit_service_test_chunk_posix_CFLAGS   = $(SFS_UNIT_CFLAGS)
+tests_unit_service_test_chunk_posix_LDADD    = libsfs_service.la $(SFS_CORE_LIBS) $(SFS_UNIT_LDADD)
 endif
 
 include tests/unit/config.mk
