@@ -10,9 +10,14 @@ libsfs_service_la_SOURCES = \
 	service/sfs_meta_handlers.c service/sfs_meta_commit.c service/sfs_meta_run.c \
 	service/sfs_meta_reply.c service/sfs_meta_counter.c service/sfs_meta_delete.c \
 	service/sfs_meta_chooser.c service/sfs_meta_chooser.h \
-	service/sfs_meta_store.c service/sfs_meta_store.h \
+	service/sfs_meta_store.c service/sfs_meta_store.h service/sfs_meta_store_internal.h \
+	service/sfs_meta_store_record.c \
+	service/sfs_ns_path.c service/sfs_ns_file.c service/sfs_ns_dir.c service/sfs_ns_check.c \
+	service/sfs_ns_pattern.c service/sfs_ns_pattern.h \
 	service/sfs_storage.c service/sfs_storage_internal.h service/sfs_storage_handlers.c \
-	service/sfs_chunk_store.c service/sfs_chunk_store.h \
+	service/sfs_chunk_store.c service/sfs_chunk_store.h service/sfs_chunk_backend.h \
+	service/sfs_chunk_store_internal.h service/sfs_chunk_cache.c service/sfs_chunk_map.c \
+	service/sfs_chunk_posix.c \
 	service/sfs_identity.c service/sfs_identity.h \
 	service/sfs_munged.c service/sfs_munged.h \
 	service/sfs_perm.c service/sfs_perm.h

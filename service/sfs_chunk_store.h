@@ -1,8 +1,9 @@
 /*
- * Chunk files of one storage target: one file per (file, target), named by
- * the file's entry id, under <target dir>/chunks/<id % 256>/<id>. A
- * <target dir>/target.id marker ties the directory to its target id so a
- * misconfigured host cannot write into another target's directory.
+ * Chunk files of one storage target: one chunk per (file, target), named by
+ * the file's entry id, kept by a backend (sfs_chunk_backend.h): by default
+ * posix, files under <target dir>/chunks/<id % 256>/<id>, with a
+ * <target dir>/target.id marker that ties the directory to its target id so
+ * a misconfigured host cannot write into another target's directory.
  *
  * All calls are thread-safe. They are blocking disk I/O, run on the storage
  * I/O threads, except sfs_chunk_read_map, sfs_chunk_unmap and reads and
@@ -12,6 +13,7 @@
 #ifndef SFS_CHUNK_STORE_H
 #define SFS_CHUNK_STORE_H
 
+#include "sfs_chunk_backend.h"
 #include "sfs_config.h"
 #include "sfs_proto.h"
 
@@ -19,11 +21,27 @@
 
 typedef struct sfs_chunk_target sfs_chunk_target_t;
 
-/* Open (creating if needed) the target's directory. */
-int         sfs_chunk_target_open(const sfs_config_target_t *config, const char *cluster_name,
-                                  sfs_chunk_target_t **target_p);
-void        sfs_chunk_target_close(sfs_chunk_target_t *target);
-uint32_t    sfs_chunk_target_id(const sfs_chunk_target_t *target);
+/* Bits of sfs_chunk_target_params_t.field_mask (never renumbered). */
+enum {
+    SFS_CHUNK_TARGET_PARAM_BACKEND     = 1u << 0,
+    SFS_CHUNK_TARGET_PARAM_DEVICE_SIZE = 1u << 1,
+};
+
+typedef struct sfs_chunk_target_params {
+    uint64_t                       field_mask;
+    const sfs_chunk_backend_ops_t *backend;     /* default &sfs_chunk_backend_posix */
+    uint64_t                       device_size; /* the mem backend's device (default: no limit) */
+} sfs_chunk_target_params_t;
+
+/* Open (creating if needed) the target's directory, with the posix backend. */
+int sfs_chunk_target_open(const sfs_config_target_t *config, const char *cluster_name,
+                          sfs_chunk_target_t **target_p);
+/* The same with a backend of choice (`params` may be NULL). */
+int      sfs_chunk_target_open_params(const sfs_config_target_t *config, const char *cluster_name,
+                                      const sfs_chunk_target_params_t *params,
+                                      sfs_chunk_target_t             **target_p);
+void     sfs_chunk_target_close(sfs_chunk_target_t *target);
+uint32_t sfs_chunk_target_id(const sfs_chunk_target_t *target);
 const char *sfs_chunk_target_dir(const sfs_chunk_target_t *target);
 uint64_t    sfs_chunk_target_bandwidth(const sfs_chunk_target_t *target);
 
@@ -31,6 +49,8 @@ uint64_t    sfs_chunk_target_bandwidth(const sfs_chunk_target_t *target);
 int sfs_chunk_target_space(sfs_chunk_target_t *target, uint64_t *capacity_p, uint64_t *free_p);
 /* Flush everything written to this target to disk (syncfs). */
 int sfs_chunk_target_sync(sfs_chunk_target_t *target);
+/* The backend's state (what its attach made), for tests of a backend. */
+void *sfs_chunk_target_backend_state(sfs_chunk_target_t *target);
 
 /* Flags of sfs_chunk_write and sfs_chunk_read. */
 enum {
@@ -56,15 +76,16 @@ typedef struct sfs_chunk_map {
     uint64_t length;
     int      kept; /* the open file's lasting mapping: not unmapped after use */
     void    *data; /* the extent's first byte */
-    int      slot; /* fd cache slot held while mapped */
-    int      fd;
+    int      slot; /* open-chunk cache slot held while mapped */
+    void    *obj;  /* the backend's open chunk (sfs_chunk_obj_t) */
     uint64_t entry_id;
 } sfs_chunk_map_t;
 
 /* Map one extent of the chunk file for reading; *length_p gets the chunk
  * length. -EAGAIN when the extent cannot be mapped (it reaches past the
- * end of the file, no file, a throttled target, no cache slot, or some of
- * its pages are not in the page cache): read it with sfs_chunk_read then.
+ * end of the file, no file, a throttled target, no cache slot, a backend
+ * that cannot map, or some of its pages are not in the page cache): read
+ * it with sfs_chunk_read then.
  * Never waits for the disk, so the progress thread may call it. The file
  * cannot shrink until sfs_chunk_unmap, which any thread may call. */
 int sfs_chunk_read_map(sfs_chunk_target_t *target, uint64_t entry_id, const sfs_io_extent_t *extent,
@@ -74,7 +95,8 @@ void sfs_chunk_unmap(sfs_chunk_target_t *target, sfs_chunk_map_t *map);
 /* Length of the chunk file (0 if there is none). */
 int sfs_chunk_stat(sfs_chunk_target_t *target, uint64_t entry_id, uint64_t *length_p);
 /* The chunk file opened read-only (a new descriptor the caller closes), or
- * -ENOENT if it does not exist, or another negative errno. */
+ * -ENOENT if it does not exist, -EOPNOTSUPP if the backend keeps no files,
+ * or another negative errno. */
 int sfs_chunk_open_readonly(sfs_chunk_target_t *target, uint64_t entry_id);
 /* SFS_TRUNCATE_EXACT or SFS_TRUNCATE_SHRINK_ONLY. */
 int sfs_chunk_truncate(sfs_chunk_target_t *target, uint64_t entry_id, uint64_t length,

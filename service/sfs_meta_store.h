@@ -121,10 +121,6 @@ typedef void (*sfs_ns_report_fn)(void *arg, const char *line);
 int sfs_ns_check(sfs_meta_txn_t *txn, int repair, sfs_ns_report_fn report, void *arg,
                  sfs_ns_check_stats_t *stats);
 
-/* For tests of the consistency checker only: damage the store. */
-int sfs_ns_test_drop_inode(sfs_meta_txn_t *txn, uint64_t entry_id);
-int sfs_ns_test_drop_name(sfs_meta_txn_t *txn, const char *path);
-
 /* Every inode after entry id `after` (for the consistency checker). */
 int sfs_ns_list_inodes(sfs_meta_txn_t *txn, uint64_t after, uint32_t max, sfs_attr_t *attrs,
                        uint32_t *count_p);

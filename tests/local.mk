@@ -6,20 +6,40 @@
 SFS_UNIT_LDADD = $(CMOCKA_LIBS)
 SFS_UNIT_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 
+# Unit tests mirror the source tree: tests/unit/<dir>/test_<file>.c tests
+# <dir>/sfs_<file>.c (tests/run-suite.sh runs every tests/unit/*/test_*).
 if HAVE_CMOCKA
-check_PROGRAMS += tests/unit/test_layout
-tests_unit_test_layout_SOURCES = tests/unit/test_layout.c
-tests_unit_test_layout_CFLAGS  = $(SFS_UNIT_CFLAGS)
-tests_unit_test_layout_LDADD   = libsfs_layout.la $(SFS_UNIT_LDADD)
-check_PROGRAMS += tests/unit/test_replay
-tests_unit_test_replay_SOURCES = tests/unit/test_replay.c ucx_transport/sfs_tp_replay.c
-tests_unit_test_replay_CFLAGS  = $(SFS_UNIT_CFLAGS)
-tests_unit_test_replay_LDADD   = $(SFS_UNIT_LDADD)
-check_PROGRAMS += tests/unit/test_perm
-tests_unit_test_perm_SOURCES  = tests/unit/test_perm.c service/sfs_perm.c
-tests_unit_test_perm_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/service
-tests_unit_test_perm_CFLAGS   = $(SFS_UNIT_CFLAGS)
-tests_unit_test_perm_LDADD    = libsfs_common.la $(SFS_UNIT_LDADD)
+check_PROGRAMS += tests/unit/layout/test_layout
+tests_unit_layout_test_layout_SOURCES = tests/unit/layout/test_layout.c
+tests_unit_layout_test_layout_CFLAGS  = $(SFS_UNIT_CFLAGS)
+tests_unit_layout_test_layout_LDADD   = libsfs_layout.la $(SFS_UNIT_LDADD)
+check_PROGRAMS += tests/unit/ucx_transport/test_tp_replay
+tests_unit_ucx_transport_test_tp_replay_SOURCES = tests/unit/ucx_transport/test_tp_replay.c \
+	ucx_transport/sfs_tp_replay.c
+tests_unit_ucx_transport_test_tp_replay_CFLAGS  = $(SFS_UNIT_CFLAGS)
+tests_unit_ucx_transport_test_tp_replay_LDADD   = $(SFS_UNIT_LDADD)
+check_PROGRAMS += tests/unit/service/test_perm
+tests_unit_service_test_perm_SOURCES  = tests/unit/service/test_perm.c service/sfs_perm.c
+tests_unit_service_test_perm_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/service
+tests_unit_service_test_perm_CFLAGS   = $(SFS_UNIT_CFLAGS)
+tests_unit_service_test_perm_LDADD    = libsfs_common.la $(SFS_UNIT_LDADD)
+check_PROGRAMS += tests/unit/service/test_ns_pattern
+tests_unit_service_test_ns_pattern_SOURCES  = tests/unit/service/test_ns_pattern.c
+tests_unit_service_test_ns_pattern_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/service
+tests_unit_service_test_ns_pattern_CFLAGS   = $(SFS_UNIT_CFLAGS)
+tests_unit_service_test_ns_pattern_LDADD    = libsfs_service.la $(SFS_CORE_LIBS) $(SFS_UNIT_LDADD)
+# (service/sfs_chunk_mem.c: the in-memory chunk backend, for tests only)
+check_PROGRAMS += tests/unit/service/test_chunk_store
+tests_unit_service_test_chunk_store_SOURCES  = tests/unit/service/test_chunk_store.c \
+	service/sfs_chunk_mem.c service/sfs_chunk_mem.h
+tests_unit_service_test_chunk_store_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/service
+tests_unit_service_test_chunk_store_CFLAGS   = $(SFS_UNIT_CFLAGS)
+tests_unit_service_test_chunk_store_LDADD    = libsfs_service.la $(SFS_CORE_LIBS) $(SFS_UNIT_LDADD)
+check_PROGRAMS += tests/unit/service/test_chunk_posix
+tests_unit_service_test_chunk_posix_SOURCES  = tests/unit/service/test_chunk_posix.c
+tests_unit_service_test_chunk_posix_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/service
+tests_unit_service_test_chunk_posix_CFLAGS   = $(SFS_UNIT_CFLAGS)
+tests_unit_service_test_chunk_posix_LDADD    = libsfs_service.la $(SFS_CORE_LIBS) $(SFS_UNIT_LDADD)
 check_PROGRAMS += tests/unit/service/test_meta_chooser
 tests_unit_service_test_meta_chooser_SOURCES  = tests/unit/service/test_meta_chooser.c \
 	service/sfs_meta_chooser.c
@@ -65,8 +85,11 @@ tests_progs_sfs_cap_renew_SOURCES = tests/progs/sfs_cap_renew.c
 tests_progs_sfs_cap_renew_LDADD   = libsfs_client.la $(SFS_CORE_LIBS)
 
 check_PROGRAMS += tests/progs/sfs_meta_corrupt
-tests_progs_sfs_meta_corrupt_SOURCES  = tests/progs/sfs_meta_corrupt.c
+# (service/sfs_ns_test.c: the store's damage hooks, kept out of libsfs_service)
+tests_progs_sfs_meta_corrupt_SOURCES  = tests/progs/sfs_meta_corrupt.c service/sfs_ns_test.c \
+	service/sfs_ns_test.h
 tests_progs_sfs_meta_corrupt_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/service
+tests_progs_sfs_meta_corrupt_CFLAGS   = $(AM_CFLAGS) $(LMDB_CFLAGS)
 tests_progs_sfs_meta_corrupt_LDADD    = libsfs_service.la $(SFS_CORE_LIBS)
 
 check_PROGRAMS += tests/progs/sfs_wire_attack

@@ -22,7 +22,7 @@
 # AddressSanitizer is loaded too (GCC's runtimes), so its reports are looked
 # for in the test's output and in the text files under its SFS_TEST_TMP; one
 # from a process whose stderr went to /dev/null is not seen.
-# A test is a unit-test binary DIR/tests/unit/test_* or a script
+# A test is a unit-test binary DIR/tests/unit/<dir>/test_* or a script
 # tests/<group>/test_*.sh. Exit status 0 is a pass, 77 a skip (the test must
 # print why as a line "SKIP: reason", sfs_skip; skips are listed at the end
 # with it, and a skip without one is a failure), 78 an expected failure (a
@@ -66,6 +66,8 @@ log_dir=${SFS_TEST_LOGS:-$build/test-logs}
 mkdir -p "$log_dir"
 
 tests=()
+# (tests/unit/test_*, the old layout, still runs: a test is never skipped
+# for sitting in the wrong folder)
 for t in "$build"/tests/unit/test_* "$build"/tests/unit/*/test_*; do
     [ -x "$t" ] && [ -f "$t" ] && case "$t" in *.o|*.c) ;; *) tests+=("$t") ;; esac
 done

@@ -5,6 +5,7 @@
  *   sfs_meta_corrupt META_DIR drop-name PATH     (leaves an orphan inode)
  */
 #include "sfs_meta_store.h"
+#include "sfs_ns_test.h"
 
 #include "sfs_errno.h"
 

@@ -3,7 +3,7 @@
 # minimum (10 s), an ordinary user keeps a file open for 12 s and still
 # writes and reads it, on its handle and on one passed on (the client renews
 # at half the lifetime; the targets refuse an expired capability, which
-# tests/unit/test_perm checks).
+# tests/unit/service/test_perm checks).
 source "$SFS_SRC/tests/lib/sfs_test_lib.sh"
 sfs_test_users
 sfs_start_service 2 --targets 2

@@ -1,0 +1,299 @@
+/*
+ * The metadata store's records: how an inode, a directory entry, a counter
+ * and a pending chunk deletion are encoded in their LMDB tables, their
+ * get/put/del, and the scans over whole tables (statfs counters, pending
+ * deletions, every inode).
+ */
+#define SFS_LOG_FAC "meta"
+#include "sfs_meta_store_internal.h"
+
+#include "sfs_buf.h"
+#include "sfs_errno.h"
+
+#include <string.h>
+
+int sfs_meta_get_inode(sfs_meta_txn_t *txn, uint64_t id, sfs_attr_t *attr)
+{
+    uint8_t    keybuf[8];
+    MDB_val    key = {8, keybuf}, val;
+    sfs_rbuf_t rb;
+    int        rc;
+
+    sfs_meta_put_be64(keybuf, id);
+    rc = mdb_get(txn->txn, txn->store->inodes, &key, &val);
+    if (rc == MDB_NOTFOUND) {
+        return sfs_error_set(-EIO,
+                             "metadata store: entry %016lx is named but has no inode "
+                             "(run stripefs-fsck)",
+                             (unsigned long)id);
+    }
+    if (rc) {
+        return sfs_meta_mdb_error(rc, "reading an inode");
+    }
+    sfs_rbuf_init(&rb, val.mv_data, val.mv_size);
+    if (sfs_rbuf_u8(&rb) != SFS_META_RECORD_VERSION) {
+        return sfs_error_set(-EIO, "metadata store: inode %016lx has an unknown format",
+                             (unsigned long)id);
+    }
+    sfs_proto_attr_unpack(&rb, attr);
+    if (rb.error) {
+        return sfs_error_set(-EIO, "metadata store: inode %016lx is corrupt", (unsigned long)id);
+    }
+    return 0;
+}
+
+int sfs_meta_put_inode(sfs_meta_txn_t *txn, const sfs_attr_t *attr)
+{
+    uint8_t    keybuf[8], valbuf[SFS_META_ATTR_MAX];
+    MDB_val    key = {8, keybuf}, val;
+    sfs_wbuf_t wb;
+    int        rc;
+
+    sfs_meta_put_be64(keybuf, attr->entry_id);
+    sfs_wbuf_init(&wb, valbuf, sizeof(valbuf));
+    sfs_wbuf_u8(&wb, SFS_META_RECORD_VERSION);
+    sfs_proto_attr_pack(&wb, attr);
+    if (wb.error) {
+        return sfs_error_set(-EIO, "metadata store: inode record too large");
+    }
+    val.mv_size = wb.length;
+    val.mv_data = valbuf;
+    rc          = mdb_put(txn->txn, txn->store->inodes, &key, &val, 0);
+    return rc ? sfs_meta_mdb_error(rc, "writing an inode") : 0;
+}
+
+int sfs_meta_del_inode(sfs_meta_txn_t *txn, uint64_t id)
+{
+    uint8_t keybuf[8];
+    MDB_val key = {8, keybuf};
+    int     rc;
+
+    sfs_meta_put_be64(keybuf, id);
+    rc = mdb_del(txn->txn, txn->store->inodes, &key, NULL);
+    return rc ? sfs_meta_mdb_error(rc, "removing an inode") : 0;
+}
+
+void sfs_meta_dentry_key(uint64_t parent, const char *name, uint8_t *buf, MDB_val *key)
+{
+    size_t n = strlen(name);
+
+    sfs_meta_put_be64(buf, parent);
+    memcpy(buf + 8, name, n);
+    key->mv_size = 8 + n;
+    key->mv_data = buf;
+}
+
+/* 0 and the child's id and type, or -ENOENT. */
+int sfs_meta_get_dentry(sfs_meta_txn_t *txn, uint64_t parent, const char *name, uint64_t *id_p,
+                        uint32_t *type_p)
+{
+    uint8_t    keybuf[8 + SFS_NAME_MAX];
+    MDB_val    key, val;
+    sfs_rbuf_t rb;
+    int        rc;
+
+    sfs_meta_dentry_key(parent, name, keybuf, &key);
+    rc = mdb_get(txn->txn, txn->store->dentries, &key, &val);
+    if (rc == MDB_NOTFOUND) {
+        return -ENOENT;
+    }
+    if (rc) {
+        return sfs_meta_mdb_error(rc, "reading a directory entry");
+    }
+    sfs_rbuf_init(&rb, val.mv_data, val.mv_size);
+    *id_p   = sfs_rbuf_u64(&rb);
+    *type_p = sfs_rbuf_u32(&rb);
+    return rb.error ? sfs_error_set(-EIO, "metadata store: corrupt directory entry '%s'", name) : 0;
+}
+
+int sfs_meta_put_dentry(sfs_meta_txn_t *txn, uint64_t parent, const char *name, uint64_t id,
+                        uint32_t type)
+{
+    uint8_t    keybuf[8 + SFS_NAME_MAX], valbuf[12];
+    MDB_val    key, val = {12, valbuf};
+    sfs_wbuf_t wb;
+    int        rc;
+
+    sfs_meta_dentry_key(parent, name, keybuf, &key);
+    sfs_wbuf_init(&wb, valbuf, sizeof(valbuf));
+    sfs_wbuf_u64(&wb, id);
+    sfs_wbuf_u32(&wb, type);
+    rc = mdb_put(txn->txn, txn->store->dentries, &key, &val, 0);
+    return rc ? sfs_meta_mdb_error(rc, "writing a directory entry") : 0;
+}
+
+int sfs_meta_del_dentry(sfs_meta_txn_t *txn, uint64_t parent, const char *name)
+{
+    uint8_t keybuf[8 + SFS_NAME_MAX];
+    MDB_val key;
+    int     rc;
+
+    sfs_meta_dentry_key(parent, name, keybuf, &key);
+    rc = mdb_del(txn->txn, txn->store->dentries, &key, NULL);
+    return rc ? sfs_meta_mdb_error(rc, "removing a directory entry") : 0;
+}
+
+int sfs_meta_counter_add(sfs_meta_txn_t *txn, const char *name, int64_t delta, uint64_t *value_p)
+{
+    MDB_val  key = {strlen(name), (void *)name}, val;
+    uint8_t  buf[8];
+    uint64_t value = 0;
+    int      rc;
+
+    rc = mdb_get(txn->txn, txn->store->counters, &key, &val);
+    if (rc == 0 && val.mv_size == 8) {
+        value = sfs_meta_get_be64(val.mv_data);
+    } else if (rc && rc != MDB_NOTFOUND) {
+        return sfs_meta_mdb_error(rc, "reading a counter");
+    }
+    value += (uint64_t)delta;
+    if (delta != 0) {
+        sfs_meta_put_be64(buf, value);
+        val.mv_size = 8;
+        val.mv_data = buf;
+        rc          = mdb_put(txn->txn, txn->store->counters, &key, &val, 0);
+        if (rc) {
+            return sfs_meta_mdb_error(rc, "writing a counter");
+        }
+    }
+    if (value_p) {
+        *value_p = value;
+    }
+    return 0;
+}
+
+int sfs_meta_next_id(sfs_meta_txn_t *txn, uint64_t *id_p)
+{
+    uint64_t next;
+    int      rc = sfs_meta_counter_add(txn, "next_id", 1, &next);
+
+    if (rc == 0) {
+        *id_p = next - 1;
+    }
+    return rc;
+}
+
+/* Queue a removed file's chunk files for deletion on its targets. */
+int sfs_meta_queue_delete(sfs_meta_txn_t *txn, const sfs_attr_t *attr)
+{
+    uint8_t    keybuf[8], valbuf[SFS_META_ATTR_MAX];
+    MDB_val    key = {8, keybuf}, val;
+    sfs_wbuf_t wb;
+    int        rc;
+
+    sfs_meta_put_be64(keybuf, attr->entry_id);
+    sfs_wbuf_init(&wb, valbuf, sizeof(valbuf));
+    sfs_wbuf_u8(&wb, SFS_META_RECORD_VERSION);
+    sfs_proto_attr_pack(&wb, attr);
+    val.mv_size = wb.length;
+    val.mv_data = valbuf;
+    rc          = mdb_put(txn->txn, txn->store->unlinked, &key, &val, 0);
+    return rc ? sfs_meta_mdb_error(rc, "queueing chunk deletion") : 0;
+}
+
+int sfs_ns_statfs(sfs_meta_txn_t *txn, sfs_meta_statfs_t *stats)
+{
+    int rc;
+
+    if ((rc = sfs_meta_counter_add(txn, "files", 0, &stats->files)) ||
+        (rc = sfs_meta_counter_add(txn, "dirs", 0, &stats->dirs)) ||
+        (rc = sfs_meta_counter_add(txn, "pending_deletes", 0, &stats->pending_chunk_deletes))) {
+        return rc;
+    }
+    return 0;
+}
+
+int sfs_ns_pending_deletes(sfs_meta_txn_t *txn, uint64_t after, uint32_t max, uint64_t *ids,
+                           sfs_pattern_t *patterns, uint32_t *count_p)
+{
+    uint8_t     keybuf[8];
+    MDB_val     key = {8, keybuf}, val;
+    MDB_cursor *cursor;
+    uint32_t    count = 0;
+    int         rc;
+
+    sfs_meta_put_be64(keybuf, after + 1);
+    rc = mdb_cursor_open(txn->txn, txn->store->unlinked, &cursor);
+    if (rc) {
+        return sfs_meta_mdb_error(rc, "opening a cursor");
+    }
+    rc = mdb_cursor_get(cursor, &key, &val, MDB_SET_RANGE);
+    while (rc == 0 && count < max) {
+        sfs_rbuf_t rb;
+        sfs_attr_t attr;
+
+        sfs_rbuf_init(&rb, val.mv_data, val.mv_size);
+        sfs_rbuf_u8(&rb);
+        sfs_proto_attr_unpack(&rb, &attr);
+        if (key.mv_size == 8 && !rb.error) {
+            ids[count]                   = sfs_meta_get_be64(key.mv_data);
+            patterns[count]              = attr.pattern;
+            patterns[count].stripe_count = attr.pattern_targets;
+            count++;
+        }
+        rc = mdb_cursor_get(cursor, &key, &val, MDB_NEXT);
+    }
+    mdb_cursor_close(cursor);
+    if (rc != 0 && rc != MDB_NOTFOUND) {
+        return sfs_meta_mdb_error(rc, "reading pending deletions");
+    }
+    *count_p = count;
+    return 0;
+}
+
+int sfs_ns_deletes_done(sfs_meta_txn_t *txn, const uint64_t *ids, uint32_t count)
+{
+    for (uint32_t i = 0; i < count; i++) {
+        uint8_t keybuf[8];
+        MDB_val key = {8, keybuf};
+        int     rc;
+
+        sfs_meta_put_be64(keybuf, ids[i]);
+        rc = mdb_del(txn->txn, txn->store->unlinked, &key, NULL);
+        if (rc == MDB_NOTFOUND) {
+            continue;
+        }
+        if (rc) {
+            return sfs_meta_mdb_error(rc, "forgetting a finished deletion");
+        }
+        rc = sfs_meta_counter_add(txn, "pending_deletes", -1, NULL);
+        if (rc) {
+            return rc;
+        }
+    }
+    return 0;
+}
+
+int sfs_ns_list_inodes(sfs_meta_txn_t *txn, uint64_t after, uint32_t max, sfs_attr_t *attrs,
+                       uint32_t *count_p)
+{
+    uint8_t     keybuf[8];
+    MDB_val     key = {8, keybuf}, val;
+    MDB_cursor *cursor;
+    uint32_t    count = 0;
+    int         rc;
+
+    sfs_meta_put_be64(keybuf, after + 1);
+    rc = mdb_cursor_open(txn->txn, txn->store->inodes, &cursor);
+    if (rc) {
+        return sfs_meta_mdb_error(rc, "opening a cursor");
+    }
+    rc = mdb_cursor_get(cursor, &key, &val, MDB_SET_RANGE);
+    while (rc == 0 && count < max) {
+        sfs_rbuf_t rb;
+
+        sfs_rbuf_init(&rb, val.mv_data, val.mv_size);
+        sfs_rbuf_u8(&rb);
+        sfs_proto_attr_unpack(&rb, &attrs[count]);
+        if (!rb.error) {
+            count++;
+        }
+        rc = mdb_cursor_get(cursor, &key, &val, MDB_NEXT);
+    }
+    mdb_cursor_close(cursor);
+    if (rc != 0 && rc != MDB_NOTFOUND) {
+        return sfs_meta_mdb_error(rc, "listing inodes");
+    }
+    *count_p = count;
+    return 0;
+}
