@@ -18,6 +18,7 @@ libsfs_service_la_SOURCES = \
 	service/sfs_chunk_store.c service/sfs_chunk_store.h service/sfs_chunk_backend.h \
 	service/sfs_chunk_store_internal.h service/sfs_chunk_cache.c service/sfs_chunk_map.c \
 	service/sfs_chunk_posix.c \
+	service/sfs_dirlock.c service/sfs_dirlock.h \
 	service/sfs_identity.c service/sfs_identity.h \
 	service/sfs_munged.c service/sfs_munged.h \
 	service/sfs_perm.c service/sfs_perm.h

@@ -8,6 +8,7 @@
  */
 #define SFS_LOG_FAC "chunk"
 #include "sfs_chunk_backend.h"
+#include "sfs_dirlock.h"
 
 #include "sfs_alloc.h"
 #include "sfs_config.h"
@@ -30,10 +31,11 @@
 #define SFS_CHUNK_MARKER "target.id"
 
 typedef struct sfs_chunk_posix {
-    char     dir[PATH_MAX];
-    uint32_t target_id;
-    int      chunks_fd;
-    int      no_early_writeback; /* the file system refused sync_file_range */
+    char           dir[PATH_MAX];
+    uint32_t       target_id;
+    int            chunks_fd;
+    int            no_early_writeback; /* the file system refused sync_file_range */
+    sfs_dirlock_t *lock;               /* this process's claim on the directory */
 } sfs_chunk_posix_t;
 
 struct sfs_chunk_obj {
@@ -130,6 +132,7 @@ static void sfs_chunk_posix_detach(void *state)
     if (px->chunks_fd >= 0) {
         close(px->chunks_fd);
     }
+    sfs_dirlock_release(px->lock);
     free(px);
 }
 
@@ -149,6 +152,17 @@ static int sfs_chunk_posix_attach(const sfs_chunk_backend_params_t *params, void
     if (rc) {
         sfs_error_set(rc, "cannot create target directory %s: %s", px->dir, strerror(-rc));
         goto err;
+    }
+    {
+        char what[64];
+
+        /* before the marker or anything else is touched: a second server on
+         * a live target is refused, naming the one that serves it */
+        snprintf(what, sizeof(what), "storage target %u", px->target_id);
+        rc = sfs_dirlock_acquire(px->dir, what, &px->lock);
+        if (rc) {
+            goto err;
+        }
     }
     rc = sfs_chunk_posix_check_marker(px, params->cluster_name);
     if (rc) {

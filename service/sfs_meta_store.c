@@ -52,8 +52,15 @@ int sfs_meta_store_open(const sfs_meta_store_params_t *params, sfs_meta_store_t 
         return sfs_error_set(rc, "cannot create metadata directory %s: %s", params->dir,
                              strerror(-rc));
     }
+    /* LMDB lets many processes share an environment: one server only */
+    rc = sfs_dirlock_acquire(store->dir, "metadata store", &store->lock);
+    if (rc) {
+        free(store);
+        return rc;
+    }
     rc = mdb_env_create(&store->env);
     if (rc) {
+        sfs_dirlock_release(store->lock);
         free(store);
         return sfs_meta_mdb_error(rc, "creating the environment");
     }
@@ -122,6 +129,7 @@ int sfs_meta_store_open(const sfs_meta_store_params_t *params, sfs_meta_store_t 
 
 err_env:
     mdb_env_close(store->env);
+    sfs_dirlock_release(store->lock);
     free(store);
     return rc;
 }
@@ -133,6 +141,7 @@ void sfs_meta_store_close(sfs_meta_store_t *store)
     }
     mdb_env_sync(store->env, 1);
     mdb_env_close(store->env);
+    sfs_dirlock_release(store->lock);
     free(store);
 }
 

@@ -20,6 +20,7 @@
 #ifndef SFS_META_STORE_INTERNAL_H
 #define SFS_META_STORE_INTERNAL_H
 
+#include "sfs_dirlock.h"
 #include "sfs_meta_store.h"
 
 #include <limits.h>
@@ -30,12 +31,13 @@
 #define SFS_META_ATTR_MAX       (128 + 4 * SFS_STRIPE_COUNT_MAX)
 
 struct sfs_meta_store {
-    MDB_env *env;
-    MDB_dbi  inodes;   /* u64 id (big endian) -> attr record */
-    MDB_dbi  dentries; /* u64 parent id (big endian) + name -> u64 id + u32 type */
-    MDB_dbi  counters; /* name -> u64 */
-    MDB_dbi  unlinked; /* u64 id -> pattern of a removed file awaiting chunk deletion */
-    char     dir[PATH_MAX];
+    MDB_env       *env;
+    MDB_dbi        inodes;   /* u64 id (big endian) -> attr record */
+    MDB_dbi        dentries; /* u64 parent id (big endian) + name -> u64 id + u32 type */
+    MDB_dbi        counters; /* name -> u64 */
+    MDB_dbi        unlinked; /* u64 id -> pattern of a removed file awaiting chunk deletion */
+    char           dir[PATH_MAX];
+    sfs_dirlock_t *lock; /* this process's claim on dir */
 };
 
 struct sfs_meta_txn {

@@ -14,6 +14,7 @@
 #ifndef SFS_SERVER_H
 #define SFS_SERVER_H
 
+#include "sfs_dirlock.h"
 #include "sfs_service.h"
 
 #include <limits.h>
@@ -44,6 +45,7 @@ typedef struct sfs_server {
     sfs_role_plan_t  *plan;
     sfs_service_t    *service;
     pid_t             munged_pid; /* 0: none of our own */
+    sfs_dirlock_t    *state_lock; /* rank 0 of --one-host: the state dir is ours */
     int               lost_rank;  /* a rank never reached the end: skip MPI_Finalize */
     int               exit_code;
 } sfs_server_t;
@@ -56,7 +58,7 @@ int sfs_server_command_line(sfs_server_t *server, int argc, char **argv);
  * or for --one-host the state dir's, made on first start. `name` receives
  * the file's name. */
 int sfs_server_config_text(const sfs_server_args_t *args, int size, char *name, size_t name_size,
-                           char **text_p, size_t *length_p);
+                           char **text_p, size_t *length_p, sfs_dirlock_t **state_lock_p);
 
 /* sfs_server_bcast.c */
 int sfs_server_share_config(sfs_server_t *server); /* rank 0 reads, everyone parses */

@@ -25,7 +25,7 @@ int sfs_server_share_config(sfs_server_t *server)
 
     if (server->rank == 0) {
         rc = sfs_server_config_text(&server->args, server->size, name, sizeof(name), &text,
-                                    (size_t *)&length);
+                                    (size_t *)&length, &server->state_lock);
         if (rc) {
             fprintf(stderr, "stripefs-server: %s\n", sfs_error_detail());
             length = -1;

@@ -232,6 +232,7 @@ static int sfs_server_end(sfs_server_t *server)
     free(server->hosts);
     free(server->host_of);
     sfs_munged_stop(server->munged_pid);
+    sfs_dirlock_release(server->state_lock);
     if (server->lost_rank) {
         fflush(NULL);
         _exit(server->exit_code);

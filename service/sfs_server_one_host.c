@@ -93,7 +93,7 @@ out:
 /* Rank 0: the config text everyone parses. For --one-host, make the state
  * directory, its config and its connauth file on first start. */
 int sfs_server_config_text(const sfs_server_args_t *args, int size, char *name, size_t name_size,
-                           char **text_p, size_t *length_p)
+                           char **text_p, size_t *length_p, sfs_dirlock_t **state_lock_p)
 {
     char          path[PATH_MAX];
     char          host[SFS_HOST_MAX];
@@ -108,6 +108,15 @@ int sfs_server_config_text(const sfs_server_args_t *args, int size, char *name, 
      * metadata and the keys inside stay the service's own */
     if (mkdir(args->state_dir, 0755) != 0 && errno != EEXIST) {
         return sfs_error_set(-errno, "cannot create state dir %s: %m", args->state_dir);
+    }
+    /* a second service on a live state dir is refused before its config
+     * (port), munged or anything else is touched; a --rejoin joins the
+     * running service, whose rank 0 holds the claim */
+    if (args->rejoin_rank < 0) {
+        rc = sfs_dirlock_acquire(args->state_dir, "state dir", state_lock_p);
+        if (rc) {
+            return rc;
+        }
     }
     snprintf(path, sizeof(path), "%s/stripefs.yaml", args->state_dir);
     if (access(path, F_OK) != 0 && args->rejoin_rank >= 0) {

@@ -18,6 +18,11 @@ tests_unit_ucx_transport_test_tp_replay_SOURCES = tests/unit/ucx_transport/test_
 	ucx_transport/sfs_tp_replay.c
 tests_unit_ucx_transport_test_tp_replay_CFLAGS  = $(SFS_UNIT_CFLAGS)
 tests_unit_ucx_transport_test_tp_replay_LDADD   = $(SFS_UNIT_LDADD)
+check_PROGRAMS += tests/unit/service/test_dirlock
+tests_unit_service_test_dirlock_SOURCES  = tests/unit/service/test_dirlock.c service/sfs_dirlock.c
+tests_unit_service_test_dirlock_CPPFLAGS = $(SFS_CPPFLAGS_SERVICE)
+tests_unit_service_test_dirlock_CFLAGS   = $(SFS_UNIT_CFLAGS)
+tests_unit_service_test_dirlock_LDADD    = libsfs_common.la $(SFS_UNIT_LDADD)
 check_PROGRAMS += tests/unit/service/test_perm
 tests_unit_service_test_perm_SOURCES  = tests/unit/service/test_perm.c service/sfs_perm.c
 tests_unit_service_test_perm_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/service
