@@ -17,9 +17,14 @@ cd "$SFS_TEST_TMP" || sfs_fail "cd $SFS_TEST_TMP"
 run_h5perf() { # prefix [env...]
     local prefix=$1
     shift
-    env HDF5_PREFIX="$prefix" "$@" LD_PRELOAD="$SFS_PRELOAD" \
-        "$H5PERF" -A posix,hdf5 -e 256K -x 16K -i 2 >"$SFS_TEST_TMP/h5perf.log" 2>&1 ||
-        { cat "$SFS_TEST_TMP/h5perf.log"; sfs_fail "h5perf_serial in $prefix (exit $?)"; }
+    local rc=0
+    env HDF5_PREFIX="$prefix" "$@" LD_PRELOAD="$SFS_PRELOAD" timeout --kill-after=5 120 \
+        "$H5PERF" -A posix,hdf5 -e 256K -x 16K -i 2 >"$SFS_TEST_TMP/h5perf.log" 2>&1 || rc=$?
+    if [ $rc = 124 ] && [ -n "$sfs_asan_runtime" ] && grep -q 'Read Open-Close' "$SFS_TEST_TMP/h5perf.log"; then
+        # seen in every sanitizer run so far, never in the normal build
+        sfs_known_bug "under AddressSanitizer h5perf_serial (in $prefix) finishes its work, then hangs in exit(): libp11-kit's destructor waits in freelocale on glibc's __libc_setlocale_lock, whose reader count has underflowed (an unlock without a lock, somewhere in the process once the client library is loaded); a shutdown-order defect for issue 16"
+    fi
+    [ $rc = 0 ] || { cat "$SFS_TEST_TMP/h5perf.log"; sfs_fail "h5perf_serial in $prefix (exit $rc)"; }
     grep -q 'Read Open-Close' "$SFS_TEST_TMP/h5perf.log" ||
         { cat "$SFS_TEST_TMP/h5perf.log"; sfs_fail "h5perf_serial in $prefix did not run its reads"; }
 }
