@@ -119,16 +119,28 @@ static void ctl_unknown_add(ctl_unknown_t *u, const sfs_stat_t *st)
 
 static void ctl_unknown_note(const ctl_unknown_t *u)
 {
-    size_t len = strlen(u->down);
+    char   text[sizeof(u->down) * 2];
+    size_t used = 0;
+    int    many = 0;
 
-    if (u->files) {
-        fprintf(stderr,
-                "stripefs-ctl ls: ?: the size of %u file%s cannot be known: storage target%s "
-                "%.*s did not answer\n",
-                u->files, u->files == 1 ? "" : "s",
-                memchr(u->down, ',', len ? len - 1 : 0) ? "s" : "", (int)(len ? len - 1 : 0),
-                u->down);
+    if (!u->files) {
+        return;
     }
+    /* "102,104," as kept, said as "102, 104" */
+    for (const char *p = u->down; *p && used + 3 < sizeof(text); p++) {
+        if (*p != ',') {
+            text[used++] = *p;
+        } else if (p[1]) {
+            text[used++] = ',';
+            text[used++] = ' ';
+            many         = 1;
+        }
+    }
+    text[used] = '\0';
+    fprintf(stderr,
+            "stripefs-ctl ls: ?: the size of %u file%s cannot be known: storage target%s %s did "
+            "not answer\n",
+            u->files, u->files == 1 ? "" : "s", many ? "s" : "", text);
 }
 
 /* One directory's entries, in name order. */
@@ -256,9 +268,10 @@ int ctl_stat(ctl_t *ctl, int argc, char **argv)
             continue;
         }
         if (st.flags & SFS_STAT_SIZE_UNKNOWN) {
+            ctl_down_targets(&st, down, sizeof(down));
             snprintf(size, sizeof(size),
-                     "unknown (at least %" PRIu64 "; storage target %s did not answer)", st.size,
-                     ctl_down_targets(&st, down, sizeof(down)));
+                     "unknown (at least %" PRIu64 "; storage target%s %s did not answer)", st.size,
+                     strchr(down, ',') ? "s" : "", down);
         } else {
             snprintf(size, sizeof(size), "%" PRIu64, st.size);
         }

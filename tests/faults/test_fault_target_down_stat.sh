@@ -56,7 +56,7 @@ check_views() { # when: "just after the kill" or "once management noticed"
     echo "ok: ctl ls -l $when: $(grep ' big$' "$SFS_TEST_TMP/ls.out"); $(cat "$SFS_TEST_TMP/ls.err")"
 
     out=$(STRIPEFS_TIMEOUT=8 "$SFS_CTL" stat /d/big 2>&1) || sfs_fail "ctl stat $when: $out"
-    echo "$out" | grep -qE "Size: unknown \(at least [0-9]+; storage target 10[24]" ||
+    echo "$out" | grep -qE "Size: unknown \(at least [0-9]+; storage targets? 10[24]" ||
         sfs_fail "ctl stat $when: $out"
     echo "ok: ctl stat $when: $(echo "$out" | grep Size: | sed 's/^ *//')"
 
