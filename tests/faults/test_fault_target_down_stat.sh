@@ -71,6 +71,23 @@ check_views() { # when: "just after the kill" or "once management noticed"
     echo "$out" | grep -q "size unknown: storage target 10[24] did not answer" ||
         sfs_fail "preload stat $when: no note that the size is unknown: $out"
     echo "ok: preload stat $when: $(echo "$out" | tr '\n' ' ')"
+    # what acts on the size of an open file fails, naming the target
+    out=$(STRIPEFS_TIMEOUT=8 sfs_pl python3 -c "import os
+fd = os.open('/stripefs/d/big', os.O_RDONLY)
+try:
+    os.fstat(fd)
+    print('fstat answered')
+except OSError as e:
+    print('fstat failed:', e)
+try:
+    os.lseek(fd, 0, os.SEEK_END)
+    print('lseek answered')
+except OSError as e:
+    print('lseek SEEK_END failed:', e)" 2>&1)
+    echo "$out" | grep -q "^fstat failed" || sfs_fail "preload fstat $when: $out"
+    echo "$out" | grep -q "^lseek SEEK_END failed" || sfs_fail "preload lseek SEEK_END $when: $out"
+    echo "$out" | grep -qE "target 10[24]" || sfs_fail "preload fstat/lseek $when do not name the target: $out"
+    echo "ok: preload fstat and lseek(SEEK_END) $when fail: $(echo "$out" | grep '^fstat failed')"
 }
 check_views "just after the kill"
 sleep 4 # past one heartbeat and the margin: management calls them probably-offline
