@@ -172,8 +172,25 @@ int sfs_access(sfs_client_t *client, const char *path, int mode, sfs_stat_t *sta
     return rc;
 }
 
+/* Failures that say nothing about a target being down: they fail the stat. */
+static int sfs_client_hard_error(int rc)
+{
+    return rc == -EACCES || rc == -EPERM || rc == -ENOMEM || rc == -EPROTO || rc == -EINVAL;
+}
+
+static int sfs_client_chunk_lengths_down(sfs_client_t *client, const sfs_attr_t *attr,
+                                         const sfs_cap_t *cap, uint64_t *lengths, uint8_t *down);
+
 int sfs_client_chunk_lengths(sfs_client_t *client, const sfs_attr_t *attr, const sfs_cap_t *cap,
                              uint64_t *lengths)
+{
+    return sfs_client_chunk_lengths_down(client, attr, cap, lengths, NULL);
+}
+
+/* As sfs_client_chunk_lengths; with `down`, a target that cannot be
+ * reached is marked there (its length 0) instead of failing the call. */
+static int sfs_client_chunk_lengths_down(sfs_client_t *client, const sfs_attr_t *attr,
+                                         const sfs_cap_t *cap, uint64_t *lengths, uint8_t *down)
 {
     sfs_tp_rpc_t *rpcs[SFS_STRIPE_COUNT_MAX];
     uint8_t       args[SFS_STRIPE_COUNT_MAX][96];
@@ -201,6 +218,12 @@ int sfs_client_chunk_lengths(sfs_client_t *client, const sfs_attr_t *attr, const
         if (rc == 0) {
             rc = sfs_tp_rpc_start(conn, &params, &rpcs[t]);
         }
+        if (rc && down && !sfs_client_hard_error(rc)) {
+            down[t]    = 1; /* unreachable: the others are still asked */
+            lengths[t] = 0;
+            rc         = 0;
+            continue;
+        }
         if (rc) {
             break;
         }
@@ -222,6 +245,11 @@ int sfs_client_chunk_lengths(sfs_client_t *client, const sfs_attr_t *attr, const
             if (rb.error) {
                 one = -EPROTO;
             }
+        }
+        if (one && down && !sfs_client_hard_error(one)) {
+            down[t]    = 1;
+            lengths[t] = 0;
+            one        = 0;
         }
         if (one && !rc) {
             char name[SFS_CLIENT_NAME_MAX];
@@ -258,10 +286,21 @@ int sfs_stat(sfs_client_t *client, const char *path, sfs_stat_t *stat)
     }
     sfs_client_attr_to_stat(&attr, stat);
     if (attr.type == SFS_TYPE_FILE && attr.pattern_targets) {
-        rc = sfs_client_chunk_lengths(client, &attr, &cap, lengths);
+        uint8_t down[SFS_STRIPE_COUNT_MAX] = {0};
+
+        rc = sfs_client_chunk_lengths_down(client, &attr, &cap, lengths, down);
         if (rc == 0) {
             attr.pattern.stripe_count = attr.pattern_targets;
-            stat->size                = sfs_layout_file_size(&attr.pattern, lengths);
+            /* with a target down this is what the others hold: a lower
+             * bound, flagged, rather than a failed stat (ls -l of a
+             * directory must not fail for every file on a dead rank) */
+            stat->size = sfs_layout_file_size(&attr.pattern, lengths);
+            for (uint32_t t = 0; t < attr.pattern_targets && t < SFS_CLIENT_MAX_TARGETS; t++) {
+                stat->target_down[t] = down[t];
+                if (down[t]) {
+                    stat->flags |= SFS_STAT_SIZE_UNKNOWN;
+                }
+            }
         }
     }
     return rc;

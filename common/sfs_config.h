@@ -62,7 +62,7 @@ typedef struct sfs_config {
     uint32_t rpc_timeout_ms;        /* default 30000 */
     uint32_t connect_timeout_ms;    /* default 10000 */
     uint32_t heartbeat_interval_ms; /* default 2000 */
-    uint32_t offline_timeout_ms;    /* default 20000; probably-offline at half of it */
+    uint32_t offline_timeout_ms;    /* default 20000; probably-offline: sfs_mgmt.c */
 
     uint64_t max_message_size; /* default 64 MiB: larger messages are refused */
     uint32_t io_threads;       /* storage disk threads per rank, default 4 */

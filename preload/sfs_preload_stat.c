@@ -7,6 +7,8 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sysmacros.h>
@@ -69,6 +71,32 @@ SFS_REAL_DECL(canonicalize_file_name);
 /* ------------------------------------------------------------------------ */
 /* stat                                                                      */
 
+/* A file whose size cannot be known because one of its storage targets
+ * does not answer: stat, lstat, fstatat and statx of its path still answer
+ * (mode, owner, times from the metadata server), so that ls -l of a
+ * directory with a dead target does not fail for every file. st_size is
+ * what the reachable targets hold, a lower bound; statx leaves STATX_SIZE
+ * and STATX_BLOCKS out of stx_mask. What acts on the size of an open file
+ * (fstat, lseek SEEK_END, O_APPEND, a read of a missing chunk) fails with
+ * the error naming the target. Said once per process on standard error. */
+static void sfs_pl_size_unknown(const char *sfs_path, const sfs_stat_t *s)
+{
+    static atomic_int said;
+
+    if (atomic_exchange(&said, 1)) {
+        return;
+    }
+    for (uint32_t i = 0; i < s->target_count && i < SFS_CLIENT_MAX_TARGETS; i++) {
+        if (s->target_down[i]) {
+            fprintf(stderr,
+                    "stripefs-posix: stat %s: size unknown: storage target %u did not answer; "
+                    "st_size is the %llu bytes the other targets hold (not reported again)\n",
+                    sfs_path, s->targets[i], (unsigned long long)s->size);
+            return;
+        }
+    }
+}
+
 int sfs_pl_stat_path(const char *sfs_path, int need_size, sfs_stat_t *s)
 {
     sfs_client_t *client;
@@ -79,6 +107,9 @@ int sfs_pl_stat_path(const char *sfs_path, int need_size, sfs_stat_t *s)
     }
     rc = need_size ? sfs_stat(client, sfs_path, s) : sfs_lookup(client, sfs_path, s);
     sfs_pl_unlock();
+    if (rc == 0 && (s->flags & SFS_STAT_SIZE_UNKNOWN)) {
+        sfs_pl_size_unknown(sfs_path, s);
+    }
     return rc;
 }
 
@@ -339,7 +370,9 @@ SFS_PL_EXPORT int statx(int dirfd, const char *path, int flags, unsigned mask, s
         return sfs_pl_fail(rc, "statx", path);
     }
     memset(stx, 0, sizeof(*stx));
-    stx->stx_mask = STATX_BASIC_STATS & ~(need_size ? 0u : (unsigned)(STATX_SIZE | STATX_BLOCKS));
+    stx->stx_mask    = STATX_BASIC_STATS & ~(need_size && !(s.flags & SFS_STAT_SIZE_UNKNOWN)
+                                                 ? 0u
+                                                 : (unsigned)(STATX_SIZE | STATX_BLOCKS));
     stx->stx_blksize = (uint32_t)(s.chunk_size ? s.chunk_size : 512 * 1024);
     stx->stx_nlink   = (uint32_t)(s.nlink ? s.nlink : 1);
     stx->stx_uid     = s.uid;

@@ -40,7 +40,8 @@ int sfs_meta_chooser_update(sfs_meta_chooser_t *chooser, const sfs_map_t *map)
         fresh[i].id     = t->target_id;
         fresh[i].online = t->state == SFS_STATE_ONLINE;
         /* weight by free space in MiB; a full or offline target gets none */
-        fresh[i].weight = fresh[i].online ? t->free >> 20 : 0;
+        fresh[i].weight  = fresh[i].online ? t->free >> 20 : 0;
+        fresh[i].suspect = t->state == SFS_STATE_PROBABLY_OFFLINE ? t->free >> 20 : 0;
         for (uint32_t j = 0; j < chooser->target_count; j++) {
             if (chooser->targets[j].id == t->target_id) {
                 fresh[i].current = chooser->targets[j].current;
@@ -54,22 +55,37 @@ int sfs_meta_chooser_update(sfs_meta_chooser_t *chooser, const sfs_map_t *map)
     return 0;
 }
 
-/* Checks under the lock: the start target exists, something is usable.
- * Returns the number of usable targets or a negative errno. */
-static int sfs_meta_choose_check(const sfs_meta_chooser_t *chooser, uint32_t start_target,
-                                 int64_t *total_p)
+static uint64_t sfs_meta_weight(const sfs_meta_target_t *t, int last_resort)
 {
-    uint32_t online = 0, usable = 0;
+    return last_resort ? t->suspect : t->weight;
+}
+
+/* Checks under the lock: the start target exists, something is usable.
+ * Returns the number of usable targets or a negative errno; *last_resort_p
+ * is set when only probably-offline targets are. */
+static int sfs_meta_choose_check(const sfs_meta_chooser_t *chooser, uint32_t start_target,
+                                 int64_t *total_p, int *last_resort_p)
+{
+    uint32_t online = 0, usable = 0, suspects = 0;
     int      start_known = start_target == 0;
 
-    *total_p = 0;
+    *total_p       = 0;
+    *last_resort_p = 0;
     for (uint32_t i = 0; i < chooser->target_count; i++) {
         const sfs_meta_target_t *t = &chooser->targets[i];
 
         online += t->online != 0;
         usable += t->weight != 0;
+        suspects += t->suspect != 0;
         *total_p += (int64_t)t->weight;
         start_known |= t->id == start_target;
+    }
+    if (start_known && usable == 0 && suspects != 0) {
+        *last_resort_p = 1;
+        for (uint32_t i = 0; i < chooser->target_count; i++) {
+            *total_p += (int64_t)chooser->targets[i].suspect;
+        }
+        return (int)suspects;
     }
     if (!start_known) {
         return sfs_error_set(
@@ -90,10 +106,10 @@ int sfs_meta_choose(void *arg, uint32_t count, uint32_t start_target, uint32_t *
     sfs_meta_chooser_t *chooser = arg;
     uint32_t            picked  = 0;
     int64_t             total;
-    int                 usable;
+    int                 usable, last_resort;
 
     pthread_mutex_lock(&chooser->lock);
-    usable = sfs_meta_choose_check(chooser, start_target, &total);
+    usable = sfs_meta_choose_check(chooser, start_target, &total, &last_resort);
     if (usable < 0) {
         pthread_mutex_unlock(&chooser->lock);
         return usable;
@@ -106,7 +122,8 @@ int sfs_meta_choose(void *arg, uint32_t count, uint32_t start_target, uint32_t *
     }
     if (start_target) {
         for (uint32_t i = 0; i < chooser->target_count && picked == 0; i++) {
-            if (chooser->targets[i].id == start_target && chooser->targets[i].weight) {
+            if (chooser->targets[i].id == start_target &&
+                sfs_meta_weight(&chooser->targets[i], last_resort)) {
                 targets[picked++] = start_target;
             }
         }
@@ -118,10 +135,10 @@ int sfs_meta_choose(void *arg, uint32_t count, uint32_t start_target, uint32_t *
             sfs_meta_target_t *t     = &chooser->targets[i];
             int                taken = 0;
 
-            if (!t->weight) {
+            if (!sfs_meta_weight(t, last_resort)) {
                 continue;
             }
-            t->current += (int64_t)t->weight;
+            t->current += (int64_t)sfs_meta_weight(t, last_resort);
             for (uint32_t j = 0; j < picked; j++) {
                 taken |= targets[j] == t->id;
             }
@@ -149,4 +166,15 @@ int sfs_meta_choose(void *arg, uint32_t count, uint32_t start_target, uint32_t *
     }
     pthread_mutex_unlock(&chooser->lock);
     return (int)picked;
+}
+
+void sfs_meta_chooser_counts(sfs_meta_chooser_t *chooser, uint32_t *total, uint32_t *usable)
+{
+    pthread_mutex_lock(&chooser->lock);
+    *total  = chooser->target_count;
+    *usable = 0;
+    for (uint32_t i = 0; i < chooser->target_count; i++) {
+        *usable += chooser->targets[i].weight != 0;
+    }
+    pthread_mutex_unlock(&chooser->lock);
 }

@@ -8,6 +8,10 @@
  * It knows every target of the cluster map, online or not: a create that
  * names a target (its start target) which does not exist is refused with
  * -EINVAL; one that names an offline or full target gets others instead.
+ * Only online targets are chosen: a probably-offline one (it missed a
+ * heartbeat) gets no new file, unless no online target is usable at all
+ * (a late heartbeat under load must not fail every create; a dead target
+ * then fails the first write, as it would have anyway).
  * Thread-safe (the map is refreshed on the progress thread, files are
  * created on the metadata thread). Pure logic: no transport, unit-tested
  * in tests/unit/service/test_meta_chooser.c.
@@ -23,7 +27,8 @@
 typedef struct sfs_meta_target {
     uint32_t id;
     int      online;
-    uint64_t weight; /* free MiB; 0: not usable (offline or full) */
+    uint64_t weight;  /* free MiB; 0: not usable (not online, or full) */
+    uint64_t suspect; /* probably-offline: its free MiB, for the last resort */
     int64_t  current;
 } sfs_meta_target_t;
 
@@ -45,5 +50,7 @@ int sfs_meta_chooser_update(sfs_meta_chooser_t *chooser, const sfs_map_t *map);
  * are usable), or -EINVAL (no such start target), -EHOSTDOWN (none
  * online), -ENOSPC (all full), each with sfs_error_set. */
 int sfs_meta_choose(void *arg, uint32_t count, uint32_t start_target, uint32_t *targets);
+/* The cluster's targets and how many are online and not full now. */
+void sfs_meta_chooser_counts(sfs_meta_chooser_t *chooser, uint32_t *total, uint32_t *usable);
 
 #endif

@@ -10,6 +10,7 @@
 
 #include "sfs_log.h"
 #include "sfs_perm.h"
+#include "sfs_time.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -48,6 +49,49 @@ static void sfs_meta_check_line(void *arg, const char *line)
     op->count++;
 }
 
+/* A create's choice of targets, kept to say when a file got fewer targets
+ * than its pattern asks because fewer were usable (offline or full). */
+typedef struct sfs_meta_pick {
+    sfs_meta_chooser_t *chooser;
+    uint32_t            asked;
+    int                 picked;
+} sfs_meta_pick_t;
+
+static int sfs_meta_choose_noted(void *arg, uint32_t count, uint32_t start_target,
+                                 uint32_t *targets)
+{
+    sfs_meta_pick_t *pick = arg;
+
+    pick->asked  = count;
+    pick->picked = sfs_meta_choose(pick->chooser, count, start_target, targets);
+    return pick->picked;
+}
+
+/* One warning a second at most (a create storm with a target down would
+ * log every file), counting the ones not logged. Metadata thread only. */
+static void sfs_meta_warn_fewer(sfs_meta_t *meta, const char *path, const sfs_meta_pick_t *pick)
+{
+    static uint64_t last_ms, unsaid;
+    uint64_t        now = sfs_time_ms();
+    uint32_t        total, usable;
+
+    sfs_meta_chooser_counts(&meta->chooser, &total, &usable);
+    if (pick->picked < 0 || (uint32_t)pick->picked >= pick->asked ||
+        (uint32_t)pick->picked >= total) {
+        return; /* as asked, or a pattern wider than the cluster (by design) */
+    }
+    if (last_ms && now - last_ms < 1000) {
+        unsaid++;
+        return;
+    }
+    sfs_warn("'%s': created with %d storage target%s, its pattern asks %u: only %u of the "
+             "cluster's %u targets are online and not full (%" PRIu64 " more such creates since "
+             "the last warning)",
+             path, pick->picked, pick->picked == 1 ? "" : "s", pick->asked, usable, total, unsaid);
+    last_ms = now;
+    unsaid  = 0;
+}
+
 /* The permission an open's SFS_OPEN_* flags need. */
 static unsigned sfs_meta_want(uint32_t flags)
 {
@@ -65,6 +109,7 @@ void sfs_meta_run_op(sfs_meta_t *meta, sfs_meta_txn_t *txn, sfs_meta_op_t *op, u
         op->status = sfs_ns_lookup(txn, &op->cred, a->path, sfs_meta_want(a->flags), &op->attr);
         break;
     case SFS_OP_CREATE: {
+        sfs_meta_pick_t      pick   = {.chooser = &meta->chooser, .picked = -1};
         sfs_ns_create_args_t create = {
             .cred         = &op->cred,
             .want         = sfs_meta_want(a->flags),
@@ -77,11 +122,14 @@ void sfs_meta_run_op(sfs_meta_t *meta, sfs_meta_txn_t *txn, sfs_meta_op_t *op, u
             .stripe_count = a->stripe_count,
             .start_target = a->start_target,
             .now_ns       = now,
-            .choose       = sfs_meta_choose,
-            .choose_arg   = &meta->chooser,
+            .choose       = sfs_meta_choose_noted,
+            .choose_arg   = &pick,
         };
 
         op->status = sfs_ns_create(txn, &create, &op->attr, &op->created);
+        if (op->status == 0 && op->created) {
+            sfs_meta_warn_fewer(meta, a->path, &pick);
+        }
         break;
     }
     case SFS_OP_MKDIR:

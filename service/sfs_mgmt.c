@@ -70,16 +70,32 @@ sfs_mgmt_target_t *sfs_mgmt_find_target(sfs_mgmt_t *mgmt, uint32_t target_id)
     return NULL;
 }
 
+uint64_t sfs_mgmt_suspect_after_ms(const sfs_config_t *config)
+{
+    uint64_t suspect = (uint64_t)config->heartbeat_interval_ms + config->heartbeat_interval_ms / 4 +
+                       SFS_MGMT_SUSPECT_SLACK_MS;
+
+    /* a short offline timeout (tests) still keeps the order of the states */
+    return suspect < config->offline_timeout_ms ? suspect : config->offline_timeout_ms / 2;
+}
+
+uint32_t sfs_mgmt_state_after(const sfs_config_t *config, uint64_t silent_ms)
+{
+    /* probably-offline as soon as one heartbeat is missed (a heartbeat
+     * interval and a margin of silence), so that no new file is placed on
+     * it; offline, for the operator, only after the offline timeout. It
+     * used to be half the offline timeout (10 s by default): files created
+     * meanwhile were placed on a dead rank's targets. */
+    if (silent_ms <= sfs_mgmt_suspect_after_ms(config)) {
+        return SFS_STATE_ONLINE;
+    }
+    return silent_ms <= config->offline_timeout_ms ? SFS_STATE_PROBABLY_OFFLINE : SFS_STATE_OFFLINE;
+}
+
 static uint32_t sfs_mgmt_state_of(const sfs_mgmt_t *mgmt, const sfs_mgmt_node_t *node,
                                   uint64_t now_ms)
 {
-    uint64_t silent  = now_ms - node->last_contact_ms;
-    uint32_t offline = mgmt->service->config->offline_timeout_ms;
-
-    if (silent <= offline / 2) {
-        return SFS_STATE_ONLINE;
-    }
-    return silent <= offline ? SFS_STATE_PROBABLY_OFFLINE : SFS_STATE_OFFLINE;
+    return sfs_mgmt_state_after(mgmt->service->config, now_ms - node->last_contact_ms);
 }
 
 int sfs_mgmt_build_map(sfs_mgmt_t *mgmt, sfs_map_t *map)
@@ -194,7 +210,8 @@ static void sfs_mgmt_run_shutdown(sfs_mgmt_t *mgmt)
 
 void sfs_mgmt_timer(sfs_mgmt_t *mgmt)
 {
-    uint64_t now = sfs_time_ms();
+    uint64_t now     = sfs_time_ms();
+    int      changed = 0;
 
     if (mgmt->shutdown_requested) {
         sfs_mgmt_run_shutdown(mgmt);
@@ -202,7 +219,7 @@ void sfs_mgmt_timer(sfs_mgmt_t *mgmt)
     if (now < mgmt->next_check_ms) {
         return;
     }
-    mgmt->next_check_ms = now + 500;
+    mgmt->next_check_ms = now + SFS_MGMT_CHECK_MS;
     for (uint32_t i = 0; i < mgmt->node_count; i++) {
         sfs_mgmt_node_t *node  = &mgmt->nodes[i];
         uint32_t         state = sfs_mgmt_state_of(mgmt, node, now);
@@ -222,5 +239,11 @@ void sfs_mgmt_timer(sfs_mgmt_t *mgmt)
                  sfs_state_name(state));
         node->state = state;
         mgmt->version++;
+        changed = 1;
+    }
+    /* the metadata role in this process chooses new files' targets: it
+     * refreshes its map now rather than at its next heartbeat */
+    if (changed && mgmt->service->meta) {
+        sfs_meta_map_changed(mgmt->service->meta);
     }
 }

@@ -11,6 +11,11 @@
 #include "sfs_map.h"
 
 #define SFS_MGMT_STOP_TIMEOUT_MS 30000
+/* How often the states are looked at, and the slack added to 1.25
+ * heartbeat intervals before a silent rank is probably-offline (a heartbeat
+ * is sent by a progress loop that may be late by its own poll timeout). */
+#define SFS_MGMT_CHECK_MS         100
+#define SFS_MGMT_SUSPECT_SLACK_MS 250
 
 typedef struct sfs_mgmt_node {
     uint32_t node_id;
@@ -58,5 +63,9 @@ sfs_mgmt_target_t *sfs_mgmt_find_target(sfs_mgmt_t *mgmt, uint32_t target_id);
 /* The map as of now; its nodes' addresses are borrowed from the registry.
  * Free map->nodes and map->targets. */
 int sfs_mgmt_build_map(sfs_mgmt_t *mgmt, sfs_map_t *map);
+/* Pure (unit-tested): how long a rank may be silent before it is
+ * probably-offline, and the state after `silent_ms` of silence. */
+uint64_t sfs_mgmt_suspect_after_ms(const sfs_config_t *config);
+uint32_t sfs_mgmt_state_after(const sfs_config_t *config, uint64_t silent_ms);
 
 #endif

@@ -57,24 +57,98 @@ static const char *ctl_group_name(uint32_t gid, char *buf, size_t buflen)
     return buf;
 }
 
+/* The targets of a file that did not answer its stat: "102, 104". */
+static const char *ctl_down_targets(const sfs_stat_t *st, char *buf, size_t buflen)
+{
+    size_t used = 0;
+
+    buf[0] = '\0';
+    for (uint32_t i = 0; i < st->target_count && i < SFS_CLIENT_MAX_TARGETS; i++) {
+        if (st->target_down[i] && used < buflen) {
+            int n = snprintf(buf + used, buflen - used, "%s%u", used ? ", " : "", st->targets[i]);
+
+            used += n > 0 ? (size_t)n : 0;
+        }
+    }
+    return buf;
+}
+
+/* A size that cannot be known (a target down) is shown as "?": the
+ * listing goes on, and the caller says why once, on standard error. */
 static void ctl_print_long(const char *name, const sfs_stat_t *st)
 {
-    char      when[32], mode[11], user[64], group[64];
+    char      when[32], mode[11], user[64], group[64], size[24];
     time_t    t = (time_t)(st->mtime_ns / 1000000000ull);
     struct tm tm;
 
     localtime_r(&t, &tm);
     strftime(when, sizeof(when), "%Y-%m-%d %H:%M", &tm);
-    printf("%s %3" PRIu64 " %-8s %-8s %12" PRIu64 " %s %s\n", ctl_mode_string(st, mode), st->nlink,
+    if (st->flags & SFS_STAT_SIZE_UNKNOWN) {
+        snprintf(size, sizeof(size), "?");
+    } else {
+        snprintf(size, sizeof(size), "%" PRIu64, st->size);
+    }
+    printf("%s %3" PRIu64 " %-8s %-8s %12s %s %s\n", ctl_mode_string(st, mode), st->nlink,
            ctl_user_name(st->uid, user, sizeof(user)),
-           ctl_group_name(st->gid, group, sizeof(group)), st->size, when, name);
+           ctl_group_name(st->gid, group, sizeof(group)), size, when, name);
+}
+
+/* The files of a listing whose size is "?" and the targets that did not
+ * answer ("102,104,"), for one note at the end. */
+typedef struct ctl_unknown {
+    uint32_t files;
+    char     down[512];
+} ctl_unknown_t;
+
+static void ctl_unknown_add(ctl_unknown_t *u, const sfs_stat_t *st)
+{
+    if (!(st->flags & SFS_STAT_SIZE_UNKNOWN)) {
+        return;
+    }
+    u->files++;
+    for (uint32_t i = 0; i < st->target_count && i < SFS_CLIENT_MAX_TARGETS; i++) {
+        char   key[16];
+        size_t used = strlen(u->down);
+
+        snprintf(key, sizeof(key), "%u,", st->targets[i]);
+        if (st->target_down[i] && !strstr(u->down, key) && used + strlen(key) < sizeof(u->down)) {
+            snprintf(u->down + used, sizeof(u->down) - used, "%s", key);
+        }
+    }
+}
+
+static void ctl_unknown_note(const ctl_unknown_t *u)
+{
+    char   text[sizeof(u->down) * 2];
+    size_t used = 0;
+    int    many = 0;
+
+    if (!u->files) {
+        return;
+    }
+    /* "102,104," as kept, said as "102, 104" */
+    for (const char *p = u->down; *p && used + 3 < sizeof(text); p++) {
+        if (*p != ',') {
+            text[used++] = *p;
+        } else if (p[1]) {
+            text[used++] = ',';
+            text[used++] = ' ';
+            many         = 1;
+        }
+    }
+    text[used] = '\0';
+    fprintf(stderr,
+            "stripefs-ctl ls: ?: the size of %u file%s cannot be known: storage target%s %s did "
+            "not answer\n",
+            u->files, u->files == 1 ? "" : "s", many ? "s" : "", text);
 }
 
 /* One directory's entries, in name order. */
 static int ctl_ls_dir(ctl_t *ctl, const char *path, int longform, sfs_dir_entry_t *entries)
 {
-    char after[256] = "";
-    int  eof = 0, rc = 0;
+    char          after[256] = "";
+    int           eof = 0, rc = 0;
+    ctl_unknown_t unknown = {0};
 
     while (rc == 0 && !eof) {
         uint32_t count;
@@ -88,8 +162,10 @@ static int ctl_ls_dir(ctl_t *ctl, const char *path, int longform, sfs_dir_entry_
                 snprintf(child, sizeof(child), "%s/%s", path, entries[i].name);
                 if (sfs_stat(ctl->client, child, &st) == 0) {
                     ctl_print_long(entries[i].name, &st);
+                    ctl_unknown_add(&unknown, &st);
                 } else {
                     printf("?????????? %s\n", entries[i].name);
+                    fprintf(stderr, "stripefs-ctl ls: %s: %s\n", child, sfs_client_error());
                 }
             } else {
                 printf("%s%s\n", entries[i].name, entries[i].type == SFS_FILE_TYPE_DIR ? "/" : "");
@@ -97,6 +173,7 @@ static int ctl_ls_dir(ctl_t *ctl, const char *path, int longform, sfs_dir_entry_
             snprintf(after, sizeof(after), "%s", entries[i].name);
         }
     }
+    ctl_unknown_note(&unknown);
     return rc;
 }
 
@@ -135,7 +212,11 @@ int ctl_ls(ctl_t *ctl, int argc, char **argv)
             rc = sfs_stat(ctl->client, paths[i], &st);
             if (rc == 0) {
                 if (longform) {
+                    ctl_unknown_t unknown = {0};
+
                     ctl_print_long(paths[i], &st);
+                    ctl_unknown_add(&unknown, &st);
+                    ctl_unknown_note(&unknown);
                 } else {
                     printf("%s\n", paths[i]);
                 }
@@ -179,21 +260,28 @@ int ctl_stat(ctl_t *ctl, int argc, char **argv)
     }
     for (int i = 1; i < argc; i++) {
         sfs_stat_t st;
-        char       mode[11], user[64], group[64];
+        char       mode[11], user[64], group[64], size[600], down[512];
         int        rc = sfs_stat(ctl->client, argv[i], &st);
 
         if (rc) {
             failed = ctl_fail("stat", rc);
             continue;
         }
-        printf("  File: %s\n  Type: %s\n  Size: %" PRIu64 "\n  Mode: (%04o/%s)  Uid: (%u/%s)  "
+        if (st.flags & SFS_STAT_SIZE_UNKNOWN) {
+            ctl_down_targets(&st, down, sizeof(down));
+            snprintf(size, sizeof(size),
+                     "unknown (at least %" PRIu64 "; storage target%s %s did not answer)", st.size,
+                     strchr(down, ',') ? "s" : "", down);
+        } else {
+            snprintf(size, sizeof(size), "%" PRIu64, st.size);
+        }
+        printf("  File: %s\n  Type: %s\n  Size: %s\n  Mode: (%04o/%s)  Uid: (%u/%s)  "
                "Gid: (%u/%s)  Links: %" PRIu64 "\n  EntryID: %016" PRIx64 "\n  Chunksize: %" PRIu64
                "  Targets: %u\n",
-               argv[i], st.type == SFS_FILE_TYPE_DIR ? "directory" : "regular file", st.size,
-               st.mode, ctl_mode_string(&st, mode), st.uid,
-               ctl_user_name(st.uid, user, sizeof(user)), st.gid,
-               ctl_group_name(st.gid, group, sizeof(group)), st.nlink, st.entry_id, st.chunk_size,
-               st.type == SFS_FILE_TYPE_DIR ? st.stripe_count : st.target_count);
+               argv[i], st.type == SFS_FILE_TYPE_DIR ? "directory" : "regular file", size, st.mode,
+               ctl_mode_string(&st, mode), st.uid, ctl_user_name(st.uid, user, sizeof(user)),
+               st.gid, ctl_group_name(st.gid, group, sizeof(group)), st.nlink, st.entry_id,
+               st.chunk_size, st.type == SFS_FILE_TYPE_DIR ? st.stripe_count : st.target_count);
     }
     return failed;
 }

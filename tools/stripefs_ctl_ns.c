@@ -65,11 +65,45 @@ int ctl_setpattern(ctl_t *ctl, int argc, char **argv)
     return 0;
 }
 
+/* A file's stripe count against what its directory's pattern asks (the
+ * entry keeps only the targets it got, so what was asked is derived from
+ * the directory: right unless the pattern changed since, or the creator
+ * asked for a count of its own, which the note allows for). */
+static void ctl_count_note(ctl_t *ctl, const char *path, const sfs_stat_t *st, const sfs_map_t *map,
+                           char *note, size_t notelen)
+{
+    char       parent[4096];
+    char      *slash;
+    sfs_stat_t dir;
+
+    note[0] = '\0';
+    if (sfs_path_canonical(path, parent, sizeof(parent)) != 0) {
+        return;
+    }
+    slash = strrchr(parent, '/');
+    if (!slash) {
+        return;
+    }
+    slash[slash == parent ? 1 : 0] = '\0';
+    if (sfs_lookup(ctl->client, parent, &dir) != 0 || dir.stripe_count <= st->target_count) {
+        return;
+    }
+    if (map && map->target_count <= st->target_count) {
+        snprintf(note, notelen, " (its directory's pattern asks %u; the cluster has %u target%s)",
+                 dir.stripe_count, map->target_count, map->target_count == 1 ? "" : "s");
+    } else {
+        snprintf(note, notelen,
+                 " (its directory's pattern asks %u; fewer targets were online at create, or "
+                 "its creator asked for %u)",
+                 dir.stripe_count, st->target_count);
+    }
+}
+
 int ctl_getentryinfo(ctl_t *ctl, int argc, char **argv)
 {
     sfs_stat_t st;
     sfs_map_t *map = NULL;
-    char       size[32];
+    char       size[32], note[200];
     int        rc;
 
     if (argc != 2) {
@@ -94,15 +128,32 @@ int ctl_getentryinfo(ctl_t *ctl, int argc, char **argv)
     if (st.type == SFS_FILE_TYPE_DIR) {
         printf("+ Number of storage targets: desired: %u\n", st.stripe_count);
     } else {
-        printf("+ Number of storage targets: %u\n+ Storage targets:\n", st.target_count);
+        ctl_count_note(ctl, argv[1], &st, map, note, sizeof(note));
+        printf("+ Number of storage targets: %u%s\n+ Storage targets:\n", st.target_count, note);
         for (uint32_t i = 0; i < st.target_count; i++) {
-            const sfs_map_target_t *t    = map ? sfs_map_find_target(map, st.targets[i]) : NULL;
-            const sfs_map_node_t   *node = t ? sfs_map_find_node(map, t->node_id) : NULL;
+            const sfs_map_target_t *t     = map ? sfs_map_find_target(map, st.targets[i]) : NULL;
+            const sfs_map_node_t   *node  = t ? sfs_map_find_node(map, t->node_id) : NULL;
+            const char             *state = t ? sfs_state_name(t->state) : "unknown";
 
-            printf("  + %u @ rank %u on %s [%s]\n", st.targets[i], t ? t->node_id : 0,
-                   node ? node->host : "?", t ? sfs_state_name(t->state) : "unknown");
+            /* a target that did not answer just now is offline to this
+             * file, whatever management has noticed yet */
+            if (st.target_down[i] && (!t || t->state == SFS_STATE_ONLINE)) {
+                printf("  + %u @ rank %u on %s [offline: did not answer; management: %s]\n",
+                       st.targets[i], t ? t->node_id : 0, node ? node->host : "?", state);
+            } else if (st.target_down[i]) {
+                printf("  + %u @ rank %u on %s [%s: did not answer]\n", st.targets[i],
+                       t ? t->node_id : 0, node ? node->host : "?", state);
+            } else {
+                printf("  + %u @ rank %u on %s [%s]\n", st.targets[i], t ? t->node_id : 0,
+                       node ? node->host : "?", state);
+            }
         }
-        printf("File size: %" PRIu64 " bytes\n", st.size);
+        if (st.flags & SFS_STAT_SIZE_UNKNOWN) {
+            printf("File size: unknown (at least %" PRIu64 " bytes; a target did not answer)\n",
+                   st.size);
+        } else {
+            printf("File size: %" PRIu64 " bytes\n", st.size);
+        }
     }
     sfs_map_destroy(map);
     return 0;

@@ -101,9 +101,20 @@ typedef struct sfs_stat {
     uint32_t stripe_count;
     uint32_t target_count; /**< files: targets[] entries; dirs: 0 */
     uint32_t targets[SFS_CLIENT_MAX_TARGETS];
+    uint32_t flags; /**< SFS_STAT_* */
+    /** sfs_stat of a file: nonzero where targets[i] did not answer */
+    uint8_t target_down[SFS_CLIENT_MAX_TARGETS];
 } sfs_stat_t;
 
-/** Stat a path; for files this asks every target for its chunk length. */
+/** sfs_stat: some of the file's targets did not answer (a storage rank is
+ * down), so its size cannot be known: `size` is what the targets that did
+ * answer hold (the size is at least that), target_down[] says which. */
+#define SFS_STAT_SIZE_UNKNOWN 1u
+
+/** Stat a path; for files this asks every target for its chunk length.
+ * A target that cannot be reached does not fail it: the attributes come
+ * from the metadata server and the size is flagged SFS_STAT_SIZE_UNKNOWN.
+ * Other failures (permission, protocol) are returned. */
 int sfs_stat(sfs_client_t *client, const char *path, sfs_stat_t *stat);
 /** Stat without the size (one metadata round trip). */
 int sfs_lookup(sfs_client_t *client, const char *path, sfs_stat_t *stat);

@@ -133,11 +133,53 @@ static void test_offline_and_full_skipped(void **state)
     assert_int_equal(picked[0], 101);
 
     targets[0].state = SFS_STATE_OFFLINE;
+    targets[2].state = SFS_STATE_OFFLINE;
     update(&chooser, targets, 4);
     assert_int_equal(sfs_meta_choose(&chooser, 1, 0, picked), -ENOSPC);
     targets[3].state = SFS_STATE_OFFLINE;
     update(&chooser, targets, 4);
     assert_int_equal(sfs_meta_choose(&chooser, 1, 0, picked), -EHOSTDOWN);
+    sfs_meta_chooser_cleanup(&chooser);
+}
+
+/* A probably-offline target (a missed heartbeat) gets no new file while an
+ * online one can take it, and is the last resort when none can: a late
+ * heartbeat under load must not fail every create. */
+static void test_probably_offline_last_resort(void **state)
+{
+    sfs_meta_chooser_t chooser;
+    sfs_map_target_t   targets[4];
+    uint32_t           picked[SFS_STRIPE_COUNT_MAX];
+    uint32_t           total, usable;
+    int                n;
+
+    (void)state;
+    sfs_meta_chooser_init(&chooser);
+    setup_map(&chooser, 4, targets);
+    targets[1].state = SFS_STATE_PROBABLY_OFFLINE; /* 102 */
+    targets[3].state = SFS_STATE_PROBABLY_OFFLINE; /* 104 */
+    update(&chooser, targets, 4);
+    sfs_meta_chooser_counts(&chooser, &total, &usable);
+    assert_int_equal(total, 4);
+    assert_int_equal(usable, 2);
+    for (int round = 0; round < 40; round++) {
+        n = sfs_meta_choose(&chooser, 4, round % 2 ? 102 : 0, picked);
+        assert_int_equal(n, 2);
+        for (int i = 0; i < n; i++) {
+            assert_true(picked[i] == 101 || picked[i] == 103);
+        }
+    }
+    targets[0].state = SFS_STATE_OFFLINE;
+    targets[2].state = SFS_STATE_OFFLINE;
+    update(&chooser, targets, 4);
+    n = sfs_meta_choose(&chooser, 4, 0, picked);
+    assert_int_equal(n, 2);
+    assert_distinct(picked, n);
+    for (int i = 0; i < n; i++) {
+        assert_true(picked[i] == 102 || picked[i] == 104);
+    }
+    sfs_meta_chooser_counts(&chooser, &total, &usable);
+    assert_int_equal(usable, 0);
     sfs_meta_chooser_cleanup(&chooser);
 }
 
@@ -198,7 +240,7 @@ int main(void)
         cmocka_unit_test(test_counts),       cmocka_unit_test(test_fewer_than_asked),
         cmocka_unit_test(test_start_target), cmocka_unit_test(test_offline_and_full_skipped),
         cmocka_unit_test(test_no_targets),   cmocka_unit_test(test_unknown_start_target),
-        cmocka_unit_test(test_spread),
+        cmocka_unit_test(test_spread),       cmocka_unit_test(test_probably_offline_last_resort),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
