@@ -45,8 +45,11 @@ pc_mount() { # backing image mountpoint [--strict]
 
 pc_umount() {
     [ -n "$PC_MOUNT" ] || return 0
-    fusermount3 -u "$PC_MOUNT" 2>/dev/null || fusermount3 -uz "$PC_MOUNT" ||
-        sfs_fail "cannot unmount $PC_MOUNT"
+    if ! fusermount3 -u "$PC_MOUNT" 2>"$SFS_TEST_TMP/umount.err"; then
+        sfs_log "unmount of $PC_MOUNT: $(cat "$SFS_TEST_TMP/umount.err"); users: $(fuser -vm "$PC_MOUNT" 2>&1 | tr '\n' ' ')"
+        fusermount3 -uz "$PC_MOUNT" || sfs_fail "cannot unmount $PC_MOUNT"
+    fi
+    sfs_log "unmount done, waiting for sfs_powercut_fs"
     wait "$PC_FS_PID" 2>/dev/null
     PC_FS_PID="" PC_MOUNT=""
 }
@@ -69,7 +72,8 @@ pc_run() {
     # the test); its metadata store and targets are on the FUSE fs
     ln -s ../disk/meta "$SFS_STATE/meta"
     ln -s ../disk/targets "$SFS_STATE/targets"
-    pc_mount "$dir/backing" "$dir/image" "$dir/disk"
+    # SFS_POWERCUT_STRICT=1: names durable by directory fsyncs only
+    pc_mount "$dir/backing" "$dir/image" "$dir/disk" ${SFS_POWERCUT_STRICT:+--strict}
     sfs_start_service 3 --targets 2
     sfs_stop_service
     if [ "$meta_sync" = false ]; then
