@@ -19,6 +19,8 @@ packages=(
     clang clang-format libclang-rt-14-dev
     # test and benchmark tools: network namespaces, process tools, plots
     iproute2 procps gnuplot-nox
+    # the power-cut test's FUSE file system
+    libfuse3-dev fuse3
     # stacks of a hung process in a failed test
     gdb
 )

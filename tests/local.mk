@@ -65,6 +65,7 @@ endif
 include tests/unit/config.mk
 include tests/unit/client/local.mk
 include tests/fuzz/local.mk
+include tests/powercut/local.mk
 
 # common/sfs_tunable.c, and the log, transport and storage tables
 if HAVE_CMOCKA
