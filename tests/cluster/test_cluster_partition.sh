@@ -100,7 +100,7 @@ if kill -0 "$CLUSTER_JOB" 2>/dev/null; then
         while read -r p; do tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -q -- "-c $cfg" && echo "$p"; done)
     # shellcheck disable=SC2086
     sfs_dump_stacks $ranks
-    sfs_fail "the service did not stop within 60 s of stripefs-ctl shutdown (ranks left: $(echo $ranks))"
+    sfs_fail "the service did not stop within 60 s of stripefs-ctl shutdown (processes left: $(echo "$ranks" | paste -sd" " -))"
 fi
 wait "$CLUSTER_JOB"
 rc=$?
