@@ -223,6 +223,46 @@ static void sfs_server_begin(sfs_server_t *server, int *argc, char ***argv)
     }
 }
 
+/* How long MPI_Finalize may take: it waits for every rank of the job (a
+ * fence through Open MPI's runtime), and under stripefs-service
+ * (orte_enable_recovery) a rank that died after the stop barrier, or whose
+ * runtime connection broke, leaves the others there for ever. */
+#define SFS_SERVER_FINALIZE_TIMEOUT_S 30
+
+static char                  sfs_server_finalize_msg[SFS_HOST_MAX + 192];
+static volatile sig_atomic_t sfs_server_finalize_code;
+
+static void sfs_server_finalize_expired(int signo)
+{
+    (void)signo;
+    /* only async-signal-safe calls here */
+    if (write(STDERR_FILENO, sfs_server_finalize_msg, strlen(sfs_server_finalize_msg)) < 0) {
+        /* nothing more to do: we are leaving */
+    }
+    _exit(sfs_server_finalize_code);
+}
+
+/* MPI_Finalize, bounded: past the limit the rank leaves without it (what it
+ * had to do, flush and stop, is done; a stuck rank must not hang for ever). */
+static void sfs_server_finalize(const sfs_server_t *server)
+{
+    struct sigaction action;
+
+    snprintf(sfs_server_finalize_msg, sizeof(sfs_server_finalize_msg),
+             "stripefs-server: rank %d on %s: MPI_Finalize did not finish within %d s (another "
+             "rank died or cannot be reached): exiting without it\n",
+             server->rank, server->host, SFS_SERVER_FINALIZE_TIMEOUT_S);
+    sfs_server_finalize_code = server->exit_code;
+    memset(&action, 0, sizeof(action));
+    action.sa_handler = sfs_server_finalize_expired;
+    sigemptyset(&action.sa_mask);
+    if (sigaction(SIGALRM, &action, NULL) == 0) {
+        alarm(SFS_SERVER_FINALIZE_TIMEOUT_S);
+    }
+    MPI_Finalize();
+    alarm(0);
+}
+
 static int sfs_server_end(sfs_server_t *server)
 {
     sfs_server_release_signals();
@@ -237,7 +277,7 @@ static int sfs_server_end(sfs_server_t *server)
         fflush(NULL);
         _exit(server->exit_code);
     }
-    MPI_Finalize();
+    sfs_server_finalize(server);
     return server->exit_code;
 }
 

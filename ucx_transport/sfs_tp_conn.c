@@ -17,28 +17,36 @@
 #include <string.h>
 #include <unistd.h>
 
+typedef struct {
+    sfs_tp_worker_t *worker;
+    ucp_ep_h         ep;
+    char             name[SFS_HOST_MAX];
+} sfs_tp_conn_closing_t;
+
 static void sfs_tp_conn_close_ep_cb(void *arg)
 {
-    ucp_ep_h ep = ((void **)arg)[0];
+    sfs_tp_conn_closing_t *closing = arg;
 
-    sfs_tp_ep_close(((void **)arg)[1], ep, 1);
-    free(arg);
+    sfs_tp_ep_close(closing->worker, closing->ep, 1, closing->name);
+    free(closing);
 }
 
-/* Close an endpoint outside of UCX callbacks. */
-static void sfs_tp_conn_close_ep_later(sfs_tp_worker_t *worker, ucp_ep_h ep)
+/* Close a failed connection's endpoint outside of UCX callbacks (at once:
+ * its peer is not answering). */
+static void sfs_tp_conn_close_ep_later(sfs_tp_conn_t *conn)
 {
-    void **pair = malloc(2 * sizeof(void *));
+    sfs_tp_conn_closing_t *closing = malloc(sizeof(*closing));
 
-    if (!pair) {
-        sfs_tp_ep_close(worker, ep, 1); /* best effort */
+    if (!closing) {
+        sfs_tp_ep_close(conn->worker, conn->ep, 1, conn->name); /* best effort */
         return;
     }
-    pair[0] = ep;
-    pair[1] = worker;
-    if (sfs_tp_worker_post(worker, sfs_tp_conn_close_ep_cb, pair) != 0) {
-        free(pair);
-        sfs_tp_ep_close(worker, ep, 1);
+    closing->worker = conn->worker;
+    closing->ep     = conn->ep;
+    snprintf(closing->name, sizeof(closing->name), "%s", conn->name);
+    if (sfs_tp_worker_post(conn->worker, sfs_tp_conn_close_ep_cb, closing) != 0) {
+        free(closing);
+        sfs_tp_ep_close(conn->worker, conn->ep, 1, conn->name);
     }
 }
 
@@ -58,7 +66,7 @@ void sfs_tp_conn_fail(sfs_tp_conn_t *conn, int status, const char *why)
         sfs_tp_rpc_fail(rpc, status, "%s", why);
     }
     if (conn->ep) {
-        sfs_tp_conn_close_ep_later(conn->worker, conn->ep);
+        sfs_tp_conn_close_ep_later(conn);
         conn->ep = NULL;
     }
 }
@@ -345,7 +353,7 @@ void sfs_tp_conn_destroy(sfs_tp_conn_t *conn)
             sfs_tp_conn_say_bye(conn);
         }
         /* a healthy endpoint is flushed first, so the goodbye arrives */
-        sfs_tp_ep_close(worker, conn->ep, conn->status != 0);
+        sfs_tp_ep_close(worker, conn->ep, conn->status != 0, conn->name);
         conn->ep = NULL;
     }
     /* RPCs whose buffers UCX still holds settle during this progress */

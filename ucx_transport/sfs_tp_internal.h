@@ -26,6 +26,7 @@
 #define SFS_TP_DIRECT_MIN           (64u << 10) /* smaller replies go through UCX */
 #define SFS_TP_DIRECT_MAX_IOV       SFS_PROTO_DIRECT_MAX_IOV
 #define SFS_TP_PULL_REFUSALS_MAX    4 /* then a connection sends its data */
+#define SFS_TP_PEER_NAME_MAX        (SFS_HOST_MAX + SFS_NAME_MAX + 64) /* for messages */
 
 struct sfs_tp_worker {
     ucp_context_h context;
@@ -78,8 +79,10 @@ struct sfs_tp_worker {
     pthread_mutex_t pool_lock;
     void           *pool[SFS_TP_POOL_CLASSES]; /* free lists */
     uint64_t        pool_free_bytes;
-    uint64_t        buffers_out; /* for the leak check at destroy */
-    uint64_t        closes_out;  /* endpoint closes in flight */
+    uint64_t        buffers_out;     /* for the leak check at destroy */
+    uint64_t        closes_out;      /* endpoint closes in flight (in `closing`) */
+    sfs_list_t      closing;         /* sfs_tp_closing_t: closes UCX has not finished */
+    sfs_list_t      closes_given_up; /* ... and those destroy freed unfinished */
     /* UCX sends and receives not yet complete: while any is, the worker
      * must not sleep in epoll, since shared-memory transports do not wake
      * a sleeping sender when the peer frees FIFO space (rendezvous
@@ -250,7 +253,18 @@ int sfs_tp_run_posted(sfs_tp_worker_t *worker);
 void sfs_tp_pool_cleanup(sfs_tp_worker_t *worker);
 
 /* sfs_tp_ep.c */
-int  sfs_tp_ep_close(sfs_tp_worker_t *worker, ucp_ep_h ep, int force);
+/* Close `ep` without blocking: gracefully (what was queued is sent first)
+ * or, with `force`, at once (for a peer that failed or does not answer).
+ * `peer` names the other side in the warnings. An unfinished close is kept
+ * in worker->closing until UCX completes it. */
+int sfs_tp_ep_close(sfs_tp_worker_t *worker, ucp_ep_h ep, int force, const char *peer);
+/* At destroy, after the drain: give every unfinished close request back to
+ * UCX (ucp_request_free), so that ucp_worker_destroy may complete it; its
+ * callback then frees nothing of UCX's. Returns how many there were. */
+unsigned sfs_tp_ep_closes_give_up(sfs_tp_worker_t *worker, uint64_t waited_ms);
+/* After ucp_worker_destroy: free what the given-up closes left (UCX calls
+ * back no more). */
+void sfs_tp_ep_closes_free(sfs_tp_worker_t *worker);
 void sfs_tp_describe_transports(ucp_ep_h ep, char *buf, size_t buflen);
 
 /* sfs_tp_am.c */

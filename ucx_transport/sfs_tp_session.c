@@ -44,7 +44,11 @@ static void sfs_tp_session_close_ep_cb(void *arg)
 
     if (session->ep) {
         /* a live peer gets what was already queued (e.g. a refusal) first */
-        sfs_tp_ep_close(session->worker, session->ep, session->peer_failed);
+        char peer[SFS_TP_PEER_NAME_MAX];
+
+        snprintf(peer, sizeof(peer), "%s pid %u (%s, session %016lx)", session->peer_host,
+                 session->peer_pid, session->peer_program, (unsigned long)session->id);
+        sfs_tp_ep_close(session->worker, session->ep, session->peer_failed, peer);
         session->ep = NULL;
     }
     sfs_tp_session_put(session);

@@ -111,6 +111,8 @@ static int sfs_tp_worker_init(sfs_tp_worker_t *worker, const sfs_tp_worker_param
     sfs_list_init(&worker->held_rpcs);
     sfs_list_init(&worker->session_list);
     sfs_list_init(&worker->posted);
+    sfs_list_init(&worker->closing);
+    sfs_list_init(&worker->closes_given_up);
     pthread_mutex_init(&worker->post_lock, NULL);
     pthread_mutex_init(&worker->pool_lock, NULL);
     if (sfs_hash_init(&worker->rpcs) || sfs_hash_init(&worker->sessions)) {
@@ -318,22 +320,28 @@ static void sfs_tp_worker_close_peers(sfs_tp_worker_t *worker)
 }
 
 /* Let the endpoint closes and the releases of in-flight replies finish,
- * for `limit_ms` at most (a dead peer never answers a close). */
-static void sfs_tp_worker_drain(sfs_tp_worker_t *worker, uint64_t limit_ms)
+ * for `limit_ms` at most (a dead peer never answers a close); the closes
+ * still unfinished then are given back to UCX, which ends them in
+ * ucp_worker_destroy. Returns how many were given up. */
+static unsigned sfs_tp_worker_drain(sfs_tp_worker_t *worker, uint64_t limit_ms)
 {
-    uint64_t deadline = sfs_tp_now_ms() + limit_ms;
+    uint64_t start    = sfs_tp_now_ms();
+    uint64_t deadline = start + limit_ms;
 
     for (;;) {
         while (ucp_worker_progress(worker->ucp_worker)) {
         }
         sfs_tp_run_posted(worker);
-        if ((sfs_list_is_empty(&worker->session_list) && worker->buffers_out == 0 &&
-             worker->closes_out == 0) ||
-            sfs_tp_now_ms() >= deadline) {
-            return;
+        if (sfs_list_is_empty(&worker->session_list) && worker->buffers_out == 0 &&
+            worker->closes_out == 0) {
+            return 0;
+        }
+        if (sfs_tp_now_ms() >= deadline) {
+            break;
         }
         usleep(1000);
     }
+    return sfs_tp_ep_closes_give_up(worker, sfs_tp_now_ms() - start);
 }
 
 void sfs_tp_worker_destroy(sfs_tp_worker_t *worker)
@@ -350,6 +358,7 @@ void sfs_tp_worker_destroy(sfs_tp_worker_t *worker)
     }
     sfs_tp_ucp_worker_close(worker);
     sfs_tp_rpcs_free_held(worker); /* UCX will call back no more */
+    sfs_tp_ep_closes_free(worker);
     ucp_cleanup(worker->context);
     sfs_tp_wakeup_close(worker);
     sfs_tp_pool_cleanup(worker);
