@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -65,10 +66,18 @@ int sfs_dirlock_acquire(const char *dir, const char *what, sfs_dirlock_t **lock_
     if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, SFS_DIRLOCK_FILE) >= sizeof(path)) {
         return sfs_error_set(-ENAMETOOLONG, "%s: directory name too long", what);
     }
-    fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+    /* the service's own, like the rest of its state (a state dir is 0755 for
+     * the config and munge socket users need; this is not for them) */
+    fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (fd < 0) {
         return sfs_error_set(-errno, "%s: cannot open its lock file %s: %s", what, path,
                              strerror(errno));
+    }
+    if (fchmod(fd, 0600) != 0) {
+        rc = -errno;
+        close(fd);
+        return sfs_error_set(rc, "%s: cannot chmod its lock file %s: %s", what, path,
+                             strerror(-rc));
     }
     if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
         rc = -errno;

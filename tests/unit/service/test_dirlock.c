@@ -48,6 +48,15 @@ static void test_second_claim_refused(void **state)
 
     (void)state;
     assert_int_equal(sfs_dirlock_acquire(dir, "storage target 7", &first), 0);
+    {
+        /* the service's own: no one else reads who holds it */
+        char        path[PATH_MAX + 32];
+        struct stat st;
+
+        snprintf(path, sizeof(path), "%s/%s", dir, SFS_DIRLOCK_FILE);
+        assert_int_equal(stat(path, &st), 0);
+        assert_int_equal(st.st_mode & 07777, 0600);
+    }
     assert_int_equal(sfs_dirlock_acquire(dir, "storage target 7", &second), -EBUSY);
     assert_null(second);
     snprintf(pid, sizeof(pid), "pid %d on ", (int)getpid());
