@@ -186,8 +186,10 @@ static const char *sfs_tunable_type_name(sfs_tunable_type_t type)
     return "?";
 }
 
-void sfs_tunable_print(FILE *out, const sfs_tunable_table_t *table)
+int sfs_tunable_print(FILE *out, const sfs_tunable_table_t *table)
 {
+    int invalid = 0;
+
     fprintf(out, "# %s\n", table->subsystem);
     for (size_t i = 0; i < table->count; i++) {
         const sfs_tunable_t *entry = &table->entries[i];
@@ -210,6 +212,8 @@ void sfs_tunable_print(FILE *out, const sfs_tunable_table_t *table)
                 (entry->flags & SFS_TUNABLE_EXTERNAL) ? " [external]" : "");
         if (rc != 0) {
             fprintf(out, "#   error: %s\n", sfs_error_detail());
+            invalid++;
         }
     }
+    return invalid;
 }

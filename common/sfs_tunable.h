@@ -77,7 +77,8 @@ int sfs_tunable_string(const sfs_tunable_table_t *table, const char *name, const
 int sfs_tunable_parse_int(const sfs_tunable_t *entry, const char *text, int64_t *out);
 
 /* One line per entry: name, current value ("(default)" marks an unset one),
- * an error note when the current value is invalid, and the help text. */
-void sfs_tunable_print(FILE *out, const sfs_tunable_table_t *table);
+ * an error note when the current value is invalid, and the help text.
+ * Returns how many of the table's current values are invalid. */
+int sfs_tunable_print(FILE *out, const sfs_tunable_table_t *table);
 
 #endif /* SFS_TUNABLE_H */

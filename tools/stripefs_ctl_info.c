@@ -23,36 +23,6 @@ static const sfs_tunable_table_t *const ctl_info_tables[] = {
     &sfs_storage_tunables, &sfs_preload_tunables,
 };
 
-/* Whether the entry's current value reads back; prints why not. */
-static int ctl_info_check(const sfs_tunable_table_t *table, const sfs_tunable_t *entry)
-{
-    const char *text;
-    uint64_t    size;
-    int64_t     number;
-    bool        flag;
-    int         rc = 0;
-
-    switch (entry->type) {
-    case SFS_TUNABLE_BOOL:
-        rc = sfs_tunable_bool(table, entry->name, &flag);
-        break;
-    case SFS_TUNABLE_INT:
-        rc = sfs_tunable_int(table, entry->name, &number);
-        break;
-    case SFS_TUNABLE_SIZE:
-        rc = sfs_tunable_size(table, entry->name, &size);
-        break;
-    case SFS_TUNABLE_STRING:
-        rc = sfs_tunable_string(table, entry->name, &text);
-        break;
-    }
-    if (rc && rc != -ENOENT) {
-        fprintf(stderr, "stripefs-ctl info: %s: %s\n", table->subsystem, sfs_error_detail());
-        return 1;
-    }
-    return 0;
-}
-
 int ctl_info(ctl_t *ctl, int argc, char **argv)
 {
     int invalid = 0;
@@ -61,12 +31,7 @@ int ctl_info(ctl_t *ctl, int argc, char **argv)
     (void)argc; /* main refused operands */
     (void)argv;
     for (size_t t = 0; t < sizeof(ctl_info_tables) / sizeof(ctl_info_tables[0]); t++) {
-        const sfs_tunable_table_t *table = ctl_info_tables[t];
-
-        sfs_tunable_print(stdout, table);
-        for (size_t i = 0; i < table->count; i++) {
-            invalid += ctl_info_check(table, &table->entries[i]);
-        }
+        invalid += sfs_tunable_print(stdout, ctl_info_tables[t]); /* parses each value once */
     }
     if (invalid) {
         fprintf(stderr,
