@@ -24,6 +24,7 @@ struct sfs_cluster {
     sfs_map_t          *map;
     sfs_cluster_node_t *nodes;
     uint32_t            node_count;
+    sfs_tp_rpc_t       *map_rpc; /* a GET_MAP sent by refresh_map_start */
 };
 
 static void sfs_cluster_node_name(const sfs_cluster_t *cluster, uint32_t node_id, char *buf,
@@ -120,6 +121,7 @@ void sfs_cluster_destroy(sfs_cluster_t *cluster)
         sfs_tp_conn_destroy(cluster->nodes[i].conn);
     }
     free(cluster->nodes);
+    sfs_tp_rpc_release(cluster->map_rpc);
     sfs_tp_conn_destroy(cluster->mgmt);
     sfs_map_destroy(cluster->map);
     free(cluster->mgmt_address);
@@ -157,24 +159,15 @@ int sfs_cluster_call_mgmt(sfs_cluster_t *cluster, const sfs_tp_rpc_params_t *par
     return rc ? rc : sfs_tp_call(conn, params, rpc_p);
 }
 
-int sfs_cluster_refresh_map(sfs_cluster_t *cluster)
+/* Install the map a GET_MAP reply carries. */
+static int sfs_cluster_install_map(sfs_cluster_t *cluster, const sfs_tp_rpc_t *rpc)
 {
-    sfs_tp_rpc_params_t params = {.opcode = SFS_OP_GET_MAP, .alloc_reply = 1};
-    sfs_tp_rpc_t       *rpc;
-    sfs_map_t          *map;
-    int                 rc;
+    sfs_map_t *map;
+    int        rc;
 
-    rc = sfs_cluster_call_mgmt(cluster, &params, &rpc);
-    if (rc == 0) {
-        rc = sfs_map_unpack(sfs_tp_rpc_reply_payload(rpc), sfs_tp_rpc_reply_payload_length(rpc),
-                            &map);
-        if (rc) {
-            sfs_error_set(rc, "management sent a malformed cluster map");
-        }
-    }
-    sfs_tp_rpc_release(rpc);
+    rc = sfs_map_unpack(sfs_tp_rpc_reply_payload(rpc), sfs_tp_rpc_reply_payload_length(rpc), &map);
     if (rc) {
-        return rc;
+        return sfs_error_set(rc, "management sent a malformed cluster map");
     }
     /* connections to nodes whose address changed are remade on next use */
     for (uint32_t i = 0; i < cluster->node_count; i++) {
@@ -191,6 +184,59 @@ int sfs_cluster_refresh_map(sfs_cluster_t *cluster)
     sfs_map_destroy(cluster->map);
     cluster->map = map;
     return 0;
+}
+
+int sfs_cluster_refresh_map(sfs_cluster_t *cluster)
+{
+    sfs_tp_rpc_params_t params = {.opcode = SFS_OP_GET_MAP, .alloc_reply = 1};
+    sfs_tp_rpc_t       *rpc;
+    int                 rc;
+
+    rc = sfs_cluster_call_mgmt(cluster, &params, &rpc);
+    if (rc == 0) {
+        rc = sfs_cluster_install_map(cluster, rpc);
+    }
+    sfs_tp_rpc_release(rpc);
+    return rc;
+}
+
+int sfs_cluster_refresh_map_start(sfs_cluster_t *cluster, uint32_t timeout_ms)
+{
+    sfs_tp_rpc_params_t params = {
+        .opcode = SFS_OP_GET_MAP, .alloc_reply = 1, .timeout_ms = timeout_ms};
+    int rc;
+
+    if (cluster->map_rpc) {
+        return -EALREADY;
+    }
+    if (!cluster->mgmt || (rc = sfs_tp_conn_status(cluster->mgmt)) != 0) {
+        return sfs_error_set(-ENOTCONN,
+                             "no connection to management for the cluster map (the heartbeat "
+                             "remakes it)");
+    }
+    return sfs_tp_rpc_start(cluster->mgmt, &params, &cluster->map_rpc);
+}
+
+int sfs_cluster_refresh_map_poll(sfs_cluster_t *cluster)
+{
+    sfs_tp_rpc_t *rpc = cluster->map_rpc;
+    int           rc;
+
+    if (!rpc || !sfs_tp_rpc_is_done(rpc)) {
+        return 0;
+    }
+    cluster->map_rpc = NULL;
+    rc               = sfs_tp_rpc_status(rpc);
+    if (rc) {
+        const char *detail = sfs_tp_rpc_error_detail(rpc);
+
+        sfs_error_set(rc, "%s: GET_MAP: %s", sfs_tp_conn_name(cluster->mgmt),
+                      detail && detail[0] ? detail : sfs_strerror(rc));
+    } else {
+        rc = sfs_cluster_install_map(cluster, rpc);
+    }
+    sfs_tp_rpc_release(rpc);
+    return rc ? rc : 1;
 }
 
 static sfs_cluster_node_t *sfs_cluster_node_slot(sfs_cluster_t *cluster, uint32_t node_id)

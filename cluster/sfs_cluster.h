@@ -35,6 +35,16 @@ void sfs_cluster_destroy(sfs_cluster_t *cluster);
 /* The current map (owned by the cluster; replaced by a refresh). */
 const sfs_map_t *sfs_cluster_map(const sfs_cluster_t *cluster);
 int              sfs_cluster_refresh_map(sfs_cluster_t *cluster);
+/* The same without waiting, for a server's progress thread, which must
+ * keep answering while management is slow: send GET_MAP on the existing
+ * management connection (never reconnecting, which blocks) with a
+ * deadline of `timeout_ms`. 0 once sent, -EALREADY while one is out, or
+ * why it could not be sent. */
+int sfs_cluster_refresh_map_start(sfs_cluster_t *cluster, uint32_t timeout_ms);
+/* Never blocks: 1 when the request sent above was answered and its map is
+ * installed, 0 while it is out (or none is), a negative errno with the
+ * detail set when it failed or passed its deadline (the last map is kept). */
+int sfs_cluster_refresh_map_poll(sfs_cluster_t *cluster);
 
 sfs_tp_worker_t *sfs_cluster_worker(const sfs_cluster_t *cluster);
 /* The management connection (remade if broken). */

@@ -19,13 +19,35 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void sfs_meta_refresh_targets(sfs_meta_t *meta)
+/* The map is asked for without waiting (a slow management must not stall
+ * metadata replies): a reply is installed when the timer finds it, and
+ * until then the last map serves. At most one request is out; one that
+ * passes its deadline is logged and sent again at the next heartbeat. */
+static void sfs_meta_refresh_targets(sfs_meta_t *meta, uint64_t now)
 {
-    if (!meta->service->cluster || sfs_cluster_refresh_map(meta->service->cluster) != 0) {
+    sfs_cluster_t *cluster  = meta->service->cluster;
+    uint32_t       interval = meta->service->config->heartbeat_interval_ms;
+    int            rc;
+
+    if (!cluster) {
         return;
     }
-    if (sfs_meta_chooser_update(&meta->chooser, sfs_cluster_map(meta->service->cluster)) != 0) {
+    rc = sfs_cluster_refresh_map_poll(cluster);
+    if (rc == 1 && sfs_meta_chooser_update(&meta->chooser, sfs_cluster_map(cluster)) != 0) {
         sfs_warn("out of memory refreshing the target list: the old one is kept");
+    } else if (rc < 0) {
+        sfs_warn("cluster map not refreshed (the last one serves; asking again): %s",
+                 sfs_error_detail());
+    }
+    if (now < meta->next_refresh_ms || !meta->service->registered) {
+        return;
+    }
+    meta->next_refresh_ms = now + interval;
+    /* the transport's RPC deadline, as the heartbeat's: a shorter one would
+     * declare a slow management's connection broken */
+    rc = sfs_cluster_refresh_map_start(cluster, 0);
+    if (rc && rc != -EALREADY) {
+        sfs_warn("cannot ask management for the cluster map: %s", sfs_error_detail());
     }
 }
 
@@ -33,10 +55,7 @@ void sfs_meta_timer(sfs_meta_t *meta)
 {
     uint64_t now = sfs_time_ms();
 
-    if (now >= meta->next_refresh_ms && meta->service->registered) {
-        meta->next_refresh_ms = now + meta->service->config->heartbeat_interval_ms;
-        sfs_meta_refresh_targets(meta);
-    }
+    sfs_meta_refresh_targets(meta, now);
     sfs_meta_delete_tick(meta, now);
 }
 

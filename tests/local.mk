@@ -90,6 +90,12 @@ check_PROGRAMS += tests/progs/sfs_client_args
 tests_progs_sfs_client_args_SOURCES = tests/progs/sfs_client_args.c
 tests_progs_sfs_client_args_LDADD   = libsfs_client.la $(SFS_CORE_LIBS)
 
+# The asynchronous cluster-map refresh against a slow fake management (tests/service/test_service_meta_map_async.sh).
+check_PROGRAMS += tests/progs/sfs_map_async
+tests_progs_sfs_map_async_SOURCES = tests/progs/sfs_map_async.c
+tests_progs_sfs_map_async_CFLAGS  = $(AM_CFLAGS) $(UCX_CFLAGS)
+tests_progs_sfs_map_async_LDADD   = $(SFS_CORE_LIBS) -lpthread
+
 # A file kept open past its capability's lifetime (tests/service/test_service_caps.sh).
 check_PROGRAMS += tests/progs/sfs_cap_renew
 tests_progs_sfs_cap_renew_SOURCES = tests/progs/sfs_cap_renew.c
