@@ -56,6 +56,7 @@ struct sfs_file {
     int               flags;
     uint64_t          open_id;       /* names this open's shared counter */
     int               counter_used;  /* forget the counter at close */
+    uint64_t          meta_uuid;     /* the metadata server it was opened with (0: unknown) */
     sfs_file_local_t *local;         /* chunk files read directly, or NULL */
     sfs_cap_t         cap;           /* the targets' permission for this open */
     uint64_t          cap_got_s;     /* when it came (renewed at half its life) */

@@ -88,6 +88,14 @@ int sfs_file_open(sfs_client_t *client, const char *path, int flags, uint32_t mo
         }
     }
     file->open_id = sfs_auth_random_u64();
+    {
+        sfs_tp_conn_t *meta_conn;
+
+        /* the counter of this open lives in this metadata server's memory */
+        if (sfs_cluster_meta_conn(client->cluster, &meta_conn) == 0) {
+            file->meta_uuid = sfs_tp_conn_server_uuid(meta_conn);
+        }
+    }
     client->open_files++;
     free(req);
     *file_p = file;
@@ -310,6 +318,7 @@ int sfs_file_local2global(const sfs_file_t *file, void *buf, size_t *length_p)
     sfs_proto_attr_pack(&wb, &file->attr);
     sfs_cap_pack(&wb, &file->cap);
     sfs_wbuf_u64(&wb, file->cap_got_s);
+    sfs_wbuf_u64(&wb, file->meta_uuid);
     if (wb.error) {
         return sfs_error_set(-EOVERFLOW, "%s: handle does not fit", file->path);
     }
@@ -344,6 +353,7 @@ int sfs_file_global2local(sfs_client_t *client, const void *buf, size_t length, 
     sfs_proto_attr_unpack(&rb, &file->attr);
     sfs_cap_unpack(&rb, &file->cap);
     file->cap_got_s = sfs_rbuf_u64(&rb);
+    file->meta_uuid = sfs_rbuf_u64(&rb);
     if (rb.error || sfs_pattern_validate(&file->attr.pattern) != 0) {
         free(file);
         return sfs_error_set(-EINVAL, "malformed stripefs file handle");
@@ -366,7 +376,8 @@ int sfs_file_counter(sfs_file_t *file, int op, uint64_t value, uint64_t *before_
     SFS_ARG_CHECK(file && before_p, "the file or before_p is NULL");
     SFS_ARG_CHECK(op == SFS_COUNTER_ADD || op == SFS_COUNTER_SET || op == SFS_COUNTER_FORGET,
                   "op is not SFS_COUNTER_ADD, _SET or _FORGET");
-    req = (sfs_counter_req_t){.key = file->open_id, .op = (uint32_t)op, .value = value};
+    req = (sfs_counter_req_t){
+        .key = file->open_id, .op = (uint32_t)op, .value = value, .server_uuid = file->meta_uuid};
     sfs_wbuf_init(&wb, args, sizeof(args));
     sfs_proto_counter_req_pack(&wb, &req);
     memset(&params, 0, sizeof(params));

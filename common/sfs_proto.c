@@ -197,6 +197,7 @@ void sfs_proto_hello_reply_pack(sfs_wbuf_t *wb, const sfs_hello_reply_t *reply)
     sfs_wbuf_bytes(wb, reply->kx_public, SFS_KX_PUBLIC_SIZE);
     sfs_wbuf_str(wb, reply->credential);
     sfs_wbuf_u64(wb, reply->features);
+    sfs_wbuf_u64(wb, reply->server_uuid);
 }
 
 void sfs_proto_hello_reply_unpack(sfs_rbuf_t *rb, sfs_hello_reply_t *reply)
@@ -208,7 +209,17 @@ void sfs_proto_hello_reply_unpack(sfs_rbuf_t *rb, sfs_hello_reply_t *reply)
     sfs_rbuf_bytes(rb, reply->proof, SFS_PROOF_SIZE);
     sfs_rbuf_bytes(rb, reply->kx_public, SFS_KX_PUBLIC_SIZE);
     sfs_rbuf_str(rb, reply->credential, sizeof(reply->credential));
-    reply->features = sfs_proto_hello_features(rb);
+    reply->features    = 0;
+    reply->server_uuid = 0;
+    /* features, then the server's uuid (a peer older than either sends
+     * less), then what a newer peer added (skipped) */
+    if (!rb->error && sfs_rbuf_remaining(rb) >= 8) {
+        reply->features = sfs_rbuf_u64(rb);
+    }
+    if (!rb->error && sfs_rbuf_remaining(rb) >= 8) {
+        reply->server_uuid = sfs_rbuf_u64(rb);
+    }
+    sfs_rbuf_take(rb, sfs_rbuf_remaining(rb));
 }
 
 void sfs_proto_auth_req_pack(sfs_wbuf_t *wb, const sfs_auth_req_t *req)
@@ -228,14 +239,26 @@ void sfs_proto_counter_req_pack(sfs_wbuf_t *wb, const sfs_counter_req_t *req)
     sfs_wbuf_u64(wb, req->key);
     sfs_wbuf_u32(wb, req->op);
     sfs_wbuf_u64(wb, req->value);
+    /* only to a server that announced its uuid in HELLO: an older one
+     * decodes the 20 bytes before it exactly */
+    if (req->server_uuid != 0) {
+        sfs_wbuf_u64(wb, req->server_uuid);
+    }
 }
 
 void sfs_proto_counter_req_unpack(sfs_rbuf_t *rb, sfs_counter_req_t *req)
 {
+    int has_uuid;
+
     req->key   = sfs_rbuf_u64(rb);
     req->op    = sfs_rbuf_u32(rb);
     req->value = sfs_rbuf_u64(rb);
-    if (!rb->error && req->op > SFS_COUNTER_OP_FORGET) {
+    /* a client older than server_uuid, or talking to a server that sent
+     * none, sends none: it asks for any server */
+    has_uuid         = !rb->error && sfs_rbuf_remaining(rb) >= 8;
+    req->server_uuid = has_uuid ? sfs_rbuf_u64(rb) : 0;
+    /* a uuid of 0 is sent as none: one encoding per request */
+    if (!rb->error && (req->op > SFS_COUNTER_OP_FORGET || (has_uuid && req->server_uuid == 0))) {
         rb->error = -EBADMSG;
     }
 }

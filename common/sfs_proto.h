@@ -283,6 +283,7 @@ typedef struct sfs_hello_reply {
     uint8_t  kx_public[SFS_KX_PUBLIC_SIZE]; /* MUNGE: the server's key-exchange key */
     char     credential[SFS_CRED_TEXT_MAX]; /* MUNGE: the server's credential */
     uint64_t features;                      /* SFS_FEATURE_* */
+    uint64_t server_uuid; /* the server process's worker uuid (a restart changes it); 0: none */
 } sfs_hello_reply_t;
 
 typedef struct sfs_auth_req {
@@ -361,6 +362,10 @@ typedef struct sfs_counter_req {
     uint64_t key; /* the open file's id */
     uint32_t op;  /* SFS_COUNTER_OP_* */
     uint64_t value;
+    /* the worker uuid of the metadata server the file was opened with (its
+     * HELLO reply's server_uuid); 0: any. A server that has another one
+     * restarted since and lost the counter: it answers -ESTALE. */
+    uint64_t server_uuid;
 } sfs_counter_req_t;
 
 void sfs_proto_counter_req_pack(sfs_wbuf_t *wb, const sfs_counter_req_t *req);

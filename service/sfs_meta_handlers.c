@@ -64,10 +64,20 @@ void sfs_handle_counter(sfs_service_t *service, sfs_tp_request_t *req)
     if (sfs_handler_decode(req, &creq, sizeof(creq), 0) != 0) {
         return;
     }
+    if (creq.server_uuid != 0 && creq.server_uuid != sfs_tp_worker_uuid(service->worker)) {
+        /* the counter lived in the memory of the server the file was opened
+         * with: a reset would silently hand out offsets twice */
+        sfs_tp_request_reply_error(req, -ESTALE,
+                                   "shared file pointer of open file %llu: lost, the metadata "
+                                   "server restarted since the file was opened (open it again)",
+                                   (unsigned long long)creq.key);
+        return;
+    }
     rc = sfs_meta_counter(service->meta, &creq, &reply.before);
     if (rc) {
         sfs_tp_request_reply_error(req, rc, "shared file pointer of open file %llu: %s",
-                                   (unsigned long long)creq.key, sfs_strerror(rc));
+                                   (unsigned long long)creq.key,
+                                   rc == -ENFILE ? sfs_error_detail() : sfs_strerror(rc));
         return;
     }
     sfs_wbuf_init(&wb, out, sizeof(out));

@@ -29,7 +29,7 @@
 #define SFS_META_LIST_MAX        1024
 #define SFS_META_DELETE_BATCH    256
 #define SFS_META_DELETE_RETRY_MS 5000
-#define SFS_META_COUNTERS_MAX    100000 /* forgotten opens are dropped, oldest first */
+#define SFS_META_COUNTERS_MAX    1000000 /* live shared pointers; then -ENFILE (never evicted) */
 #define SFS_META_OP_FLUSH        1000   /* internal opcodes */
 #define SFS_META_OP_DELETES_DONE 1001
 
@@ -95,7 +95,7 @@ struct sfs_meta {
     uint32_t largest_batch;
 
     sfs_hash_t counters;
-    sfs_list_t counter_lru;
+    sfs_list_t counter_list;
 };
 
 /* sfs_meta_commit.c */

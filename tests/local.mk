@@ -23,6 +23,12 @@ tests_unit_service_test_dirlock_SOURCES  = tests/unit/service/test_dirlock.c ser
 tests_unit_service_test_dirlock_CPPFLAGS = $(SFS_CPPFLAGS_SERVICE)
 tests_unit_service_test_dirlock_CFLAGS   = $(SFS_UNIT_CFLAGS)
 tests_unit_service_test_dirlock_LDADD    = libsfs_common.la $(SFS_UNIT_LDADD)
+check_PROGRAMS += tests/unit/service/test_meta_counter
+tests_unit_service_test_meta_counter_SOURCES  = tests/unit/service/test_meta_counter.c \
+	service/sfs_meta_counter.c
+tests_unit_service_test_meta_counter_CPPFLAGS = $(SFS_CPPFLAGS_SERVICE)
+tests_unit_service_test_meta_counter_CFLAGS   = $(SFS_UNIT_CFLAGS) $(LMDB_CFLAGS) $(UCX_CFLAGS)
+tests_unit_service_test_meta_counter_LDADD    = libsfs_common.la $(SFS_UNIT_LDADD)
 check_PROGRAMS += tests/unit/service/test_perm
 tests_unit_service_test_perm_SOURCES  = tests/unit/service/test_perm.c service/sfs_perm.c
 tests_unit_service_test_perm_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/service
@@ -89,6 +95,11 @@ tests_progs_sfs_client_check_LDADD   = libsfs_client.la $(SFS_CORE_LIBS)
 check_PROGRAMS += tests/progs/sfs_client_args
 tests_progs_sfs_client_args_SOURCES = tests/progs/sfs_client_args.c
 tests_progs_sfs_client_args_LDADD   = libsfs_client.la $(SFS_CORE_LIBS)
+
+# Shared file pointers: no eviction, ESTALE after a restart (tests/service/test_service_counters.sh).
+check_PROGRAMS += tests/progs/sfs_counter_check
+tests_progs_sfs_counter_check_SOURCES = tests/progs/sfs_counter_check.c
+tests_progs_sfs_counter_check_LDADD   = libsfs_client.la $(SFS_CORE_LIBS)
 
 # The asynchronous cluster-map refresh against a slow fake management (tests/service/test_service_meta_map_async.sh).
 check_PROGRAMS += tests/progs/sfs_map_async

@@ -145,6 +145,8 @@ const void *sfs_tp_worker_address(const sfs_tp_worker_t *worker, size_t *length_
 
 uint32_t sfs_tp_worker_node_id(const sfs_tp_worker_t *worker);
 uint64_t sfs_tp_worker_max_payload(const sfs_tp_worker_t *worker);
+/* The worker's uuid: random, one per worker, announced in its HELLOs. */
+uint64_t sfs_tp_worker_uuid(const sfs_tp_worker_t *worker);
 uint32_t sfs_tp_worker_rpc_timeout(const sfs_tp_worker_t *worker);
 
 /* The TCP port the bootstrap listener is bound to (0 if none). */
@@ -170,6 +172,9 @@ void sfs_tp_conn_destroy(sfs_tp_conn_t *conn);
 int         sfs_tp_conn_status(const sfs_tp_conn_t *conn);
 const char *sfs_tp_conn_name(const sfs_tp_conn_t *conn);
 uint32_t    sfs_tp_conn_server_node(const sfs_tp_conn_t *conn);
+/* The server process's uuid from its HELLO reply (a new one after the
+ * server restarted); 0 from a server older than it. */
+uint64_t sfs_tp_conn_server_uuid(const sfs_tp_conn_t *conn);
 /* Transports UCX uses for this connection, e.g. "posix/memory, cma/memory". */
 const char *sfs_tp_conn_transports(sfs_tp_conn_t *conn);
 

@@ -200,6 +200,7 @@ static int sfs_tp_conn_hello(sfs_tp_conn_t *conn, uint32_t timeout_ms)
     rpc               = NULL;
     conn->session_id  = reply->session_id;
     conn->server_node = reply->server_node;
+    conn->server_uuid = reply->server_uuid;
 
     if (worker->munge_client) {
         rc = sfs_tp_conn_munge(conn, &hello, &kx, reply, auth);
@@ -377,6 +378,11 @@ const char *sfs_tp_conn_name(const sfs_tp_conn_t *conn)
 uint32_t sfs_tp_conn_server_node(const sfs_tp_conn_t *conn)
 {
     return conn->server_node;
+}
+
+uint64_t sfs_tp_conn_server_uuid(const sfs_tp_conn_t *conn)
+{
+    return conn->server_uuid;
 }
 
 const char *sfs_tp_conn_transports(sfs_tp_conn_t *conn)

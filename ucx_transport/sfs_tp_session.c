@@ -377,6 +377,7 @@ void sfs_tp_session_handle_hello(sfs_tp_worker_t *worker, const sfs_proto_hdr_t 
     reply->features    = SFS_FEATURES_THIS;
     reply->session_id  = session->id;
     reply->server_node = worker->node_id;
+    reply->server_uuid = worker->uuid;
     snprintf(reply->server_host, sizeof(reply->server_host), "%s", worker->host);
     memcpy(reply->nonce, session->server_nonce, SFS_NONCE_SIZE);
     if (hello.method == SFS_AUTH_METHOD_MUNGE) {

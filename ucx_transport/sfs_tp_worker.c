@@ -391,3 +391,8 @@ uint16_t sfs_tp_worker_bootstrap_port(const sfs_tp_worker_t *worker)
 {
     return worker->bootstrap_port;
 }
+
+uint64_t sfs_tp_worker_uuid(const sfs_tp_worker_t *worker)
+{
+    return worker->uuid;
+}
