@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/socket.h>
 
 #define SFS_IDENTITY_MAX_ADDRS 256
@@ -36,7 +37,8 @@ struct sfs_identity {
     uint32_t              trusted_count;
     int                   has_admin_group;
     uint32_t              admin_gid;
-    uint64_t              squashed; /* sessions squashed so far (logged at the first few) */
+    uint32_t              service_uid; /* the user the servers run as */
+    uint64_t              squashed;    /* sessions squashed so far (logged at the first few) */
     sfs_identity_groups_t cache[SFS_IDENTITY_CACHE]; /* progress thread only */
 };
 
@@ -119,6 +121,10 @@ int sfs_identity_create(const sfs_config_t *config, const char *this_host,
             sfs_identity_trust(identity, origin);
         }
     }
+    /* the servers' own user owns every chunk file and the metadata store
+     * anyway: it administers the service (a private one-host service of
+     * an ordinary user is stopped by that user) */
+    identity->service_uid = (uint32_t)geteuid();
     if (config->admin_group[0]) {
         struct group *group = getgrnam(config->admin_group);
 
@@ -221,6 +227,9 @@ int sfs_identity_resolve(void *arg, const sfs_tp_proof_t *proof, sfs_cred_t *cre
     sfs_identity_groups(identity, proof->uid, proof->gid, cred);
     if (proof->uid == 0) {
         cred->flags |= SFS_CRED_ROOT | SFS_CRED_ADMIN;
+    }
+    if (proof->uid != 0 && proof->uid == identity->service_uid) {
+        cred->flags |= SFS_CRED_ADMIN;
     }
     if (identity->has_admin_group && sfs_cred_in_group(cred, identity->admin_gid)) {
         cred->flags |= SFS_CRED_ADMIN;

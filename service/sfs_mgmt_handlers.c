@@ -33,8 +33,9 @@ static int sfs_mgmt_allowed(sfs_tp_request_t *req, int admin)
              sfs_tp_session_peer_host(who), sfs_tp_session_peer_pid(who),
              sfs_tp_session_peer_program(who), admin ? "not an administrator" : "not a server");
     sfs_tp_request_reply_error(req, -EPERM, "%s",
-                               admin ? "only an administrator (root on a trusted host, or the "
-                                       "admin group) may stop the service"
+                               admin ? "only an administrator (root on a trusted host, the "
+                                       "admin group or the servers' own user) may stop the "
+                                       "service"
                                      : "only server ranks may do that");
     return 0;
 }

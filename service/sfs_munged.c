@@ -54,6 +54,28 @@ static int sfs_munged_alive(const char *socket)
     return rc == 0;
 }
 
+/* The last "Error:" line munged wrote to its log ("" if none), so that a
+ * failed start says why without sending the administrator to the file. */
+static void sfs_munged_last_error(const char *log_path, char *why, size_t size)
+{
+    char  line[512];
+    FILE *log = fopen(log_path, "r");
+
+    why[0] = '\0';
+    if (!log) {
+        return;
+    }
+    while (fgets(line, sizeof(line), log)) {
+        const char *error = strstr(line, "Error: ");
+
+        if (error) {
+            snprintf(why, size, "%s", error + strlen("Error: "));
+            why[strcspn(why, "\n")] = '\0';
+        }
+    }
+    fclose(log);
+}
+
 int sfs_munged_start(const sfs_config_t *config, pid_t *pid_p)
 {
     char  dir[PATH_MAX], log[PATH_MAX + 32], pid_file[PATH_MAX + 32], seed[PATH_MAX + 32];
@@ -125,8 +147,12 @@ int sfs_munged_start(const sfs_config_t *config, pid_t *pid_p)
             return 0;
         }
         if (waitpid(pid, &status, WNOHANG) == pid) {
-            return sfs_error_set(-EIO, "munged exited at start (exit %d): see %s/munged.log",
-                                 WIFEXITED(status) ? WEXITSTATUS(status) : -1, dir);
+            char why[512];
+
+            sfs_munged_last_error(log_path, why, sizeof(why));
+            return sfs_error_set(-EIO, "munged exited at start (exit %d)%s%s: see %s/munged.log",
+                                 WIFEXITED(status) ? WEXITSTATUS(status) : -1, why[0] ? ": " : "",
+                                 why, dir);
         }
         nanosleep(&(struct timespec){0, 50 * 1000 * 1000}, NULL);
     }
