@@ -111,6 +111,13 @@ for fl in $flavours; do
     sfs_ctl ls "$d" | grep -qw g && sfs_fail "$fl: MPI_File_delete(/stripefs$d/g) left $d/g"
     echo "ok: $fl: MPI_File_delete of the plain name removed $d/g"
 
+    # a ':' inside a plain name is part of it, no "xxx:" prefix (patch 0013)
+    one $fl 2 write "/stripefs$d/a:b" 2000
+    sfs_ctl ls "$d" | grep -qx "a:b" || { sfs_ctl ls "$d"; sfs_fail "$fl: /stripefs$d/a:b is not $d/a:b"; }
+    one $fl 1 delete "/stripefs$d/a:b"
+    sfs_ctl ls "$d" | grep -qx "a:b" && sfs_fail "$fl: MPI_File_delete(/stripefs$d/a:b) left it"
+    echo "ok: $fl: /stripefs$d/a:b created and deleted through MPI-IO as $d/a:b"
+
     # stripefs:/x still names /x
     one $fl 2 write "stripefs:$d/h" 4096
     sfs_ctl ls "$d" | grep -qw h || sfs_fail "$fl: stripefs:$d/h is not $d/h"
