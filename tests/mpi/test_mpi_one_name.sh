@@ -16,6 +16,7 @@
 #   larger file, so no stale bytes stay at its end;
 # - access/open/stat of a missing file, and MPI_File_open of it, give the
 #   errors they give on a local (ext4) directory;
+# - the same with the real PnetCDF where it is installed (Open MPI);
 # - another STRIPEFS_PREFIX, and STRIPEFS_PREFIX=none with a namespace
 #   directory named like the prefix.
 source "$SFS_SRC/tests/lib/sfs_test_lib.sh"
@@ -153,6 +154,32 @@ for fl in $flavours; do
     done
     echo "ok: $fl: missing files: $(echo $want)"
 done
+
+# the real PnetCDF (Debian builds it for Open MPI only): NOCLOBBER, CLOBBER of
+# a larger file and ncmpi_open's POSIX header check, by the prefixed name;
+# the file's size must be what the same program leaves on a local directory
+if [ -f /usr/include/pnetcdf.h ] && ldd /usr/lib/x86_64-linux-gnu/libpnetcdf.so 2>/dev/null |
+    grep -q 'libmpi\.so\.40'; then
+    mpicc.openmpi -O2 -Wall -o "$prog.pnetcdf" "$SFS_SRC/tests/mpi/pnetcdf_one_name.c" -lpnetcdf ||
+        sfs_fail "compile pnetcdf_one_name.c"
+    chmod 0755 "$prog.pnetcdf"
+    for name in "$local_top/nc" "stripefs:/stripefs/one-ompi/nc4"; do
+        out=$(sfs_as sfsalice timeout 120 mpirun.openmpi --oversubscribe -x STRIPEFS_CONFIG -np 2 \
+            "$run_tool" "$prog.pnetcdf" "$name" 2>&1)
+        rc=$?
+        printf '%s\n' "--- pnetcdf: $name" "$out" >>"$SFS_TEST_TMP/one_name.log"
+        [ $rc = 0 ] || { echo "$out"; sfs_fail "pnetcdf_one_name $name exited $rc"; }
+        for key in create clobber open; do
+            expect $key OK "PnetCDF on $name: $key"
+        done
+        expect noclobber NC_EEXIST "PnetCDF on $name: NC_NOCLOBBER of an existing file"
+        expect length 10 "PnetCDF on $name: the variable read back after CLOBBER"
+    done
+    sfs_expect_eq "$(sfs_ctl stat /one-ompi/nc4 | sed -n 's/^ *Size: //p')" "$(stat -c %s "$local_top/nc")" \
+        "size of the PnetCDF file after CLOBBER of a larger one, as on the local directory"
+else
+    echo "note: PnetCDF for Open MPI not installed: the real-library check is left out"
+fi
 
 # another prefix, and the corner case of a namespace directory named like
 # the prefix: with STRIPEFS_PREFIX=none, stripefs:/stripefs/lit is the
