@@ -21,9 +21,18 @@ ADIO_DRIVER_SRCS = \
 	adio/ad_stripefs/ad_stripefs_io_str.c \
 	adio/ad_stripefs/ad_stripefs_hints.c \
 	adio/ad_stripefs/ad_stripefs_fcntl.c \
-	adio/ad_stripefs/ad_stripefs_delete.c
+	adio/ad_stripefs/ad_stripefs_delete.c \
+	adio/ad_stripefs/ad_stripefs_name.c
 ADIO_DRIVER_HDRS = \
-	adio/ad_stripefs/ad_stripefs.h
+	adio/ad_stripefs/ad_stripefs.h \
+	adio/ad_stripefs/ad_stripefs_name.h
+
+# The name rule (ad_stripefs_name.c) reads STRIPEFS_PREFIX through the
+# preload's own header-only table, so both libraries read one variable
+# alike; only that file sees common/ and preload/ (the rest of the driver
+# uses the client's public header only).
+ADIO_NAME_CPPFLAGS = -I$(top_srcdir)/common -I$(top_srcdir)/preload
+ADIO_NAME_DEPS = $(top_srcdir)/preload/sfs_preload_tunables.h $(top_srcdir)/common/sfs_tunable.h
 
 # Linker arguments of what the driver needs besides ROMIO and MPI: the stripefs
 # client library (PIC archives, e.g. client/.libs/libsfs_client.a) and UCX and
@@ -81,11 +90,12 @@ adio_compile_driver = \
 	    obj=`echo $$src | sed "s/\.c$$/.$$suffix.o/"`; \
 	    $(MKDIR_P) `dirname $$obj` || exit 1; \
 	    test -f $$src && s=$$src || s=$(srcdir)/$$src; \
-	    $$cc $$cflags `cat $$romio/driver-cflags` -c $$s -o $$obj || exit 1; \
+	    case $$src in *_name.c) extra='$(ADIO_NAME_CPPFLAGS)';; *) extra=;; esac; \
+	    $$cc $$cflags $$extra `cat $$romio/driver-cflags` -c $$s -o $$obj || exit 1; \
 	done
 
 adio/libstripefs-mpiio.so: $(ADIO_ROMIO_DIR_OMPI)/romio.stamp $(ADIO_DRIVER_SRCS) \
-		$(ADIO_DRIVER_HDRS) adio/exports.map $(ADIO_CLIENT_DEPS)
+		$(ADIO_DRIVER_HDRS) $(ADIO_NAME_DEPS) adio/exports.map $(ADIO_CLIENT_DEPS)
 	@flavour=openmpi cc='$(MPICC_OMPI)' romio='$(ADIO_ROMIO_DIR_OMPI)' suffix=ompi; \
 	    $(adio_v_quiet); $(adio_compile_driver)
 	$(AM_V_CCLD)$(MPICC_OMPI) -o $@ $(ADIO_OBJS_OMPI) \
@@ -93,7 +103,7 @@ adio/libstripefs-mpiio.so: $(ADIO_ROMIO_DIR_OMPI)/romio.stamp $(ADIO_DRIVER_SRCS
 	    $(ADIO_CLIENT_LIBS) -Wl,-soname,libstripefs-mpiio.so $(ADIO_LINK_FLAGS) -lpthread
 
 adio/libstripefs-mpiio-mpich.so: $(ADIO_ROMIO_DIR_MPICH)/romio.stamp $(ADIO_DRIVER_SRCS) \
-		$(ADIO_DRIVER_HDRS) adio/exports.map $(ADIO_CLIENT_DEPS)
+		$(ADIO_DRIVER_HDRS) $(ADIO_NAME_DEPS) adio/exports.map $(ADIO_CLIENT_DEPS)
 	@flavour=mpich cc='$(MPICC_MPICH)' romio='$(ADIO_ROMIO_DIR_MPICH)' suffix=mpich; \
 	    $(adio_v_quiet); $(adio_compile_driver)
 	$(AM_V_CCLD)$(MPICC_MPICH) -o $@ $(ADIO_OBJS_MPICH) \

@@ -184,20 +184,25 @@ static int sfs_pl_path_join(const char *dir, const char *name, char *out)
 int sfs_pl_path(const char *path, char *out)
 {
     const char *rest;
+    int         scheme = 0;
     int         rc;
 
     if (sfs_pl_busy || !path || !path[0]) {
         return 0;
     }
     pthread_once(&sfs_pl_prefix_once, sfs_pl_prefix_init);
+    /* one rule for both APIs (the MPI-IO driver's ad_stripefs_name.c is
+     * the same): an optional "stripefs:", then the prefix is cut, so
+     * stripefs:/stripefs/x, /stripefs/x and stripefs:/x are all /x */
     if (strncmp(path, sfs_pl_scheme, sizeof(sfs_pl_scheme) - 1) == 0) {
-        rest = path + sizeof(sfs_pl_scheme) - 1;
-        if (!rest[0]) {
-            rest = "/";
-        }
-    } else if (sfs_pl.prefix_length && strncmp(path, sfs_pl.prefix, sfs_pl.prefix_length) == 0 &&
-               (path[sfs_pl.prefix_length] == '\0' || path[sfs_pl.prefix_length] == '/')) {
+        path += sizeof(sfs_pl_scheme) - 1;
+        scheme = 1;
+    }
+    if (sfs_pl.prefix_length && strncmp(path, sfs_pl.prefix, sfs_pl.prefix_length) == 0 &&
+        (path[sfs_pl.prefix_length] == '\0' || path[sfs_pl.prefix_length] == '/')) {
         rest = path[sfs_pl.prefix_length] ? path + sfs_pl.prefix_length : "/";
+    } else if (scheme) {
+        rest = path[0] ? path : "/";
     } else if (path[0] != '/' && __atomic_load_n(&sfs_pl.cwd_active, __ATOMIC_ACQUIRE)) {
         char cwd[SFS_PL_PATH_MAX];
 

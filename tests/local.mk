@@ -75,6 +75,13 @@ include tests/powercut/local.mk
 
 # common/sfs_tunable.c, and the log, transport and storage tables
 if HAVE_CMOCKA
+# adio/ad_stripefs/ad_stripefs_name.c: the name rule (no ROMIO needed)
+check_PROGRAMS += tests/unit/adio/test_ad_stripefs_name
+tests_unit_adio_test_ad_stripefs_name_SOURCES  = tests/unit/adio/test_ad_stripefs_name.c \
+	adio/ad_stripefs/ad_stripefs_name.c
+tests_unit_adio_test_ad_stripefs_name_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/adio/ad_stripefs
+tests_unit_adio_test_ad_stripefs_name_CFLAGS   = $(SFS_UNIT_CFLAGS)
+tests_unit_adio_test_ad_stripefs_name_LDADD    = libsfs_common.la $(SFS_UNIT_LDADD) -lpthread
 check_PROGRAMS += tests/unit/common/test_tunable
 tests_unit_common_test_tunable_SOURCES  = tests/unit/common/test_tunable.c \
 	ucx_transport/sfs_tp_tunables.c service/sfs_storage_tunables.c

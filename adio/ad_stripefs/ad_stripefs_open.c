@@ -4,6 +4,7 @@
  * need no metadata round trip at all.
  */
 #include "ad_stripefs.h"
+#include "ad_stripefs_name.h"
 #include "adioi.h"
 
 #include <errno.h>
@@ -91,6 +92,8 @@ static void ADIOI_STRIPEFS_publish_layout(ADIO_File fd)
 static int ADIOI_STRIPEFS_open_file(ADIO_File fd, sfs_client_t *client, int access_mode,
                                     sfs_file_t **file_p, int *write_only_p)
 {
+    /* /stripefs/x names /x, as for the POSIX preload (ad_stripefs_name.h) */
+    const char       *path = ADIOI_STRIPEFS_Path(fd->filename);
     sfs_open_params_t params;
     int               flags, rc;
 
@@ -98,12 +101,10 @@ static int ADIOI_STRIPEFS_open_file(ADIO_File fd, sfs_client_t *client, int acce
     ADIOI_STRIPEFS_open_args(
         fd, (access_mode & ADIO_WRONLY) ? ((access_mode & ~ADIO_WRONLY) | ADIO_RDWR) : access_mode,
         &flags, &params);
-    rc =
-        sfs_file_open(client, fd->filename, flags, ADIOI_STRIPEFS_create_mode(fd), &params, file_p);
+    rc = sfs_file_open(client, path, flags, ADIOI_STRIPEFS_create_mode(fd), &params, file_p);
     if (rc == -EACCES && (access_mode & ADIO_WRONLY)) {
         ADIOI_STRIPEFS_open_args(fd, access_mode, &flags, &params);
-        rc = sfs_file_open(client, fd->filename, flags, ADIOI_STRIPEFS_create_mode(fd), &params,
-                           file_p);
+        rc = sfs_file_open(client, path, flags, ADIOI_STRIPEFS_create_mode(fd), &params, file_p);
         *write_only_p = rc == 0;
     }
     return rc;
