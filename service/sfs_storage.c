@@ -55,6 +55,20 @@ int sfs_storage_create(sfs_service_t *service, sfs_storage_t **storage_p)
         }
         storage->hand_over_files = hand_over;
     }
+    {
+        int64_t jitter;
+
+        rc = sfs_tunable_int(&sfs_storage_tunables, "STRIPEFS_TEST_WRITE_JITTER_US", &jitter);
+        if (rc) {
+            goto err;
+        }
+        storage->write_jitter_us = (uint32_t)jitter;
+        if (jitter) {
+            sfs_warn("STRIPEFS_TEST_WRITE_JITTER_US=%" PRId64 ": writes are delayed at random "
+                     "(testing only)",
+                     jitter);
+        }
+    }
     rc = sfs_workq_create(service->config->io_threads, "storage-io", service->worker,
                           &storage->workq);
     if (rc) {
@@ -176,6 +190,9 @@ void sfs_storage_run(sfs_work_t *work)
             }
             op->pull = 0;
         }
+        if (op->storage->write_jitter_us && !(op->io_flags & SFS_CHUNK_IO_NOWAIT)) {
+            usleep((useconds_t)(sfs_time_ns() % op->storage->write_jitter_us));
+        }
         op->status = sfs_chunk_write(
             target, chunk->entry_id, chunk->extents, chunk->extent_count, op->data,
             ((chunk->flags & SFS_WRITE_SYNC) ? SFS_CHUNK_IO_SYNC : 0) | op->io_flags, &op->length);
@@ -250,6 +267,7 @@ void sfs_storage_run(sfs_work_t *work)
 
 void sfs_storage_op_free(sfs_storage_op_t *op)
 {
+    free(op->forward_args);
     free(op->ids);
     free(op->lengths);
     free(op->unlink);
@@ -278,6 +296,9 @@ void sfs_storage_done(sfs_work_t *work)
     struct iovec       iov;
 
     op->storage->in_flight--;
+    if (op->mirror && sfs_storage_mirror_step(op)) {
+        return; /* on to the buddy */
+    }
     if (op->status) {
         /* a refused handoff is no error: the client reads through us */
         if (op->status != -ENOENT && !(op->pull && op->status == SFS_PULL_REFUSED) &&
