@@ -59,6 +59,7 @@ typedef struct sfs_storage_op {
     uint64_t               primary_length;
     sfs_tp_rpc_t          *forward;
     uint8_t               *forward_args;
+    struct iovec           forward_iov; /* the payload it sends (valid until its reply) */
     struct sfs_storage_op *mirror_next, *mirror_prev;
 } sfs_storage_op_t;
 

@@ -201,7 +201,6 @@ static int sfs_storage_mirror_send(sfs_storage_op_t *op)
     sfs_service_t      *service = op->storage->service;
     sfs_tp_rpc_params_t params;
     sfs_tp_conn_t      *conn;
-    struct iovec        iov = {.iov_base = op->data, .iov_len = op->data_length};
     sfs_wbuf_t          wb;
     size_t              room = SFS_PROTO_ARGS_MAX;
     int                 rc;
@@ -240,8 +239,10 @@ static int sfs_storage_mirror_send(sfs_storage_op_t *op)
     params.args        = op->forward_args;
     params.args_length = wb.length;
     if (op->opcode == SFS_OP_WRITE) {
-        params.payload       = &iov; /* op->data lives until the op is answered */
-        params.payload_count = 1;
+        op->forward_iov.iov_base = op->data; /* lives until the op is answered */
+        op->forward_iov.iov_len  = op->data_length;
+        params.payload           = &op->forward_iov;
+        params.payload_count     = 1;
     }
     params.cb     = sfs_storage_mirror_reply_cb;
     params.cb_arg = op;
