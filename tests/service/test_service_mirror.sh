@@ -144,4 +144,53 @@ sfs_ctl put "$SFS_TEST_TMP/blob" /m/plain/blob || sfs_fail "put plain"
 sfs_ctl getentryinfo /m/plain/blob | grep -q "Type: RAID0" || sfs_fail "plain file is not RAID0"
 pid=$(sfs_ctl getentryinfo /m/plain/blob | awk '/EntryID/ {print $2}')
 sfs_expect_eq "$(find "$SFS_STATE"/targets/*/chunks -name "$pid" | wc -l)" "$(sfs_ctl getentryinfo /m/plain/blob | awk '/Number of storage targets/ {print $6}')" "chunk files of an unmirrored file (one per target)"
+
+# --- the ROMIO hint: stripefs_mirror=enable in an unmirrored directory,
+# disable in a mirrored one (mpi_fault_writer creates DIR/f<rank>) ---
+if [ -f "$SFS_BUILD/adio/libstripefs-mpiio.so" ]; then
+    mpicc.openmpi -O2 -o "$home/writer" "$SFS_SRC/tests/mpi/mpi_fault_writer.c" || sfs_fail "compile"
+    chown "$user" "$home/writer"
+    sfs_as "$user" "$SFS_CTL" mkdir /m/mine/hint-off || sfs_fail "mkdir"
+    sfs_ctl chmod 0777 /m/plain || sfs_fail "chmod"
+    sfs_as "$user" "$SFS_CTL" mkdir /m/plain/hint-on || sfs_fail "mkdir"
+    for case in "enable:/m/plain/hint-on:Buddy Mirror" "disable:/m/mine/hint-off:RAID0"; do
+        IFS=: read -r value dir type <<<"$case"
+        printf 'stripefs_mirror %s\n' "$value" >"$home/hints"
+        sfs_as "$user" env ROMIO_HINTS="$home/hints" "${SFS_MPIRUN[@]}" -x STRIPEFS_CONFIG -x ROMIO_HINTS \
+            -np 1 "$SFS_BUILD/tools/stripefs-run" "$home/writer" "stripefs:$dir" 1 >"$SFS_TEST_TMP/writer.out" 2>&1 ||
+            { cat "$SFS_TEST_TMP/writer.out"; sfs_fail "MPI-IO writer with stripefs_mirror=$value"; }
+        sfs_ctl getentryinfo "$dir/f0" | grep -q "Type: $type" ||
+            sfs_fail "stripefs_mirror=$value: $dir/f0 is not $type"
+        echo "ok: the ROMIO hint stripefs_mirror=$value makes $dir/f0 $type"
+    done
+    id=$(sfs_ctl getentryinfo /m/plain/hint-on/f0 | awk '/EntryID/ {print $2}')
+    compare_copies "$id" "the MPI-IO writer's mirrored file"
+else
+    echo "the MPI-IO library is not built: the ROMIO hint is not checked here"
+fi
+sfs_stop_service
+
+# --- a service without groups refuses --mirror; mirror.default: true makes
+# a new store's root mirror new files ---
+SFS_STATE="$SFS_TEST_TMP/state2"
+unset STRIPEFS_TEST_WRITE_JITTER_US
+sfs_start_service 3 --targets 4
+sfs_expect_fail "no mirror groups in the config" sfs_ctl setpattern --mirror /
+sfs_ctl mirror list | grep -q "No mirror groups" || sfs_fail "mirror list without groups"
+sfs_stop_service
+rm -rf "$SFS_STATE/meta"
+cat >>"$SFS_STATE/stripefs.yaml" <<YAML
+mirror:
+  groups:
+    - {primary: 101, secondary: 102}
+  default: true
+  same_host: true
+YAML
+sfs_start_service 3
+sfs_ctl getentryinfo / | grep -q "Type: Buddy Mirror" || sfs_fail "mirror.default: the new root is not mirrored"
+sfs_ctl put "$SFS_TEST_TMP/blob" /blob || sfs_fail "put"
+id=$(sfs_ctl getentryinfo /blob | awk '/EntryID/ {print $2}')
+cmp "$(chunk_of "$id" 101)" "$(chunk_of "$id" 102)" || sfs_fail "mirror.default: the copies differ"
+sfs_expect_eq "$(stat -c %s "$(chunk_of "$id" 101)")" 3000000 "the one group's chunk file"
+echo "ok: mirror.default: true mirrors the new root's files"
 sfs_stop_service
