@@ -138,6 +138,14 @@ for run in "small /m/mine/race 300 1048576 196608" "large /m/mine/big/race 60 83
     sfs_expect_eq "$(stat -c %s "$SFS_TEST_TMP/race.back")" "$(sfs_ctl stat "$2" | awk '/Size:/ {print $2}')" "$2 size"
 done
 
+# fsck knows the secondaries hold mirrored files' copies: nothing to repair,
+# and --repair leaves both copies
+"$SFS_BUILD/stripefs-fsck" --repair >"$SFS_TEST_TMP/fsck.txt" 2>&1 ||
+    { cat "$SFS_TEST_TMP/fsck.txt"; sfs_fail "stripefs-fsck found problems in mirrored files"; }
+grep -q "not in its pattern" "$SFS_TEST_TMP/fsck.txt" && { cat "$SFS_TEST_TMP/fsck.txt"; sfs_fail "fsck calls a copy misplaced"; }
+compare_copies "$id" "after stripefs-fsck --repair"
+echo "ok: stripefs-fsck --repair finds the mirrored files consistent"
+
 # an unmirrored file next to it is on one target per chunk, as before
 sfs_ctl mkdir /m/plain || sfs_fail "mkdir plain"
 sfs_ctl put "$SFS_TEST_TMP/blob" /m/plain/blob || sfs_fail "put plain"
