@@ -172,7 +172,12 @@ int ctl_getentryinfo(ctl_t *ctl, int argc, char **argv)
     if (st.type == SFS_FILE_TYPE_DIR) {
         printf("+ Number of storage targets: desired: %u\n", st.stripe_count);
     } else {
-        ctl_count_note(ctl, argv[1], &st, map, note, sizeof(note));
+        if (st.flags & SFS_STAT_MIRRORED) {
+            /* a mirrored file gets at most one target per group */
+            snprintf(note, sizeof(note), " (mirror group primaries)");
+        } else {
+            ctl_count_note(ctl, argv[1], &st, map, note, sizeof(note));
+        }
         printf("+ Number of storage targets: %u%s\n+ Storage targets:\n", st.target_count, note);
         for (uint32_t i = 0; i < st.target_count; i++) {
             const sfs_map_target_t *t     = map ? sfs_map_find_target(map, st.targets[i]) : NULL;
