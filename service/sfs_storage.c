@@ -88,6 +88,12 @@ void sfs_storage_destroy(sfs_storage_t *storage)
         return;
     }
     if (storage->workq) {
+        /* mirrored requests first: one waiting for an overlapping one is
+         * started when that one is done on both copies, on the disk
+         * threads (the forwards end within the RPC timeout) */
+        while (storage->mirror_head) {
+            sfs_tp_worker_progress(storage->service->worker, 10);
+        }
         sfs_workq_destroy(storage->workq);
         /* replies of finished items are posted to the progress thread */
         while (storage->in_flight) {
