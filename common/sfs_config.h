@@ -116,8 +116,10 @@ void sfs_config_destroy(sfs_config_t *config);
 int sfs_config_write(const sfs_config_t *config, const char *path);
 
 /* A config for a list of hosts: mgmt and meta on hosts[0], one storage
- * target per host with id (i+1)*100+1 in `<storage_dir>` on each host, the
- * meta store in `<meta_dir>`. The caller destroys it. */
+ * target per host with id (i+1)*100+1 in `<storage_dir>` on each host,
+ * consecutive hosts' targets paired into mirror groups (101+201, 301+401,
+ * ...; used only by files asked to be mirrored), the meta store in
+ * `<meta_dir>`. The caller destroys it. */
 int sfs_config_generate(const char *const *hosts, uint32_t host_count, const char *storage_dir,
                         const char *meta_dir, const char *connauth_file, uint16_t port,
                         sfs_config_t **config_p);

@@ -132,7 +132,8 @@ static const ctl_verb_t ctl_verbs[] = {
     {"genconfig", ctl_genconfig, 0, 0,
      "genconfig --hosts H1,H2,... [--storage-dir DIR] [--meta-dir DIR] [--connauth F] "
      "[--port N] [-o FILE]",
-     "Write a cluster config: mgmt and meta on the first host, one target per host."},
+     "Write a cluster config: mgmt and meta on the first host, one target per host "
+     "(consecutive hosts' targets paired into mirror groups)."},
     {"info", ctl_info, 0, 1, "info",
      "Print every environment tunable of every subsystem with its current value (no service "
      "needed); exit 1 if a value is invalid."},
