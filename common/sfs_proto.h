@@ -253,8 +253,10 @@ void sfs_proto_attr_unpack(sfs_rbuf_t *rb, sfs_attr_t *attr);
     (SFS_FEATURE_MUNGE_AUTH | SFS_FEATURE_CAPABILITIES | SFS_FEATURE_FD_HANDOFF |                  \
      SFS_FEATURE_DIRECT_COPY | SFS_FEATURE_TYPED_CURSORS | SFS_FEATURE_MIRROR)
 /* What a server needs of its clients: without capabilities a client's I/O
- * is refused, and an older client's listings would be misread. */
-#define SFS_FEATURES_REQUIRED_OF_CLIENT (SFS_FEATURE_CAPABILITIES | SFS_FEATURE_TYPED_CURSORS)
+ * is refused, an older client's listings would be misread, and one that
+ * does not know mirroring would write a mirrored file's primary only. */
+#define SFS_FEATURES_REQUIRED_OF_CLIENT                                                            \
+    (SFS_FEATURE_CAPABILITIES | SFS_FEATURE_TYPED_CURSORS | SFS_FEATURE_MIRROR)
 /* What a client (or a server rank connecting to another) needs of a server. */
 #define SFS_FEATURES_REQUIRED_OF_SERVER SFS_FEATURE_TYPED_CURSORS
 
