@@ -106,6 +106,25 @@ int sfs_admin_shutdown(sfs_client_t *client)
     return rc;
 }
 
+int sfs_admin_mirror_list(sfs_client_t *client, sfs_mirror_list_reply_t *reply)
+{
+    sfs_tp_rpc_params_t params = {.opcode = SFS_OP_MIRROR_LIST};
+    sfs_tp_rpc_t       *rpc;
+    const void         *args;
+    size_t              length;
+    int                 rc = sfs_cluster_call_mgmt(client->cluster, &params, &rpc);
+
+    if (rc == 0) {
+        args = sfs_tp_rpc_reply_args(rpc, &length);
+        rc   = sfs_proto_decode(SFS_OP_MIRROR_LIST, 1, args, length, reply, sizeof(*reply));
+        if (rc) {
+            sfs_error_set(rc, "management: MIRROR_LIST: a reply that does not decode");
+        }
+    }
+    sfs_tp_rpc_release(rpc);
+    return rc;
+}
+
 int sfs_admin_chunk_list(sfs_client_t *client, uint32_t target_id, uint64_t after, uint32_t max,
                          uint64_t *ids, uint64_t *lengths, uint32_t *count_p)
 {

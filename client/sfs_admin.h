@@ -31,6 +31,9 @@ int sfs_admin_sessions(sfs_client_t *client, uint32_t node_id, sfs_admin_session
 int sfs_admin_transports(sfs_client_t *client, uint32_t node_id, char *buf, size_t buflen);
 /* Ask management to stop the whole service cleanly. */
 int sfs_admin_shutdown(sfs_client_t *client);
+/* MIRROR_LIST: the mirror groups management knows, with primaries and
+ * consistency states. */
+int sfs_admin_mirror_list(sfs_client_t *client, sfs_mirror_list_reply_t *reply);
 
 /* Chunk files of a target after entry id `after` (for fsck). */
 int sfs_admin_chunk_list(sfs_client_t *client, uint32_t target_id, uint64_t after, uint32_t max,

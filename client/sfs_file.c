@@ -63,6 +63,9 @@ int sfs_file_open(sfs_client_t *client, const char *path, int flags, uint32_t mo
         req->chunk_size   = SFS_PARAM_VALUE(params, chunk_size, SFS_OPEN_PARAM_CHUNK_SIZE, 0);
         req->stripe_count = SFS_PARAM_VALUE(params, stripe_count, SFS_OPEN_PARAM_STRIPE_COUNT, 0);
         req->start_target = SFS_PARAM_VALUE(params, start_target, SFS_OPEN_PARAM_START_TARGET, 0);
+        if (params && (params->field_mask & SFS_OPEN_PARAM_MIRROR)) {
+            req->flags |= params->mirror ? SFS_PATTERN_REQ_MIRROR : SFS_PATTERN_REQ_NO_MIRROR;
+        }
         rc = sfs_client_meta_attr(client, SFS_OP_CREATE, req, &file->attr, &created, &file->cap);
     } else {
         rc = sfs_client_meta_attr(client, SFS_OP_LOOKUP, req, &file->attr, NULL, &file->cap);
@@ -234,6 +237,9 @@ static int sfs_file_each_target(sfs_file_t *file, uint32_t opcode, uint64_t size
              * may grow, with a hole); the others are only cut */
             chunk.length = sfs_layout_chunk_length_for_size(pattern, t, size);
             chunk.flags  = (size > 0 && t == last) ? SFS_TRUNCATE_EXACT : SFS_TRUNCATE_SHRINK_ONLY;
+        }
+        if (pattern->type == SFS_PATTERN_MIRROR) {
+            chunk.flags |= SFS_CHUNK_MIRRORED; /* the primary passes it to its buddy */
         }
         sfs_wbuf_init(&wb, args, sizeof(args));
         sfs_proto_chunk_req_pack(&wb, opcode, &chunk);

@@ -336,6 +336,12 @@ static int sfs_io_start(sfs_request_t *req, sfs_io_rpc_t *rpc)
     chunk->cap       = file->cap;
     /* O_SYNC/O_DSYNC: the target makes the data durable before it replies */
     chunk->flags = (req->write && (file->flags & SFS_O_DSYNC)) ? SFS_WRITE_SYNC : 0;
+    /* a mirrored file's writes go to the group's primary (targets[]),
+     * which answers once its buddy holds them too; its reads come from the
+     * primary, and so may take the same-host shortcuts */
+    if (req->write && file->attr.pattern.type == SFS_PATTERN_MIRROR) {
+        chunk->flags |= SFS_CHUNK_MIRRORED;
+    }
     for (size_t s = rpc->first; s < rpc->first + rpc->count; s++) {
         const sfs_io_segment_t *seg = &req->segments[s];
 

@@ -58,6 +58,7 @@ void sfs_client_attr_to_stat(const sfs_attr_t *attr, sfs_stat_t *stat)
     stat->chunk_size   = attr->pattern.chunk_size;
     stat->stripe_count = attr->pattern.stripe_count;
     stat->target_count = attr->pattern_targets;
+    stat->flags        = attr->pattern.type == SFS_PATTERN_MIRROR ? SFS_STAT_MIRRORED : 0;
     for (uint32_t i = 0; i < attr->pattern_targets && i < SFS_CLIENT_MAX_TARGETS; i++) {
         stat->targets[i] = attr->pattern.targets[i];
     }
@@ -431,6 +432,12 @@ int sfs_utimens(sfs_client_t *client, const char *path, uint64_t atime_ns, uint6
 int sfs_setpattern(sfs_client_t *client, const char *path, uint64_t chunk_size,
                    uint32_t stripe_count)
 {
+    return sfs_setpattern_mirror(client, path, chunk_size, stripe_count, -1);
+}
+
+int sfs_setpattern_mirror(sfs_client_t *client, const char *path, uint64_t chunk_size,
+                          uint32_t stripe_count, int mirror)
+{
     int             rc;
     sfs_meta_req_t *req = sfs_client_req(client, path, &rc);
 
@@ -439,7 +446,8 @@ int sfs_setpattern(sfs_client_t *client, const char *path, uint64_t chunk_size,
     }
     req->chunk_size   = chunk_size;
     req->stripe_count = stripe_count;
-    rc                = sfs_client_meta_attr(client, SFS_OP_SETPATTERN, req, NULL, NULL, NULL);
+    req->flags = mirror < 0 ? 0 : mirror ? SFS_PATTERN_REQ_MIRROR : SFS_PATTERN_REQ_NO_MIRROR;
+    rc         = sfs_client_meta_attr(client, SFS_OP_SETPATTERN, req, NULL, NULL, NULL);
     free(req);
     return rc;
 }

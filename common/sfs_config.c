@@ -23,6 +23,8 @@
  *   security: {mode: munge, munge_socket: /run/munge/munge.socket.2, munged_key: PATH,
  *              service_uid: 0, admin_group: stripefs-admin, capability_lifetime: 1h,
  *              trusted_hosts: [imaging-01, imaging-02]}   # mode munge or shared-secret
+ *   mirror: {groups: [{primary: 101, secondary: 201}], default: false, same_host: false}
+ *                                           # sfs_config_mirror.c
  *
  * Relative paths are taken relative to the config file's directory and every
  * path is cleaned lexically ("a/./b/../c" is "a/c"), so dirs compare equal
@@ -242,6 +244,10 @@ static const sfs_config_key_t sfs_config_top_keys[] = {
     {.name = "timeouts", SFS_CONFIG_SECTION(sfs_config_timeout_keys)},
     {.name = "limits", SFS_CONFIG_SECTION(sfs_config_limit_keys)},
     {.name = "security", SFS_CONFIG_SECTION(sfs_config_security_keys)},
+    {.name      = "mirror",
+     .type      = SFS_CONFIG_TYPE_SECTION,
+     .keys      = sfs_config_mirror_keys,
+     .key_count = 3}, /* sfs_config_mirror_key_count (not a constant expression here) */
 };
 
 /* ------------------------------------------------------------------ */
@@ -434,6 +440,7 @@ void sfs_config_destroy(sfs_config_t *config)
     }
     free(config->hosts);
     free(config->targets);
+    free(config->mirror_groups);
     free(config);
 }
 

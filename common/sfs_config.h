@@ -37,6 +37,15 @@ typedef struct sfs_config_target {
     int      line;
 } sfs_config_target_t;
 
+/* A mirror group (buddy group): two targets on different hosts that hold
+ * the same chunk files of mirrored files (docs/mirroring.md). */
+typedef struct sfs_config_mirror_group {
+    uint32_t id;      /* 1, 2, ... in the order of the config */
+    uint32_t primary; /* target ids */
+    uint32_t secondary;
+    int      line;
+} sfs_config_mirror_group_t;
+
 typedef struct sfs_config {
     char path[PATH_MAX]; /* file it was loaded from ("" if parsed from memory) */
     char cluster_name[SFS_CONFIG_NAME_MAX];
@@ -55,6 +64,11 @@ typedef struct sfs_config {
     uint32_t             host_count;
     sfs_config_target_t *targets;
     uint32_t             target_count;
+
+    sfs_config_mirror_group_t *mirror_groups; /* mirror.groups */
+    uint32_t                   mirror_group_count;
+    int                        mirror_default;   /* mirror.default: the root mirrors new files */
+    int                        mirror_same_host; /* mirror.same_host: one-host trials only */
 
     uint64_t default_chunk_size;   /* default 512 KiB */
     uint32_t default_stripe_count; /* default 4 (capped at target_count when used) */
@@ -102,8 +116,10 @@ void sfs_config_destroy(sfs_config_t *config);
 int sfs_config_write(const sfs_config_t *config, const char *path);
 
 /* A config for a list of hosts: mgmt and meta on hosts[0], one storage
- * target per host with id (i+1)*100+1 in `<storage_dir>` on each host, the
- * meta store in `<meta_dir>`. The caller destroys it. */
+ * target per host with id (i+1)*100+1 in `<storage_dir>` on each host,
+ * consecutive hosts' targets paired into mirror groups (101+201, 301+401,
+ * ...; used only by files asked to be mirrored), the meta store in
+ * `<meta_dir>`. The caller destroys it. */
 int sfs_config_generate(const char *const *hosts, uint32_t host_count, const char *storage_dir,
                         const char *meta_dir, const char *connauth_file, uint16_t port,
                         sfs_config_t **config_p);
@@ -131,6 +147,10 @@ int sfs_parse_size(const char *text, uint64_t *bytes_p);
 /* Parse "30s", "500ms", "2m", "1h", "1d", "10" (seconds) into milliseconds;
  * -EINVAL for junk, -ERANGE above 2^32-1 ms (about 49 days). */
 int sfs_parse_duration_ms(const char *text, uint32_t *ms_p);
+
+/* The mirror group target `target_id` belongs to, or NULL. */
+const sfs_config_mirror_group_t *sfs_config_mirror_group_of(const sfs_config_t *config,
+                                                            uint32_t            target_id);
 
 /* Format bytes as "12.0T", "512K", "3.4G" into buf. */
 const char *sfs_format_size(uint64_t bytes, char *buf, size_t buflen);

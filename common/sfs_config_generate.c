@@ -146,6 +146,23 @@ int sfs_config_generate(const char *const *hosts, uint32_t host_count, const cha
     if (rc != 0) {
         goto err_destroy;
     }
+    /* consecutive hosts' targets pair into mirror groups (101+201,
+     * 301+401, ...; an odd last host's target is in none): used only by
+     * the files asked to be mirrored (docs/mirroring.md) */
+    for (uint32_t i = 0; i + 1 < host_count; i += 2) {
+        sfs_config_mirror_group_t *group;
+
+        rc = sfs_config_grow((void **)&config->mirror_groups, &ctx.mirror_alloc,
+                             config->mirror_group_count + 1, sizeof(*config->mirror_groups));
+        if (rc != 0) {
+            goto err_destroy;
+        }
+        group            = &config->mirror_groups[config->mirror_group_count];
+        group->id        = config->mirror_group_count + 1;
+        group->primary   = config->targets[i].id;
+        group->secondary = config->targets[i + 1].id;
+        config->mirror_group_count++;
+    }
     /* every host runs servers, whose root can read the targets anyway:
      * root there is root on the file system */
     for (uint32_t i = 0; i < host_count && i < SFS_CONFIG_MAX_TRUSTED; i++) {

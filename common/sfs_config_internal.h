@@ -78,6 +78,7 @@ typedef struct sfs_config_ctx {
     uint32_t                   target_lines_alloc;
     int                        hosts_given;
     int                        lines[SFS_CONFIG_LINE_COUNT];
+    uint32_t                   mirror_alloc;
 } sfs_config_ctx_t;
 
 typedef enum {
@@ -185,6 +186,16 @@ const char *sfs_config_check_name(const char *text, sfs_config_type_t type);
 
 /* The checks across keys, run once the whole config is read (or made). */
 int sfs_config_validate(sfs_config_ctx_t *ctx);
+
+/* --- sfs_config_mirror.c ----------------------------------------- */
+
+/* The `mirror:` section's keys (groups, default, same_host). */
+extern const sfs_config_key_t sfs_config_mirror_keys[];
+extern const size_t           sfs_config_mirror_key_count;
+
+/* The checks of mirror groups: known targets, two hosts (unless
+ * mirror.same_host), no target in two groups. */
+int sfs_config_mirror_validate(sfs_config_ctx_t *ctx);
 
 /* --- sfs_config_write.c ------------------------------------------ */
 

@@ -242,6 +242,36 @@ static int sfs_config_emit_storage(yaml_emitter_t *emitter, const sfs_config_t *
     return rc;
 }
 
+static int sfs_config_emit_mirror(yaml_emitter_t *emitter, const sfs_config_t *config)
+{
+    int rc = 0;
+
+    if (config->mirror_group_count == 0 && !config->mirror_default && !config->mirror_same_host) {
+        return 0;
+    }
+    SFS_CONFIG_STEP(rc, sfs_config_emit_mapping_start(emitter, "mirror", 0));
+    if (config->mirror_group_count) {
+        SFS_CONFIG_STEP(rc, sfs_config_emit_list_start(emitter, "groups"));
+    }
+    for (uint32_t i = 0; i < config->mirror_group_count && rc == 0; i++) {
+        SFS_CONFIG_STEP(rc, sfs_config_emit_mapping_start(emitter, NULL, 1));
+        SFS_CONFIG_STEP(
+            rc, sfs_config_emit_number(emitter, "primary", config->mirror_groups[i].primary));
+        SFS_CONFIG_STEP(
+            rc, sfs_config_emit_number(emitter, "secondary", config->mirror_groups[i].secondary));
+        SFS_CONFIG_STEP(rc, sfs_config_emit_mapping_end(emitter));
+    }
+    if (config->mirror_group_count) {
+        SFS_CONFIG_STEP(rc, sfs_config_emit_list_end(emitter));
+    }
+    SFS_CONFIG_STEP(
+        rc, sfs_config_emit_text(emitter, "default", config->mirror_default ? "true" : "false"));
+    SFS_CONFIG_STEP(rc, sfs_config_emit_text(emitter, "same_host",
+                                             config->mirror_same_host ? "true" : "false"));
+    SFS_CONFIG_STEP(rc, sfs_config_emit_mapping_end(emitter));
+    return rc;
+}
+
 static int sfs_config_emit_settings(yaml_emitter_t *emitter, const sfs_config_t *config)
 {
     char text[32];
@@ -336,6 +366,7 @@ static int sfs_config_emit_settings(yaml_emitter_t *emitter, const sfs_config_t 
         SFS_CONFIG_STEP(rc, sfs_config_emit_list_end(emitter));
     }
     SFS_CONFIG_STEP(rc, sfs_config_emit_mapping_end(emitter));
+    SFS_CONFIG_STEP(rc, sfs_config_emit_mirror(emitter, config));
     return rc;
 }
 

@@ -440,7 +440,8 @@ void sfs_proto_chunk_req_unpack(sfs_rbuf_t *rb, uint32_t opcode, sfs_chunk_req_t
     }
     sfs_cap_unpack(rb, &req->cap);
     if (opcode == SFS_OP_TRUNCATE &&
-        (req->length > INT64_MAX || req->flags > SFS_TRUNCATE_SHRINK_ONLY)) {
+        (req->length > INT64_MAX ||
+         (req->flags & ~SFS_CHUNK_MIRRORED) > SFS_TRUNCATE_SHRINK_ONLY)) {
         rb->error = -EBADMSG;
     }
 }

@@ -86,6 +86,7 @@
     _(GET_MAP, 12, MGMT, none, none, get_map) /* payload: the map (sfs_map.h) */                   \
     _(SHUTDOWN, 13, MGMT, none, none, shutdown)                                                    \
     _(STOP, 14, ANY, none, none, stop) /* management tells a rank to stop */                       \
+    _(MIRROR_LIST, 15, MGMT, none, mirror_list_reply, mirror_list)                                 \
     /* metadata */                                                                                 \
     _(LOOKUP, 20, META, meta_req, open_reply, meta)                                                \
     _(CREATE, 21, META, meta_req, open_reply, meta)                                                \
@@ -246,13 +247,16 @@ void sfs_proto_attr_unpack(sfs_rbuf_t *rb, sfs_attr_t *attr);
 #define SFS_FEATURE_DIRECT_COPY   (1ull << 3) /* same-host direct copies (sfs_tp_direct.c) */
 #define SFS_FEATURE_TYPED_CURSORS (1ull << 4) /* wire of SFS_PROTO_OPS' codecs: READDIR, */
                                               /* META_LIST cursors, CHUNK_UNLINK ids */
+#define SFS_FEATURE_MIRROR (1ull << 7)        /* SFS_CHUNK_MIRRORED, MIRROR_LIST */
 /* What this version does. */
 #define SFS_FEATURES_THIS                                                                          \
     (SFS_FEATURE_MUNGE_AUTH | SFS_FEATURE_CAPABILITIES | SFS_FEATURE_FD_HANDOFF |                  \
-     SFS_FEATURE_DIRECT_COPY | SFS_FEATURE_TYPED_CURSORS)
+     SFS_FEATURE_DIRECT_COPY | SFS_FEATURE_TYPED_CURSORS | SFS_FEATURE_MIRROR)
 /* What a server needs of its clients: without capabilities a client's I/O
- * is refused, and an older client's listings would be misread. */
-#define SFS_FEATURES_REQUIRED_OF_CLIENT (SFS_FEATURE_CAPABILITIES | SFS_FEATURE_TYPED_CURSORS)
+ * is refused, an older client's listings would be misread, and one that
+ * does not know mirroring would write a mirrored file's primary only. */
+#define SFS_FEATURES_REQUIRED_OF_CLIENT                                                            \
+    (SFS_FEATURE_CAPABILITIES | SFS_FEATURE_TYPED_CURSORS | SFS_FEATURE_MIRROR)
 /* What a client (or a server rank connecting to another) needs of a server. */
 #define SFS_FEATURES_REQUIRED_OF_SERVER SFS_FEATURE_TYPED_CURSORS
 
@@ -333,6 +337,10 @@ void sfs_cap_unpack(sfs_rbuf_t *rb, sfs_cap_t *cap);
 /* Metadata requests                                                      */
 
 #define SFS_CREATE_EXCL 0x1u /* fail with -EEXIST if the name exists */
+/* CREATE: a mirrored file whatever its directory says; SETPATTERN: new files
+ * are mirrored (MIRROR) or not (NO_MIRROR); neither: as it was. */
+#define SFS_PATTERN_REQ_MIRROR    0x2u
+#define SFS_PATTERN_REQ_NO_MIRROR 0x4u
 
 typedef struct sfs_meta_req {
     char     path[SFS_PATH_MAX];
@@ -470,6 +478,10 @@ typedef struct sfs_io_extent {
 #define SFS_TRUNCATE_SHRINK_ONLY 1u /* only cut a longer chunk file */
 
 #define SFS_WRITE_SYNC 0x1u /* fdatasync before replying */
+/* WRITE, TRUNCATE, FSYNC of a mirrored file (SFS_PATTERN_MIRROR), sent to
+ * the group's primary: it applies the request and forwards it to the
+ * secondary before replying (docs/mirroring.md). */
+#define SFS_CHUNK_MIRRORED 0x100u
 
 typedef struct sfs_chunk_req {
     uint32_t        target_id;
@@ -580,6 +592,35 @@ void sfs_proto_heartbeat_req_pack(sfs_wbuf_t *wb, const sfs_heartbeat_req_t *req
 void sfs_proto_heartbeat_req_unpack(sfs_rbuf_t *rb, sfs_heartbeat_req_t *req);
 void sfs_proto_heartbeat_reply_pack(sfs_wbuf_t *wb, const sfs_heartbeat_reply_t *reply);
 void sfs_proto_heartbeat_reply_unpack(sfs_rbuf_t *rb, sfs_heartbeat_reply_t *reply);
+
+/* MIRROR_LIST: the mirror groups and their members' consistency states.
+ * Today every member is GOOD (failover and resync, which move the states,
+ * are later work: docs/mirroring.md). */
+#define SFS_MIRROR_STATE_GOOD         0u
+#define SFS_MIRROR_STATE_NEEDS_RESYNC 1u
+#define SFS_MIRROR_STATE_RESYNCING    2u
+#define SFS_MIRROR_STATE_BAD          3u
+#define SFS_MIRROR_LIST_MAX           256
+
+typedef struct sfs_mirror_group_info {
+    uint32_t group_id;
+    uint32_t primary; /* target ids: the primary serves the group */
+    uint32_t secondary;
+    uint32_t primary_state; /* SFS_MIRROR_STATE_* */
+    uint32_t secondary_state;
+} sfs_mirror_group_info_t;
+
+typedef struct sfs_mirror_list_reply {
+    uint32_t                count;
+    sfs_mirror_group_info_t groups[SFS_MIRROR_LIST_MAX];
+} sfs_mirror_list_reply_t;
+
+/* Pack sets wb->error for a count over SFS_MIRROR_LIST_MAX; unpack refuses
+ * it and unknown states. */
+void sfs_proto_mirror_list_reply_pack(sfs_wbuf_t *wb, const sfs_mirror_list_reply_t *reply);
+void sfs_proto_mirror_list_reply_unpack(sfs_rbuf_t *rb, sfs_mirror_list_reply_t *reply);
+/* "good", "needs-resync", "resyncing", "bad" ("?" for others). */
+const char *sfs_mirror_state_name(uint32_t state);
 
 /* ---------------------------------------------------------------------- */
 /* Probes: PING and NET_INFO                                              */

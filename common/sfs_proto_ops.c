@@ -53,6 +53,7 @@ SFS_PROTO_CODEC(length_reply)
 SFS_PROTO_CODEC(chunk_unlink_req)
 SFS_PROTO_CODEC(chunk_unlink_reply)
 SFS_PROTO_CODEC(chunk_list_reply)
+SFS_PROTO_CODEC(mirror_list_reply)
 SFS_PROTO_CODEC(direct_proof)
 
 static const sfs_proto_op_info_t sfs_proto_ops[SFS_OP_MAX] = {
@@ -122,9 +123,10 @@ int sfs_proto_encode(uint32_t opcode, int reply, const void *in, size_t in_size,
 
 const char *sfs_features_string(uint64_t features, char *buf, size_t size)
 {
-    static const char *const names[] = {"MUNGE authentication", "capabilities", "fd handoff",
-                                        "direct copy", "typed cursors"};
-    size_t                   used    = 0;
+    static const char *const names[] = {
+        "MUNGE authentication", "capabilities", "fd handoff", "direct copy",
+        "typed cursors",        "bit 5",        "bit 6",      "mirroring"};
+    size_t used = 0;
 
     buf[0] = '\0';
     for (unsigned bit = 0; bit < 64 && used < size; bit++) {

@@ -211,3 +211,50 @@ void sfs_proto_net_session_unpack(sfs_rbuf_t *rb, sfs_net_session_t *session)
     sfs_rbuf_str(rb, session->transports, sizeof(session->transports));
     session->age_ms = sfs_rbuf_u64(rb);
 }
+
+void sfs_proto_mirror_list_reply_pack(sfs_wbuf_t *wb, const sfs_mirror_list_reply_t *reply)
+{
+    if (reply->count > SFS_MIRROR_LIST_MAX) {
+        wb->error = -EINVAL;
+        return;
+    }
+    sfs_wbuf_u32(wb, reply->count);
+    for (uint32_t i = 0; i < reply->count; i++) {
+        const sfs_mirror_group_info_t *g = &reply->groups[i];
+
+        sfs_wbuf_u32(wb, g->group_id);
+        sfs_wbuf_u32(wb, g->primary);
+        sfs_wbuf_u32(wb, g->secondary);
+        sfs_wbuf_u32(wb, g->primary_state);
+        sfs_wbuf_u32(wb, g->secondary_state);
+    }
+}
+
+void sfs_proto_mirror_list_reply_unpack(sfs_rbuf_t *rb, sfs_mirror_list_reply_t *reply)
+{
+    reply->count = sfs_rbuf_u32(rb);
+    if (reply->count > SFS_MIRROR_LIST_MAX) {
+        reply->count = 0;
+        rb->error    = -EBADMSG;
+        return;
+    }
+    for (uint32_t i = 0; i < reply->count && !rb->error; i++) {
+        sfs_mirror_group_info_t *g = &reply->groups[i];
+
+        g->group_id        = sfs_rbuf_u32(rb);
+        g->primary         = sfs_rbuf_u32(rb);
+        g->secondary       = sfs_rbuf_u32(rb);
+        g->primary_state   = sfs_rbuf_u32(rb);
+        g->secondary_state = sfs_rbuf_u32(rb);
+        if (g->primary_state > SFS_MIRROR_STATE_BAD || g->secondary_state > SFS_MIRROR_STATE_BAD) {
+            rb->error = -EBADMSG;
+        }
+    }
+}
+
+const char *sfs_mirror_state_name(uint32_t state)
+{
+    static const char *const names[] = {"good", "needs-resync", "resyncing", "bad"};
+
+    return state <= SFS_MIRROR_STATE_BAD ? names[state] : "?";
+}

@@ -13,8 +13,9 @@ int sfs_layout_check_chunk_size(uint64_t chunk_size)
 
 int sfs_pattern_validate(const sfs_pattern_t *pattern)
 {
-    if (pattern->type != SFS_PATTERN_RAID0 || sfs_layout_check_chunk_size(pattern->chunk_size) ||
-        pattern->stripe_count == 0 || pattern->stripe_count > SFS_STRIPE_COUNT_MAX) {
+    if ((pattern->type != SFS_PATTERN_RAID0 && pattern->type != SFS_PATTERN_MIRROR) ||
+        sfs_layout_check_chunk_size(pattern->chunk_size) || pattern->stripe_count == 0 ||
+        pattern->stripe_count > SFS_STRIPE_COUNT_MAX) {
         return -EINVAL;
     }
     for (uint32_t i = 0; i < pattern->stripe_count; i++) {

@@ -13,6 +13,11 @@
 #include <stdint.h>
 
 #define SFS_PATTERN_RAID0 1u
+/* Buddy mirroring: striped as RAID0 over mirror groups; targets[] holds each
+ * group's primary and every chunk file also lives, byte for byte, on the
+ * group's secondary (which the config's mirror groups name). The layout
+ * math is RAID0's. */
+#define SFS_PATTERN_MIRROR 2u
 
 #define SFS_CHUNK_SIZE_MIN       (64ull * 1024)
 #define SFS_CHUNK_SIZE_MAX       (4ull * 1024 * 1024 * 1024)
@@ -23,7 +28,7 @@
 /* A file's stripe pattern: chunk size, and the ordered list of the targets
  * it is striped over (target ids as in the config, e.g. 101). */
 typedef struct sfs_pattern {
-    uint32_t type;         /* SFS_PATTERN_RAID0 */
+    uint32_t type;         /* SFS_PATTERN_RAID0 or SFS_PATTERN_MIRROR */
     uint32_t stripe_count; /* number of entries used in targets[] */
     uint64_t chunk_size;   /* power of two, SFS_CHUNK_SIZE_MIN..MAX */
     uint32_t targets[SFS_STRIPE_COUNT_MAX];

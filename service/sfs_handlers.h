@@ -7,6 +7,7 @@
  *   sfs_mgmt_handlers.c     register, heartbeat, get_map, shutdown
  *   sfs_meta_handlers.c     meta, meta_admin, counter
  *   sfs_storage_handlers.c  chunk, chunk_unlink
+ *   sfs_mgmt_mirror.c       mirror_list
  * The dispatcher (sfs_service.c) calls a handler only on a rank that has
  * the operation's role; each handler decodes its request with the
  * operation's codec and replies exactly once.

@@ -90,7 +90,8 @@ int sfs_meta_create(sfs_service_t *service, sfs_meta_t **meta_p)
     params.map_size     = service->config->meta_map_size;
     params.chunk_size   = service->config->default_chunk_size;
     params.stripe_count = service->config->default_stripe_count;
-    rc                  = sfs_meta_store_open(&params, &meta->store);
+    params.mirror = service->config->mirror_default && service->config->mirror_group_count > 0;
+    rc            = sfs_meta_store_open(&params, &meta->store);
     if (rc) {
         goto err;
     }

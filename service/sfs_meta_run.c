@@ -7,6 +7,7 @@
 #include "sfs_service.h"
 
 #include "sfs_meta_internal.h"
+#include "sfs_meta_store_internal.h"
 
 #include "sfs_log.h"
 #include "sfs_perm.h"
@@ -53,6 +54,7 @@ static void sfs_meta_check_line(void *arg, const char *line)
  * than its pattern asks because fewer were usable (offline or full). */
 typedef struct sfs_meta_pick {
     sfs_meta_chooser_t *chooser;
+    const sfs_config_t *config; /* its mirror groups */
     uint32_t            asked;
     int                 picked;
 } sfs_meta_pick_t;
@@ -65,6 +67,53 @@ static int sfs_meta_choose_noted(void *arg, uint32_t count, uint32_t start_targe
     pick->asked  = count;
     pick->picked = sfs_meta_choose(pick->chooser, count, start_target, targets);
     return pick->picked;
+}
+
+/* A mirrored file's targets: the primaries of mirror groups (each chunk's
+ * copy goes to the group's secondary), in the chooser's order. */
+static int sfs_meta_choose_primaries(void *arg, uint32_t count, uint32_t start_target,
+                                     uint32_t *targets)
+{
+    sfs_meta_pick_t    *pick   = arg;
+    const sfs_config_t *config = pick->config;
+    uint32_t           *all;
+    uint32_t            total, usable, n = 0;
+    int                 got;
+
+    /* a pattern wider than the groups is by design, not for a warning */
+    pick->asked = count < config->mirror_group_count ? count : config->mirror_group_count;
+    if (config->mirror_group_count == 0) {
+        return pick->picked = sfs_error_set(-EINVAL,
+                                            "no mirror groups in the config (%s): "
+                                            "mirrored files need mirror.groups",
+                                            config->path[0] ? config->path : "generated");
+    }
+    sfs_meta_chooser_counts(pick->chooser, &total, &usable);
+    all = calloc(total ? total : 1, sizeof(*all));
+    if (!all) {
+        return pick->picked = sfs_error_set(-ENOMEM, "out of memory choosing targets");
+    }
+    {
+        const sfs_config_mirror_group_t *start = sfs_config_mirror_group_of(config, start_target);
+
+        got = sfs_meta_choose(pick->chooser, total, start ? start->primary : 0, all);
+    }
+    for (int i = 0; i < got && n < count; i++) {
+        const sfs_config_mirror_group_t *group = sfs_config_mirror_group_of(config, all[i]);
+
+        if (group && group->primary == all[i]) {
+            targets[n++] = all[i];
+        }
+    }
+    free(all);
+    if (got < 0) {
+        return pick->picked = got;
+    }
+    if (n == 0) {
+        return pick->picked = sfs_error_set(-EHOSTDOWN, "no mirror group has its primary online "
+                                                        "and not full");
+    }
+    return pick->picked = (int)n;
 }
 
 /* One warning a second at most (a create storm with a target down would
@@ -100,6 +149,25 @@ static unsigned sfs_meta_want(uint32_t flags)
            ((flags & SFS_OPEN_EXEC) ? SFS_MAY_EXEC : 0);
 }
 
+/* SETPATTERN --mirror / --no-mirror: the directory's new files are (not)
+ * mirrored; its owner's right was checked by sfs_ns_setpattern. */
+static int sfs_meta_set_mirror(sfs_meta_t *meta, sfs_meta_txn_t *txn, const sfs_meta_req_t *a,
+                               sfs_attr_t *attr)
+{
+    if ((a->flags & SFS_PATTERN_REQ_MIRROR) && (a->flags & SFS_PATTERN_REQ_NO_MIRROR)) {
+        return sfs_error_set(-EINVAL, "'%.200s': --mirror and --no-mirror together", a->path);
+    }
+    if ((a->flags & SFS_PATTERN_REQ_MIRROR) && meta->service->config->mirror_group_count == 0) {
+        return sfs_error_set(-EINVAL,
+                             "'%.200s': no mirror groups in the config (%s): mirrored files "
+                             "need mirror.groups",
+                             a->path, meta->service->config->path);
+    }
+    attr->pattern.type =
+        (a->flags & SFS_PATTERN_REQ_MIRROR) ? SFS_PATTERN_MIRROR : SFS_PATTERN_RAID0;
+    return sfs_meta_put_inode(txn, attr);
+}
+
 void sfs_meta_run_op(sfs_meta_t *meta, sfs_meta_txn_t *txn, sfs_meta_op_t *op, uint64_t now)
 {
     sfs_meta_req_t *a = &op->args;
@@ -109,21 +177,24 @@ void sfs_meta_run_op(sfs_meta_t *meta, sfs_meta_txn_t *txn, sfs_meta_op_t *op, u
         op->status = sfs_ns_lookup(txn, &op->cred, a->path, sfs_meta_want(a->flags), &op->attr);
         break;
     case SFS_OP_CREATE: {
-        sfs_meta_pick_t      pick   = {.chooser = &meta->chooser, .picked = -1};
+        sfs_meta_pick_t pick = {
+            .chooser = &meta->chooser, .config = meta->service->config, .picked = -1};
         sfs_ns_create_args_t create = {
-            .cred         = &op->cred,
-            .want         = sfs_meta_want(a->flags),
-            .path         = a->path,
-            .mode         = a->mode,
-            .uid          = a->uid,
-            .gid          = a->gid,
-            .flags        = a->flags & SFS_CREATE_EXCL,
-            .chunk_size   = a->chunk_size,
-            .stripe_count = a->stripe_count,
-            .start_target = a->start_target,
-            .now_ns       = now,
-            .choose       = sfs_meta_choose_noted,
-            .choose_arg   = &pick,
+            .cred = &op->cred,
+            .want = sfs_meta_want(a->flags),
+            .path = a->path,
+            .mode = a->mode,
+            .uid  = a->uid,
+            .gid  = a->gid,
+            .flags =
+                a->flags & (SFS_CREATE_EXCL | SFS_PATTERN_REQ_MIRROR | SFS_PATTERN_REQ_NO_MIRROR),
+            .chunk_size    = a->chunk_size,
+            .stripe_count  = a->stripe_count,
+            .start_target  = a->start_target,
+            .now_ns        = now,
+            .choose        = sfs_meta_choose_noted,
+            .choose_mirror = sfs_meta_choose_primaries,
+            .choose_arg    = &pick,
         };
 
         op->status = sfs_ns_create(txn, &create, &op->attr, &op->created);
@@ -158,6 +229,9 @@ void sfs_meta_run_op(sfs_meta_t *meta, sfs_meta_txn_t *txn, sfs_meta_op_t *op, u
     case SFS_OP_SETPATTERN:
         op->status = sfs_ns_setpattern(txn, &op->cred, a->path, a->chunk_size, a->stripe_count, now,
                                        &op->attr);
+        if (op->status == 0 && (a->flags & (SFS_PATTERN_REQ_MIRROR | SFS_PATTERN_REQ_NO_MIRROR))) {
+            op->status = sfs_meta_set_mirror(meta, txn, a, &op->attr);
+        }
         break;
     case SFS_OP_SETATTR:
         op->status = sfs_ns_setattr(txn, &op->cred, a->path, a->flags, a->mode, a->uid, a->gid,

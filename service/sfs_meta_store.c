@@ -100,7 +100,7 @@ int sfs_meta_store_open(const sfs_meta_store_params_t *params, sfs_meta_store_t 
             root.type         = SFS_TYPE_DIR;
             root.mode         = 0755; /* as mkfs leaves it: root makes room for users */
             root.nlink        = 2;
-            root.pattern.type = SFS_PATTERN_RAID0;
+            root.pattern.type = params->mirror ? SFS_PATTERN_MIRROR : SFS_PATTERN_RAID0;
             root.pattern.chunk_size =
                 params->chunk_size ? params->chunk_size : SFS_CHUNK_SIZE_DEFAULT;
             root.pattern.stripe_count =

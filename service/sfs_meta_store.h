@@ -36,6 +36,7 @@ typedef struct sfs_meta_store_params {
     uint64_t    map_size;   /* LMDB map size, bytes */
     uint64_t    chunk_size; /* the root's default pattern, used on first open */
     uint32_t    stripe_count;
+    int         mirror; /* a new root directory mirrors new files (mirror.default) */
 } sfs_meta_store_params_t;
 
 int  sfs_meta_store_open(const sfs_meta_store_params_t *params, sfs_meta_store_t **store_p);
@@ -56,12 +57,13 @@ typedef struct sfs_ns_create_args {
     uint32_t           mode;
     uint32_t           uid; /* owner, only when a server asks (SFS_CRED_SERVER) */
     uint32_t           gid;
-    uint32_t           flags;        /* SFS_CREATE_EXCL */
+    uint32_t           flags;        /* SFS_CREATE_EXCL, SFS_PATTERN_REQ_(NO_)MIRROR */
     uint64_t           chunk_size;   /* 0: the directory's */
     uint32_t           stripe_count; /* 0: the directory's */
     uint32_t           start_target;
     uint64_t           now_ns;
     sfs_meta_choose_fn choose;
+    sfs_meta_choose_fn choose_mirror; /* a mirrored file's: group primaries only */
     void              *choose_arg;
 } sfs_ns_create_args_t;
 

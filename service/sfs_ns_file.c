@@ -72,7 +72,11 @@ int sfs_ns_create(sfs_meta_txn_t *txn, const sfs_ns_create_args_t *args, sfs_att
         return rc;
     }
     memset(attr, 0, sizeof(*attr));
-    attr->pattern.type       = SFS_PATTERN_RAID0;
+    attr->pattern.type =
+        ((args->flags & SFS_PATTERN_REQ_MIRROR) ||
+         (parent.pattern.type == SFS_PATTERN_MIRROR && !(args->flags & SFS_PATTERN_REQ_NO_MIRROR)))
+            ? SFS_PATTERN_MIRROR
+            : SFS_PATTERN_RAID0;
     attr->pattern.chunk_size = args->chunk_size ? args->chunk_size : parent.pattern.chunk_size;
     attr->pattern.stripe_count =
         args->stripe_count ? args->stripe_count : parent.pattern.stripe_count;
@@ -80,8 +84,12 @@ int sfs_ns_create(sfs_meta_txn_t *txn, const sfs_ns_create_args_t *args, sfs_att
         (rc = sfs_ns_check_stripe_count(args->path, attr->pattern.stripe_count))) {
         return rc;
     }
-    picked = args->choose(args->choose_arg, attr->pattern.stripe_count, args->start_target,
-                          attr->pattern.targets);
+    if (attr->pattern.type == SFS_PATTERN_MIRROR && !args->choose_mirror) {
+        return sfs_error_set(-EINVAL, "'%.200s': mirrored files cannot be created here",
+                             args->path);
+    }
+    picked = (attr->pattern.type == SFS_PATTERN_MIRROR ? args->choose_mirror : args->choose)(
+        args->choose_arg, attr->pattern.stripe_count, args->start_target, attr->pattern.targets);
     if (picked < 0) {
         return picked;
     }

@@ -55,6 +55,20 @@ int sfs_storage_create(sfs_service_t *service, sfs_storage_t **storage_p)
         }
         storage->hand_over_files = hand_over;
     }
+    {
+        int64_t jitter;
+
+        rc = sfs_tunable_int(&sfs_storage_tunables, "STRIPEFS_TEST_WRITE_JITTER_US", &jitter);
+        if (rc) {
+            goto err;
+        }
+        storage->write_jitter_us = (uint32_t)jitter;
+        if (jitter) {
+            sfs_warn("STRIPEFS_TEST_WRITE_JITTER_US=%" PRId64 ": writes are delayed at random "
+                     "(testing only)",
+                     jitter);
+        }
+    }
     rc = sfs_workq_create(service->config->io_threads, "storage-io", service->worker,
                           &storage->workq);
     if (rc) {
@@ -74,6 +88,12 @@ void sfs_storage_destroy(sfs_storage_t *storage)
         return;
     }
     if (storage->workq) {
+        /* mirrored requests first: one waiting for an overlapping one is
+         * started when that one is done on both copies, on the disk
+         * threads (the forwards end within the RPC timeout) */
+        while (storage->mirror_head) {
+            sfs_tp_worker_progress(storage->service->worker, 10);
+        }
         sfs_workq_destroy(storage->workq);
         /* replies of finished items are posted to the progress thread */
         while (storage->in_flight) {
@@ -176,6 +196,9 @@ void sfs_storage_run(sfs_work_t *work)
             }
             op->pull = 0;
         }
+        if (op->storage->write_jitter_us && !(op->io_flags & SFS_CHUNK_IO_NOWAIT)) {
+            usleep((useconds_t)(sfs_time_ns() % op->storage->write_jitter_us));
+        }
         op->status = sfs_chunk_write(
             target, chunk->entry_id, chunk->extents, chunk->extent_count, op->data,
             ((chunk->flags & SFS_WRITE_SYNC) ? SFS_CHUNK_IO_SYNC : 0) | op->io_flags, &op->length);
@@ -250,6 +273,7 @@ void sfs_storage_run(sfs_work_t *work)
 
 void sfs_storage_op_free(sfs_storage_op_t *op)
 {
+    free(op->forward_args);
     free(op->ids);
     free(op->lengths);
     free(op->unlink);
@@ -278,6 +302,9 @@ void sfs_storage_done(sfs_work_t *work)
     struct iovec       iov;
 
     op->storage->in_flight--;
+    if (op->mirror && sfs_storage_mirror_step(op)) {
+        return; /* on to the buddy */
+    }
     if (op->status) {
         /* a refused handoff is no error: the client reads through us */
         if (op->status != -ENOENT && !(op->pull && op->status == SFS_PULL_REFUSED) &&

@@ -121,7 +121,7 @@ static int sfs_storage_admit(sfs_storage_t *storage, sfs_storage_op_t *op)
     return 0;
 }
 
-static void sfs_storage_submit(sfs_storage_t *storage, sfs_storage_op_t *op, uint64_t bytes)
+void sfs_storage_submit(sfs_storage_t *storage, sfs_storage_op_t *op, uint64_t bytes)
 {
     op->work.run  = sfs_storage_run;
     op->work.done = sfs_storage_done;
@@ -169,10 +169,10 @@ void sfs_handle_chunk_unlink(sfs_service_t *service, sfs_tp_request_t *req)
         goto err;
     }
     op->chunk.target_id = op->unlink->target_id;
-    if (sfs_storage_admit(storage, op) != 0) {
+    if (sfs_storage_admit(storage, op) != 0 || sfs_storage_mirror_admit(storage, op) != 0) {
         goto err;
     }
-    sfs_storage_submit(storage, op, 0);
+    sfs_storage_mirror_start(storage, op, 0);
     return;
 
 err:
@@ -192,7 +192,7 @@ void sfs_handle_chunk(sfs_service_t *service, sfs_tp_request_t *req)
         return;
     }
     if (sfs_handler_decode(req, &op->chunk, sizeof(op->chunk), opcode == SFS_OP_WRITE) != 0 ||
-        sfs_storage_admit(storage, op) != 0) {
+        sfs_storage_admit(storage, op) != 0 || sfs_storage_mirror_admit(storage, op) != 0) {
         goto err;
     }
     bytes = sfs_chunk_req_bytes(&op->chunk);
@@ -261,7 +261,7 @@ void sfs_handle_chunk(sfs_service_t *service, sfs_tp_request_t *req)
     default:
         break;
     }
-    sfs_storage_submit(storage, op, bytes);
+    sfs_storage_mirror_start(storage, op, bytes);
     return;
 
 err:

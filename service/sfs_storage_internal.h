@@ -22,6 +22,11 @@ struct sfs_storage {
     uint64_t             in_flight;
     int                  hand_over_files; /* CHUNK_OPEN allowed (STRIPEFS_LOCAL_READ is not 0) */
     uint64_t             refusals;        /* requests refused for want of a capability */
+    uint32_t             write_jitter_us; /* STRIPEFS_TEST_WRITE_JITTER_US */
+    /* mirrored requests in arrival order, started or waiting for an
+     * overlapping earlier one (sfs_storage_mirror.c) */
+    struct sfs_storage_op *mirror_head, *mirror_tail;
+    uint64_t               mirror_forwards;
 };
 
 typedef struct sfs_storage_op {
@@ -44,12 +49,37 @@ typedef struct sfs_storage_op {
     uint64_t               *lengths;
     int                     status;
     char                    detail[SFS_ERROR_DETAIL_MAX];
+    /* a mirrored request on the group's primary (sfs_storage_mirror.c) */
+    int                    mirror;       /* 1: forward to the buddy before replying */
+    int                    mirror_stage; /* 0: our copy; 1: the buddy's; 2: both done */
+    int                    mirror_wait;  /* waits for an overlapping earlier request */
+    uint32_t               buddy_id;     /* the secondary target */
+    uint64_t               bytes;        /* for sfs_storage_submit */
+    uint64_t               lo, hi;       /* chunk file range it changes ([0, 0): none) */
+    uint64_t               primary_length;
+    sfs_tp_rpc_t          *forward;
+    uint8_t               *forward_args;
+    struct iovec           forward_iov; /* the payload it sends (valid until its reply) */
+    struct sfs_storage_op *mirror_next, *mirror_prev;
 } sfs_storage_op_t;
 
 sfs_chunk_target_t *sfs_storage_find(sfs_storage_t *storage, uint32_t target_id);
 /* The disk I/O of an op (sfs_work_t run) and its reply (done). */
 void sfs_storage_run(sfs_work_t *work);
 void sfs_storage_done(sfs_work_t *work);
+/* Run an op inline or on a disk thread (sfs_storage_handlers.c). */
+void sfs_storage_submit(sfs_storage_t *storage, sfs_storage_op_t *op, uint64_t bytes);
+
+/* Mirroring (sfs_storage_mirror.c). Admit: a request flagged
+ * SFS_CHUNK_MIRRORED must reach a group's primary (else it is refused and
+ * answered: non-zero); a CHUNK_UNLINK on a primary is forwarded too.
+ * Start: in order behind overlapping earlier requests. Step (from done):
+ * non-zero while the op goes on (to the buddy); zero when it is to be
+ * answered now. */
+int  sfs_storage_mirror_admit(sfs_storage_t *storage, sfs_storage_op_t *op);
+void sfs_storage_mirror_start(sfs_storage_t *storage, sfs_storage_op_t *op, uint64_t bytes);
+int  sfs_storage_mirror_step(sfs_storage_op_t *op);
+
 /* Free an op that was never run (its data buffer is the caller's). */
 void sfs_storage_op_free(sfs_storage_op_t *op);
 

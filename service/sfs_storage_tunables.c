@@ -9,6 +9,16 @@ static const sfs_tunable_t sfs_storage_tunable_entries[] = {
         .help          = "storage servers hand same-host clients the chunk files to read "
                          "themselves (0: they serve every read)",
     },
+    {
+        .name          = "STRIPEFS_TEST_WRITE_JITTER_US",
+        .type          = SFS_TUNABLE_INT,
+        .default_value = "0",
+        .min           = 0,
+        .max           = 100000,
+        .help          = "testing only: each write on a disk thread first sleeps a random "
+                         "0..N microseconds, so that concurrent writes finish out of order "
+                         "(tests/service/test_service_mirror.sh)",
+    },
 };
 
 const sfs_tunable_table_t sfs_storage_tunables =

@@ -8,7 +8,7 @@
 
 #include "sfs_tunable.h"
 
-/* STRIPEFS_LOCAL_READ */
+/* STRIPEFS_LOCAL_READ, STRIPEFS_TEST_WRITE_JITTER_US */
 extern const sfs_tunable_table_t sfs_storage_tunables;
 
 #endif

@@ -98,6 +98,10 @@ check_PROGRAMS += tests/progs/sfs_client_check
 tests_progs_sfs_client_check_SOURCES = tests/progs/sfs_client_check.c
 tests_progs_sfs_client_check_LDADD   = libsfs_client.la $(SFS_CORE_LIBS)
 
+check_PROGRAMS += tests/progs/sfs_mirror_writers
+tests_progs_sfs_mirror_writers_SOURCES = tests/progs/sfs_mirror_writers.c
+tests_progs_sfs_mirror_writers_LDADD   = libsfs_client.la $(SFS_CORE_LIBS)
+
 # Every public client call with bad arguments (tests/service/test_service_client_api.sh).
 check_PROGRAMS += tests/progs/sfs_client_args
 tests_progs_sfs_client_args_SOURCES = tests/progs/sfs_client_args.c

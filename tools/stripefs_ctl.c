@@ -102,8 +102,12 @@ static const ctl_verb_t ctl_verbs[] = {
      "Show how this host reaches each server and who is connected to each."},
     {"check-servers", ctl_check_servers, 1, 1, "check-servers",
      "Ping every server rank; exit 1 if any is unreachable."},
-    {"setpattern", ctl_setpattern, 1, 0, "setpattern [--chunksize SIZE] [--numtargets N] DIR",
-     "Set the stripe pattern new files in DIR get (chunk size 64K..4G, power of two)."},
+    {"setpattern", ctl_setpattern, 1, 0,
+     "setpattern [--chunksize SIZE] [--numtargets N] [--mirror|--no-mirror] DIR",
+     "Set the stripe pattern new files in DIR get (chunk size 64K..4G, power of two; "
+     "--mirror: each chunk on both targets of a mirror group, N counts groups)."},
+    {"mirror", ctl_mirror, 0, 0, "mirror list",
+     "List the mirror groups: their primary and secondary targets and consistency states."},
     {"getentryinfo", ctl_getentryinfo, 1, 0, "getentryinfo PATH",
      "Show a file's or directory's entry id, stripe pattern and targets."},
     {"mkdir", ctl_mkdir, 1, 0, "mkdir [-p] [-m MODE] PATH...", "Make directories."},
@@ -128,7 +132,8 @@ static const ctl_verb_t ctl_verbs[] = {
     {"genconfig", ctl_genconfig, 0, 0,
      "genconfig --hosts H1,H2,... [--storage-dir DIR] [--meta-dir DIR] [--connauth F] "
      "[--port N] [-o FILE]",
-     "Write a cluster config: mgmt and meta on the first host, one target per host."},
+     "Write a cluster config: mgmt and meta on the first host, one target per host "
+     "(consecutive hosts' targets paired into mirror groups)."},
     {"info", ctl_info, 0, 1, "info",
      "Print every environment tunable of every subsystem with its current value (no service "
      "needed); exit 1 if a value is invalid."},

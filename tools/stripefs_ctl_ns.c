@@ -18,9 +18,12 @@ int ctl_setpattern(ctl_t *ctl, int argc, char **argv)
 {
     static const struct option options[] = {{"chunksize", required_argument, NULL, 'c'},
                                             {"numtargets", required_argument, NULL, 'n'},
+                                            {"mirror", no_argument, NULL, 'm'},
+                                            {"no-mirror", no_argument, NULL, 'M'},
                                             {NULL, 0, NULL, 0}};
     uint64_t                   chunk     = 0;
     long                       count     = 0;
+    int                        mirror    = -1;
     int                        opt, rc;
 
     optind = 1;
@@ -41,15 +44,24 @@ int ctl_setpattern(ctl_t *ctl, int argc, char **argv)
                 return EXIT_USAGE;
             }
             break;
+        case 'm':
+        case 'M':
+            if (mirror >= 0 && mirror != (opt == 'm')) {
+                fprintf(stderr, "stripefs-ctl setpattern: --mirror or --no-mirror, not both\n");
+                return EXIT_USAGE;
+            }
+            mirror = opt == 'm';
+            break;
         default:
             return EXIT_USAGE;
         }
     }
-    if (optind != argc - 1 || (!chunk && !count)) {
-        fprintf(stderr, "usage: stripefs-ctl setpattern [--chunksize SIZE] [--numtargets N] DIR\n");
+    if (optind != argc - 1 || (!chunk && !count && mirror < 0)) {
+        fprintf(stderr, "usage: stripefs-ctl setpattern [--chunksize SIZE] [--numtargets N] "
+                        "[--mirror|--no-mirror] DIR\n");
         return EXIT_USAGE;
     }
-    rc = sfs_setpattern(ctl->client, argv[optind], chunk, (uint32_t)count);
+    rc = sfs_setpattern_mirror(ctl->client, argv[optind], chunk, (uint32_t)count, mirror);
     if (rc) {
         return ctl_fail("setpattern", rc);
     }
@@ -58,8 +70,10 @@ int ctl_setpattern(ctl_t *ctl, int argc, char **argv)
         char       size[32];
 
         if (sfs_lookup(ctl->client, argv[optind], &st) == 0) {
-            printf("Path: %s\nChunksize: %s\nNumber of storage targets: desired: %u\n",
-                   argv[optind], ctl_size(st.chunk_size, size, sizeof(size)), st.stripe_count);
+            printf("Path: %s\nChunksize: %s\nNumber of storage targets: desired: %u\n"
+                   "Mirrored: %s\n",
+                   argv[optind], ctl_size(st.chunk_size, size, sizeof(size)), st.stripe_count,
+                   (st.flags & SFS_STAT_MIRRORED) ? "yes" : "no");
         }
     }
     return 0;
@@ -99,6 +113,32 @@ static void ctl_count_note(ctl_t *ctl, const char *path, const sfs_stat_t *st, c
     }
 }
 
+/* A mirrored entry: where each primary's copy lives (MIRROR_LIST). */
+static void ctl_mirror_note(ctl_t *ctl, const sfs_stat_t *st)
+{
+    sfs_mirror_list_reply_t *groups = calloc(1, sizeof(*groups));
+
+    printf("+ Mirrored: yes (each chunk on both targets of a mirror group; targets below "
+           "are the primaries)\n");
+    if (!groups || st->type == SFS_FILE_TYPE_DIR ||
+        sfs_admin_mirror_list(ctl->client, groups) != 0) {
+        free(groups);
+        return;
+    }
+    for (uint32_t i = 0; i < st->target_count; i++) {
+        for (uint32_t g = 0; g < groups->count; g++) {
+            if (groups->groups[g].primary == st->targets[i]) {
+                printf("+ Mirror group %u: primary %u (%s), secondary %u (%s)\n",
+                       groups->groups[g].group_id, groups->groups[g].primary,
+                       sfs_mirror_state_name(groups->groups[g].primary_state),
+                       groups->groups[g].secondary,
+                       sfs_mirror_state_name(groups->groups[g].secondary_state));
+            }
+        }
+    }
+    free(groups);
+}
+
 int ctl_getentryinfo(ctl_t *ctl, int argc, char **argv)
 {
     sfs_stat_t st;
@@ -123,12 +163,21 @@ int ctl_getentryinfo(ctl_t *ctl, int argc, char **argv)
 
         printf("Metadata node: rank %u on %s\n", map->meta_node, meta ? meta->host : "?");
     }
-    printf("Stripe pattern details:\n+ Type: RAID0\n+ Chunksize: %s\n",
+    printf("Stripe pattern details:\n+ Type: %s\n+ Chunksize: %s\n",
+           (st.flags & SFS_STAT_MIRRORED) ? "Buddy Mirror" : "RAID0",
            ctl_size(st.chunk_size, size, sizeof(size)));
+    if (st.flags & SFS_STAT_MIRRORED) {
+        ctl_mirror_note(ctl, &st);
+    }
     if (st.type == SFS_FILE_TYPE_DIR) {
         printf("+ Number of storage targets: desired: %u\n", st.stripe_count);
     } else {
-        ctl_count_note(ctl, argv[1], &st, map, note, sizeof(note));
+        if (st.flags & SFS_STAT_MIRRORED) {
+            /* a mirrored file gets at most one target per group */
+            snprintf(note, sizeof(note), " (mirror group primaries)");
+        } else {
+            ctl_count_note(ctl, argv[1], &st, map, note, sizeof(note));
+        }
         printf("+ Number of storage targets: %u%s\n+ Storage targets:\n", st.target_count, note);
         for (uint32_t i = 0; i < st.target_count; i++) {
             const sfs_map_target_t *t     = map ? sfs_map_find_target(map, st.targets[i]) : NULL;

@@ -7,7 +7,9 @@
  *    names, orphan inodes, types, parents, counters (and repairs them).
  * 2. Every target's chunk files are compared with the files' patterns:
  *    orphaned chunk files (no file, no pending deletion) and chunk files on a
- *    target that is not in their file's pattern (removed with --repair).
+ *    target that is not in their file's pattern (removed with --repair); a
+ *    mirrored file's pattern names the groups' primaries, and their
+ *    secondaries (MIRROR_LIST) hold its copies.
  * Run it on a quiet file system: a file created or removed while it runs can
  * show up as a false finding (run it again to confirm).
  *
@@ -29,19 +31,20 @@
 typedef struct fsck_file {
     uint64_t entry_id;
     uint32_t target_count;
-    uint32_t targets[SFS_STRIPE_COUNT_MAX];
+    uint32_t targets[2 * SFS_STRIPE_COUNT_MAX]; /* mirrored: the primaries, then the secondaries */
 } fsck_file_t;
 
 typedef struct fsck {
-    sfs_client_t *client;
-    int           repair;
-    fsck_file_t  *files;
-    size_t        file_count;
-    uint64_t     *pending;
-    size_t        pending_count;
-    uint64_t      problems;
-    uint64_t      repaired;
-    uint64_t      chunks;
+    sfs_client_t            *client;
+    sfs_mirror_list_reply_t *mirror; /* the mirror groups */
+    int                      repair;
+    fsck_file_t             *files;
+    size_t                   file_count;
+    uint64_t                *pending;
+    size_t                   pending_count;
+    uint64_t                 problems;
+    uint64_t                 repaired;
+    uint64_t                 chunks;
 } fsck_t;
 
 static int fsck_cmp_file(const void *a, const void *b)
@@ -62,6 +65,20 @@ static void fsck_meta_line(void *arg, const char *line)
 {
     (void)arg;
     printf("  metadata: %s\n", line);
+}
+
+/* A mirrored file's copies are on its primaries' buddies too. */
+static void fsck_add_secondaries(const fsck_t *fsck, fsck_file_t *file)
+{
+    uint32_t primaries = file->target_count;
+
+    for (uint32_t t = 0; t < primaries; t++) {
+        for (uint32_t g = 0; g < fsck->mirror->count; g++) {
+            if (fsck->mirror->groups[g].primary == file->targets[t]) {
+                file->targets[file->target_count++] = fsck->mirror->groups[g].secondary;
+            }
+        }
+    }
 }
 
 static int fsck_load_files(fsck_t *fsck)
@@ -98,6 +115,9 @@ static int fsck_load_files(fsck_t *fsck)
             fsck->files[fsck->file_count].target_count = attrs[i].pattern_targets;
             memcpy(fsck->files[fsck->file_count].targets, attrs[i].pattern.targets,
                    sizeof(uint32_t) * attrs[i].pattern_targets);
+            if (attrs[i].pattern.type == SFS_PATTERN_MIRROR) {
+                fsck_add_secondaries(fsck, &fsck->files[fsck->file_count]);
+            }
             fsck->file_count++;
         }
         if (count == 0) {
@@ -271,7 +291,13 @@ int main(int argc, char **argv)
     printf("phase 2: chunk files%s\n", fsck.repair ? " (repairing)" : "");
     /* chunk files are judged against files and pending deletions read
      * afterwards, so a file removed meanwhile is not taken for an orphan */
-    if ((rc = sfs_admin_map(fsck.client, &map)) || (rc = fsck_load_files(&fsck)) ||
+    fsck.mirror = calloc(1, sizeof(*fsck.mirror));
+    if (!fsck.mirror) {
+        rc = -ENOMEM;
+        goto failed;
+    }
+    if ((rc = sfs_admin_map(fsck.client, &map)) ||
+        (rc = sfs_admin_mirror_list(fsck.client, fsck.mirror)) || (rc = fsck_load_files(&fsck)) ||
         (rc = fsck_load_pending(&fsck))) {
         goto failed;
     }
@@ -295,6 +321,7 @@ int main(int argc, char **argv)
     sfs_client_disconnect(fsck.client);
     free(fsck.files);
     free(fsck.pending);
+    free(fsck.mirror);
     {
         uint64_t left = meta.problems - meta.repaired + fsck.problems - fsck.repaired;
 
@@ -308,5 +335,6 @@ failed:
     sfs_client_disconnect(fsck.client);
     free(fsck.files);
     free(fsck.pending);
+    free(fsck.mirror);
     return 2;
 }

@@ -27,6 +27,7 @@
 #define ADIOI_STRIPEFS_HINT_CONFIG "stripefs_config"   /* cluster config file */
 #define ADIOI_STRIPEFS_HINT_MGMT   "stripefs_mgmt"     /* management host:port */
 #define ADIOI_STRIPEFS_HINT_AUTH   "stripefs_connauth" /* connauth file */
+#define ADIOI_STRIPEFS_HINT_MIRROR "stripefs_mirror"   /* enable/disable: a mirrored file */
 
 /* The file's client handle. */
 #define ADIOI_STRIPEFS_FILE(fd) ((sfs_file_t *)(fd)->fs_ptr)
@@ -62,6 +63,9 @@ void ADIOI_STRIPEFS_WriteStrided(ADIO_File fd, const void *buf, int count, MPI_D
 
 /* ad_stripefs_hints.c */
 void ADIOI_STRIPEFS_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code);
+/* The stripefs_mirror hint: 1 "enable", 0 "disable", -1 not given (the
+ * directory decides). */
+int ADIOI_STRIPEFS_mirror_hint(ADIO_File fd);
 
 /* ad_stripefs_fcntl.c */
 void ADIOI_STRIPEFS_Fcntl(ADIO_File fd, int flag, ADIO_Fcntl_t *fcntl_struct, int *error_code);

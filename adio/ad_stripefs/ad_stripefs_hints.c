@@ -2,7 +2,9 @@
  * ad_stripefs: hints. striping_factor, striping_unit and start_iodevice ask
  * for a pattern when a file is created (a directory's pattern otherwise);
  * stripefs_config / stripefs_mgmt / stripefs_connauth say where the service
- * is (else STRIPEFS_* environment variables or the default config). Every
+ * is (else STRIPEFS_* environment variables or the default config);
+ * stripefs_mirror=enable|disable makes a new file mirrored or not whatever
+ * its directory says (docs/mirroring.md). Every
  * hint must agree across the ranks that open the file.
  */
 #include "ad_stripefs.h"
@@ -39,9 +41,10 @@ void ADIOI_STRIPEFS_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code)
             return;
         }
         /* where the service is: the string hints are kept in fd->info */
-        for (int i = 0; i < 3; i++) {
+        for (int i = 0; i < 4; i++) {
             static const char *const keys[] = {ADIOI_STRIPEFS_HINT_CONFIG, ADIOI_STRIPEFS_HINT_MGMT,
-                                               ADIOI_STRIPEFS_HINT_AUTH};
+                                               ADIOI_STRIPEFS_HINT_AUTH,
+                                               ADIOI_STRIPEFS_HINT_MIRROR};
 
             ADIOI_Info_check_and_install_str(fd, users_info, keys[i], &value, (char *)myname,
                                              error_code);
@@ -56,4 +59,25 @@ void ADIOI_STRIPEFS_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code)
     }
     /* collective buffering and data sieving hints */
     ADIOI_GEN_SetInfo(fd, users_info, error_code);
+}
+
+int ADIOI_STRIPEFS_mirror_hint(ADIO_File fd)
+{
+    char value[16];
+    int  flag = 0;
+
+    if (fd->info == MPI_INFO_NULL) {
+        return -1;
+    }
+    MPI_Info_get(fd->info, ADIOI_STRIPEFS_HINT_MIRROR, (int)sizeof(value) - 1, value, &flag);
+    if (!flag) {
+        return -1;
+    }
+    if (strcmp(value, "enable") == 0 || strcmp(value, "true") == 0) {
+        return 1;
+    }
+    if (strcmp(value, "disable") == 0 || strcmp(value, "false") == 0) {
+        return 0;
+    }
+    return -1; /* "automatic" and anything else: the directory decides */
 }

@@ -60,6 +60,10 @@ static void ADIOI_STRIPEFS_open_args(ADIO_File fd, int access_mode, int *flags_p
         params->field_mask |= SFS_OPEN_PARAM_START_TARGET;
         params->start_target = (uint32_t)fd->hints->start_iodevice;
     }
+    if (ADIOI_STRIPEFS_mirror_hint(fd) >= 0) {
+        params->field_mask |= SFS_OPEN_PARAM_MIRROR;
+        params->mirror = ADIOI_STRIPEFS_mirror_hint(fd);
+    }
     *flags_p = flags;
 }
 

@@ -110,6 +110,10 @@ typedef struct sfs_stat {
  * down), so its size cannot be known: `size` is what the targets that did
  * answer hold (the size is at least that), target_down[] says which. */
 #define SFS_STAT_SIZE_UNKNOWN 1u
+/** The entry is mirrored (files) or mirrors new files (directories):
+ * targets[] are mirror groups' primaries, each chunk also on the group's
+ * secondary (docs/mirroring.md). */
+#define SFS_STAT_MIRRORED 2u
 
 /** Stat a path; for files this asks every target for its chunk length.
  * A target that cannot be reached does not fail it: the attributes come
@@ -159,6 +163,11 @@ int sfs_utimens(sfs_client_t *client, const char *path, uint64_t atime_ns, uint6
 /** Set a directory's pattern for new files (0 keeps a field). */
 int sfs_setpattern(sfs_client_t *client, const char *path, uint64_t chunk_size,
                    uint32_t stripe_count);
+/** sfs_setpattern, and `mirror`: 1 the directory's new files are mirrored,
+ * 0 they are not, -1 as it was. -EINVAL when the config has no mirror
+ * groups. */
+int sfs_setpattern_mirror(sfs_client_t *client, const char *path, uint64_t chunk_size,
+                          uint32_t stripe_count, int mirror);
 
 typedef struct sfs_dir_entry {
     char     name[256];
@@ -208,6 +217,7 @@ enum {
     SFS_OPEN_PARAM_CHUNK_SIZE   = 1u << 0,
     SFS_OPEN_PARAM_STRIPE_COUNT = 1u << 1,
     SFS_OPEN_PARAM_START_TARGET = 1u << 2,
+    SFS_OPEN_PARAM_MIRROR       = 1u << 3,
 };
 
 /** Pattern wishes for a file being created (ignored if it exists). */
@@ -216,6 +226,7 @@ typedef struct sfs_open_params {
     uint64_t chunk_size;
     uint32_t stripe_count;
     uint32_t start_target;
+    int32_t  mirror; /**< 1: a mirrored file, 0: not, whatever its directory says */
 } sfs_open_params_t;
 
 /** Open (and with SFS_O_CREAT create) a file. `flags`: one of SFS_O_RDONLY,

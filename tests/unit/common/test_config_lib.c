@@ -171,6 +171,14 @@ void assert_config_equal(const sfs_config_t *a, const sfs_config_t *b)
     assert_int_equal(a->io_threads, b->io_threads);
     assert_int_equal(a->inline_io_max, b->inline_io_max);
     assert_int_equal(a->mapped_read_min, b->mapped_read_min);
+    assert_int_equal(a->mirror_group_count, b->mirror_group_count);
+    for (uint32_t i = 0; i < a->mirror_group_count; i++) {
+        assert_int_equal(a->mirror_groups[i].id, b->mirror_groups[i].id);
+        assert_int_equal(a->mirror_groups[i].primary, b->mirror_groups[i].primary);
+        assert_int_equal(a->mirror_groups[i].secondary, b->mirror_groups[i].secondary);
+    }
+    assert_int_equal(a->mirror_default, b->mirror_default);
+    assert_int_equal(a->mirror_same_host, b->mirror_same_host);
 }
 
 int ends_with(const char *text, const char *end)

@@ -135,6 +135,13 @@ static void test_generate(void **state)
         assert_string_equal(config->targets[i].dir, "/mnt/data/stripefs");
     }
     assert_int_equal(config->default_chunk_size, 512 * KIB);
+    /* consecutive hosts pair into mirror groups: Imaging's 101+201, 301+401 */
+    assert_int_equal(config->mirror_group_count, 2);
+    assert_int_equal(config->mirror_groups[0].primary, 101);
+    assert_int_equal(config->mirror_groups[0].secondary, 201);
+    assert_int_equal(config->mirror_groups[1].primary, 301);
+    assert_int_equal(config->mirror_groups[1].secondary, 401);
+    assert_int_equal(config->mirror_default, 0);
     round_trip(config, "generated.yaml");
     sfs_config_destroy(config);
 

@@ -34,7 +34,8 @@ static void test_every_op_in_the_table(void **state)
         assert_true(info->request_size > 0 && info->reply_size > 0);
         assert_true(info->handler[0] != '\0');
     }
-    assert_int_equal(ops, 33);
+    assert_int_equal(ops, 34);
+    assert_string_equal(sfs_proto_op_info(SFS_OP_MIRROR_LIST)->reply_codec, "mirror_list_reply");
     assert_string_equal(sfs_proto_op_info(SFS_OP_CHUNK_UNLINK)->request_codec, "chunk_unlink_req");
     assert_string_equal(sfs_proto_op_info(SFS_OP_HEARTBEAT)->reply_codec, "heartbeat_reply");
     assert_string_equal(sfs_proto_op_info(SFS_OP_HELLO)->handler, "transport");
@@ -140,6 +141,39 @@ static size_t pack_hello(uint8_t *buf, size_t size, uint64_t features, int with_
     return wb.length;
 }
 
+/* MIRROR_LIST's groups travel in the reply's arguments: round trip, too
+ * many groups and unknown states refused. */
+static void test_mirror_list(void **state)
+{
+    static sfs_mirror_list_reply_t list, got;
+    static uint8_t                 buf[SFS_PROTO_ARGS_MAX];
+    sfs_wbuf_t                     wb;
+
+    (void)state;
+    list.count     = 2;
+    list.groups[0] = (sfs_mirror_group_info_t){1, 101, 201, SFS_MIRROR_STATE_GOOD,
+                                               SFS_MIRROR_STATE_NEEDS_RESYNC};
+    list.groups[1] =
+        (sfs_mirror_group_info_t){2, 301, 401, SFS_MIRROR_STATE_RESYNCING, SFS_MIRROR_STATE_BAD};
+    sfs_wbuf_init(&wb, buf, sizeof(buf));
+    assert_int_equal(sfs_proto_encode(SFS_OP_MIRROR_LIST, 1, &list, sizeof(list), &wb), 0);
+    assert_int_equal(sfs_proto_decode(SFS_OP_MIRROR_LIST, 1, buf, wb.length, &got, sizeof(got)), 0);
+    assert_int_equal(got.count, 2);
+    assert_memory_equal(got.groups, list.groups, 2 * sizeof(list.groups[0]));
+    assert_string_equal(sfs_mirror_state_name(got.groups[0].secondary_state), "needs-resync");
+    assert_string_equal(sfs_mirror_state_name(got.groups[1].secondary_state), "bad");
+    buf[4 + 4 * 4] = 9; /* group 0's secondary state: no such state */
+    assert_int_equal(sfs_proto_decode(SFS_OP_MIRROR_LIST, 1, buf, wb.length, &got, sizeof(got)),
+                     -EBADMSG);
+    list.count = SFS_MIRROR_LIST_MAX + 1;
+    sfs_wbuf_init(&wb, buf, sizeof(buf));
+    assert_int_not_equal(sfs_proto_encode(SFS_OP_MIRROR_LIST, 1, &list, sizeof(list), &wb), 0);
+    sfs_wbuf_init(&wb, buf, sizeof(buf));
+    sfs_wbuf_u32(&wb, SFS_MIRROR_LIST_MAX + 1);
+    assert_int_equal(sfs_proto_decode(SFS_OP_MIRROR_LIST, 1, buf, wb.length, &got, sizeof(got)),
+                     -EBADMSG);
+}
+
 static void test_hello_features(void **state)
 {
     uint8_t         buf[1024];
@@ -183,6 +217,7 @@ int main(void)
         cmocka_unit_test(test_decode_checks_size_and_rest),
         cmocka_unit_test(test_chunk_unlink_ids),
         cmocka_unit_test(test_listing_cursors),
+        cmocka_unit_test(test_mirror_list),
         cmocka_unit_test(test_hello_features),
     };
 

@@ -178,6 +178,85 @@ static void test_create_hint_says_why(void **state)
     assert_int_equal(attr.pattern.chunk_size, 128 * 1024);
 }
 
+/* A mirrored file's targets come from the mirror chooser (groups' primaries). */
+static int choose_primaries(void *arg, uint32_t count, uint32_t start_target, uint32_t *targets)
+{
+    (void)arg;
+    (void)start_target;
+    for (uint32_t i = 0; i < count && i < 2; i++) {
+        targets[i] = 201 + 100 * i;
+    }
+    return count < 2 ? (int)count : 2;
+}
+
+static void test_create_mirrored(void **state)
+{
+    store_fixture_t *f = *state;
+    sfs_attr_t       attr;
+    int              created = -1;
+
+    /* asked for by the create; refused where no mirror chooser is given */
+    f->create.path  = "/d/m";
+    f->create.flags = SFS_PATTERN_REQ_MIRROR;
+    assert_refused(sfs_ns_create(f->txn, &f->create, &attr, &created), "/d/m",
+                   "mirrored files cannot be created here");
+    f->create.choose_mirror = choose_primaries;
+    assert_int_equal(sfs_ns_create(f->txn, &f->create, &attr, &created), 0);
+    assert_int_equal(attr.pattern.type, SFS_PATTERN_MIRROR);
+    assert_int_equal(attr.pattern_targets, 2);
+    assert_int_equal(attr.pattern.targets[0], 201);
+    assert_int_equal(attr.pattern.targets[1], 301);
+    /* a directory's plain pattern gives plain files */
+    f->create.path  = "/d/plain";
+    f->create.flags = 0;
+    assert_int_equal(sfs_ns_create(f->txn, &f->create, &attr, &created), 0);
+    assert_int_equal(attr.pattern.type, SFS_PATTERN_RAID0);
+    assert_int_equal(attr.pattern.targets[0], 101);
+}
+
+/* mirror.default: a new store's root mirrors new files; subdirectories
+ * inherit it; a create may still ask for a plain file. */
+static void test_mirrored_root(void **state)
+{
+    char                    dir[64];
+    sfs_meta_store_params_t params;
+    sfs_meta_store_t       *store;
+    sfs_meta_txn_t         *txn;
+    sfs_cred_t              server = {.flags = SFS_CRED_SERVER};
+    sfs_ns_create_args_t    create = {.cred          = &server,
+                                      .mode          = 0644,
+                                      .now_ns        = 2,
+                                      .choose        = choose_first,
+                                      .choose_mirror = choose_primaries};
+    sfs_attr_t              attr;
+    int                     created;
+
+    (void)state;
+    snprintf(dir, sizeof(dir), "/tmp/sfs-test-ns-mirror.XXXXXX");
+    assert_non_null(mkdtemp(dir));
+    memset(&params, 0, sizeof(params));
+    params.dir      = dir;
+    params.map_size = 64ull << 20;
+    params.mirror   = 1;
+    if (sfs_meta_store_open(&params, &store) != 0 || sfs_meta_txn_begin(store, 1, &txn) != 0) {
+        fail_msg("cannot open a metadata store in %s: %s", dir, sfs_error_detail());
+    }
+    assert_int_equal(sfs_ns_lookup(txn, &server, "/", 0, &attr), 0);
+    assert_int_equal(attr.pattern.type, SFS_PATTERN_MIRROR);
+    assert_int_equal(sfs_ns_mkdir(txn, &server, "/sub", 0755, 0, 0, 1, &attr), 0);
+    assert_int_equal(attr.pattern.type, SFS_PATTERN_MIRROR);
+    create.path = "/sub/f";
+    assert_int_equal(sfs_ns_create(txn, &create, &attr, &created), 0);
+    assert_int_equal(attr.pattern.type, SFS_PATTERN_MIRROR);
+    create.path  = "/sub/plain";
+    create.flags = SFS_PATTERN_REQ_NO_MIRROR;
+    assert_int_equal(sfs_ns_create(txn, &create, &attr, &created), 0);
+    assert_int_equal(attr.pattern.type, SFS_PATTERN_RAID0);
+    sfs_meta_txn_abort(txn);
+    sfs_meta_store_close(store);
+    nftw(dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -185,6 +264,8 @@ int main(void)
         cmocka_unit_test(test_stripe_count_rules),
         cmocka_unit_test_setup_teardown(test_setpattern_says_why, store_setup, store_teardown),
         cmocka_unit_test_setup_teardown(test_create_hint_says_why, store_setup, store_teardown),
+        cmocka_unit_test_setup_teardown(test_create_mirrored, store_setup, store_teardown),
+        cmocka_unit_test(test_mirrored_root),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

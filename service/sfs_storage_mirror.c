@@ -1,0 +1,287 @@
+/*
+ * Buddy mirroring on the storage role (docs/mirroring.md): a request for a
+ * mirrored file reaches the group's primary, which applies it to its own
+ * target, then forwards it to the group's secondary, and answers the
+ * client once both copies hold it.
+ *
+ * Order: requests that change overlapping bytes of one chunk file run one
+ * after the other, in the order the primary received them, on both
+ * copies: a request waits (mirror_wait) while an earlier one that overlaps
+ * it is not done on both. Requests that do not overlap commute and run at
+ * once. So both copies see the same sequence of overlapping writes and end
+ * byte-identical. A TRUNCATE overlaps everything of its chunk file; FSYNC
+ * and CHUNK_UNLINK change no bytes others depend on and never wait.
+ *
+ * Nothing here blocks the progress thread on the buddy: the forward is an
+ * RPC whose reply comes back as an event (two primaries forwarding to each
+ * other cannot deadlock); the disk work stays on the disk threads. A buddy
+ * served by this same rank gets the request as a second disk run.
+ */
+#define SFS_LOG_FAC "storage"
+#include "sfs_service.h"
+
+#include "sfs_storage_internal.h"
+
+#include "sfs_errno.h"
+#include "sfs_log.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int sfs_storage_mirror_admit(sfs_storage_t *storage, sfs_storage_op_t *op)
+{
+    const sfs_config_t              *config = storage->service->config;
+    const sfs_config_mirror_group_t *group;
+    uint32_t                         target_id = op->chunk.target_id;
+    int                              flagged   = 0;
+
+    switch (op->opcode) {
+    case SFS_OP_WRITE:
+    case SFS_OP_TRUNCATE:
+    case SFS_OP_FSYNC:
+        flagged = (op->chunk.flags & SFS_CHUNK_MIRRORED) != 0;
+        op->chunk.flags &= ~SFS_CHUNK_MIRRORED;
+        break;
+    case SFS_OP_CHUNK_UNLINK:
+        /* removing a file's chunk file removes its copy: entry ids are
+         * never reused, so the buddy's file of that id is the same file's */
+        break;
+    default:
+        return 0;
+    }
+    group = sfs_config_mirror_group_of(config, target_id);
+    if (group && group->primary == target_id) {
+        if (flagged || op->opcode == SFS_OP_CHUNK_UNLINK) {
+            op->mirror   = 1;
+            op->buddy_id = group->secondary;
+        }
+        return 0;
+    }
+    if (!flagged) {
+        return 0;
+    }
+    sfs_tp_request_reply_error(
+        op->req, -EINVAL,
+        "%s of a mirrored file on target %" PRIu32 ", which is not the primary of a mirror group%s",
+        sfs_op_name(op->opcode), target_id, group ? " (it is a secondary)" : "");
+    return -EINVAL;
+}
+
+/* The chunk file bytes an op changes: [lo, hi); [0, 0) for none. */
+static void sfs_storage_mirror_range(sfs_storage_op_t *op)
+{
+    op->lo = op->hi = 0;
+    if (op->opcode == SFS_OP_TRUNCATE) {
+        op->hi = UINT64_MAX;
+        return;
+    }
+    if (op->opcode != SFS_OP_WRITE || op->chunk.extent_count == 0) {
+        return;
+    }
+    op->lo = UINT64_MAX;
+    for (uint32_t i = 0; i < op->chunk.extent_count; i++) {
+        const sfs_io_extent_t *e = &op->chunk.extents[i];
+
+        if (e->length == 0) {
+            continue;
+        }
+        if (e->chunk_offset < op->lo) {
+            op->lo = e->chunk_offset;
+        }
+        if (e->chunk_offset + e->length > op->hi) {
+            op->hi = e->chunk_offset + e->length;
+        }
+    }
+    if (op->hi == 0) {
+        op->lo = 0;
+    }
+}
+
+static int sfs_storage_mirror_overlap(const sfs_storage_op_t *a, const sfs_storage_op_t *b)
+{
+    /* by target id: a request run on the buddy's target (same rank) points there */
+    return a->chunk.target_id == b->chunk.target_id && a->chunk.entry_id == b->chunk.entry_id &&
+           a->lo < a->hi && b->lo < b->hi && a->lo < b->hi && b->lo < a->hi;
+}
+
+static int sfs_storage_mirror_blocked(const sfs_storage_t *storage, const sfs_storage_op_t *op)
+{
+    for (const sfs_storage_op_t *e = storage->mirror_head; e && e != op; e = e->mirror_next) {
+        if (sfs_storage_mirror_overlap(e, op)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+void sfs_storage_mirror_start(sfs_storage_t *storage, sfs_storage_op_t *op, uint64_t bytes)
+{
+    op->bytes = bytes;
+    if (!op->mirror) {
+        sfs_storage_submit(storage, op, bytes);
+        return;
+    }
+    sfs_storage_mirror_range(op);
+    op->mirror_prev = storage->mirror_tail;
+    op->mirror_next = NULL;
+    if (storage->mirror_tail) {
+        storage->mirror_tail->mirror_next = op;
+    } else {
+        storage->mirror_head = op;
+    }
+    storage->mirror_tail = op;
+    op->mirror_wait      = sfs_storage_mirror_blocked(storage, op);
+    if (!op->mirror_wait) {
+        sfs_storage_submit(storage, op, bytes);
+    }
+}
+
+/* Both copies are done: leave the order, and start the first waiting
+ * request that nothing earlier overlaps any more (again from the head:
+ * one started inline may already have finished). */
+static void sfs_storage_mirror_leave(sfs_storage_op_t *op)
+{
+    sfs_storage_t    *storage = op->storage;
+    sfs_storage_op_t *w;
+
+    if (op->mirror_prev) {
+        op->mirror_prev->mirror_next = op->mirror_next;
+    } else {
+        storage->mirror_head = op->mirror_next;
+    }
+    if (op->mirror_next) {
+        op->mirror_next->mirror_prev = op->mirror_prev;
+    } else {
+        storage->mirror_tail = op->mirror_prev;
+    }
+    op->mirror_next = op->mirror_prev = NULL;
+    do {
+        for (w = storage->mirror_head; w; w = w->mirror_next) {
+            if (w->mirror_wait && !sfs_storage_mirror_blocked(storage, w)) {
+                w->mirror_wait = 0;
+                sfs_storage_submit(storage, w, w->bytes);
+                break;
+            }
+        }
+    } while (w);
+}
+
+static void sfs_storage_mirror_forwarded(void *arg)
+{
+    sfs_storage_op_t *op = arg;
+    int               rc = sfs_tp_rpc_status(op->forward);
+
+    if (rc) {
+        op->status = rc;
+        snprintf(op->detail, sizeof(op->detail),
+                 "mirror: target %" PRIu32 " (the secondary of %" PRIu32 "): %s", op->buddy_id,
+                 op->chunk.target_id, sfs_tp_rpc_error_detail(op->forward));
+    }
+    sfs_tp_rpc_release(op->forward);
+    op->forward = NULL;
+    sfs_storage_done(&op->work); /* stage 1: answer */
+}
+
+static void sfs_storage_mirror_reply_cb(sfs_tp_rpc_t *rpc, void *arg)
+{
+    sfs_storage_op_t *op = arg;
+
+    (void)rpc;
+    /* out of the transport's completion path before releasing the RPC */
+    if (sfs_tp_worker_post(op->storage->service->worker, sfs_storage_mirror_forwarded, op) != 0) {
+        sfs_storage_mirror_forwarded(op);
+    }
+}
+
+/* Send the op to the buddy's rank; 0 or the error (detail set). */
+static int sfs_storage_mirror_send(sfs_storage_op_t *op)
+{
+    sfs_service_t      *service = op->storage->service;
+    sfs_tp_rpc_params_t params;
+    sfs_tp_conn_t      *conn;
+    sfs_wbuf_t          wb;
+    size_t              room = SFS_PROTO_ARGS_MAX;
+    int                 rc;
+
+    op->forward_args = malloc(room);
+    if (!op->forward_args) {
+        return sfs_error_set(-ENOMEM, "out of memory for a mirror forward");
+    }
+    sfs_wbuf_init(&wb, op->forward_args, room);
+    if (op->opcode == SFS_OP_CHUNK_UNLINK) {
+        op->unlink->target_id = op->buddy_id;
+        sfs_proto_chunk_unlink_req_pack(&wb, op->unlink);
+        op->unlink->target_id = op->chunk.target_id;
+    } else {
+        sfs_chunk_req_t *copy = malloc(sizeof(*copy));
+
+        if (!copy) {
+            return sfs_error_set(-ENOMEM, "out of memory for a mirror forward");
+        }
+        *copy           = op->chunk;
+        copy->target_id = op->buddy_id;
+        memset(&copy->cap, 0, sizeof(copy->cap)); /* a server's session needs none */
+        sfs_proto_chunk_req_pack(&wb, op->opcode, copy);
+        free(copy);
+    }
+    if (wb.error) {
+        return sfs_error_set(wb.error, "mirror forward of %s: arguments do not fit",
+                             sfs_op_name(op->opcode));
+    }
+    rc = sfs_cluster_target_conn(service->cluster, op->buddy_id, &conn);
+    if (rc) {
+        return rc;
+    }
+    memset(&params, 0, sizeof(params));
+    params.opcode      = op->opcode;
+    params.args        = op->forward_args;
+    params.args_length = wb.length;
+    if (op->opcode == SFS_OP_WRITE) {
+        op->forward_iov.iov_base = op->data; /* lives until the op is answered */
+        op->forward_iov.iov_len  = op->data_length;
+        params.payload           = &op->forward_iov;
+        params.payload_count     = 1;
+    }
+    params.cb     = sfs_storage_mirror_reply_cb;
+    params.cb_arg = op;
+    return sfs_tp_rpc_start(conn, &params, &op->forward);
+}
+
+int sfs_storage_mirror_step(sfs_storage_op_t *op)
+{
+    sfs_storage_t *storage = op->storage;
+
+    if (op->mirror_stage == 0 && op->status == 0) {
+        sfs_chunk_target_t *local = sfs_storage_find(storage, op->buddy_id);
+
+        op->mirror_stage   = 1;
+        op->primary_length = op->length;
+        storage->mirror_forwards++;
+        storage->in_flight++;
+        if (local) {
+            op->target = local; /* the same request, on the buddy's target */
+            sfs_workq_submit(storage->workq, &op->work);
+            return 1;
+        }
+        sfs_error_clear();
+        op->status = sfs_storage_mirror_send(op);
+        if (op->status == 0) {
+            return 1;
+        }
+        storage->in_flight--;
+        snprintf(op->detail, sizeof(op->detail),
+                 "mirror: target %" PRIu32 " (the secondary of %" PRIu32 ") unreachable: %s",
+                 op->buddy_id, op->chunk.target_id,
+                 sfs_error_detail()[0] ? sfs_error_detail() : sfs_strerror(op->status));
+    }
+    if (op->mirror_stage == 1) {
+        op->length = op->primary_length; /* the client's view is the primary's */
+    }
+    op->mirror_stage = 2;
+    if (op->mirror_prev || op->mirror_next || storage->mirror_head == op) {
+        sfs_storage_mirror_leave(op);
+    }
+    return 0;
+}
