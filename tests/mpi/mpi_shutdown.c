@@ -15,9 +15,12 @@
  *                   FILE.after.RANK (opened in main, written again by a
  *                   handler registered after), neither fclose'd: exit
  *                   flushes them
- *   sigterm-exit    every rank appends its pid to PIDFILE, then waits;
- *                   SIGTERM's handler calls exit(0) (no MPI_Finalize)
- *   sigterm-default the same with SIGTERM's default action
+ *   sigterm-exit    every rank writes "term RANK" to a stdio stream on
+ *                   FILE.after.RANK (not flushed), appends its pid to PIDFILE,
+ *                   then waits; SIGTERM's handler calls exit(0) (no
+ *                   MPI_Finalize): exit flushes the stream
+ *   sigterm-default the same with SIGTERM's default action (the stream's
+ *                   buffer is never written)
  *
  *   mpi_shutdown expect NP LOCALFILE  writes the bytes FILE must hold
  *
@@ -175,6 +178,13 @@ int main(int argc, char **argv)
         atexit(atexit_after);
     }
     if (strncmp(mode, "sigterm", 7) == 0) {
+        /* a stdio stream, buffered and never flushed: exit flushes it,
+         * the default action never writes it */
+        after_stream = fopen(after_path, "w");
+        if (!after_stream || fprintf(after_stream, "term %d\n", rank) < 0) {
+            fprintf(stderr, "rank %d: cannot write %s\n", rank, after_path);
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
         if (strcmp(mode, "sigterm-exit") == 0) {
             signal(SIGTERM, on_sigterm);
         }

@@ -119,6 +119,11 @@ for flavour in $flavours; do
         [ $mode = sigterm-exit ] || [ $rc != 0 ] || sfs_fail "$flavour $mode: exit 0, although SIGTERM killed every rank"
         [ "$(grep -c '^acked' "$out")" = $NP ] || sfs_fail "$flavour $mode: not every rank's writes returned"
         verify "/sd/$flavour-$mode" "$flavour $mode"
+        for r in $(seq 0 $((NP - 1))); do
+            got=$(text "/sd/$flavour-$mode.after.$r")
+            [ $mode = sigterm-exit ] && want="term $r" || want=""
+            sfs_expect_eq "$got" "$want" "the unflushed stdio stream of rank $r after $flavour $mode"
+        done
         echo "ok: $flavour $mode: ended $((SECONDS - killed)) s after SIGTERM (exit $rc), every acknowledged byte kept"
     done
 done
