@@ -15,7 +15,9 @@
 # every byte the program had been told was written must be in the file
 # (stripefs-ctl get, compared with what the program wrote). Last, a tiny
 # HDF5 program that leaves its file open at MPI_Finalize, as HDF5's
-# t_pshutdown does, and h5dump reading the file back.
+# t_pshutdown does, and h5dump reading the file back; and the service
+# stopped before SIGTERM'd ranks exit (the exit must be prompt, the bytes there
+# after a restart). SFS_SHUTDOWN_MODES picks some of the orders.
 source "$SFS_SRC/tests/lib/sfs_test_lib.sh"
 run_tool="$SFS_BUILD/tools/stripefs-run"
 [ -f "$SFS_BUILD/adio/libstripefs-mpiio.so" ] || sfs_fail "the MPI-IO library is not built"
@@ -77,8 +79,28 @@ run_mode() {
 # a stripefs file's text
 text() { rm -f "$SFS_TEST_TMP/text" && sfs_ctl get "$1" "$SFS_TEST_TMP/text" && cat "$SFS_TEST_TMP/text"; }
 
+# start_waiting FLAVOUR MODE [NAME]: the program as sfsalice in the
+# background ($job) on /sd/FLAVOUR-NAME (default MODE), until every rank has
+# written its pid to $pids
+start_waiting() {
+    local flavour=$1 mode=$2 name=$1-${3:-$2}
+    pids=$home/$name.pids
+    rm -f "$pids"
+    # shellcheck disable=SC2046
+    sfs_as sfsalice timeout -k 5 120 $(launcher "$flavour") "$run_tool" "${prog}_$flavour" "$mode" \
+        "stripefs:/sd/$name" "$pids" >"$SFS_TEST_TMP/$name.out" 2>&1 </dev/null &
+    job=$!
+    for _ in $(seq 600); do
+        [ -f "$pids" ] && [ "$(wc -l <"$pids")" = $NP ] && break
+        kill -0 $job 2>/dev/null || break
+        sleep 0.1
+    done
+    [ "$(wc -l <"$pids" 2>/dev/null)" = $NP ] ||
+        { cat "$SFS_TEST_TMP/$name.out"; sfs_fail "$name: the ranks did not start"; }
+}
+
 # SFS_SHUTDOWN_MODES: the orders to run (default all)
-modes=${SFS_SHUTDOWN_MODES:-finalize-open hook-close after-finalize atexit sigterm-exit sigterm-default hdf5}
+modes=${SFS_SHUTDOWN_MODES:-finalize-open hook-close after-finalize atexit sigterm-exit sigterm-default hdf5 service-gone}
 has() { case " $modes " in *" $1 "*) return 0 ;; esac; return 1; }
 for flavour in $flavours; do
     for mode in finalize-open hook-close after-finalize atexit; do
@@ -93,18 +115,7 @@ for flavour in $flavours; do
     has atexit && echo "ok: $flavour atexit: the stdio streams nobody closed were flushed at exit, by whichever handler order"
     for mode in sigterm-exit sigterm-default; do
         has $mode || continue
-        pids=$home/$flavour-$mode.pids
-        rm -f "$pids"
-        # shellcheck disable=SC2046
-        sfs_as sfsalice timeout -k 5 120 $(launcher "$flavour") "$run_tool" "${prog}_$flavour" "$mode" \
-            "stripefs:/sd/$flavour-$mode" "$pids" >"$SFS_TEST_TMP/$flavour-$mode.out" 2>&1 </dev/null &
-        job=$!
-        for _ in $(seq 600); do
-            [ -f "$pids" ] && [ "$(wc -l <"$pids")" = $NP ] && break
-            kill -0 $job 2>/dev/null || break
-            sleep 0.1
-        done
-        [ "$(wc -l <"$pids" 2>/dev/null)" = $NP ] || { cat "$SFS_TEST_TMP/$flavour-$mode.out"; sfs_fail "$flavour $mode: the ranks did not start"; }
+        start_waiting "$flavour" $mode
         kill -TERM $(cat "$pids") || sfs_fail "$flavour $mode: kill"
         killed=$SECONDS rc=0
         wait $job || rc=$?
@@ -151,5 +162,27 @@ elif command -v h5pcc.openmpi >/dev/null && command -v h5dump >/dev/null; then
     echo "ok: HDF5 closed its file inside MPI_Finalize (t_pshutdown's order): exit 0, h5dump reads all 16384 values"
 else
     echo "note: no h5pcc.openmpi/h5dump: the HDF5 case is left out"
+fi
+
+# The service gone before the program exits (SIGTERM, exit() in the
+# handler: the preload flushes a stream and disconnects, the driver's client
+# is left): the exit must still be prompt, never a hang. Then the service
+# starts again on its state and the acknowledged bytes are there.
+if has service-gone; then
+    start_waiting ompi sigterm-exit gone
+    sfs_stop_service
+    kill -TERM $(cat "$pids") || sfs_fail "service-gone: kill"
+    killed=$SECONDS rc=0
+    wait $job || rc=$?
+    cat "$SFS_TEST_TMP/ompi-gone.out"
+    [ $rc != 124 ] && [ $rc != 137 ] || sfs_fail "service-gone: hung (killed after 120 s)"
+    ! grep -qE 'Segmentation|signal 11|SIGSEGV|ERROR: AddressSanitizer|runtime error' \
+        "$SFS_TEST_TMP/ompi-gone.out" || sfs_fail "service-gone: a rank crashed (above)"
+    took=$((SECONDS - killed))
+    [ $took -le 60 ] || sfs_fail "service-gone: the ranks took $took s to exit"
+    SFS_SERVICE_PID=""
+    sfs_start_service 2 --targets 4
+    verify /sd/ompi-gone "service-gone"
+    echo "ok: service gone before the ranks exited: they exited $took s after SIGTERM (exit $rc), and after a restart every acknowledged byte is there"
 fi
 sfs_stop_service
