@@ -130,8 +130,17 @@ for flavour in $flavours; do
         [ $mode = sigterm-exit ] || [ $rc != 0 ] || sfs_fail "$flavour $mode: exit 0, although SIGTERM killed every rank"
         [ "$(grep -c '^acked' "$out")" = $NP ] || sfs_fail "$flavour $mode: not every rank's writes returned"
         verify "/sd/$flavour-$mode" "$flavour $mode"
+        # a rank's unflushed stream: exit() flushes it, the default action
+        # loses it; but once one rank has left without MPI_Finalize the
+        # launcher may SIGKILL the others before their exit() is through
+        # (MPICH's hydra does: "Killed (signal 9)"; test_preload_exit.sh
+        # checks the flush without a launcher)
         for r in $(seq 0 $((NP - 1))); do
             got=$(text "/sd/$flavour-$mode.after.$r")
+            if [ $mode = sigterm-exit ] && [ "$got" = "" ] && grep -q 'signal 9' "$out"; then
+                echo "note: rank $r of $flavour $mode was killed by the launcher before its exit flushed"
+                continue
+            fi
             [ $mode = sigterm-exit ] && want="term $r" || want=""
             sfs_expect_eq "$got" "$want" "the unflushed stdio stream of rank $r after $flavour $mode"
         done

@@ -17,6 +17,7 @@ WRITER="$SFS_BUILD/tests/progs/sfs_exit_writer"
 sfs_test_users
 sfs_start_service 2 --targets 2
 sfs_ctl mkdir /ex && sfs_ctl chown sfsalice:sfsalice /ex || sfs_fail "mkdir /ex for sfsalice"
+sfs_user_home sfsalice >/dev/null
 
 text() { rm -f "$SFS_TEST_TMP/text" && sfs_ctl get "$1" "$SFS_TEST_TMP/text" && tr '\n' ' ' <"$SFS_TEST_TMP/text"; }
 
@@ -26,8 +27,9 @@ run() { # mode want-rc file=content...
     sfs_ctl mkdir "/ex/$mode" || sfs_fail "mkdir /ex/$mode"
     sfs_ctl chown sfsalice:sfsalice "/ex/$mode" || sfs_fail "chown /ex/$mode"
     SECONDS=0
-    sfs_pl_checked sfs_as sfsalice timeout -k 5 60 "$WRITER" "$mode" "/stripefs/ex/$mode" \
-        >"$SFS_TEST_TMP/$mode.out" 2>&1 || rc=$?
+    # only the program preloaded, and with the leak check as the suite set it
+    sfs_as sfsalice timeout -k 5 60 env ASAN_OPTIONS="$sfs_leak_options" LD_PRELOAD="$SFS_PRELOAD" \
+        "$WRITER" "$mode" "/stripefs/ex/$mode" >"$SFS_TEST_TMP/$mode.out" 2>&1 || rc=$?
     cat "$SFS_TEST_TMP/$mode.out"
     [ $rc != 124 ] && [ $rc != 137 ] || sfs_fail "$mode: hung (killed after 60 s)"
     [ $rc = "$want" ] || sfs_fail "$mode: exit $rc, want $want"
