@@ -229,6 +229,8 @@ int sfs_client_connect(const sfs_client_params_t *params, sfs_client_t **client_
     if (!SFS_ALLOC_PTR(client)) {
         return -ENOMEM;
     }
+    client->refs               = 1;
+    client->pid                = getpid();
     client->timeout_ms         = where.timeout_ms ? where.timeout_ms : SFS_CLIENT_DEFAULT_RPC_MS;
     client->connect_timeout_ms = where.connect_timeout_ms;
     client->uid                = (uint32_t)geteuid();
@@ -298,15 +300,37 @@ err_free:
     return rc;
 }
 
-void sfs_client_disconnect(sfs_client_t *client)
+void sfs_client_get(sfs_client_t *client)
 {
-    if (!client) {
+    __atomic_add_fetch(&client->refs, 1, __ATOMIC_RELAXED);
+}
+
+void sfs_client_put(sfs_client_t *client)
+{
+    if (__atomic_sub_fetch(&client->refs, 1, __ATOMIC_ACQ_REL) != 0) {
         return;
     }
-    if (client->open_files) {
-        sfs_debug("disconnect with %lu files still open", (unsigned long)client->open_files);
+    if (client->pid != getpid()) {
+        /* a forked child's copy: the connections are the parent's, and
+         * tearing them down here would close them under it */
+        return;
     }
     sfs_cluster_destroy(client->cluster);
     sfs_tp_worker_destroy(client->worker);
     free(client);
+}
+
+void sfs_client_disconnect(sfs_client_t *client)
+{
+    uint64_t files;
+
+    if (!client) {
+        return;
+    }
+    files = __atomic_load_n(&client->refs, __ATOMIC_RELAXED) - 1;
+    if (files) {
+        sfs_debug("disconnect with %lu files still open: the last close ends the connections",
+                  (unsigned long)files);
+    }
+    sfs_client_put(client);
 }

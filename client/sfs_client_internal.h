@@ -8,6 +8,8 @@
 #include "sfs_proto.h"
 #include "sfs_tp.h"
 
+#include <sys/types.h>
+
 /* STRIPEFS_MAX_REQUEST and STRIPEFS_WINDOW: defaults in sfs_client_tunables.c */
 #define SFS_CLIENT_DEFAULT_RPC_MS     30000      /* without a config or STRIPEFS_TIMEOUT */
 #define SFS_CLIENT_DEFAULT_CONNECT_MS 10000      /* ... the config's default too */
@@ -43,7 +45,8 @@ struct sfs_client {
     uint32_t         gid;
     uint64_t         max_request;
     uint32_t         window;
-    uint64_t         open_files;
+    uint64_t         refs;        /* the connector's one, plus one per open file (atomic) */
+    pid_t            pid;         /* the process whose connections these are */
     int              local_reads; /* read same-host chunk files directly (sfs_file_local.c) */
     uint32_t         local_fds;   /* ... descriptors held for that */
 };
@@ -104,6 +107,12 @@ void sfs_file_cap_refresh(sfs_file_t *file);
  * metadata server to clear them (it keeps them for root), as the kernel
  * does on write. Best effort: the write goes on either way. */
 void sfs_file_kill_privs(sfs_file_t *file);
+/* The client's references (sfs_client.c): every open file holds one, so
+ * that a disconnect while files are open (a library closing its files in
+ * its own MPI_Finalize hook, after ours) leaves them working; the last put
+ * frees the connections. */
+void sfs_client_get(sfs_client_t *client);
+void sfs_client_put(sfs_client_t *client);
 void sfs_client_attr_to_stat(const sfs_attr_t *attr, sfs_stat_t *stat);
 
 /* One page of a metadata listing (READDIR, META_LIST, META_PENDING): asks

@@ -99,7 +99,7 @@ int sfs_file_open(sfs_client_t *client, const char *path, int flags, uint32_t mo
             file->meta_uuid = sfs_tp_conn_server_uuid(meta_conn);
         }
     }
-    client->open_files++;
+    sfs_client_get(client);
     free(req);
     *file_p = file;
     return 0;
@@ -173,7 +173,8 @@ void sfs_file_kill_privs(sfs_file_t *file)
 
 int sfs_file_close(sfs_file_t *file)
 {
-    uint64_t ignored;
+    sfs_client_t *client;
+    uint64_t      ignored;
 
     if (!file) {
         return 0;
@@ -181,9 +182,10 @@ int sfs_file_close(sfs_file_t *file)
     if (file->counter_used) {
         sfs_file_counter(file, SFS_COUNTER_FORGET, 0, &ignored);
     }
-    file->client->open_files--;
+    client = file->client;
     sfs_file_local_close(file);
     free(file);
+    sfs_client_put(client); /* after the file's last use of it */
     return 0;
 }
 
@@ -365,7 +367,7 @@ int sfs_file_global2local(sfs_client_t *client, const void *buf, size_t length, 
         return sfs_error_set(-EINVAL, "malformed stripefs file handle");
     }
     file->client = client;
-    client->open_files++;
+    sfs_client_get(client);
     *file_p = file;
     return 0;
 }

@@ -395,10 +395,48 @@ static const char *sfs_pl_detail(void)
     return sfs_pl.api_loaded ? sfs_client_error() : "";
 }
 
-/* Runs before the libraries' destructors (it is registered after them):
- * flush stdio streams on stripefs files while the connection is up (exit
- * flushes stdio only after UCX is gone), then say goodbye to the servers. */
+/* At exit, in two steps, so that no order of the program's atexit handlers
+ * loses what they write to stripefs streams:
+ *  - this atexit handler (registered at the first connect, so it runs
+ *    before the handlers registered earlier and after the later ones)
+ *    flushes stdio while everything is up; the connection stays, for the
+ *    handlers that run after it;
+ *  - the destructor below runs after every atexit handler, in the loader's
+ *    pass over the libraries' destructors, and there before those of the
+ *    client library and UCX (dlopen'ed after this library was preloaded:
+ *    glibc runs their destructors later, measured with glibc 2.36): it
+ *    flushes stdio again, closes the files and disconnects.
+ * exit's own final flush of stdio comes after all that (UCX gone): a
+ * stream written after the destructor fails (ENOTCONN), it never crashes.
+ * Writes that returned are on the servers already: a file that was never
+ * closed loses nothing. Nothing here waits: interrupted inside a call of
+ * ours (exit from a signal handler) or with another thread in one, it
+ * leaves the connection be. */
 static void sfs_pl_at_exit(void)
+{
+    if (!sfs_pl.client || sfs_pl.pid != getpid() || sfs_pl_busy) {
+        return;
+    }
+    fflush(NULL);
+}
+
+/* Close every stripefs file handle (lock held): the descriptors stay, and
+ * calls on them fail from now on (sfs_pl_enter refuses while exiting). */
+static void sfs_pl_close_all(void)
+{
+    for (int p = 0; p < SFS_PL_FD_PAGES; p++) {
+        sfs_pl_fd_t **page = sfs_pl.fd_pages[p];
+
+        for (int i = 0; page && i < SFS_PL_FD_PAGE_SIZE; i++) {
+            if (page[i] && page[i]->ofd->file && page[i]->ofd->generation == sfs_pl.generation) {
+                sfs_file_close(page[i]->ofd->file);
+                page[i]->ofd->file = NULL;
+            }
+        }
+    }
+}
+
+__attribute__((destructor)) static void sfs_pl_fini(void)
 {
     if (!sfs_pl.client || sfs_pl.pid != getpid() || sfs_pl_busy) {
         return;
@@ -408,6 +446,7 @@ static void sfs_pl_at_exit(void)
         return; /* another thread is inside a call: leave the connection be */
     }
     sfs_pl.exiting = 1;
+    sfs_pl_close_all();
     sfs_client_disconnect(sfs_pl.client);
     sfs_pl.client = NULL;
     pthread_mutex_unlock(&sfs_pl.lock);

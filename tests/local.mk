@@ -157,3 +157,7 @@ tests_progs_sfs_mpi_open_LDADD   = $(MPI_OMPI_LIBS)
 # Forks of a connected client, each child a client of its own.
 check_PROGRAMS += tests/progs/sfs_fork_clients
 tests_progs_sfs_fork_clients_SOURCES = tests/progs/sfs_fork_clients.c
+
+# Exits with stripefs files and stdio streams open (test_preload_exit.sh).
+check_PROGRAMS += tests/progs/sfs_exit_writer
+tests_progs_sfs_exit_writer_SOURCES = tests/progs/sfs_exit_writer.c

@@ -10,8 +10,14 @@
 static sfs_client_t *ADIOI_STRIPEFS_client;
 static int           ADIOI_STRIPEFS_keyval = MPI_KEYVAL_INVALID;
 
-/* Runs inside MPI_Finalize (MPI_COMM_SELF's attributes are deleted first):
- * every file is closed by then, so the connection can go. */
+/* Runs inside MPI_Finalize, where MPI_COMM_SELF's attributes are deleted,
+ * in an order the MPI library chooses (Open MPI: the reverse of their
+ * registration, so before the hook of a library, HDF5, that registered
+ * earlier and closes its files in it). So files may still be open: the
+ * client library keeps the connection for them, and the last close ends it
+ * (a file never closed keeps it to the process's exit; what its writes
+ * acknowledged is on the servers already). A file opened after this hook
+ * connects anew (without a hook: the process's exit ends it). */
 static int ADIOI_STRIPEFS_finalize(MPI_Comm comm, int keyval, void *attribute, void *extra)
 {
     (void)comm;

@@ -74,7 +74,12 @@ typedef struct sfs_client_params {
 
 /** Connect and authenticate; fetches the cluster map. */
 int sfs_client_connect(const sfs_client_params_t *params, sfs_client_t **client_p);
-/** Close every connection. Files must be closed first. */
+/** Give up the caller's hold on the client. Files still open keep it (and
+ * their connections) working: the last sfs_file_close ends the connections.
+ * So a library may close its files after the code that connected has
+ * disconnected (HDF5 closing its files in its own MPI_Finalize hook). What a
+ * write acknowledged is on the servers either way: a file never closed
+ * loses nothing. */
 void sfs_client_disconnect(sfs_client_t *client);
 /** What the last failed call of this thread failed on. */
 const char *sfs_client_error(void);
