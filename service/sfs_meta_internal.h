@@ -30,7 +30,7 @@
 #define SFS_META_DELETE_BATCH    256
 #define SFS_META_DELETE_RETRY_MS 5000
 #define SFS_META_COUNTERS_MAX    1000000 /* live shared pointers; then -ENFILE (never evicted) */
-#define SFS_META_OP_FLUSH        1000   /* internal opcodes */
+#define SFS_META_OP_FLUSH        1000    /* internal opcodes */
 #define SFS_META_OP_DELETES_DONE 1001
 
 typedef struct sfs_meta_op {
