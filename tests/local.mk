@@ -101,6 +101,11 @@ check_PROGRAMS += tests/progs/sfs_cap_renew
 tests_progs_sfs_cap_renew_SOURCES = tests/progs/sfs_cap_renew.c
 tests_progs_sfs_cap_renew_LDADD   = libsfs_client.la $(SFS_CORE_LIBS)
 
+# Byte-range locks held and killed (tests/service/test_service_locks.sh).
+check_PROGRAMS += tests/progs/sfs_lock_hold
+tests_progs_sfs_lock_hold_SOURCES = tests/progs/sfs_lock_hold.c
+tests_progs_sfs_lock_hold_LDADD   = libsfs_client.la $(SFS_CORE_LIBS)
+
 check_PROGRAMS += tests/progs/sfs_meta_corrupt
 # (service/sfs_ns_test.c: the store's damage hooks, kept out of libsfs_service)
 tests_progs_sfs_meta_corrupt_SOURCES  = tests/progs/sfs_meta_corrupt.c service/sfs_ns_test.c \
