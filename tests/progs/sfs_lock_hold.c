@@ -4,9 +4,10 @@
  * SIGKILL must not keep a waiter waiting; a lock needs the right access).
  *
  *   sfs_lock_hold PATH r|w s|x OFFSET LENGTH SECONDS
- *     open PATH read-only (r) or read-write (w), lock [OFFSET, +LENGTH)
- *     shared (s) or exclusive (x), print "granted after N ms", hold it
- *     SECONDS, release it, print "released".
+ *     open PATH read-only (r) or read-write (w, created 0644 if missing),
+ *     print "pid P waiting", lock [OFFSET, +LENGTH) shared (s) or
+ *     exclusive (x), print "granted after N ms", hold it SECONDS, release
+ *     it, print "released".
  * Exits 0, or prints the error and exits with its errno (EACCES: 13).
  */
 #include "sfs/sfs_client.h"
@@ -47,11 +48,13 @@ int main(int argc, char **argv)
     if ((rc = sfs_client_connect(NULL, &client)) != 0) {
         return fail("connect", rc);
     }
-    rc = sfs_file_open(client, argv[1], argv[2][0] == 'w' ? SFS_O_RDWR : SFS_O_RDONLY, 0, NULL,
-                       &file);
+    rc = sfs_file_open(client, argv[1], argv[2][0] == 'w' ? SFS_O_RDWR | SFS_O_CREAT : SFS_O_RDONLY,
+                       0644, NULL, &file);
     if (rc) {
         return fail("open", rc);
     }
+    printf("pid %d waiting\n", (int)getpid());
+    fflush(stdout);
     start = now_ms();
     rc    = sfs_file_lock(file, strtoull(argv[4], NULL, 0), strtoull(argv[5], NULL, 0),
                           argv[3][0] == 'x', &lock_id);
