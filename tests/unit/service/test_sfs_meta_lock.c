@@ -182,7 +182,10 @@ static void test_refusals(void **state)
     assert_int_equal(sfs_lock_table_create(done_cb, &ended, &t), 0);
     assert_int_equal(lock(t, A, 1, 0, 10, SFS_LOCK_SHARED, 1), 0);
     assert_int_equal(lock(t, A, 1, 20, 10, SFS_LOCK_SHARED, 2), -EEXIST); /* id in use */
-    assert_int_equal(lock(t, B, 1, 20, 10, 2, 3), -EINVAL);               /* no such mode */
+    /* another owner cannot release it by naming its id */
+    assert_int_equal(sfs_lock_release(t, B, 7, 1), -ENOENT);
+    assert_int_equal(sfs_lock_count(t, NULL), 1);
+    assert_int_equal(lock(t, B, 1, 20, 10, 2, 3), -EINVAL); /* no such mode */
     /* offsets near the top do not wrap: [max - 5, +10) reaches the end */
     assert_int_equal(lock(t, B, 2, UINT64_MAX - 5, 10, SFS_LOCK_EXCLUSIVE, 4), 0);
     assert_int_equal(lock(t, C, 1, UINT64_MAX - 1, 1, SFS_LOCK_SHARED, 5), SFS_LOCK_QUEUED);
