@@ -3,9 +3,10 @@
 # 4 ranks write overlapping strided regions at once, each its own byte
 # (tests/mpi/mpi_atomic_check.c), and after every iteration the file must be
 # what some serial order of the whole writes gives, for independent and for
-# collective writes. The same without atomic mode shows what the locks
-# prevent (interleaved writes) when it happens, and what they cost. A local
-# directory (ROMIO's ufs driver, fcntl locks) is the control.
+# collective writes, with Open MPI (and independent ones with MPICH). The same
+# without atomic mode shows what the locks prevent (interleaved writes) when it
+# happens, and what they cost. A local directory (ROMIO's ufs driver, fcntl
+# locks) is the control.
 source "$SFS_SRC/tests/lib/sfs_test_lib.sh"
 run_tool="$SFS_BUILD/tools/stripefs-run"
 [ -f "$SFS_BUILD/adio/libstripefs-mpiio.so" ] || sfs_fail "the MPI-IO library is not built"
@@ -44,6 +45,19 @@ for path in indep coll; do
     echo "ok: atomic mode, $path: every one of $ITER iterations of 4 overlapping strided writers is a serial order"
     eval "atomic_$path=$(field write_s_mean)"
 done
+
+# MPICH's ROMIO with the same driver (libstripefs-mpiio-mpich.so), where built
+if command -v mpicc.mpich >/dev/null && [ -f "$SFS_BUILD/adio/libstripefs-mpiio-mpich.so" ]; then
+    mpicc.mpich -O2 -o "$prog.mpich" "$SFS_SRC/tests/mpi/mpi_atomic_check.c" || sfs_fail "compile (MPICH)"
+    chmod 755 "$prog.mpich"
+    sfs_as sfsalice mpiexec.mpich -n $NP "$run_tool" "$prog.mpich" stripefs:/atomic/mpich atomic indep \
+        "$ITER" $BLOCK $NBLOCKS >"$SFS_TEST_TMP/last.out" 2>&1 ||
+        { tail -5 "$SFS_TEST_TMP/last.out"; sfs_fail "atomic mode with MPICH"; }
+    grep '^RESULT' "$SFS_TEST_TMP/last.out"
+    sfs_expect_eq "$(field not_serial)" 0 "iterations not a serial order, stripefs, atomic, MPICH"
+else
+    echo "note: MPICH or libstripefs-mpiio-mpich.so missing: atomic mode checked with Open MPI only"
+fi
 
 run stripefs:/atomic/nonatomic nonatomic indep || sfs_fail "non-atomic run on stripefs:"
 nonatomic_bad=$(field not_serial)
