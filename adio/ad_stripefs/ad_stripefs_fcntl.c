@@ -40,6 +40,21 @@ void ADIOI_STRIPEFS_Fcntl(ADIO_File fd, int flag, ADIO_Fcntl_t *fcntl_struct, in
          * ad_stripefs_io_str.c); collective writes reach them through the
          * aggregators' contiguous writes, whose data ROMIO's exchange
          * already orders by rank in atomic mode */
+        if (fcntl_struct->atomicity) {
+            /* one lock taken and given back: a metadata server too old for
+             * locks (EOPNOTSUPP) is told now, not at the first write */
+            uint64_t lock_id;
+            int      exclusive = (fd->access_mode & MPI_MODE_WRONLY) != 0;
+
+            rc = sfs_file_lock(ADIOI_STRIPEFS_FILE(fd), 0, 1, exclusive, &lock_id);
+            if (rc == 0) {
+                rc = sfs_file_unlock(ADIOI_STRIPEFS_FILE(fd), lock_id);
+            }
+            if (rc) {
+                *error_code = ADIOI_STRIPEFS_Err(myname, fd->filename, rc);
+                return;
+            }
+        }
         fd->atomicity = fcntl_struct->atomicity ? 1 : 0;
         break;
     default:
