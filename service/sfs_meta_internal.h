@@ -85,6 +85,7 @@ struct sfs_meta {
 
     sfs_meta_chooser_t chooser;
     uint64_t           next_refresh_ms;
+    sfs_lock_table_t  *locks; /* byte-range locks (sfs_meta_lock_rpc.c; progress thread) */
 
     sfs_meta_delete_t     *deletes;
     uint32_t               delete_count;
@@ -98,8 +99,6 @@ struct sfs_meta {
 
     sfs_hash_t counters;
     sfs_list_t counter_lru;
-
-    sfs_lock_table_t *locks; /* byte-range locks (progress thread) */
 };
 
 /* sfs_meta_commit.c */
