@@ -102,6 +102,8 @@
     _(META_CHECK, 31, META, meta_req, check_reply, meta_admin)  /* payload: lines */               \
     _(META_PENDING, 32, META, meta_req, page_reply, meta_admin) /* payload: u64 ids */             \
     _(COUNTER, 33, META, counter_req, counter_reply, counter)                                      \
+    _(LOCK, 34, META, lock_req, none, lock)     /* byte-range lock; replied once granted */        \
+    _(UNLOCK, 35, META, unlock_req, none, lock) /* release, or cancel a queued LOCK */             \
     /* storage */                                                                                  \
     _(WRITE, 40, STORAGE, chunk_req, length_reply, chunk) /* payload: the data */                  \
     _(READ, 41, STORAGE, chunk_req, length_reply, chunk)  /* reply payload: the data */            \
@@ -247,11 +249,13 @@ void sfs_proto_attr_unpack(sfs_rbuf_t *rb, sfs_attr_t *attr);
 #define SFS_FEATURE_DIRECT_COPY   (1ull << 3) /* same-host direct copies (sfs_tp_direct.c) */
 #define SFS_FEATURE_TYPED_CURSORS (1ull << 4) /* wire of SFS_PROTO_OPS' codecs: READDIR, */
                                               /* META_LIST cursors, CHUNK_UNLINK ids */
-#define SFS_FEATURE_MIRROR (1ull << 7)        /* SFS_CHUNK_MIRRORED, MIRROR_LIST */
+#define SFS_FEATURE_BYTE_LOCKS (1ull << 5)    /* LOCK/UNLOCK: byte-range locks (atomic mode) */
+#define SFS_FEATURE_MIRROR     (1ull << 7)    /* SFS_CHUNK_MIRRORED, MIRROR_LIST */
 /* What this version does. */
 #define SFS_FEATURES_THIS                                                                          \
     (SFS_FEATURE_MUNGE_AUTH | SFS_FEATURE_CAPABILITIES | SFS_FEATURE_FD_HANDOFF |                  \
-     SFS_FEATURE_DIRECT_COPY | SFS_FEATURE_TYPED_CURSORS | SFS_FEATURE_MIRROR)
+     SFS_FEATURE_DIRECT_COPY | SFS_FEATURE_TYPED_CURSORS | SFS_FEATURE_BYTE_LOCKS |                \
+     SFS_FEATURE_MIRROR)
 /* What a server needs of its clients: without capabilities a client's I/O
  * is refused, an older client's listings would be misread, and one that
  * does not know mirroring would write a mirrored file's primary only. */
@@ -386,6 +390,37 @@ typedef struct sfs_counter_reply {
 
 void sfs_proto_counter_reply_pack(sfs_wbuf_t *wb, const sfs_counter_reply_t *reply);
 void sfs_proto_counter_reply_unpack(sfs_rbuf_t *rb, sfs_counter_reply_t *reply);
+
+/* LOCK (sfs_proto_lock.c): a byte-range lock on an open file, granted by
+ * the metadata server (service/sfs_meta_lock.h). The client names the lock
+ * (`lock_id`, unique within its session) so that it can release or cancel
+ * it even when the reply never came. The capability of the open must grant
+ * write for an exclusive lock and read for a shared one. The reply (no
+ * arguments) comes when the lock is granted. */
+#define SFS_LOCK_SHARED    0u
+#define SFS_LOCK_EXCLUSIVE 1u
+
+typedef struct sfs_lock_req {
+    uint64_t  entry_id;
+    uint64_t  lock_id;
+    uint64_t  offset;
+    uint64_t  length; /* 0: to the end of any file */
+    uint32_t  mode;   /* SFS_LOCK_* */
+    sfs_cap_t cap;
+} sfs_lock_req_t;
+
+void sfs_proto_lock_req_pack(sfs_wbuf_t *wb, const sfs_lock_req_t *req);
+/* Sets rb->error also for an unknown mode. */
+void sfs_proto_lock_req_unpack(sfs_rbuf_t *rb, sfs_lock_req_t *req);
+
+/* UNLOCK: the lock `lock_id` of this session on `entry_id`. */
+typedef struct sfs_unlock_req {
+    uint64_t entry_id;
+    uint64_t lock_id;
+} sfs_unlock_req_t;
+
+void sfs_proto_unlock_req_pack(sfs_wbuf_t *wb, const sfs_unlock_req_t *req);
+void sfs_proto_unlock_req_unpack(sfs_rbuf_t *rb, sfs_unlock_req_t *req);
 
 #define SFS_SETATTR_MODE  0x1u
 #define SFS_SETATTR_OWNER 0x2u

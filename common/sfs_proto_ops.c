@@ -48,6 +48,8 @@ SFS_PROTO_CODEC(meta_statfs)
 SFS_PROTO_CODEC(check_reply)
 SFS_PROTO_CODEC(counter_req)
 SFS_PROTO_CODEC(counter_reply)
+SFS_PROTO_CODEC(lock_req)
+SFS_PROTO_CODEC(unlock_req)
 SFS_PROTO_CODEC_BY_OP(chunk_req)
 SFS_PROTO_CODEC(length_reply)
 SFS_PROTO_CODEC(chunk_unlink_req)
@@ -124,8 +126,8 @@ int sfs_proto_encode(uint32_t opcode, int reply, const void *in, size_t in_size,
 const char *sfs_features_string(uint64_t features, char *buf, size_t size)
 {
     static const char *const names[] = {
-        "MUNGE authentication", "capabilities", "fd handoff", "direct copy",
-        "typed cursors",        "bit 5",        "bit 6",      "mirroring"};
+        "MUNGE authentication", "capabilities",     "fd handoff", "direct copy",
+        "typed cursors",        "byte-range locks", "bit 6",      "mirroring"};
     size_t used = 0;
 
     buf[0] = '\0';

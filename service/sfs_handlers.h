@@ -6,6 +6,7 @@
  *   sfs_service_handlers.c  ping, net_info, stop (every rank), transport
  *   sfs_mgmt_handlers.c     register, heartbeat, get_map, shutdown
  *   sfs_meta_handlers.c     meta, meta_admin, counter
+ *   sfs_meta_lock_rpc.c     lock (LOCK, UNLOCK)
  *   sfs_storage_handlers.c  chunk, chunk_unlink
  *   sfs_mgmt_mirror.c       mirror_list
  * The dispatcher (sfs_service.c) calls a handler only on a rank that has

@@ -79,7 +79,8 @@ int sfs_meta_create(sfs_service_t *service, sfs_meta_t **meta_p)
     pthread_cond_init(&meta->flushed, NULL);
     sfs_meta_chooser_init(&meta->chooser);
     sfs_list_init(&meta->queue);
-    if (sfs_meta_counters_init(meta) != 0) {
+    if (sfs_meta_counters_init(meta) != 0 || sfs_meta_locks_init(meta) != 0) {
+        sfs_meta_counters_cleanup(meta);
         sfs_meta_chooser_cleanup(&meta->chooser);
         free(meta);
         return -ENOMEM;
@@ -126,6 +127,7 @@ void sfs_meta_destroy(sfs_meta_t *meta)
             sfs_tp_worker_progress(meta->service->worker, 10);
         }
     }
+    sfs_meta_locks_cleanup(meta); /* queued LOCKs answered ESHUTDOWN */
     sfs_meta_delete_cleanup(meta);
     sfs_meta_store_close(meta->store);
     sfs_meta_chooser_cleanup(&meta->chooser);

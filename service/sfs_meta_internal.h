@@ -9,6 +9,7 @@
  *   sfs_meta_reply.c    replies, capabilities included (progress thread)
  *   sfs_meta_chooser.c  the target chooser (its own header)
  *   sfs_meta_counter.c  shared file-pointer counters (progress thread)
+ *   sfs_meta_lock*.c    byte-range locks, LOCK/UNLOCK (its own header)
  *   sfs_meta_delete.c   background deletion of removed files' chunk files
  */
 #ifndef SFS_META_INTERNAL_H
@@ -20,6 +21,7 @@
 #include "sfs_hash.h"
 #include "sfs_list.h"
 #include "sfs_meta_chooser.h"
+#include "sfs_meta_lock.h"
 #include "sfs_meta_store.h"
 
 #include <pthread.h>
@@ -83,6 +85,7 @@ struct sfs_meta {
 
     sfs_meta_chooser_t chooser;
     uint64_t           next_refresh_ms;
+    sfs_lock_table_t  *locks; /* byte-range locks (sfs_meta_lock_rpc.c; progress thread) */
 
     sfs_meta_delete_t     *deletes;
     uint32_t               delete_count;

@@ -12,6 +12,7 @@
 #include "sfs_identity.h"
 #include "sfs_errno.h"
 #include "sfs_log.h"
+#include "sfs_meta_lock.h"
 #include "sfs_time.h"
 
 #include <stdio.h>
@@ -21,6 +22,14 @@
 #define SFS_SERVICE_MAX_TARGETS_PER_RANK SFS_REGISTER_MAX_TARGETS
 
 static int sfs_service_identity(void *arg, const sfs_tp_proof_t *proof, sfs_cred_t *cred);
+
+/* A client gone: no byte-range lock outlives it. */
+static void sfs_service_session_end(sfs_tp_session_t *session, void *arg)
+{
+    sfs_service_t *service = arg;
+
+    sfs_meta_locks_session_end(service->meta, session);
+}
 
 /* Every operation's handler, from the list of operations. */
 static sfs_handler_fn *const sfs_service_handlers[SFS_OP_MAX] = {
@@ -145,12 +154,14 @@ int sfs_service_create(const sfs_config_t *config, const sfs_role_plan_t *plan, 
         SFS_TP_WORKER_PARAM_NODE_ID | SFS_TP_WORKER_PARAM_PEER_KIND | SFS_TP_WORKER_PARAM_HOST |
         SFS_TP_WORKER_PARAM_KEY | SFS_TP_WORKER_PARAM_HANDLER | SFS_TP_WORKER_PARAM_MAX_PAYLOAD |
         SFS_TP_WORKER_PARAM_RPC_TIMEOUT | SFS_TP_WORKER_PARAM_NAME | SFS_TP_WORKER_PARAM_MAX_RATE;
+    params.field_mask |= SFS_TP_WORKER_PARAM_SESSION_END;
     params.node_id          = rank;
     params.peer_kind        = SFS_PEER_SERVER;
     params.host             = service->host;
     params.name             = "stripefs-server";
     params.key              = &service->key;
     params.on_request       = sfs_service_dispatch;
+    params.on_session_end   = sfs_service_session_end;
     params.handler_arg      = service;
     params.max_payload      = config->max_message_size;
     params.rpc_timeout_ms   = config->rpc_timeout_ms;

@@ -51,6 +51,12 @@ tests_unit_service_test_chunk_posix_SOURCES  = tests/unit/service/test_chunk_pos
 tests_unit_service_test_chunk_posix_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/service
 tests_unit_service_test_chunk_posix_CFLAGS   = $(SFS_UNIT_CFLAGS)
 tests_unit_service_test_chunk_posix_LDADD    = libsfs_service.la $(SFS_CORE_LIBS) $(SFS_UNIT_LDADD)
+check_PROGRAMS += tests/unit/service/test_sfs_meta_lock
+tests_unit_service_test_sfs_meta_lock_SOURCES  = tests/unit/service/test_sfs_meta_lock.c \
+	service/sfs_meta_lock.c
+tests_unit_service_test_sfs_meta_lock_CPPFLAGS = $(SFS_CPPFLAGS_SERVICE)
+tests_unit_service_test_sfs_meta_lock_CFLAGS   = $(SFS_UNIT_CFLAGS)
+tests_unit_service_test_sfs_meta_lock_LDADD    = $(SFS_UNIT_LDADD)
 check_PROGRAMS += tests/unit/service/test_meta_chooser
 tests_unit_service_test_meta_chooser_SOURCES  = tests/unit/service/test_meta_chooser.c \
 	service/sfs_meta_chooser.c
@@ -122,6 +128,11 @@ tests_progs_sfs_map_async_LDADD   = $(SFS_CORE_LIBS) -lpthread
 check_PROGRAMS += tests/progs/sfs_cap_renew
 tests_progs_sfs_cap_renew_SOURCES = tests/progs/sfs_cap_renew.c
 tests_progs_sfs_cap_renew_LDADD   = libsfs_client.la $(SFS_CORE_LIBS)
+
+# Byte-range locks held and killed (tests/service/test_service_locks.sh).
+check_PROGRAMS += tests/progs/sfs_lock_hold
+tests_progs_sfs_lock_hold_SOURCES = tests/progs/sfs_lock_hold.c
+tests_progs_sfs_lock_hold_LDADD   = libsfs_client.la $(SFS_CORE_LIBS)
 
 check_PROGRAMS += tests/progs/sfs_meta_corrupt
 # (service/sfs_ns_test.c: the store's damage hooks, kept out of libsfs_service)

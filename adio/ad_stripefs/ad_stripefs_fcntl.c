@@ -35,19 +35,27 @@ void ADIOI_STRIPEFS_Fcntl(ADIO_File fd, int flag, ADIO_Fcntl_t *fcntl_struct, in
         }
         break;
     case ADIO_FCNTL_SET_ATOMICITY:
+        /* atomic mode: each independent read and write locks its extent
+         * with the metadata server's byte-range locks (ad_stripefs_io.c,
+         * ad_stripefs_io_str.c); collective writes reach them through the
+         * aggregators' contiguous writes, whose data ROMIO's exchange
+         * already orders by rank in atomic mode */
         if (fcntl_struct->atomicity) {
-            /* overlapping writes by different processes are not serialised
-             * across targets: say so rather than pretend */
-            *error_code = MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname, __LINE__,
-                                               MPI_ERR_UNSUPPORTED_OPERATION, "**io",
-                                               ADIOI_STRIPEFS_PREFIX
-                                               "%s: atomic mode is not "
-                                               "supported: stripefs does not serialise "
-                                               "overlapping writes of different processes",
-                                               fd->filename);
-            return;
+            /* one lock taken and given back: a metadata server too old for
+             * locks (EOPNOTSUPP) is told now, not at the first write */
+            uint64_t lock_id;
+            int      exclusive = (fd->access_mode & MPI_MODE_WRONLY) != 0;
+
+            rc = sfs_file_lock(ADIOI_STRIPEFS_FILE(fd), 0, 1, exclusive, &lock_id);
+            if (rc == 0) {
+                rc = sfs_file_unlock(ADIOI_STRIPEFS_FILE(fd), lock_id);
+            }
+            if (rc) {
+                *error_code = ADIOI_STRIPEFS_Err(myname, fd->filename, rc);
+                return;
+            }
         }
-        fd->atomicity = 0;
+        fd->atomicity = fcntl_struct->atomicity ? 1 : 0;
         break;
     default:
         *error_code = MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname, __LINE__,
@@ -95,11 +103,11 @@ int ADIOI_STRIPEFS_Feature(ADIO_File fd, int flag)
     case ADIO_SCALABLE_RESIZE: /* one process truncates */
     case ADIO_TWO_PHASE:       /* ROMIO's generic collective buffering */
     case ADIO_SHARED_FP:       /* a counter on the metadata server */
+    case ADIO_ATOMIC_MODE:     /* byte-range locks of the metadata server */
         return 1;
-    case ADIO_UNLINK_AFTER_CLOSE:  /* chunk files of an unlinked file go at once */
-    case ADIO_LOCKS:               /* no byte-range locks ... */
+    case ADIO_UNLINK_AFTER_CLOSE: /* chunk files of an unlinked file go at once */
+    case ADIO_LOCKS: /* no fcntl locks for ROMIO to take (ours are inside the driver) ... */
     case ADIO_DATA_SIEVING_WRITES: /* ... so no read-modify-write: list I/O instead */
-    case ADIO_ATOMIC_MODE:
     case ADIO_SEQUENTIAL:
     default:
         return 0;

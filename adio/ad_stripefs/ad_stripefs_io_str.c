@@ -3,7 +3,10 @@
  * datatype becomes a list of memory pieces, the file view a list of file
  * extents, and the client library moves them in one operation: the pieces of
  * each target travel together, all targets at once. No data sieving, so no
- * read-modify-write and no locks.
+ * read-modify-write. In atomic mode the whole extent of the call, from its
+ * first byte to its last, is locked around it (exclusive for a write, shared
+ * for a read), so a strided write is never interleaved with another
+ * process's overlapping one.
  */
 #include "ad_stripefs.h"
 #include "adioi.h"
@@ -197,6 +200,29 @@ static ADIO_Offset ADIOI_STRIPEFS_position_after(const ADIOI_STRIPEFS_lists_t *l
     return position;
 }
 
+/* Lock the extent of the list (atomic mode): from its lowest to its
+ * highest byte; *locked_p says whether there was anything to lock. */
+static int ADIOI_STRIPEFS_lock_extent(ADIO_File fd, const ADIOI_STRIPEFS_lists_t *lists, int write,
+                                      uint64_t *lock_id_p, int *locked_p)
+{
+    uint64_t first = UINT64_MAX, end = 0;
+    int      rc;
+
+    for (size_t i = 0; i < lists->extent_count; i++) {
+        const sfs_file_extent_t *extent = &lists->extents[i];
+
+        first = extent->offset < first ? extent->offset : first;
+        end   = extent->offset + extent->length > end ? extent->offset + extent->length : end;
+    }
+    *locked_p = 0;
+    if (end <= first) {
+        return 0;
+    }
+    rc        = sfs_file_lock(ADIOI_STRIPEFS_FILE(fd), first, end - first, write, lock_id_p);
+    *locked_p = rc == 0;
+    return rc;
+}
+
 static void ADIOI_STRIPEFS_strided(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
                                    int file_ptr_type, ADIO_Offset offset, ADIO_Status *status,
                                    int write, int *error_code)
@@ -205,8 +231,9 @@ static void ADIOI_STRIPEFS_strided(ADIO_File fd, void *buf, int count, MPI_Datat
     ADIOI_STRIPEFS_lists_t lists    = {0};
     MPI_Count              type_size;
     ADIO_Offset            bytes;
-    ssize_t                done = 0;
-    int                    rc;
+    ssize_t                done    = 0;
+    uint64_t               lock_id = 0;
+    int                    locked  = 0, rc, unlock_rc;
 
     MPI_Type_size_x(datatype, &type_size);
     bytes = (ADIO_Offset)type_size * count;
@@ -215,12 +242,20 @@ static void ADIOI_STRIPEFS_strided(ADIO_File fd, void *buf, int count, MPI_Datat
         if (rc == 0) {
             rc = ADIOI_STRIPEFS_file_list(fd, file_ptr_type, offset, bytes, &lists);
         }
+        if (rc == 0 && fd->atomicity) {
+            rc = ADIOI_STRIPEFS_lock_extent(fd, &lists, write, &lock_id, &locked);
+        }
         if (rc == 0) {
             done = write ? sfs_file_writev(ADIOI_STRIPEFS_FILE(fd), lists.extents,
                                            lists.extent_count, lists.memory, lists.memory_count)
                          : sfs_file_readv(ADIOI_STRIPEFS_FILE(fd), lists.extents,
                                           lists.extent_count, lists.memory, lists.memory_count);
             rc   = done < 0 ? (int)done : 0;
+        }
+        /* released once every target acknowledged its pieces */
+        if (locked && (unlock_rc = sfs_file_unlock(ADIOI_STRIPEFS_FILE(fd), lock_id)) != 0 &&
+            rc == 0) {
+            rc = unlock_rc;
         }
         if (rc) {
             *error_code = ADIOI_STRIPEFS_Err(myname, fd->filename, rc);

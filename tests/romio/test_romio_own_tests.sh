@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # ROMIO's own test programs (src/mpi/romio/test of the ROMIO source the build
 # used) on stripefs: paths against a real service. Those that use MPI-1 names
-# Open MPI no longer declares (MPI_LB/MPI_UB) run with MPICH. The ones below
-# behave differently on stripefs by design, and the test checks that they do
-# so in the documented way:
-#   atomicity          atomic mode is refused (no cross-target serialisation)
+# Open MPI no longer declares (MPI_LB/MPI_UB) run with MPICH. atomicity
+# passes through the metadata server's byte-range locks (docs/atomic-mode.md).
+# The one below behaves differently on stripefs by design, and the test checks
+# that it does so in the documented way:
 #   file_info          stripefs reports a file's real striping_factor, not the
 #                      hint given when opening an existing file
 # Every program compiled here is run, and each one either passes or differs
@@ -54,15 +54,6 @@ expect_pass() { # name flavour np args...
         sfs_fail "ROMIO test $name failed on stripefs:"
     fi
 }
-expect_refusal() { # name pattern np args...
-    local name=$1 pattern=$2
-    shift 2
-    run_one "$name" ompi "$@"
-    grep -q "$pattern" "$SFS_TEST_TMP/$name.out" \
-        || { head -20 "$SFS_TEST_TMP/$name.out"; sfs_fail "$name did not fail in the documented way ($pattern)"; }
-    differ+=("$name")
-    echo "ok: $name: as documented: $(grep -m1 -o "$pattern.*" "$SFS_TEST_TMP/$name.out" | cut -c1-100)"
-}
 for t in simple async async-multiple coll_test excl split_coll psimple error status creat_excl; do
     expect_pass "$t" ompi 4 -fname "stripefs:/romio/$t"
 done
@@ -75,7 +66,7 @@ for t in noncontig noncontig_coll i_noncontig types_with_zeros; do
 done
 expect_pass noncontig_coll2 mpich 4 -fname stripefs:/romio/noncontig_coll2
 
-expect_refusal atomicity "Atomic mode not supported" 4 -fname stripefs:/romio/atomicity
+expect_pass atomicity ompi 4 -fname stripefs:/romio/atomicity
 expect_pass shared_fp ompi 4 -fname stripefs:/romio/shared_fp
 expect_pass ordered_fp ompi 4 -fname stripefs:/romio/ordered_fp
 expect_pass darray_read ompi 4 -fname stripefs:/romio/darray_read
@@ -90,8 +81,7 @@ echo "ok: file_info: only difference: the real striping_factor (4) is reported"
 # every program compiled was run once, and passed or differed as documented
 all=$(echo $ompi_tests $mpich_tests | tr ' ' '\n' | sort | tr '\n' ' ')
 sfs_expect_eq "$(printf '%s\n' "${ran[@]}" | sort | tr '\n' ' ')" "$all" "ROMIO test programs run"
-sfs_expect_eq "$(printf '%s\n' "${differ[@]}" | sort | tr '\n' ' ')" "atomicity file_info " \
-    "programs that differ as documented"
+sfs_expect_eq "$(printf '%s\n' "${differ[@]}" | sort | tr '\n' ' ')" "file_info " "programs that differ as documented"
 sfs_expect_eq "$((passed + ${#differ[@]}))" "${#ran[@]}" "programs that passed or differ as documented"
 echo "ok: $passed of ROMIO's ${#ran[@]} test programs pass on stripefs:, ${#differ[@]} differ as documented (${differ[*]})"
 sfs_stop_service

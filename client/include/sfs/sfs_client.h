@@ -293,6 +293,19 @@ const char *sfs_file_path(const sfs_file_t *file);
  * that share the open through local2global share the counter. */
 int sfs_file_counter(sfs_file_t *file, int op, uint64_t value, uint64_t *before_p);
 
+/** A byte-range lock on [offset, offset + length) of the file (length 0:
+ * to the end of any file), granted by the metadata server (MPI atomic
+ * mode): exclusive (needs the file open for writing) or shared (for
+ * reading). Blocks until granted; conflicting locks of all processes wait
+ * in arrival order. A process must not nest locks whose ranges conflict:
+ * its second one would wait for its first. *lock_id_p names the lock for
+ * sfs_file_unlock. Locks go when the process's connection does (exit,
+ * crash). -EACCES: the open does not allow it. */
+int sfs_file_lock(sfs_file_t *file, uint64_t offset, uint64_t length, int exclusive,
+                  uint64_t *lock_id_p);
+/** Release a lock of sfs_file_lock (by this process). */
+int sfs_file_unlock(sfs_file_t *file, uint64_t lock_id);
+
 /** Serialise an open file so another process can use it without asking the
  * metadata server: with buf NULL, *length_p gets the size needed. */
 int sfs_file_local2global(const sfs_file_t *file, void *buf, size_t *length_p);

@@ -34,7 +34,7 @@ static void test_every_op_in_the_table(void **state)
         assert_true(info->request_size > 0 && info->reply_size > 0);
         assert_true(info->handler[0] != '\0');
     }
-    assert_int_equal(ops, 34);
+    assert_int_equal(ops, 35);
     assert_string_equal(sfs_proto_op_info(SFS_OP_MIRROR_LIST)->reply_codec, "mirror_list_reply");
     assert_string_equal(sfs_proto_op_info(SFS_OP_CHUNK_UNLINK)->request_codec, "chunk_unlink_req");
     assert_string_equal(sfs_proto_op_info(SFS_OP_HEARTBEAT)->reply_codec, "heartbeat_reply");
@@ -210,6 +210,39 @@ static void test_hello_features(void **state)
     assert_string_equal(sfs_features_string(0, names, sizeof(names)), "");
 }
 
+/* LOCK carries the range, the mode and the open's capability; an unknown
+ * mode is refused; UNLOCK names the lock. */
+static void test_lock_codecs(void **state)
+{
+    sfs_lock_req_t req = {.entry_id = 42,
+                          .lock_id  = 7,
+                          .offset   = 4096,
+                          .length   = 0,
+                          .mode     = SFS_LOCK_EXCLUSIVE},
+                   got;
+    sfs_unlock_req_t ureq = {.entry_id = 42, .lock_id = 7}, ugot;
+    uint8_t          buf[128];
+    sfs_wbuf_t       wb;
+
+    (void)state;
+    req.cap.entry_id = 42;
+    req.cap.access   = SFS_CAP_WRITE;
+    sfs_wbuf_init(&wb, buf, sizeof(buf));
+    assert_int_equal(sfs_proto_encode(SFS_OP_LOCK, 0, &req, sizeof(req), &wb), 0);
+    assert_int_equal(sfs_proto_decode(SFS_OP_LOCK, 0, buf, wb.length, &got, sizeof(got)), 0);
+    assert_int_equal(got.lock_id, 7);
+    assert_int_equal(got.offset, 4096);
+    assert_int_equal(got.mode, SFS_LOCK_EXCLUSIVE);
+    assert_int_equal(got.cap.access, SFS_CAP_WRITE);
+    buf[32] = 2; /* the mode's low byte */
+    assert_int_equal(sfs_proto_decode(SFS_OP_LOCK, 0, buf, wb.length, &got, sizeof(got)), -EBADMSG);
+    sfs_wbuf_init(&wb, buf, sizeof(buf));
+    assert_int_equal(sfs_proto_encode(SFS_OP_UNLOCK, 0, &ureq, sizeof(ureq), &wb), 0);
+    assert_int_equal(sfs_proto_decode(SFS_OP_UNLOCK, 0, buf, wb.length, &ugot, sizeof(ugot)), 0);
+    assert_int_equal(ugot.lock_id, 7);
+    assert_string_equal(sfs_proto_op_info(SFS_OP_LOCK)->handler, "lock");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -219,6 +252,7 @@ int main(void)
         cmocka_unit_test(test_listing_cursors),
         cmocka_unit_test(test_mirror_list),
         cmocka_unit_test(test_hello_features),
+        cmocka_unit_test(test_lock_codecs),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

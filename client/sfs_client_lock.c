@@ -1,0 +1,102 @@
+/*
+ * Byte-range locks of an open file (sfs_file_lock, sfs_file_unlock): one
+ * metadata RPC each, granted by the metadata server's lock table
+ * (service/sfs_meta_lock.h). The client names each lock itself, so that a
+ * LOCK whose reply never came (timed out while it waited) can still be
+ * cancelled, and no lock of ours is left granted to nobody.
+ */
+#define SFS_LOG_FAC "client"
+#include "sfs_client_internal.h"
+
+#include "sfs_errno.h"
+#include "sfs_log.h"
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Lock ids, unique in this process (so in each of its sessions). */
+static _Atomic uint64_t sfs_client_lock_ids = 1;
+
+static int sfs_client_lock_call(sfs_file_t *file, uint32_t opcode, const void *args, size_t length)
+{
+    sfs_tp_rpc_params_t params;
+    sfs_tp_rpc_t       *rpc;
+    int                 rc;
+
+    memset(&params, 0, sizeof(params));
+    params.opcode      = opcode;
+    params.args        = args;
+    params.args_length = length;
+    rc                 = sfs_cluster_call_meta(file->client->cluster, &params, &rpc);
+    if (rc && sfs_client_no_answer(rc)) {
+        sfs_client_meta_error(file->client, rc);
+    }
+    sfs_tp_rpc_release(rpc);
+    return rc;
+}
+
+static int sfs_client_unlock_id(sfs_file_t *file, uint64_t lock_id)
+{
+    sfs_unlock_req_t req = {.entry_id = file->attr.entry_id, .lock_id = lock_id};
+    uint8_t          args[32];
+    sfs_wbuf_t       wb;
+
+    sfs_wbuf_init(&wb, args, sizeof(args));
+    sfs_proto_unlock_req_pack(&wb, &req);
+    return sfs_client_lock_call(file, SFS_OP_UNLOCK, args, wb.length);
+}
+
+int sfs_file_lock(sfs_file_t *file, uint64_t offset, uint64_t length, int exclusive,
+                  uint64_t *lock_id_p)
+{
+    sfs_lock_req_t req;
+    uint8_t        args[128];
+    sfs_wbuf_t     wb;
+    char           detail[SFS_ERROR_DETAIL_MAX];
+    int            rc;
+
+    SFS_ARG_CHECK(file && lock_id_p, "the file or lock_id_p is NULL");
+    sfs_file_cap_refresh(file);
+    memset(&req, 0, sizeof(req));
+    req.entry_id = file->attr.entry_id;
+    req.lock_id  = atomic_fetch_add(&sfs_client_lock_ids, 1);
+    req.offset   = offset;
+    req.length   = length;
+    req.mode     = exclusive ? SFS_LOCK_EXCLUSIVE : SFS_LOCK_SHARED;
+    req.cap      = file->cap;
+    sfs_wbuf_init(&wb, args, sizeof(args));
+    sfs_proto_lock_req_pack(&wb, &req);
+    if (wb.error) {
+        return sfs_error_set(wb.error, "%s: cannot encode a LOCK request", file->path);
+    }
+    rc = sfs_client_lock_call(file, SFS_OP_LOCK, args, wb.length);
+    if (rc == 0) {
+        *lock_id_p = req.lock_id;
+        return 0;
+    }
+    snprintf(detail, sizeof(detail), "%s", sfs_error_detail());
+    if (rc == -ETIMEDOUT) {
+        /* it may still be queued, or granted after we gave up: cancel it
+         * (best effort: the server drops it anyway when we disconnect) */
+        sfs_client_unlock_id(file, req.lock_id);
+    }
+    return sfs_error_set(rc, "%s: %s lock of [%llu, +%llu): %s", file->path,
+                         exclusive ? "exclusive" : "shared", (unsigned long long)offset,
+                         (unsigned long long)length, detail);
+}
+
+int sfs_file_unlock(sfs_file_t *file, uint64_t lock_id)
+{
+    char detail[SFS_ERROR_DETAIL_MAX];
+    int  rc;
+
+    SFS_ARG_CHECK(file, "the file is NULL");
+    rc = sfs_client_unlock_id(file, lock_id);
+    if (rc) {
+        snprintf(detail, sizeof(detail), "%s", sfs_error_detail());
+        return sfs_error_set(rc, "%s: unlock of lock %llu: %s", file->path,
+                             (unsigned long long)lock_id, detail);
+    }
+    return 0;
+}

@@ -1,0 +1,216 @@
+/* The metadata role's byte-range lock table (service/sfs_meta_lock.c):
+ * compatible locks are granted at once, conflicting ones queue in arrival
+ * order and are granted when what blocks them goes, and an owner that goes
+ * away loses everything it held or waited for. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "sfs_meta_lock.h"
+#include "sfs_proto.h"
+
+#include <errno.h>
+#include <string.h>
+
+/* What the callback saw: waiters in the order they ended, and how. */
+typedef struct {
+    int order[64];
+    int status[64];
+    int count;
+} ended_t;
+
+static void done_cb(void *waiter, int status, void *arg)
+{
+    ended_t *ended = arg;
+
+    ended->order[ended->count]  = (int)(intptr_t)waiter;
+    ended->status[ended->count] = status;
+    ended->count++;
+}
+
+#define A ((const void *)0x1)
+#define B ((const void *)0x2)
+#define C ((const void *)0x3)
+
+static int lock(sfs_lock_table_t *t, const void *owner, uint64_t id, uint64_t off, uint64_t len,
+                uint32_t mode, int waiter)
+{
+    sfs_lock_spec_t spec = {
+        .owner = owner, .entry_id = 7, .lock_id = id, .offset = off, .length = len, .mode = mode};
+
+    return sfs_lock_acquire(t, &spec, (void *)(intptr_t)waiter);
+}
+
+static void test_compatible_granted_at_once(void **state)
+{
+    ended_t           ended = {0};
+    sfs_lock_table_t *t;
+    size_t            queued;
+
+    (void)state;
+    assert_int_equal(sfs_lock_table_create(done_cb, &ended, &t), 0);
+    /* shared locks overlap freely; exclusive ones on disjoint ranges too */
+    assert_int_equal(lock(t, A, 1, 0, 100, SFS_LOCK_SHARED, 1), 0);
+    assert_int_equal(lock(t, B, 1, 50, 100, SFS_LOCK_SHARED, 2), 0);
+    assert_int_equal(lock(t, C, 1, 200, 10, SFS_LOCK_EXCLUSIVE, 3), 0);
+    assert_int_equal(lock(t, C, 2, 210, 10, SFS_LOCK_EXCLUSIVE, 4), 0); /* adjacent: no overlap */
+    assert_int_equal(sfs_lock_count(t, &queued), 4);
+    assert_int_equal(queued, 0);
+    /* another file is another space */
+    sfs_lock_spec_t other = {
+        .owner = A, .entry_id = 8, .lock_id = 1, .length = 0, .mode = SFS_LOCK_EXCLUSIVE};
+    assert_int_equal(sfs_lock_acquire(t, &other, NULL), 0);
+    assert_int_equal(ended.count, 0);
+    sfs_lock_table_destroy(t, -ESHUTDOWN);
+}
+
+static void test_conflicts_queue_and_grant_in_order(void **state)
+{
+    ended_t           ended = {0};
+    sfs_lock_table_t *t;
+    size_t            queued;
+
+    (void)state;
+    assert_int_equal(sfs_lock_table_create(done_cb, &ended, &t), 0);
+    assert_int_equal(lock(t, A, 1, 0, 100, SFS_LOCK_EXCLUSIVE, 1), 0);
+    assert_int_equal(lock(t, B, 1, 99, 1, SFS_LOCK_SHARED, 2), SFS_LOCK_QUEUED);
+    assert_int_equal(lock(t, C, 1, 0, 0, SFS_LOCK_EXCLUSIVE, 3), SFS_LOCK_QUEUED); /* to EOF */
+    /* same owner, conflicting range: waits too (no nesting) */
+    assert_int_equal(lock(t, A, 2, 10, 10, SFS_LOCK_SHARED, 4), SFS_LOCK_QUEUED);
+    assert_int_equal(sfs_lock_count(t, &queued), 1);
+    assert_int_equal(queued, 3);
+    assert_int_equal(ended.count, 0);
+
+    /* A's exclusive lock goes: B's shared one is granted; C's exclusive
+     * waits for it, and A's shared one, queued after C, waits behind C
+     * (fairness) although it is compatible with B's */
+    assert_int_equal(sfs_lock_release(t, A, 7, 1), 0);
+    assert_int_equal(ended.count, 1);
+    assert_int_equal(ended.order[0], 2);
+    assert_int_equal(ended.status[0], 0);
+    assert_int_equal(sfs_lock_release(t, B, 7, 1), 0);
+    assert_int_equal(ended.count, 2);
+    assert_int_equal(ended.order[1], 3);
+    assert_int_equal(sfs_lock_release(t, C, 7, 1), 0);
+    assert_int_equal(ended.count, 3);
+    assert_int_equal(ended.order[2], 4);
+    assert_int_equal(sfs_lock_release(t, A, 7, 2), 0);
+    assert_int_equal(sfs_lock_count(t, &queued), 0);
+    assert_int_equal(queued, 0);
+    /* nothing left to release */
+    assert_int_equal(sfs_lock_release(t, A, 7, 2), -ENOENT);
+    sfs_lock_table_destroy(t, -ESHUTDOWN);
+    assert_int_equal(ended.count, 3);
+}
+
+static void test_shared_readers_granted_together(void **state)
+{
+    ended_t           ended = {0};
+    sfs_lock_table_t *t;
+
+    (void)state;
+    assert_int_equal(sfs_lock_table_create(done_cb, &ended, &t), 0);
+    assert_int_equal(lock(t, A, 1, 0, 10, SFS_LOCK_EXCLUSIVE, 1), 0);
+    assert_int_equal(lock(t, B, 1, 0, 10, SFS_LOCK_SHARED, 2), SFS_LOCK_QUEUED);
+    assert_int_equal(lock(t, C, 1, 5, 10, SFS_LOCK_SHARED, 3), SFS_LOCK_QUEUED);
+    assert_int_equal(sfs_lock_release(t, A, 7, 1), 0);
+    assert_int_equal(ended.count, 2); /* both readers at once */
+    assert_int_equal(ended.order[0], 2);
+    assert_int_equal(ended.order[1], 3);
+    sfs_lock_table_destroy(t, -ESHUTDOWN);
+}
+
+static void test_cancel_queued(void **state)
+{
+    ended_t           ended = {0};
+    sfs_lock_table_t *t;
+
+    (void)state;
+    assert_int_equal(sfs_lock_table_create(done_cb, &ended, &t), 0);
+    assert_int_equal(lock(t, A, 1, 0, 10, SFS_LOCK_EXCLUSIVE, 1), 0);
+    assert_int_equal(lock(t, B, 1, 0, 10, SFS_LOCK_EXCLUSIVE, 2), SFS_LOCK_QUEUED);
+    assert_int_equal(lock(t, C, 1, 0, 10, SFS_LOCK_SHARED, 3), SFS_LOCK_QUEUED);
+    /* B gives up (its LOCK timed out): its request ends cancelled, and C,
+     * which waited behind it, still waits for A */
+    assert_int_equal(sfs_lock_release(t, B, 7, 1), 0);
+    assert_int_equal(ended.count, 1);
+    assert_int_equal(ended.order[0], 2);
+    assert_int_equal(ended.status[0], -ECANCELED);
+    assert_int_equal(sfs_lock_release(t, A, 7, 1), 0);
+    assert_int_equal(ended.count, 2);
+    assert_int_equal(ended.order[1], 3);
+    assert_int_equal(ended.status[1], 0);
+    sfs_lock_table_destroy(t, -ESHUTDOWN);
+}
+
+static void test_owner_gone_releases_everything(void **state)
+{
+    ended_t           ended = {0};
+    sfs_lock_table_t *t;
+    size_t            queued;
+
+    (void)state;
+    assert_int_equal(sfs_lock_table_create(done_cb, &ended, &t), 0);
+    assert_int_equal(lock(t, A, 1, 0, 10, SFS_LOCK_EXCLUSIVE, 1), 0);
+    assert_int_equal(lock(t, A, 2, 100, 10, SFS_LOCK_EXCLUSIVE, 2), 0);
+    assert_int_equal(lock(t, B, 1, 0, 200, SFS_LOCK_EXCLUSIVE, 3), SFS_LOCK_QUEUED);
+    assert_int_equal(lock(t, A, 3, 150, 10, SFS_LOCK_SHARED, 4), SFS_LOCK_QUEUED);
+    /* A dies: its two locks go, its queued request ends with the status
+     * given, and B, which waited for both, is granted */
+    assert_int_equal(sfs_lock_release_owner(t, A, -ECONNRESET), 3);
+    assert_int_equal(ended.count, 2);
+    assert_int_equal(ended.order[0], 4);
+    assert_int_equal(ended.status[0], -ECONNRESET);
+    assert_int_equal(ended.order[1], 3);
+    assert_int_equal(ended.status[1], 0);
+    assert_int_equal(sfs_lock_count(t, &queued), 1);
+    assert_int_equal(queued, 0);
+    assert_int_equal(sfs_lock_release_owner(t, A, -ECONNRESET), 0);
+    assert_int_equal(sfs_lock_release(t, A, 7, 1), -ENOENT);
+    sfs_lock_table_destroy(t, -ESHUTDOWN);
+}
+
+static void test_refusals(void **state)
+{
+    ended_t           ended = {0};
+    sfs_lock_table_t *t;
+    int               rc = 0;
+
+    (void)state;
+    assert_int_equal(sfs_lock_table_create(done_cb, &ended, &t), 0);
+    assert_int_equal(lock(t, A, 1, 0, 10, SFS_LOCK_SHARED, 1), 0);
+    assert_int_equal(lock(t, A, 1, 20, 10, SFS_LOCK_SHARED, 2), -EEXIST); /* id in use */
+    /* another owner cannot release it by naming its id */
+    assert_int_equal(sfs_lock_release(t, B, 7, 1), -ENOENT);
+    assert_int_equal(sfs_lock_count(t, NULL), 1);
+    assert_int_equal(lock(t, B, 1, 20, 10, 2, 3), -EINVAL); /* no such mode */
+    /* offsets near the top do not wrap: [max - 5, +10) reaches the end */
+    assert_int_equal(lock(t, B, 2, UINT64_MAX - 5, 10, SFS_LOCK_EXCLUSIVE, 4), 0);
+    assert_int_equal(lock(t, C, 1, UINT64_MAX - 1, 1, SFS_LOCK_SHARED, 5), SFS_LOCK_QUEUED);
+    /* one owner cannot hold the table hostage */
+    for (uint64_t i = 0; i < SFS_LOCK_OWNER_MAX && rc == 0; i++) {
+        rc = lock(t, C, 100 + i, 1000 + 2 * i, 1, SFS_LOCK_SHARED, 6);
+    }
+    assert_int_equal(rc, -ENOLCK);
+    /* the queued request ends when the table goes */
+    sfs_lock_table_destroy(t, -ESHUTDOWN);
+    assert_int_equal(ended.count, 1);
+    assert_int_equal(ended.order[0], 5);
+    assert_int_equal(ended.status[0], -ESHUTDOWN);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_compatible_granted_at_once),
+        cmocka_unit_test(test_conflicts_queue_and_grant_in_order),
+        cmocka_unit_test(test_shared_readers_granted_together),
+        cmocka_unit_test(test_cancel_queued),
+        cmocka_unit_test(test_owner_gone_releases_everything),
+        cmocka_unit_test(test_refusals),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
