@@ -127,6 +127,7 @@ void sfs_file_cap_refresh(sfs_file_t *file)
         attr.entry_id == file->attr.entry_id && cap.entry_id == attr.entry_id) {
         file->cap       = cap;
         file->cap_got_s = now;
+        sfs_file_writer_renew(file);
     } else {
         sfs_debug("%s: capability not renewed (%s); it expires in %lu s", file->path,
                   sfs_error_detail(), (unsigned long)(file->cap.expires_s - now));
@@ -170,6 +171,7 @@ int sfs_file_close(sfs_file_t *file)
     if (file->counter_used) {
         sfs_file_counter(file, SFS_COUNTER_FORGET, 0, &ignored);
     }
+    sfs_file_writer_end(file);
     file->client->open_files--;
     sfs_file_local_close(file);
     free(file);
@@ -261,11 +263,14 @@ static int sfs_file_each_target(sfs_file_t *file, uint32_t opcode, uint64_t size
 
 int sfs_file_truncate(sfs_file_t *file, uint64_t size)
 {
+    int rc;
+
     SFS_ARG_CHECK(file, "the file is NULL");
     if (size > (uint64_t)INT64_MAX) {
         return sfs_error_set(-EFBIG, "%s: size %lu too large", file->path, (unsigned long)size);
     }
-    return sfs_file_each_target(file, SFS_OP_TRUNCATE, size);
+    rc = sfs_file_writer_begin(file);
+    return rc ? rc : sfs_file_each_target(file, SFS_OP_TRUNCATE, size);
 }
 
 int sfs_file_sync(sfs_file_t *file)

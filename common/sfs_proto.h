@@ -101,6 +101,8 @@
     _(META_CHECK, 31, META, meta_req, check_reply, meta_admin)  /* payload: lines */               \
     _(META_PENDING, 32, META, meta_req, page_reply, meta_admin) /* payload: u64 ids */             \
     _(COUNTER, 33, META, counter_req, counter_reply, counter)                                      \
+    _(STAT, 36, META, meta_req, stat_reply, meta)      /* attributes with the kept size */         \
+    _(SIZE, 37, META, size_req, size_reply, meta_size) /* writers and the kept size */             \
     /* storage */                                                                                  \
     _(WRITE, 40, STORAGE, chunk_req, length_reply, chunk) /* payload: the data */                  \
     _(READ, 41, STORAGE, chunk_req, length_reply, chunk)  /* reply payload: the data */            \
@@ -210,7 +212,17 @@ typedef struct sfs_attr {
      * for new files, stripe_count = desired count, no targets. */
     sfs_pattern_t pattern;
     uint32_t      pattern_targets; /* entries of pattern.targets that are valid */
+    /* Files: the dynamic attributes the metadata server keeps (docs/metadata.md).
+     * Not in sfs_proto_attr_pack: the inode record and STAT's reply carry
+     * them. */
+    uint64_t size;          /* exact when SFS_SIZE_KNOWN and no writer is registered */
+    uint32_t size_flags;    /* SFS_SIZE_* */
+    uint32_t writers;       /* opens registered by SIZE BEGIN and not yet ENDed */
+    uint64_t write_gen;     /* bumped by every BEGIN and END: a STORE names the one it saw */
+    uint64_t write_until_s; /* wall clock: the writers' registrations count until then */
 } sfs_attr_t;
+
+#define SFS_SIZE_KNOWN 0x1u /* `size` is what the targets hold (no writer since) */
 
 void sfs_proto_attr_pack(sfs_wbuf_t *wb, const sfs_attr_t *attr);
 void sfs_proto_attr_unpack(sfs_rbuf_t *rb, sfs_attr_t *attr);
@@ -246,10 +258,11 @@ void sfs_proto_attr_unpack(sfs_rbuf_t *rb, sfs_attr_t *attr);
 #define SFS_FEATURE_DIRECT_COPY   (1ull << 3) /* same-host direct copies (sfs_tp_direct.c) */
 #define SFS_FEATURE_TYPED_CURSORS (1ull << 4) /* wire of SFS_PROTO_OPS' codecs: READDIR, */
                                               /* META_LIST cursors, CHUNK_UNLINK ids */
+#define SFS_FEATURE_DYNAMIC_ATTRS (1ull << 6) /* STAT answers sizes, SIZE registers writers */
 /* What this version does. */
 #define SFS_FEATURES_THIS                                                                          \
     (SFS_FEATURE_MUNGE_AUTH | SFS_FEATURE_CAPABILITIES | SFS_FEATURE_FD_HANDOFF |                  \
-     SFS_FEATURE_DIRECT_COPY | SFS_FEATURE_TYPED_CURSORS)
+     SFS_FEATURE_DIRECT_COPY | SFS_FEATURE_TYPED_CURSORS | SFS_FEATURE_DYNAMIC_ATTRS)
 /* What a server needs of its clients: without capabilities a client's I/O
  * is refused, and an older client's listings would be misread. */
 #define SFS_FEATURES_REQUIRED_OF_CLIENT (SFS_FEATURE_CAPABILITIES | SFS_FEATURE_TYPED_CURSORS)
@@ -411,6 +424,50 @@ typedef struct sfs_open_reply {
 
 void sfs_proto_open_reply_pack(sfs_wbuf_t *wb, uint32_t opcode, const sfs_open_reply_t *reply);
 void sfs_proto_open_reply_unpack(sfs_rbuf_t *rb, uint32_t opcode, sfs_open_reply_t *reply);
+
+/* STAT reply: the attributes, and the size when the metadata server knows
+ * it exactly (no writer registered, docs/metadata.md); otherwise the
+ * client asks the targets with the capability (access 0: chunk lengths
+ * only) and, where it may write the file, stores what they said with SIZE
+ * STORE naming `write_gen`. */
+typedef struct sfs_stat_reply {
+    sfs_attr_t attr;
+    uint8_t    size_valid; /* 1: attr.size is exact */
+    uint8_t    has_cap;    /* files */
+    sfs_cap_t  cap;
+} sfs_stat_reply_t;
+
+void sfs_proto_stat_reply_pack(sfs_wbuf_t *wb, const sfs_stat_reply_t *reply);
+void sfs_proto_stat_reply_unpack(sfs_rbuf_t *rb, sfs_stat_reply_t *reply);
+
+/* SIZE: a writing open and the kept size of a file (docs/metadata.md). */
+#define SFS_SIZE_OP_BEGIN 0u /* this open is about to write or truncate (write cap) */
+#define SFS_SIZE_OP_END   1u /* this open is closed (write cap); flags: SFS_SIZE_MODIFIED */
+#define SFS_SIZE_OP_RENEW 2u /* the registration lives on with a renewed write cap */
+#define SFS_SIZE_OP_STORE 3u /* keep `size`, read from the targets, if write_gen still holds */
+#define SFS_SIZE_OP_MAX   3u
+#define SFS_SIZE_MODIFIED 0x1u /* END: the open wrote or truncated (mtime, ctime: now) */
+
+typedef struct sfs_size_req {
+    uint64_t  entry_id;
+    uint32_t  op; /* SFS_SIZE_OP_* */
+    uint32_t  flags;
+    uint64_t  write_gen; /* STORE: from the STAT reply */
+    uint64_t  size;      /* STORE */
+    sfs_cap_t cap;       /* the open's (BEGIN, END, RENEW) or the STAT's (STORE) */
+} sfs_size_req_t;
+
+/* Sets rb->error also for an unknown op or flag. */
+void sfs_proto_size_req_pack(sfs_wbuf_t *wb, const sfs_size_req_t *req);
+void sfs_proto_size_req_unpack(sfs_rbuf_t *rb, sfs_size_req_t *req);
+
+typedef struct sfs_size_reply {
+    uint32_t writers; /* registered after the operation */
+    uint8_t  stored;  /* STORE: whether the size was kept */
+} sfs_size_reply_t;
+
+void sfs_proto_size_reply_pack(sfs_wbuf_t *wb, const sfs_size_reply_t *reply);
+void sfs_proto_size_reply_unpack(sfs_rbuf_t *rb, sfs_size_reply_t *reply);
 
 /* READDIR, META_LIST, META_PENDING reply: how many entries the payload
  * holds and whether they are the last. */

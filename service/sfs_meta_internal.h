@@ -9,6 +9,7 @@
  *   sfs_meta_reply.c    replies, capabilities included (progress thread)
  *   sfs_meta_chooser.c  the target chooser (its own header)
  *   sfs_meta_counter.c  shared file-pointer counters (progress thread)
+ *   sfs_ns_size.c       the kept sizes: writers' registrations (metadata thread)
  *   sfs_meta_delete.c   background deletion of removed files' chunk files
  */
 #ifndef SFS_META_INTERNAL_H
@@ -39,6 +40,8 @@ typedef struct sfs_meta_op {
     uint32_t             opcode;
     sfs_cred_t           cred; /* the caller's, proven in its session */
     sfs_meta_req_t       args;
+    sfs_size_req_t       size;   /* SIZE */
+    uint32_t             stored; /* SIZE STORE: the size was kept */
     int                  status;
     char                 detail[SFS_ERROR_DETAIL_MAX];
     sfs_attr_t           attr;

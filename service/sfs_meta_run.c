@@ -108,6 +108,18 @@ void sfs_meta_run_op(sfs_meta_t *meta, sfs_meta_txn_t *txn, sfs_meta_op_t *op, u
     case SFS_OP_LOOKUP:
         op->status = sfs_ns_lookup(txn, &op->cred, a->path, sfs_meta_want(a->flags), &op->attr);
         break;
+    case SFS_OP_STAT:
+        op->status = sfs_ns_lookup(txn, &op->cred, a->path, 0, &op->attr);
+        op->stored = op->status == 0 && sfs_ns_size_valid(&op->attr, now);
+        break;
+    case SFS_OP_SIZE: {
+        /* a write capability lives this long, and a target whose clock is
+         * behind ours takes it a little longer */
+        uint64_t lease_s = meta->service->config->capability_lifetime_ms / 1000 + 10;
+
+        op->status = sfs_ns_size(txn, &op->cred, &op->size, now, lease_s, &op->attr, &op->stored);
+        break;
+    }
     case SFS_OP_CREATE: {
         sfs_meta_pick_t      pick   = {.chooser = &meta->chooser, .picked = -1};
         sfs_ns_create_args_t create = {

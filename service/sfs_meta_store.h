@@ -99,6 +99,19 @@ int sfs_ns_setattr(sfs_meta_txn_t *txn, const sfs_cred_t *cred, const char *path
                    uint64_t now_ns, sfs_attr_t *attr);
 int sfs_ns_statfs(sfs_meta_txn_t *txn, sfs_meta_statfs_t *stats);
 
+/* Whether a file's kept size is exact now (sfs_ns_size.c): known, and no
+ * writer registered whose registration still counts at `now_ns`. */
+int sfs_ns_size_valid(const sfs_attr_t *attr, uint64_t now_ns);
+/* SIZE (docs/metadata.md): register or end a writing open of entry
+ * `req->entry_id`, or keep the size a stat read from its targets.
+ * Registrations count for `lease_s` seconds past the last BEGIN/RENEW
+ * (the write capability's life and some slack for the servers' clocks).
+ * The caller checked the capability. STORE needs write permission for
+ * `cred` and is ignored (*stored_p 0) when a writer registered or ended
+ * since the stat (write_gen moved). `attr` gets the inode after it. */
+int sfs_ns_size(sfs_meta_txn_t *txn, const sfs_cred_t *cred, const sfs_size_req_t *req,
+                uint64_t now_ns, uint64_t lease_s, sfs_attr_t *attr, uint32_t *stored_p);
+
 /* Chunk deletions waiting (unlinked files): up to `max` entry ids after
  * `after`, each with its pattern. */
 int sfs_ns_pending_deletes(sfs_meta_txn_t *txn, uint64_t after, uint32_t max, uint64_t *ids,
