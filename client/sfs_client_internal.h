@@ -8,6 +8,8 @@
 #include "sfs_proto.h"
 #include "sfs_tp.h"
 
+#include <sys/types.h>
+
 /* STRIPEFS_MAX_REQUEST and STRIPEFS_WINDOW: defaults in sfs_client_tunables.c */
 #define SFS_CLIENT_DEFAULT_RPC_MS     30000      /* without a config or STRIPEFS_TIMEOUT */
 #define SFS_CLIENT_DEFAULT_CONNECT_MS 10000      /* ... the config's default too */
@@ -61,6 +63,7 @@ struct sfs_file {
     uint64_t          cap_got_s;         /* when it came (renewed at half its life) */
     int               privs_checked;     /* set-id bits dealt with before the first write */
     int               writer_registered; /* SIZE BEGIN told the metadata server */
+    pid_t             writer_pid;        /* ... from this process (not a forked copy) */
 };
 
 /* sfs_file_size.c: the kept size (docs/metadata.md). Register this open as

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* A server without SIZE and STAT (an older version) answers this. */
 static int sfs_client_size_unsupported(int rc)
@@ -89,12 +90,14 @@ int sfs_file_writer_begin(sfs_file_t *file)
         return sfs_error_set(rc, "%s: registering the write: %s", file->path, detail);
     }
     file->writer_registered = 1;
+    file->writer_pid        = getpid();
     return rc;
 }
 
 void sfs_file_writer_renew(sfs_file_t *file)
 {
-    if (file->writer_registered && sfs_file_size_op(file, SFS_SIZE_OP_RENEW, 0) != 0) {
+    if (file->writer_registered && file->writer_pid == getpid() &&
+        sfs_file_size_op(file, SFS_SIZE_OP_RENEW, 0) != 0) {
         /* the next write registers again before it goes out */
         sfs_debug("%s: write registration not renewed: %s", file->path, sfs_error_detail());
         sfs_error_clear();
@@ -104,7 +107,9 @@ void sfs_file_writer_renew(sfs_file_t *file)
 
 void sfs_file_writer_end(sfs_file_t *file)
 {
-    if (!file->writer_registered) {
+    if (!file->writer_registered || file->writer_pid != getpid()) {
+        /* a forked child freeing its copy of the parent's handle: the
+         * registration is the parent's, and so is the connection */
         return;
     }
     file->writer_registered = 0;
