@@ -64,6 +64,8 @@ struct sfs_file {
     int               privs_checked;     /* set-id bits dealt with before the first write */
     int               writer_registered; /* SIZE BEGIN told the metadata server */
     pid_t             writer_pid;        /* ... from this process (not a forked copy) */
+    uint64_t          size_view;         /* the size as this open made it, if size_view_ok: */
+    int               size_view_ok;      /* the first writer, and none of its writes failed */
 };
 
 /* sfs_file_size.c: the kept size (docs/metadata.md). Register this open as
@@ -73,6 +75,12 @@ struct sfs_file {
 int  sfs_file_writer_begin(sfs_file_t *file);
 void sfs_file_writer_renew(sfs_file_t *file);
 void sfs_file_writer_end(sfs_file_t *file);
+/* This open's view of the size: a write of these extents is going out; a
+ * write or truncate failed (the size is then only the targets'); a
+ * truncate to `size` succeeded. */
+void sfs_file_writer_extends(sfs_file_t *file, const sfs_file_extent_t *extents, size_t count);
+void sfs_file_writer_failed(sfs_file_t *file);
+void sfs_file_writer_truncated(sfs_file_t *file, uint64_t size);
 /* sfs_stat through STAT: -EOPNOTSUPP from a server without it. */
 int sfs_client_stat_kept(sfs_client_t *client, const sfs_meta_req_t *req, sfs_stat_t *stat);
 

@@ -270,7 +270,15 @@ int sfs_file_truncate(sfs_file_t *file, uint64_t size)
         return sfs_error_set(-EFBIG, "%s: size %lu too large", file->path, (unsigned long)size);
     }
     rc = sfs_file_writer_begin(file);
-    return rc ? rc : sfs_file_each_target(file, SFS_OP_TRUNCATE, size);
+    if (rc == 0) {
+        rc = sfs_file_each_target(file, SFS_OP_TRUNCATE, size);
+        if (rc) {
+            sfs_file_writer_failed(file);
+        } else {
+            sfs_file_writer_truncated(file, size);
+        }
+    }
+    return rc;
 }
 
 int sfs_file_sync(sfs_file_t *file)

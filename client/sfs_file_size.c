@@ -57,28 +57,30 @@ static int sfs_client_size_call(sfs_client_t *client, const sfs_size_req_t *req,
     return rc;
 }
 
-static int sfs_file_size_op(sfs_file_t *file, uint32_t op, uint32_t flags)
+static int sfs_file_size_op(sfs_file_t *file, uint32_t op, uint32_t flags, uint64_t size,
+                            sfs_size_reply_t *reply)
 {
-    sfs_size_req_t   req;
-    sfs_size_reply_t reply;
+    sfs_size_req_t req;
 
     memset(&req, 0, sizeof(req));
     req.entry_id = file->attr.entry_id;
     req.op       = op;
     req.flags    = flags;
+    req.size     = size;
     req.cap      = file->cap;
-    return sfs_client_size_call(file->client, &req, &reply);
+    return sfs_client_size_call(file->client, &req, reply);
 }
 
 int sfs_file_writer_begin(sfs_file_t *file)
 {
-    int rc;
+    sfs_size_reply_t reply = {0};
+    int              rc;
 
     if (file->writer_registered) {
         return 0;
     }
     sfs_file_cap_refresh(file);
-    rc = sfs_file_size_op(file, SFS_SIZE_OP_BEGIN, 0);
+    rc = sfs_file_size_op(file, SFS_SIZE_OP_BEGIN, 0, 0, &reply);
     if (sfs_client_size_unsupported(rc)) {
         sfs_error_clear();
         rc = 0; /* an older server keeps no size: nothing to tell it */
@@ -91,13 +93,17 @@ int sfs_file_writer_begin(sfs_file_t *file)
     }
     file->writer_registered = 1;
     file->writer_pid        = getpid();
+    file->size_view_ok      = reply.base;
+    file->size_view         = reply.size;
     return rc;
 }
 
 void sfs_file_writer_renew(sfs_file_t *file)
 {
+    sfs_size_reply_t reply;
+
     if (file->writer_registered && file->writer_pid == getpid() &&
-        sfs_file_size_op(file, SFS_SIZE_OP_RENEW, 0) != 0) {
+        sfs_file_size_op(file, SFS_SIZE_OP_RENEW, 0, 0, &reply) != 0) {
         /* the next write registers again before it goes out */
         sfs_debug("%s: write registration not renewed: %s", file->path, sfs_error_detail());
         sfs_error_clear();
@@ -112,13 +118,35 @@ void sfs_file_writer_end(sfs_file_t *file)
          * registration is the parent's, and so is the connection */
         return;
     }
+    sfs_size_reply_t reply;
+    uint32_t         flags = SFS_SIZE_MODIFIED | (file->size_view_ok ? SFS_SIZE_VIEW : 0);
+
     file->writer_registered = 0;
     sfs_file_cap_refresh(file);
-    if (sfs_file_size_op(file, SFS_SIZE_OP_END, SFS_SIZE_MODIFIED) != 0) {
+    if (sfs_file_size_op(file, SFS_SIZE_OP_END, flags, file->size_view, &reply) != 0) {
         /* its lease ends it: stats ask the targets until then */
         sfs_debug("%s: write registration not ended: %s", file->path, sfs_error_detail());
         sfs_error_clear();
     }
+}
+
+void sfs_file_writer_extends(sfs_file_t *file, const sfs_file_extent_t *extents, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        if (extents[i].length && extents[i].offset + extents[i].length > file->size_view) {
+            file->size_view = extents[i].offset + extents[i].length;
+        }
+    }
+}
+
+void sfs_file_writer_failed(sfs_file_t *file)
+{
+    file->size_view_ok = 0;
+}
+
+void sfs_file_writer_truncated(sfs_file_t *file, uint64_t size)
+{
+    file->size_view = size;
 }
 
 /* Whether this client may write the file as far as it can tell (the server

@@ -223,6 +223,11 @@ typedef struct sfs_attr {
 } sfs_attr_t;
 
 #define SFS_SIZE_KNOWN 0x1u /* `size` is what the targets hold (no writer since) */
+/* The inode record only: the registrations since writers was last 0 began
+ * with the size known (BASE) and overlapped (SHARED); a lone writer's END
+ * then knows the size (docs/metadata.md). */
+#define SFS_SIZE_BASE   0x2u
+#define SFS_SIZE_SHARED 0x4u
 
 void sfs_proto_attr_pack(sfs_wbuf_t *wb, const sfs_attr_t *attr);
 void sfs_proto_attr_unpack(sfs_rbuf_t *rb, sfs_attr_t *attr);
@@ -447,13 +452,17 @@ void sfs_proto_stat_reply_unpack(sfs_rbuf_t *rb, sfs_stat_reply_t *reply);
 #define SFS_SIZE_OP_STORE 3u /* keep `size`, read from the targets, if write_gen still holds */
 #define SFS_SIZE_OP_MAX   3u
 #define SFS_SIZE_MODIFIED 0x1u /* END: the open wrote or truncated (mtime, ctime: now) */
+/* END: `size` is the size as this open knows it: the one BEGIN answered,
+ * extended by its writes and set by its truncates (none failed) */
+#define SFS_SIZE_VIEW  0x2u
+#define SFS_SIZE_FLAGS (SFS_SIZE_MODIFIED | SFS_SIZE_VIEW)
 
 typedef struct sfs_size_req {
     uint64_t  entry_id;
     uint32_t  op; /* SFS_SIZE_OP_* */
     uint32_t  flags;
     uint64_t  write_gen; /* STORE: from the STAT reply */
-    uint64_t  size;      /* STORE */
+    uint64_t  size;      /* STORE; END with SFS_SIZE_VIEW */
     sfs_cap_t cap;       /* the open's (BEGIN, END, RENEW) or the STAT's (STORE) */
 } sfs_size_req_t;
 
@@ -463,7 +472,9 @@ void sfs_proto_size_req_unpack(sfs_rbuf_t *rb, sfs_size_req_t *req);
 
 typedef struct sfs_size_reply {
     uint32_t writers; /* registered after the operation */
-    uint8_t  stored;  /* STORE: whether the size was kept */
+    uint8_t  stored;  /* STORE, END: whether the size was kept */
+    uint8_t  base;    /* BEGIN: the first writer, and `size` is the file's size */
+    uint64_t size;
 } sfs_size_reply_t;
 
 void sfs_proto_size_reply_pack(sfs_wbuf_t *wb, const sfs_size_reply_t *reply);

@@ -114,7 +114,7 @@ void sfs_proto_size_req_unpack(sfs_rbuf_t *rb, sfs_size_req_t *req)
     req->write_gen = sfs_rbuf_u64(rb);
     req->size      = sfs_rbuf_u64(rb);
     sfs_cap_unpack(rb, &req->cap);
-    if (req->op > SFS_SIZE_OP_MAX || (req->flags & ~SFS_SIZE_MODIFIED)) {
+    if (req->op > SFS_SIZE_OP_MAX || (req->flags & ~SFS_SIZE_FLAGS)) {
         rb->error = -EBADMSG;
     }
 }
@@ -123,13 +123,17 @@ void sfs_proto_size_reply_pack(sfs_wbuf_t *wb, const sfs_size_reply_t *reply)
 {
     sfs_wbuf_u32(wb, reply->writers);
     sfs_wbuf_u8(wb, reply->stored);
+    sfs_wbuf_u8(wb, reply->base);
+    sfs_wbuf_u64(wb, reply->size);
 }
 
 void sfs_proto_size_reply_unpack(sfs_rbuf_t *rb, sfs_size_reply_t *reply)
 {
     reply->writers = sfs_rbuf_u32(rb);
     reply->stored  = sfs_rbuf_u8(rb);
-    if (reply->stored > 1) {
+    reply->base    = sfs_rbuf_u8(rb);
+    reply->size    = sfs_rbuf_u64(rb);
+    if (reply->stored > 1 || reply->base > 1) {
         rb->error = -EBADMSG;
     }
 }

@@ -40,8 +40,9 @@ typedef struct sfs_meta_op {
     uint32_t             opcode;
     sfs_cred_t           cred; /* the caller's, proven in its session */
     sfs_meta_req_t       args;
-    sfs_size_req_t       size;   /* SIZE */
-    uint32_t             stored; /* SIZE STORE: the size was kept */
+    sfs_size_req_t       size;       /* SIZE */
+    sfs_size_reply_t     size_reply; /* SIZE */
+    uint32_t             stored;     /* STAT: the kept size is exact */
     int                  status;
     char                 detail[SFS_ERROR_DETAIL_MAX];
     sfs_attr_t           attr;

@@ -112,12 +112,9 @@ static void sfs_meta_reply(sfs_meta_t *meta, sfs_meta_op_t *op)
     case SFS_OP_STAT:
         sfs_meta_stat_reply(meta, op, &wb);
         break;
-    case SFS_OP_SIZE: {
-        sfs_size_reply_t size = {.writers = op->attr.writers, .stored = (uint8_t)op->stored};
-
-        sfs_proto_size_reply_pack(&wb, &size);
+    case SFS_OP_SIZE:
+        sfs_proto_size_reply_pack(&wb, &op->size_reply);
         break;
-    }
     case SFS_OP_META_STATFS:
         sfs_proto_meta_statfs_pack(&wb, &op->stats);
         break;

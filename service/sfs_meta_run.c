@@ -117,7 +117,8 @@ void sfs_meta_run_op(sfs_meta_t *meta, sfs_meta_txn_t *txn, sfs_meta_op_t *op, u
          * behind ours takes it a little longer */
         uint64_t lease_s = meta->service->config->capability_lifetime_ms / 1000 + 10;
 
-        op->status = sfs_ns_size(txn, &op->cred, &op->size, now, lease_s, &op->attr, &op->stored);
+        op->status =
+            sfs_ns_size(txn, &op->cred, &op->size, now, lease_s, &op->attr, &op->size_reply);
         break;
     }
     case SFS_OP_CREATE: {

@@ -107,10 +107,12 @@ int sfs_ns_size_valid(const sfs_attr_t *attr, uint64_t now_ns);
  * Registrations count for `lease_s` seconds past the last BEGIN/RENEW
  * (the write capability's life and some slack for the servers' clocks).
  * The caller checked the capability. STORE needs write permission for
- * `cred` and is ignored (*stored_p 0) when a writer registered or ended
- * since the stat (write_gen moved). `attr` gets the inode after it. */
+ * `cred` and is ignored (reply->stored 0) when a writer registered or
+ * ended since the stat (write_gen moved); an END with SFS_SIZE_VIEW keeps
+ * its size when it was the only writer since the size was known. `attr`
+ * gets the inode after it. */
 int sfs_ns_size(sfs_meta_txn_t *txn, const sfs_cred_t *cred, const sfs_size_req_t *req,
-                uint64_t now_ns, uint64_t lease_s, sfs_attr_t *attr, uint32_t *stored_p);
+                uint64_t now_ns, uint64_t lease_s, sfs_attr_t *attr, sfs_size_reply_t *reply);
 
 /* Chunk deletions waiting (unlinked files): up to `max` entry ids after
  * `after`, each with its pattern. */

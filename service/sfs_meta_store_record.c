@@ -26,7 +26,7 @@ static void sfs_meta_dynattr_unpack(sfs_rbuf_t *rb, sfs_attr_t *attr)
         return;
     }
     attr->size          = sfs_rbuf_u64(rb);
-    attr->size_flags    = sfs_rbuf_u32(rb) & SFS_SIZE_KNOWN;
+    attr->size_flags    = sfs_rbuf_u32(rb) & (SFS_SIZE_KNOWN | SFS_SIZE_BASE | SFS_SIZE_SHARED);
     attr->writers       = sfs_rbuf_u32(rb);
     attr->write_gen     = sfs_rbuf_u64(rb);
     attr->write_until_s = sfs_rbuf_u64(rb);

@@ -4,13 +4,17 @@
  * and the size is kept once a stat has read it from the targets with no
  * writer registered. A registration counts until its lease runs out, so a
  * writer that crashed stops counting after the life of its write
- * capability: no write is possible after that without a new BEGIN.
+ * capability: no write is possible after that without a new BEGIN. A
+ * writer that was the only one since the size was known closes with the
+ * size it knows, which is kept at once.
  */
 #define SFS_LOG_FAC "meta"
 #include "sfs_meta_store_internal.h"
 #include "sfs_perm.h"
 
 #include "sfs_errno.h"
+
+#include <string.h>
 
 static int sfs_ns_size_writers_live(const sfs_attr_t *attr, uint64_t now_ns)
 {
@@ -24,12 +28,13 @@ int sfs_ns_size_valid(const sfs_attr_t *attr, uint64_t now_ns)
 }
 
 int sfs_ns_size(sfs_meta_txn_t *txn, const sfs_cred_t *cred, const sfs_size_req_t *req,
-                uint64_t now_ns, uint64_t lease_s, sfs_attr_t *attr, uint32_t *stored_p)
+                uint64_t now_ns, uint64_t lease_s, sfs_attr_t *attr, sfs_size_reply_t *reply)
 {
-    uint64_t until = now_ns / 1000000000u + lease_s;
-    int      rc    = sfs_meta_get_inode(txn, req->entry_id, attr);
+    const uint32_t epoch = SFS_SIZE_BASE | SFS_SIZE_SHARED;
+    uint64_t       until = now_ns / 1000000000u + lease_s;
+    int            rc    = sfs_meta_get_inode(txn, req->entry_id, attr);
 
-    *stored_p = 0;
+    memset(reply, 0, sizeof(*reply));
     if (rc) {
         return rc;
     }
@@ -37,11 +42,25 @@ int sfs_ns_size(sfs_meta_txn_t *txn, const sfs_cred_t *cred, const sfs_size_req_
         return sfs_error_set(-EISDIR, "entry %016lx is a directory", (unsigned long)attr->entry_id);
     }
     if (!sfs_ns_size_writers_live(attr, now_ns)) {
-        attr->writers = 0; /* what is left crashed: its lease is over */
+        /* what is left crashed: its lease is over, and so is its epoch */
+        attr->writers = 0;
+        attr->size_flags &= ~epoch;
     }
     switch (req->op) {
     case SFS_SIZE_OP_BEGIN:
     case SFS_SIZE_OP_RENEW:
+        if (attr->writers == 0) {
+            /* the first writer: it knows the size from here on if we do
+             * (a RENEW after its lease ran out does not: stats kept it) */
+            attr->size_flags &= ~epoch;
+            if (req->op == SFS_SIZE_OP_BEGIN && (attr->size_flags & SFS_SIZE_KNOWN)) {
+                attr->size_flags |= SFS_SIZE_BASE;
+                reply->base = 1;
+                reply->size = attr->size;
+            }
+        } else if (req->op == SFS_SIZE_OP_BEGIN) {
+            attr->size_flags |= SFS_SIZE_SHARED; /* no one writer knows it all */
+        }
         if (req->op == SFS_SIZE_OP_BEGIN || attr->writers == 0) {
             attr->writers++;
             attr->write_gen++;
@@ -53,8 +72,18 @@ int sfs_ns_size(sfs_meta_txn_t *txn, const sfs_cred_t *cred, const sfs_size_req_
         }
         break;
     case SFS_SIZE_OP_END:
+        if (attr->writers == 1 && (req->flags & SFS_SIZE_VIEW) &&
+            (attr->size_flags & epoch) == SFS_SIZE_BASE) {
+            /* the only writer since the size was known: its view is it */
+            attr->size = req->size;
+            attr->size_flags |= SFS_SIZE_KNOWN;
+            reply->stored = 1;
+        }
         if (attr->writers > 0) {
             attr->writers--;
+        }
+        if (attr->writers == 0) {
+            attr->size_flags &= ~epoch;
         }
         attr->write_gen++; /* a stat's reading from before this close is not kept */
         if (req->flags & SFS_SIZE_MODIFIED) {
@@ -68,10 +97,11 @@ int sfs_ns_size(sfs_meta_txn_t *txn, const sfs_cred_t *cred, const sfs_size_req_
         }
         attr->size = req->size;
         attr->size_flags |= SFS_SIZE_KNOWN;
-        *stored_p = 1;
+        reply->stored = 1;
         break;
     default:
         return sfs_error_set(-EINVAL, "SIZE: operation %u", req->op);
     }
+    reply->writers = attr->writers;
     return sfs_meta_put_inode(txn, attr);
 }

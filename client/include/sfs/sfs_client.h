@@ -111,10 +111,12 @@ typedef struct sfs_stat {
  * answer hold (the size is at least that), target_down[] says which. */
 #define SFS_STAT_SIZE_UNKNOWN 1u
 
-/** Stat a path; for files this asks every target for its chunk length.
- * A target that cannot be reached does not fail it: the attributes come
- * from the metadata server and the size is flagged SFS_STAT_SIZE_UNKNOWN.
- * Other failures (permission, protocol) are returned. */
+/** Stat a path: one round trip where the metadata server knows the file's
+ * size (no open registered as writing it, docs/metadata.md); otherwise
+ * this asks every target for its chunk length. A target that cannot be
+ * reached does not fail it: the attributes come from the metadata server
+ * and the size is flagged SFS_STAT_SIZE_UNKNOWN. Other failures
+ * (permission, protocol) are returned. */
 int sfs_stat(sfs_client_t *client, const char *path, sfs_stat_t *stat);
 /** Stat without the size (one metadata round trip). */
 int sfs_lookup(sfs_client_t *client, const char *path, sfs_stat_t *stat);
