@@ -101,7 +101,7 @@
     _(META_CHECK, 31, META, meta_req, check_reply, meta_admin)  /* payload: lines */               \
     _(META_PENDING, 32, META, meta_req, page_reply, meta_admin) /* payload: u64 ids */             \
     _(COUNTER, 33, META, counter_req, counter_reply, counter)                                      \
-    _(STAT, 36, META, meta_req, stat_reply, meta)      /* attributes with the kept size */         \
+    _(STAT, 36, META, meta_req, stat_reply, meta)      /* payload: sfs_dirent_plus_t each */       \
     _(SIZE, 37, META, size_req, size_reply, meta_size) /* writers and the kept size */             \
     /* storage */                                                                                  \
     _(WRITE, 40, STORAGE, chunk_req, length_reply, chunk) /* payload: the data */                  \
@@ -434,12 +434,19 @@ void sfs_proto_open_reply_unpack(sfs_rbuf_t *rb, uint32_t opcode, sfs_open_reply
  * it exactly (no writer registered, docs/metadata.md); otherwise the
  * client asks the targets with the capability (access 0: chunk lengths
  * only) and, where it may write the file, stores what they said with SIZE
- * STORE naming `write_gen`. */
+ * STORE naming `write_gen`. A directory asked with SFS_STAT_ENTRIES (meta_req
+ * flags; after_name and max_entries as READDIR) also gets a page of its
+ * entries with their attributes, as NFS's READDIRPLUS: `count` of them in
+ * the payload (sfs_dirent_plus_t each), `eof` after the last. */
+#define SFS_STAT_ENTRIES 0x1u
+
 typedef struct sfs_stat_reply {
     sfs_attr_t attr;
     uint8_t    size_valid; /* 1: attr.size is exact */
     uint8_t    has_cap;    /* files */
     sfs_cap_t  cap;
+    uint32_t   count; /* SFS_STAT_ENTRIES */
+    uint8_t    eof;
 } sfs_stat_reply_t;
 
 void sfs_proto_stat_reply_pack(sfs_wbuf_t *wb, const sfs_stat_reply_t *reply);
@@ -511,6 +518,17 @@ typedef struct sfs_dirent {
 
 void sfs_proto_dirent_pack(sfs_wbuf_t *wb, const sfs_dirent_t *dirent);
 void sfs_proto_dirent_unpack(sfs_rbuf_t *rb, sfs_dirent_t *dirent);
+
+/* STAT payload with SFS_STAT_ENTRIES: an entry, its attributes and kept size
+ * (size_valid 0: only its targets know it). */
+typedef struct sfs_dirent_plus {
+    sfs_dirent_t dirent;
+    sfs_attr_t   attr;
+    uint8_t      size_valid;
+} sfs_dirent_plus_t;
+
+void sfs_proto_dirent_plus_pack(sfs_wbuf_t *wb, const sfs_dirent_plus_t *plus);
+void sfs_proto_dirent_plus_unpack(sfs_rbuf_t *rb, sfs_dirent_plus_t *plus);
 
 typedef struct sfs_meta_statfs {
     uint64_t files;

@@ -76,6 +76,8 @@ void sfs_proto_stat_reply_pack(sfs_wbuf_t *wb, const sfs_stat_reply_t *reply)
     if (reply->has_cap) {
         sfs_cap_pack(wb, &reply->cap);
     }
+    sfs_wbuf_u32(wb, reply->count);
+    sfs_wbuf_u8(wb, reply->eof);
 }
 
 void sfs_proto_stat_reply_unpack(sfs_rbuf_t *rb, sfs_stat_reply_t *reply)
@@ -92,6 +94,31 @@ void sfs_proto_stat_reply_unpack(sfs_rbuf_t *rb, sfs_stat_reply_t *reply)
     }
     if (reply->has_cap) {
         sfs_cap_unpack(rb, &reply->cap);
+    }
+    reply->count = sfs_rbuf_u32(rb);
+    reply->eof   = sfs_rbuf_u8(rb);
+    if (reply->eof > 1) {
+        rb->error = -EBADMSG;
+    }
+}
+
+void sfs_proto_dirent_plus_pack(sfs_wbuf_t *wb, const sfs_dirent_plus_t *plus)
+{
+    sfs_proto_dirent_pack(wb, &plus->dirent);
+    sfs_proto_attr_pack(wb, &plus->attr);
+    sfs_wbuf_u8(wb, plus->size_valid);
+    sfs_wbuf_u64(wb, plus->attr.size);
+}
+
+void sfs_proto_dirent_plus_unpack(sfs_rbuf_t *rb, sfs_dirent_plus_t *plus)
+{
+    memset(plus, 0, sizeof(*plus));
+    sfs_proto_dirent_unpack(rb, &plus->dirent);
+    sfs_proto_attr_unpack(rb, &plus->attr);
+    plus->size_valid = sfs_rbuf_u8(rb);
+    plus->attr.size  = sfs_rbuf_u64(rb);
+    if (plus->size_valid > 1 || (!rb->error && plus->dirent.entry_id != plus->attr.entry_id)) {
+        rb->error = -EBADMSG;
     }
 }
 

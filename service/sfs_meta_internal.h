@@ -27,6 +27,7 @@
 
 #define SFS_META_BATCH_MAX       1024
 #define SFS_META_READDIR_MAX     4096
+#define SFS_META_STAT_PAGE_MAX   512 /* STAT's listing: entries with attributes */
 #define SFS_META_LIST_MAX        1024
 #define SFS_META_DELETE_BATCH    256
 #define SFS_META_DELETE_RETRY_MS 5000

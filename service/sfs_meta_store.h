@@ -88,6 +88,14 @@ int sfs_ns_rename(sfs_meta_txn_t *txn, const sfs_cred_t *cred, const char *from,
 /* Entries of a directory in name order after `after` ("" = from the start). */
 int sfs_ns_readdir(sfs_meta_txn_t *txn, const sfs_cred_t *cred, const char *path, const char *after,
                    uint32_t max, sfs_dirent_t *entries, uint32_t *count_p, int *eof_p);
+/* STAT with SFS_STAT_ENTRIES: `dir` gets the attributes of `path`; for a
+ * directory, also a page of its entries (as sfs_ns_readdir, in `scratch`)
+ * each with its attributes and whether its kept size is exact at `now_ns`
+ * (search permission on the directory needed as well as read). */
+int sfs_ns_readdir_plus(sfs_meta_txn_t *txn, const sfs_cred_t *cred, const char *path,
+                        const char *after, uint32_t max, uint64_t now_ns, sfs_attr_t *dir,
+                        sfs_dirent_plus_t *entries, sfs_dirent_t *scratch, uint32_t *count_p,
+                        int *eof_p);
 /* A directory's default pattern for new files (0 = keep): its owner or an
  * administrator. */
 int sfs_ns_setpattern(sfs_meta_txn_t *txn, const sfs_cred_t *cred, const char *path,

@@ -9,7 +9,8 @@
 # lone writer's close tells the size; overlapping writers leave it to the
 # targets, once. Sizes,
 # modes and whether mtime moved are compared with the same coreutils
-# sequence on this host's local file system (ext4 here). Runs as sfsalice
+# sequence on this host's local file system (ext4 here). stripefs-ctl ls -l
+# gets a page of entries with their attributes in one round trip. Runs as sfsalice
 # and sfsbob; the round trips are counted in the client's transport trace.
 source "$SFS_SRC/tests/lib/sfs_test_lib.sh"
 source "$SFS_SRC/tests/preload/preload_lib.sh"
@@ -160,4 +161,22 @@ sfs_as sfsalice env STRIPEFS_LOG_MASK=ucx=trace LD_PRELOAD="$SFS_PRELOAD" ls -l 
 echo "ls -l of $(sfs_as sfsalice env LD_PRELOAD="$SFS_PRELOAD" ls $T | wc -l) entries: $(rpcs)" \
     "READDIR=$(grep -c ': READDIR to ' "$TRACE")"
 [ "$(grep -c ': CHUNK_STAT to ' "$TRACE")" = 0 ] || sfs_fail "ls -l asked the targets: $(rpcs)"
+
+# --- stripefs-ctl ls -l: a page of entries with their attributes in one
+# STAT; an entry someone writes is stat'ed on its own (its targets)
+hold_writer /dyn/held write:0:5000
+sfs_as sfsalice env STRIPEFS_LOG_MASK=ucx=trace "$SFS_CTL" ls -l /dyn >"$SFS_TEST_TMP/ctl-ls.out" 2>"$TRACE" ||
+    sfs_fail "stripefs-ctl ls -l /dyn: $(cat "$SFS_TEST_TMP/ctl-ls.out" "$TRACE")"
+entries=$(wc -l <"$SFS_TEST_TMP/ctl-ls.out")
+echo "stripefs-ctl ls -l of $entries entries: $(rpcs) READDIR=$(grep -c ': READDIR to ' "$TRACE")"
+sfs_expect_eq "$(rpcs) $(grep -c ': READDIR to ' "$TRACE")" "STAT=2 CHUNK_STAT=4 SIZE=1 LOOKUP=1 0" \
+    "stripefs-ctl ls -l round trips: the directory, one page, the held file's STAT, targets and refused keep"
+for f in f many.3 many.10 two held; do
+    sfs_expect_eq "$(awk -v f=$f '$NF == f {print $5}' "$SFS_TEST_TMP/ctl-ls.out")" \
+        "$(sfs_as sfsalice env LD_PRELOAD="$SFS_PRELOAD" stat -c %s $T/$f)" "ctl ls -l size of $f as stat(1)"
+done
+sfs_expect_eq "$(awk '$NF == "f" {print $1}' "$SFS_TEST_TMP/ctl-ls.out")" \
+    "$(sfs_as sfsalice env LD_PRELOAD="$SFS_PRELOAD" stat -c %A $T/f)" "ctl ls -l mode of f as stat(1)"
+exec 9>&-
+wait $WRITER || sfs_fail "the writer failed: $(cat "$OUT")"
 sfs_stop_service
