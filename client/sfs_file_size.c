@@ -113,13 +113,14 @@ void sfs_file_writer_renew(sfs_file_t *file)
 
 void sfs_file_writer_end(sfs_file_t *file)
 {
+    sfs_size_reply_t reply;
+    uint32_t         flags = SFS_SIZE_MODIFIED | (file->size_view_ok ? SFS_SIZE_VIEW : 0);
+
     if (!file->writer_registered || file->writer_pid != getpid()) {
         /* a forked child freeing its copy of the parent's handle: the
          * registration is the parent's, and so is the connection */
         return;
     }
-    sfs_size_reply_t reply;
-    uint32_t         flags = SFS_SIZE_MODIFIED | (file->size_view_ok ? SFS_SIZE_VIEW : 0);
 
     file->writer_registered = 0;
     sfs_file_cap_refresh(file);
