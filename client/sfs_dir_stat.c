@@ -71,8 +71,10 @@ int sfs_readdir_stat(sfs_client_t *client, const char *path, const char *after,
         entries[i].type =
             plus->dirent.type == SFS_TYPE_DIR ? SFS_FILE_TYPE_DIR : SFS_FILE_TYPE_REGULAR;
         sfs_client_attr_to_stat(&plus->attr, &stats[i]);
-        stats[i].size  = plus->attr.size;
-        stats[i].flags = plus->size_valid ? 0 : SFS_STAT_SIZE_UNKNOWN;
+        stats[i].size = plus->attr.size;
+        if (!plus->size_valid) {
+            stats[i].flags |= SFS_STAT_SIZE_UNKNOWN; /* (for the loop below) */
+        }
     }
     sfs_tp_rpc_release(rpc);
     if (pb.error) {
@@ -85,7 +87,7 @@ int sfs_readdir_stat(sfs_client_t *client, const char *path, const char *after,
         sfs_stat_t keep;
 
         if (!(stats[i].flags & SFS_STAT_SIZE_UNKNOWN) || stats[i].type != SFS_FILE_TYPE_REGULAR) {
-            stats[i].flags = 0;
+            stats[i].flags &= ~SFS_STAT_SIZE_UNKNOWN;
             continue;
         }
         snprintf(child, sizeof(child), "%s/%s", strcmp(req->path, "/") ? req->path : "",
