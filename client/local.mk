@@ -11,6 +11,8 @@ libsfs_client_la_SOURCES = \
 	client/sfs_client_names.c \
 	client/sfs_file.c \
 	client/sfs_client_lock.c \
+	client/sfs_file_size.c \
+	client/sfs_dir_stat.c \
 	client/sfs_file_io.c \
 	client/sfs_file_local.c \
 	client/sfs_admin.c client/sfs_admin.h

@@ -58,14 +58,34 @@ struct sfs_file {
     char              path[SFS_PATH_MAX];
     sfs_attr_t        attr;
     int               flags;
-    uint64_t          open_id;       /* names this open's shared counter */
-    int               counter_used;  /* forget the counter at close */
-    uint64_t          meta_uuid;     /* the metadata server it was opened with (0: unknown) */
-    sfs_file_local_t *local;         /* chunk files read directly, or NULL */
-    sfs_cap_t         cap;           /* the targets' permission for this open */
-    uint64_t          cap_got_s;     /* when it came (renewed at half its life) */
-    int               privs_checked; /* set-id bits dealt with before the first write */
+    uint64_t          open_id;           /* names this open's shared counter */
+    int               counter_used;      /* forget the counter at close */
+    uint64_t          meta_uuid;         /* the metadata server it was opened with (0: unknown) */
+    sfs_file_local_t *local;             /* chunk files read directly, or NULL */
+    sfs_cap_t         cap;               /* the targets' permission for this open */
+    uint64_t          cap_got_s;         /* when it came (renewed at half its life) */
+    int               privs_checked;     /* set-id bits dealt with before the first write */
+    int               writer_registered; /* SIZE BEGIN told the metadata server */
+    pid_t             writer_pid;        /* ... from this process (not a forked copy) */
+    uint64_t          size_view;         /* the size as this open made it, if size_view_ok: */
+    int               size_view_ok;      /* the first writer, and none of its writes failed */
 };
+
+/* sfs_file_size.c: the kept size (docs/metadata.md). Register this open as
+ * a writer before its first write or truncate (0, or the error: writing
+ * unregistered would let stats answer a stale size); renew it with the
+ * capability; end it at close. */
+int  sfs_file_writer_begin(sfs_file_t *file);
+void sfs_file_writer_renew(sfs_file_t *file);
+void sfs_file_writer_end(sfs_file_t *file);
+/* This open's view of the size: a write of these extents is going out; a
+ * write or truncate failed (the size is then only the targets'); a
+ * truncate to `size` succeeded. */
+void sfs_file_writer_extends(sfs_file_t *file, const sfs_file_extent_t *extents, size_t count);
+void sfs_file_writer_failed(sfs_file_t *file);
+void sfs_file_writer_truncated(sfs_file_t *file, uint64_t size);
+/* sfs_stat through STAT: -EOPNOTSUPP from a server without it. */
+int sfs_client_stat_kept(sfs_client_t *client, const sfs_meta_req_t *req, sfs_stat_t *stat);
 
 /* sfs_client_names.c: servers named for error messages. "ROLE (rank N on
  * HOST)"; "storage target T (rank N on HOST)". */
@@ -94,6 +114,10 @@ int sfs_client_meta_call(sfs_client_t *client, uint32_t opcode, const sfs_meta_r
 /* Normalise a user path into req->path; the error names the path. */
 int sfs_client_path(const char *path, char *out);
 /* Ask every target of a file for its chunk length (in parallel). */
+/* As sfs_client_chunk_lengths; with `down`, a target that cannot be
+ * reached is marked there (its length 0) instead of failing the call. */
+int sfs_client_chunk_lengths_down(sfs_client_t *client, const sfs_attr_t *attr,
+                                  const sfs_cap_t *cap, uint64_t *lengths, uint8_t *down);
 int sfs_client_chunk_lengths(sfs_client_t *client, const sfs_attr_t *attr, const sfs_cap_t *cap,
                              uint64_t *lengths);
 /* A metadata call that answers with attributes (and, for an open, a

@@ -138,6 +138,7 @@ void sfs_file_cap_refresh(sfs_file_t *file)
         attr.entry_id == file->attr.entry_id && cap.entry_id == attr.entry_id) {
         file->cap       = cap;
         file->cap_got_s = now;
+        sfs_file_writer_renew(file);
     } else {
         sfs_debug("%s: capability not renewed (%s); it expires in %lu s", file->path,
                   sfs_error_detail(), (unsigned long)(file->cap.expires_s - now));
@@ -183,6 +184,7 @@ int sfs_file_close(sfs_file_t *file)
         sfs_file_counter(file, SFS_COUNTER_FORGET, 0, &ignored);
     }
     client = file->client;
+    sfs_file_writer_end(file);
     sfs_file_local_close(file);
     free(file);
     sfs_client_put(client); /* after the file's last use of it */
@@ -277,11 +279,22 @@ static int sfs_file_each_target(sfs_file_t *file, uint32_t opcode, uint64_t size
 
 int sfs_file_truncate(sfs_file_t *file, uint64_t size)
 {
+    int rc;
+
     SFS_ARG_CHECK(file, "the file is NULL");
     if (size > (uint64_t)INT64_MAX) {
         return sfs_error_set(-EFBIG, "%s: size %lu too large", file->path, (unsigned long)size);
     }
-    return sfs_file_each_target(file, SFS_OP_TRUNCATE, size);
+    rc = sfs_file_writer_begin(file);
+    if (rc == 0) {
+        rc = sfs_file_each_target(file, SFS_OP_TRUNCATE, size);
+        if (rc) {
+            sfs_file_writer_failed(file);
+        } else {
+            sfs_file_writer_truncated(file, size);
+        }
+    }
+    return rc;
 }
 
 int sfs_file_sync(sfs_file_t *file)

@@ -244,6 +244,9 @@ static void sfs_io_fail(sfs_request_t *req, int status, const char *fmt, ...)
 {
     va_list ap;
 
+    if (req->write) {
+        sfs_file_writer_failed(req->file); /* the size is the targets' now */
+    }
     if (req->status) {
         return; /* the first error is the one reported */
     }
@@ -566,6 +569,9 @@ static int sfs_io_create(sfs_file_t *file, int write, const sfs_file_extent_t *e
         sfs_file_kill_privs(file);
     }
     sfs_file_cap_refresh(file);
+    if (write && (rc = sfs_file_writer_begin(file)) != 0) {
+        return rc;
+    }
     if (!write && (file->flags & 0x3) == SFS_O_WRONLY) {
         return sfs_error_set(-EBADF, "%s is open write-only", file->path);
     }
@@ -590,6 +596,9 @@ static int sfs_io_create(sfs_file_t *file, int write, const sfs_file_extent_t *e
     if (rc) {
         sfs_io_free(req);
         return rc;
+    }
+    if (write) {
+        sfs_file_writer_extends(file, extents, extent_count);
     }
     *req_p = req;
     return 0;

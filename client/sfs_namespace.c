@@ -1,5 +1,6 @@
 /* Namespace calls: each one metadata RPC (stat of a file adds the chunk
- * length queries to its targets). */
+ * length queries to its targets only where the metadata server does not
+ * know its size: sfs_file_size.c). */
 #define SFS_LOG_FAC "client"
 #include "sfs_client_internal.h"
 
@@ -179,19 +180,14 @@ static int sfs_client_hard_error(int rc)
     return rc == -EACCES || rc == -EPERM || rc == -ENOMEM || rc == -EPROTO || rc == -EINVAL;
 }
 
-static int sfs_client_chunk_lengths_down(sfs_client_t *client, const sfs_attr_t *attr,
-                                         const sfs_cap_t *cap, uint64_t *lengths, uint8_t *down);
-
 int sfs_client_chunk_lengths(sfs_client_t *client, const sfs_attr_t *attr, const sfs_cap_t *cap,
                              uint64_t *lengths)
 {
     return sfs_client_chunk_lengths_down(client, attr, cap, lengths, NULL);
 }
 
-/* As sfs_client_chunk_lengths; with `down`, a target that cannot be
- * reached is marked there (its length 0) instead of failing the call. */
-static int sfs_client_chunk_lengths_down(sfs_client_t *client, const sfs_attr_t *attr,
-                                         const sfs_cap_t *cap, uint64_t *lengths, uint8_t *down)
+int sfs_client_chunk_lengths_down(sfs_client_t *client, const sfs_attr_t *attr,
+                                  const sfs_cap_t *cap, uint64_t *lengths, uint8_t *down)
 {
     sfs_tp_rpc_t *rpcs[SFS_STRIPE_COUNT_MAX];
     uint8_t       args[SFS_STRIPE_COUNT_MAX][96];
@@ -280,6 +276,13 @@ int sfs_stat(sfs_client_t *client, const char *path, sfs_stat_t *stat)
     if (!req) {
         return rc;
     }
+    /* one round trip where the metadata server knows the size */
+    rc = sfs_client_stat_kept(client, req, stat);
+    if (rc != -EOPNOTSUPP && rc != -ENOSYS) {
+        free(req);
+        return rc;
+    }
+    sfs_error_clear(); /* an older server: its lookup, then the targets */
     rc = sfs_client_meta_attr(client, SFS_OP_LOOKUP, req, &attr, NULL, &cap);
     free(req);
     if (rc) {

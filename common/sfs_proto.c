@@ -288,6 +288,11 @@ void sfs_proto_meta_req_pack(sfs_wbuf_t *wb, uint32_t opcode, const sfs_meta_req
         sfs_wbuf_str(wb, req->after_name);
         sfs_wbuf_u32(wb, req->max_entries);
         break;
+    case SFS_OP_STAT: /* SFS_STAT_ENTRIES: a page of a directory's entries too */
+        sfs_wbuf_u32(wb, req->flags);
+        sfs_wbuf_str(wb, req->after_name);
+        sfs_wbuf_u32(wb, req->max_entries);
+        break;
     case SFS_OP_META_LIST:
     case SFS_OP_META_PENDING:
         sfs_wbuf_u64(wb, req->after_id);
@@ -346,6 +351,14 @@ void sfs_proto_meta_req_unpack(sfs_rbuf_t *rb, uint32_t opcode, sfs_meta_req_t *
     case SFS_OP_READDIR:
         sfs_rbuf_str(rb, req->after_name, sizeof(req->after_name));
         req->max_entries = sfs_rbuf_u32(rb);
+        break;
+    case SFS_OP_STAT:
+        req->flags = sfs_rbuf_u32(rb);
+        sfs_rbuf_str(rb, req->after_name, sizeof(req->after_name));
+        req->max_entries = sfs_rbuf_u32(rb);
+        if (req->flags & ~SFS_STAT_ENTRIES) {
+            rb->error = -EBADMSG;
+        }
         break;
     case SFS_OP_META_LIST:
     case SFS_OP_META_PENDING:

@@ -102,8 +102,10 @@
     _(META_CHECK, 31, META, meta_req, check_reply, meta_admin)  /* payload: lines */               \
     _(META_PENDING, 32, META, meta_req, page_reply, meta_admin) /* payload: u64 ids */             \
     _(COUNTER, 33, META, counter_req, counter_reply, counter)                                      \
-    _(LOCK, 34, META, lock_req, none, lock)     /* byte-range lock; replied once granted */        \
-    _(UNLOCK, 35, META, unlock_req, none, lock) /* release, or cancel a queued LOCK */             \
+    _(LOCK, 34, META, lock_req, none, lock)            /* byte-range lock; replied once granted */ \
+    _(UNLOCK, 35, META, unlock_req, none, lock)        /* release, or cancel a queued LOCK */      \
+    _(STAT, 36, META, meta_req, stat_reply, meta)      /* payload: sfs_dirent_plus_t each */       \
+    _(SIZE, 37, META, size_req, size_reply, meta_size) /* writers and the kept size */             \
     /* storage */                                                                                  \
     _(WRITE, 40, STORAGE, chunk_req, length_reply, chunk) /* payload: the data */                  \
     _(READ, 41, STORAGE, chunk_req, length_reply, chunk)  /* reply payload: the data */            \
@@ -213,7 +215,22 @@ typedef struct sfs_attr {
      * for new files, stripe_count = desired count, no targets. */
     sfs_pattern_t pattern;
     uint32_t      pattern_targets; /* entries of pattern.targets that are valid */
+    /* Files: the dynamic attributes the metadata server keeps (docs/metadata.md).
+     * Not in sfs_proto_attr_pack: the inode record and STAT's reply carry
+     * them. */
+    uint64_t size;          /* exact when SFS_SIZE_KNOWN and no writer is registered */
+    uint32_t size_flags;    /* SFS_SIZE_* */
+    uint32_t writers;       /* opens registered by SIZE BEGIN and not yet ENDed */
+    uint64_t write_gen;     /* bumped by every BEGIN and END: a STORE names the one it saw */
+    uint64_t write_until_s; /* wall clock: the writers' registrations count until then */
 } sfs_attr_t;
+
+#define SFS_SIZE_KNOWN 0x1u /* `size` is what the targets hold (no writer since) */
+/* The inode record only: the registrations since writers was last 0 began
+ * with the size known (BASE) and overlapped (SHARED); a lone writer's END
+ * then knows the size (docs/metadata.md). */
+#define SFS_SIZE_BASE   0x2u
+#define SFS_SIZE_SHARED 0x4u
 
 void sfs_proto_attr_pack(sfs_wbuf_t *wb, const sfs_attr_t *attr);
 void sfs_proto_attr_unpack(sfs_rbuf_t *rb, sfs_attr_t *attr);
@@ -249,13 +266,14 @@ void sfs_proto_attr_unpack(sfs_rbuf_t *rb, sfs_attr_t *attr);
 #define SFS_FEATURE_DIRECT_COPY   (1ull << 3) /* same-host direct copies (sfs_tp_direct.c) */
 #define SFS_FEATURE_TYPED_CURSORS (1ull << 4) /* wire of SFS_PROTO_OPS' codecs: READDIR, */
                                               /* META_LIST cursors, CHUNK_UNLINK ids */
-#define SFS_FEATURE_BYTE_LOCKS (1ull << 5)    /* LOCK/UNLOCK: byte-range locks (atomic mode) */
-#define SFS_FEATURE_MIRROR     (1ull << 7)    /* SFS_CHUNK_MIRRORED, MIRROR_LIST */
+#define SFS_FEATURE_BYTE_LOCKS    (1ull << 5) /* LOCK/UNLOCK: byte-range locks (atomic mode) */
+#define SFS_FEATURE_DYNAMIC_ATTRS (1ull << 6) /* STAT answers sizes, SIZE registers writers */
+#define SFS_FEATURE_MIRROR        (1ull << 7) /* SFS_CHUNK_MIRRORED, MIRROR_LIST */
 /* What this version does. */
 #define SFS_FEATURES_THIS                                                                          \
     (SFS_FEATURE_MUNGE_AUTH | SFS_FEATURE_CAPABILITIES | SFS_FEATURE_FD_HANDOFF |                  \
      SFS_FEATURE_DIRECT_COPY | SFS_FEATURE_TYPED_CURSORS | SFS_FEATURE_BYTE_LOCKS |                \
-     SFS_FEATURE_MIRROR)
+     SFS_FEATURE_DYNAMIC_ATTRS | SFS_FEATURE_MIRROR)
 /* What a server needs of its clients: without capabilities a client's I/O
  * is refused, an older client's listings would be misread, and one that
  * does not know mirroring would write a mirrored file's primary only. */
@@ -460,6 +478,63 @@ typedef struct sfs_open_reply {
 void sfs_proto_open_reply_pack(sfs_wbuf_t *wb, uint32_t opcode, const sfs_open_reply_t *reply);
 void sfs_proto_open_reply_unpack(sfs_rbuf_t *rb, uint32_t opcode, sfs_open_reply_t *reply);
 
+/* STAT reply: the attributes, and the size when the metadata server knows
+ * it exactly (no writer registered, docs/metadata.md); otherwise the
+ * client asks the targets with the capability (access 0: chunk lengths
+ * only) and, where it may write the file, stores what they said with SIZE
+ * STORE naming `write_gen`. A directory asked with SFS_STAT_ENTRIES (meta_req
+ * flags; after_name and max_entries as READDIR) also gets a page of its
+ * entries with their attributes, as NFS's READDIRPLUS: `count` of them in
+ * the payload (sfs_dirent_plus_t each), `eof` after the last. */
+#define SFS_STAT_ENTRIES 0x1u
+
+typedef struct sfs_stat_reply {
+    sfs_attr_t attr;
+    uint8_t    size_valid; /* 1: attr.size is exact */
+    uint8_t    has_cap;    /* files */
+    sfs_cap_t  cap;
+    uint32_t   count; /* SFS_STAT_ENTRIES */
+    uint8_t    eof;
+} sfs_stat_reply_t;
+
+void sfs_proto_stat_reply_pack(sfs_wbuf_t *wb, const sfs_stat_reply_t *reply);
+void sfs_proto_stat_reply_unpack(sfs_rbuf_t *rb, sfs_stat_reply_t *reply);
+
+/* SIZE: a writing open and the kept size of a file (docs/metadata.md). */
+#define SFS_SIZE_OP_BEGIN 0u /* this open is about to write or truncate (write cap) */
+#define SFS_SIZE_OP_END   1u /* this open is closed (write cap); flags: SFS_SIZE_MODIFIED */
+#define SFS_SIZE_OP_RENEW 2u /* the registration lives on with a renewed write cap */
+#define SFS_SIZE_OP_STORE 3u /* keep `size`, read from the targets, if write_gen still holds */
+#define SFS_SIZE_OP_MAX   3u
+#define SFS_SIZE_MODIFIED 0x1u /* END: the open wrote or truncated (mtime, ctime: now) */
+/* END: `size` is the size as this open knows it: the one BEGIN answered,
+ * extended by its writes and set by its truncates (none failed) */
+#define SFS_SIZE_VIEW  0x2u
+#define SFS_SIZE_FLAGS (SFS_SIZE_MODIFIED | SFS_SIZE_VIEW)
+
+typedef struct sfs_size_req {
+    uint64_t  entry_id;
+    uint32_t  op; /* SFS_SIZE_OP_* */
+    uint32_t  flags;
+    uint64_t  write_gen; /* STORE: from the STAT reply */
+    uint64_t  size;      /* STORE; END with SFS_SIZE_VIEW */
+    sfs_cap_t cap;       /* the open's (BEGIN, END, RENEW) or the STAT's (STORE) */
+} sfs_size_req_t;
+
+/* Sets rb->error also for an unknown op or flag. */
+void sfs_proto_size_req_pack(sfs_wbuf_t *wb, const sfs_size_req_t *req);
+void sfs_proto_size_req_unpack(sfs_rbuf_t *rb, sfs_size_req_t *req);
+
+typedef struct sfs_size_reply {
+    uint32_t writers; /* registered after the operation */
+    uint8_t  stored;  /* STORE, END: whether the size was kept */
+    uint8_t  base;    /* BEGIN: the first writer, and `size` is the file's size */
+    uint64_t size;
+} sfs_size_reply_t;
+
+void sfs_proto_size_reply_pack(sfs_wbuf_t *wb, const sfs_size_reply_t *reply);
+void sfs_proto_size_reply_unpack(sfs_rbuf_t *rb, sfs_size_reply_t *reply);
+
 /* READDIR, META_LIST, META_PENDING reply: how many entries the payload
  * holds and whether they are the last. */
 typedef struct sfs_page_reply {
@@ -491,6 +566,17 @@ typedef struct sfs_dirent {
 
 void sfs_proto_dirent_pack(sfs_wbuf_t *wb, const sfs_dirent_t *dirent);
 void sfs_proto_dirent_unpack(sfs_rbuf_t *rb, sfs_dirent_t *dirent);
+
+/* STAT payload with SFS_STAT_ENTRIES: an entry, its attributes and kept size
+ * (size_valid 0: only its targets know it). */
+typedef struct sfs_dirent_plus {
+    sfs_dirent_t dirent;
+    sfs_attr_t   attr;
+    uint8_t      size_valid;
+} sfs_dirent_plus_t;
+
+void sfs_proto_dirent_plus_pack(sfs_wbuf_t *wb, const sfs_dirent_plus_t *plus);
+void sfs_proto_dirent_plus_unpack(sfs_rbuf_t *rb, sfs_dirent_plus_t *plus);
 
 typedef struct sfs_meta_statfs {
     uint64_t files;

@@ -50,6 +50,9 @@ SFS_PROTO_CODEC(counter_req)
 SFS_PROTO_CODEC(counter_reply)
 SFS_PROTO_CODEC(lock_req)
 SFS_PROTO_CODEC(unlock_req)
+SFS_PROTO_CODEC(stat_reply)
+SFS_PROTO_CODEC(size_req)
+SFS_PROTO_CODEC(size_reply)
 SFS_PROTO_CODEC_BY_OP(chunk_req)
 SFS_PROTO_CODEC(length_reply)
 SFS_PROTO_CODEC(chunk_unlink_req)
@@ -125,10 +128,10 @@ int sfs_proto_encode(uint32_t opcode, int reply, const void *in, size_t in_size,
 
 const char *sfs_features_string(uint64_t features, char *buf, size_t size)
 {
-    static const char *const names[] = {
-        "MUNGE authentication", "capabilities",     "fd handoff", "direct copy",
-        "typed cursors",        "byte-range locks", "bit 6",      "mirroring"};
-    size_t used = 0;
+    static const char *const names[] = {"MUNGE authentication", "capabilities",  "fd handoff",
+                                        "direct copy",          "typed cursors", "byte-range locks",
+                                        "dynamic attributes",   "mirroring"};
+    size_t                   used    = 0;
 
     buf[0] = '\0';
     for (unsigned bit = 0; bit < 64 && used < size; bit++) {
@@ -137,7 +140,7 @@ const char *sfs_features_string(uint64_t features, char *buf, size_t size)
         if (!(features & (1ull << bit))) {
             continue;
         }
-        n = bit < sizeof(names) / sizeof(names[0])
+        n = bit < sizeof(names) / sizeof(names[0]) && names[bit]
                 ? snprintf(buf + used, size - used, "%s%s", used ? ", " : "", names[bit])
                 : snprintf(buf + used, size - used, "%sbit %u", used ? ", " : "", bit);
         if (n < 0) {

@@ -66,6 +66,105 @@ void sfs_proto_open_reply_unpack(sfs_rbuf_t *rb, uint32_t opcode, sfs_open_reply
     }
 }
 
+void sfs_proto_stat_reply_pack(sfs_wbuf_t *wb, const sfs_stat_reply_t *reply)
+{
+    sfs_proto_attr_pack(wb, &reply->attr);
+    sfs_wbuf_u8(wb, reply->size_valid);
+    sfs_wbuf_u64(wb, reply->attr.size);
+    sfs_wbuf_u64(wb, reply->attr.write_gen);
+    sfs_wbuf_u8(wb, reply->has_cap);
+    if (reply->has_cap) {
+        sfs_cap_pack(wb, &reply->cap);
+    }
+    sfs_wbuf_u32(wb, reply->count);
+    sfs_wbuf_u8(wb, reply->eof);
+}
+
+void sfs_proto_stat_reply_unpack(sfs_rbuf_t *rb, sfs_stat_reply_t *reply)
+{
+    memset(reply, 0, sizeof(*reply));
+    sfs_proto_attr_unpack(rb, &reply->attr);
+    reply->size_valid     = sfs_rbuf_u8(rb);
+    reply->attr.size      = sfs_rbuf_u64(rb);
+    reply->attr.write_gen = sfs_rbuf_u64(rb);
+    reply->has_cap        = sfs_rbuf_u8(rb);
+    if (reply->size_valid > 1 || reply->has_cap > 1) {
+        rb->error = -EBADMSG;
+        return;
+    }
+    if (reply->has_cap) {
+        sfs_cap_unpack(rb, &reply->cap);
+    }
+    reply->count = sfs_rbuf_u32(rb);
+    reply->eof   = sfs_rbuf_u8(rb);
+    if (reply->eof > 1) {
+        rb->error = -EBADMSG;
+    }
+}
+
+void sfs_proto_dirent_plus_pack(sfs_wbuf_t *wb, const sfs_dirent_plus_t *plus)
+{
+    sfs_proto_dirent_pack(wb, &plus->dirent);
+    sfs_proto_attr_pack(wb, &plus->attr);
+    sfs_wbuf_u8(wb, plus->size_valid);
+    sfs_wbuf_u64(wb, plus->attr.size);
+}
+
+void sfs_proto_dirent_plus_unpack(sfs_rbuf_t *rb, sfs_dirent_plus_t *plus)
+{
+    memset(plus, 0, sizeof(*plus));
+    sfs_proto_dirent_unpack(rb, &plus->dirent);
+    sfs_proto_attr_unpack(rb, &plus->attr);
+    plus->size_valid = sfs_rbuf_u8(rb);
+    plus->attr.size  = sfs_rbuf_u64(rb);
+    if (plus->size_valid > 1 || (!rb->error && plus->dirent.entry_id != plus->attr.entry_id)) {
+        rb->error = -EBADMSG;
+    }
+}
+
+void sfs_proto_size_req_pack(sfs_wbuf_t *wb, const sfs_size_req_t *req)
+{
+    sfs_wbuf_u64(wb, req->entry_id);
+    sfs_wbuf_u32(wb, req->op);
+    sfs_wbuf_u32(wb, req->flags);
+    sfs_wbuf_u64(wb, req->write_gen);
+    sfs_wbuf_u64(wb, req->size);
+    sfs_cap_pack(wb, &req->cap);
+}
+
+void sfs_proto_size_req_unpack(sfs_rbuf_t *rb, sfs_size_req_t *req)
+{
+    memset(req, 0, sizeof(*req));
+    req->entry_id  = sfs_rbuf_u64(rb);
+    req->op        = sfs_rbuf_u32(rb);
+    req->flags     = sfs_rbuf_u32(rb);
+    req->write_gen = sfs_rbuf_u64(rb);
+    req->size      = sfs_rbuf_u64(rb);
+    sfs_cap_unpack(rb, &req->cap);
+    if (req->op > SFS_SIZE_OP_MAX || (req->flags & ~SFS_SIZE_FLAGS)) {
+        rb->error = -EBADMSG;
+    }
+}
+
+void sfs_proto_size_reply_pack(sfs_wbuf_t *wb, const sfs_size_reply_t *reply)
+{
+    sfs_wbuf_u32(wb, reply->writers);
+    sfs_wbuf_u8(wb, reply->stored);
+    sfs_wbuf_u8(wb, reply->base);
+    sfs_wbuf_u64(wb, reply->size);
+}
+
+void sfs_proto_size_reply_unpack(sfs_rbuf_t *rb, sfs_size_reply_t *reply)
+{
+    reply->writers = sfs_rbuf_u32(rb);
+    reply->stored  = sfs_rbuf_u8(rb);
+    reply->base    = sfs_rbuf_u8(rb);
+    reply->size    = sfs_rbuf_u64(rb);
+    if (reply->stored > 1 || reply->base > 1) {
+        rb->error = -EBADMSG;
+    }
+}
+
 void sfs_proto_page_reply_pack(sfs_wbuf_t *wb, const sfs_page_reply_t *reply)
 {
     sfs_wbuf_u32(wb, reply->count);

@@ -32,6 +32,7 @@ int sfs_meta_is_write(const sfs_meta_op_t *op)
     case SFS_OP_SETPATTERN:
     case SFS_OP_SETATTR:
     case SFS_META_OP_DELETES_DONE:
+    case SFS_OP_SIZE:
         return 1;
     default:
         return 0;

@@ -2,7 +2,7 @@
  * Handlers of the metadata role's requests (sfs_handlers.h), on the
  * progress thread: decode and check them, then queue them for the metadata
  * thread (sfs_meta_commit.c); COUNTER is answered at once
- * (sfs_meta_counter.c).
+ * (sfs_meta_counter.c). SIZE's capability is checked here.
  */
 #define SFS_LOG_FAC "meta"
 #include "sfs_handlers.h"
@@ -10,7 +10,9 @@
 #include "sfs_meta_internal.h"
 
 #include "sfs_alloc.h"
+#include "sfs_cap.h"
 #include "sfs_log.h"
+#include "sfs_time.h"
 
 #include <stdlib.h>
 
@@ -83,4 +85,37 @@ void sfs_handle_counter(sfs_service_t *service, sfs_tp_request_t *req)
     sfs_wbuf_init(&wb, out, sizeof(out));
     sfs_proto_counter_reply_pack(&wb, &reply);
     sfs_tp_request_reply(req, 0, out, wb.length, NULL, 0, NULL, NULL);
+}
+
+/* SIZE: BEGIN, END and RENEW come from an open that may write (its write
+ * capability); STORE from a stat (its capability, any access). */
+void sfs_handle_meta_size(sfs_service_t *service, sfs_tp_request_t *req)
+{
+    sfs_meta_t    *meta = service->meta;
+    sfs_meta_op_t *op;
+    uint32_t       access;
+    int            rc;
+
+    if (!SFS_ALLOC_PTR(op)) {
+        sfs_tp_request_reply_error(req, -ENOMEM, "out of memory");
+        return;
+    }
+    op->req    = req;
+    op->opcode = sfs_tp_request_opcode(req);
+    op->cred   = *sfs_tp_session_cred(sfs_tp_request_session(req));
+    if (sfs_handler_decode(req, &op->size, sizeof(op->size), 0) != 0) {
+        free(op);
+        return;
+    }
+    access = op->size.op == SFS_SIZE_OP_STORE ? 0 : SFS_CAP_WRITE;
+    rc = sfs_cap_check(&service->cap_key, &op->size.cap, op->size.entry_id, access, op->cred.uid,
+                       sfs_wall_ns() / 1000000000u);
+    if (rc) {
+        sfs_tp_request_reply_error(req, rc, "SIZE of entry %016lx: %s",
+                                   (unsigned long)op->size.entry_id, sfs_error_detail());
+        free(op);
+        return;
+    }
+    meta->in_flight++;
+    sfs_meta_enqueue(meta, op);
 }

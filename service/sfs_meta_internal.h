@@ -10,6 +10,7 @@
  *   sfs_meta_chooser.c  the target chooser (its own header)
  *   sfs_meta_counter.c  shared file-pointer counters (progress thread)
  *   sfs_meta_lock*.c    byte-range locks, LOCK/UNLOCK (its own header)
+ *   sfs_ns_size.c       the kept sizes: writers' registrations (metadata thread)
  *   sfs_meta_delete.c   background deletion of removed files' chunk files
  */
 #ifndef SFS_META_INTERNAL_H
@@ -28,6 +29,7 @@
 
 #define SFS_META_BATCH_MAX       1024
 #define SFS_META_READDIR_MAX     4096
+#define SFS_META_STAT_PAGE_MAX   512 /* STAT's listing: entries with attributes */
 #define SFS_META_LIST_MAX        1024
 #define SFS_META_DELETE_BATCH    256
 #define SFS_META_DELETE_RETRY_MS 5000
@@ -41,6 +43,9 @@ typedef struct sfs_meta_op {
     uint32_t             opcode;
     sfs_cred_t           cred; /* the caller's, proven in its session */
     sfs_meta_req_t       args;
+    sfs_size_req_t       size;       /* SIZE */
+    sfs_size_reply_t     size_reply; /* SIZE */
+    uint32_t             stored;     /* STAT: the kept size is exact */
     int                  status;
     char                 detail[SFS_ERROR_DETAIL_MAX];
     sfs_attr_t           attr;

@@ -54,6 +54,28 @@ static void sfs_meta_open_reply(sfs_meta_t *meta, const sfs_meta_op_t *op, sfs_w
     sfs_proto_open_reply_pack(wb, op->opcode, &reply);
 }
 
+/* STAT: the attributes, the kept size where it is exact, and a
+ * capability to ask the targets (chunk lengths only) where it is not. */
+static void sfs_meta_stat_reply(sfs_meta_t *meta, const sfs_meta_op_t *op, sfs_wbuf_t *wb)
+{
+    uint32_t         lifetime_s = meta->service->config->capability_lifetime_ms / 1000;
+    sfs_stat_reply_t reply;
+
+    memset(&reply, 0, sizeof(reply));
+    reply.attr       = op->attr;
+    reply.size_valid = (uint8_t)(op->stored != 0);
+    if (op->attr.type == SFS_TYPE_FILE) {
+        reply.has_cap       = 1;
+        reply.cap.entry_id  = op->attr.entry_id;
+        reply.cap.uid       = op->cred.uid;
+        reply.cap.expires_s = sfs_wall_ns() / 1000000000u + (lifetime_s ? lifetime_s : 1);
+        sfs_cap_seal(&meta->service->cap_key, &reply.cap);
+    }
+    reply.count = op->count;
+    reply.eof   = (uint8_t)(op->eof != 0);
+    sfs_proto_stat_reply_pack(wb, &reply);
+}
+
 static void sfs_meta_page_reply(const sfs_meta_op_t *op, sfs_wbuf_t *wb)
 {
     sfs_page_reply_t page = {.count = op->count, .eof = (uint8_t)(op->eof != 0)};
@@ -88,6 +110,37 @@ static void sfs_meta_reply(sfs_meta_t *meta, sfs_meta_op_t *op)
     case SFS_OP_SETATTR:
     case SFS_OP_CREATE:
         sfs_meta_open_reply(meta, op, &wb);
+        break;
+    case SFS_OP_STAT: {
+        /* an entry: name, id, type, attributes, size */
+        size_t     per = (2 + SFS_NAME_MAX + 12) + (128 + 4 * SFS_STRIPE_COUNT_MAX) + 9;
+        size_t     cap = per * op->count + 1;
+        uint8_t   *buf;
+        sfs_wbuf_t pb;
+
+        sfs_meta_stat_reply(meta, op, &wb);
+        if (op->count == 0) {
+            break;
+        }
+        buf = malloc(cap);
+        if (!buf) {
+            sfs_tp_request_reply_error(op->req, -ENOMEM, "out of memory");
+            sfs_meta_free_op(op);
+            return;
+        }
+        sfs_wbuf_init(&pb, buf, cap);
+        for (uint32_t i = 0; i < op->count; i++) {
+            sfs_proto_dirent_plus_pack(&pb, &((sfs_dirent_plus_t *)op->list_data)[i]);
+        }
+        free(op->list_data);
+        op->list_data = buf;
+        iov.iov_base  = buf;
+        iov.iov_len   = pb.length;
+        sfs_tp_request_reply(op->req, 0, args, wb.length, &iov, 1, sfs_meta_release_op, op);
+        return;
+    }
+    case SFS_OP_SIZE:
+        sfs_proto_size_reply_pack(&wb, &op->size_reply);
         break;
     case SFS_OP_META_STATFS:
         sfs_proto_meta_statfs_pack(&wb, &op->stats);

@@ -176,6 +176,34 @@ void sfs_meta_run_op(sfs_meta_t *meta, sfs_meta_txn_t *txn, sfs_meta_op_t *op, u
     case SFS_OP_LOOKUP:
         op->status = sfs_ns_lookup(txn, &op->cred, a->path, sfs_meta_want(a->flags), &op->attr);
         break;
+    case SFS_OP_STAT:
+        if (a->flags & SFS_STAT_ENTRIES) {
+            uint32_t      max     = a->max_entries && a->max_entries < SFS_META_STAT_PAGE_MAX
+                                        ? a->max_entries
+                                        : SFS_META_STAT_PAGE_MAX;
+            sfs_dirent_t *scratch = calloc(max, sizeof(*scratch));
+
+            op->list_data = calloc(max, sizeof(sfs_dirent_plus_t));
+            op->status =
+                op->list_data && scratch
+                    ? sfs_ns_readdir_plus(txn, &op->cred, a->path, a->after_name, max, now,
+                                          &op->attr, op->list_data, scratch, &op->count, &op->eof)
+                    : -ENOMEM;
+            free(scratch);
+        } else {
+            op->status = sfs_ns_lookup(txn, &op->cred, a->path, 0, &op->attr);
+        }
+        op->stored = op->status == 0 && sfs_ns_size_valid(&op->attr, now);
+        break;
+    case SFS_OP_SIZE: {
+        /* a write capability lives this long, and a target whose clock is
+         * behind ours takes it a little longer */
+        uint64_t lease_s = meta->service->config->capability_lifetime_ms / 1000 + 10;
+
+        op->status =
+            sfs_ns_size(txn, &op->cred, &op->size, now, lease_s, &op->attr, &op->size_reply);
+        break;
+    }
     case SFS_OP_CREATE: {
         sfs_meta_pick_t pick = {
             .chooser = &meta->chooser, .config = meta->service->config, .picked = -1};

@@ -90,6 +90,14 @@ int sfs_ns_rename(sfs_meta_txn_t *txn, const sfs_cred_t *cred, const char *from,
 /* Entries of a directory in name order after `after` ("" = from the start). */
 int sfs_ns_readdir(sfs_meta_txn_t *txn, const sfs_cred_t *cred, const char *path, const char *after,
                    uint32_t max, sfs_dirent_t *entries, uint32_t *count_p, int *eof_p);
+/* STAT with SFS_STAT_ENTRIES: `dir` gets the attributes of `path`; for a
+ * directory, also a page of its entries (as sfs_ns_readdir, in `scratch`)
+ * each with its attributes and whether its kept size is exact at `now_ns`
+ * (search permission on the directory needed as well as read). */
+int sfs_ns_readdir_plus(sfs_meta_txn_t *txn, const sfs_cred_t *cred, const char *path,
+                        const char *after, uint32_t max, uint64_t now_ns, sfs_attr_t *dir,
+                        sfs_dirent_plus_t *entries, sfs_dirent_t *scratch, uint32_t *count_p,
+                        int *eof_p);
 /* A directory's default pattern for new files (0 = keep): its owner or an
  * administrator. */
 int sfs_ns_setpattern(sfs_meta_txn_t *txn, const sfs_cred_t *cred, const char *path,
@@ -100,6 +108,21 @@ int sfs_ns_setattr(sfs_meta_txn_t *txn, const sfs_cred_t *cred, const char *path
                    uint32_t mode, uint32_t uid, uint32_t gid, uint64_t atime_ns, uint64_t mtime_ns,
                    uint64_t now_ns, sfs_attr_t *attr);
 int sfs_ns_statfs(sfs_meta_txn_t *txn, sfs_meta_statfs_t *stats);
+
+/* Whether a file's kept size is exact now (sfs_ns_size.c): known, and no
+ * writer registered whose registration still counts at `now_ns`. */
+int sfs_ns_size_valid(const sfs_attr_t *attr, uint64_t now_ns);
+/* SIZE (docs/metadata.md): register or end a writing open of entry
+ * `req->entry_id`, or keep the size a stat read from its targets.
+ * Registrations count for `lease_s` seconds past the last BEGIN/RENEW
+ * (the write capability's life and some slack for the servers' clocks).
+ * The caller checked the capability. STORE needs write permission for
+ * `cred` and is ignored (reply->stored 0) when a writer registered or
+ * ended since the stat (write_gen moved); an END with SFS_SIZE_VIEW keeps
+ * its size when it was the only writer since the size was known. `attr`
+ * gets the inode after it. */
+int sfs_ns_size(sfs_meta_txn_t *txn, const sfs_cred_t *cred, const sfs_size_req_t *req,
+                uint64_t now_ns, uint64_t lease_s, sfs_attr_t *attr, sfs_size_reply_t *reply);
 
 /* Chunk deletions waiting (unlinked files): up to `max` entry ids after
  * `after`, each with its pattern. */

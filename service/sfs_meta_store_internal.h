@@ -28,7 +28,7 @@
 #include <stdint.h>
 
 #define SFS_META_RECORD_VERSION 1
-#define SFS_META_ATTR_MAX       (128 + 4 * SFS_STRIPE_COUNT_MAX)
+#define SFS_META_ATTR_MAX       (160 + 4 * SFS_STRIPE_COUNT_MAX) /* dynamic attributes: 32 */
 
 struct sfs_meta_store {
     MDB_env       *env;

@@ -12,6 +12,35 @@
 
 #include <string.h>
 
+/* The dynamic attributes after the attribute block. A record written
+ * before they existed ends there: its size is unknown (the next stat asks
+ * the targets once and keeps what they say). */
+static void sfs_meta_dynattr_unpack(sfs_rbuf_t *rb, sfs_attr_t *attr)
+{
+    attr->size          = 0;
+    attr->size_flags    = 0;
+    attr->writers       = 0;
+    attr->write_gen     = 0;
+    attr->write_until_s = 0;
+    if (rb->error || sfs_rbuf_remaining(rb) == 0) {
+        return;
+    }
+    attr->size          = sfs_rbuf_u64(rb);
+    attr->size_flags    = sfs_rbuf_u32(rb) & (SFS_SIZE_KNOWN | SFS_SIZE_BASE | SFS_SIZE_SHARED);
+    attr->writers       = sfs_rbuf_u32(rb);
+    attr->write_gen     = sfs_rbuf_u64(rb);
+    attr->write_until_s = sfs_rbuf_u64(rb);
+}
+
+static void sfs_meta_dynattr_pack(sfs_wbuf_t *wb, const sfs_attr_t *attr)
+{
+    sfs_wbuf_u64(wb, attr->size);
+    sfs_wbuf_u32(wb, attr->size_flags);
+    sfs_wbuf_u32(wb, attr->writers);
+    sfs_wbuf_u64(wb, attr->write_gen);
+    sfs_wbuf_u64(wb, attr->write_until_s);
+}
+
 int sfs_meta_get_inode(sfs_meta_txn_t *txn, uint64_t id, sfs_attr_t *attr)
 {
     uint8_t    keybuf[8];
@@ -36,6 +65,7 @@ int sfs_meta_get_inode(sfs_meta_txn_t *txn, uint64_t id, sfs_attr_t *attr)
                              (unsigned long)id);
     }
     sfs_proto_attr_unpack(&rb, attr);
+    sfs_meta_dynattr_unpack(&rb, attr);
     if (rb.error) {
         return sfs_error_set(-EIO, "metadata store: inode %016lx is corrupt", (unsigned long)id);
     }
@@ -53,6 +83,7 @@ int sfs_meta_put_inode(sfs_meta_txn_t *txn, const sfs_attr_t *attr)
     sfs_wbuf_init(&wb, valbuf, sizeof(valbuf));
     sfs_wbuf_u8(&wb, SFS_META_RECORD_VERSION);
     sfs_proto_attr_pack(&wb, attr);
+    sfs_meta_dynattr_pack(&wb, attr);
     if (wb.error) {
         return sfs_error_set(-EIO, "metadata store: inode record too large");
     }

@@ -353,3 +353,33 @@ int sfs_ns_setpattern(sfs_meta_txn_t *txn, const sfs_cred_t *cred, const char *p
     attr->ctime_ns = now_ns;
     return sfs_meta_put_inode(txn, attr);
 }
+
+int sfs_ns_readdir_plus(sfs_meta_txn_t *txn, const sfs_cred_t *cred, const char *path,
+                        const char *after, uint32_t max, uint64_t now_ns, sfs_attr_t *dir,
+                        sfs_dirent_plus_t *entries, sfs_dirent_t *scratch, uint32_t *count_p,
+                        int *eof_p)
+{
+    int rc = sfs_ns_lookup(txn, cred, path, 0, dir);
+
+    *count_p = 0;
+    *eof_p   = 1;
+    if (rc) {
+        return rc;
+    }
+    if (dir->type != SFS_TYPE_DIR) {
+        return 0; /* a file: its own attributes only */
+    }
+    /* the children's attributes need search permission, as a stat of each */
+    if (sfs_perm_check(cred, dir, SFS_MAY_EXEC) != 0) {
+        return sfs_error_set(-EACCES, "'%.200s': permission denied (search)", path);
+    }
+    rc = sfs_ns_readdir(txn, cred, path, after, max, scratch, count_p, eof_p);
+    for (uint32_t i = 0; rc == 0 && i < *count_p; i++) {
+        entries[i].dirent = scratch[i];
+        rc                = sfs_meta_get_inode(txn, scratch[i].entry_id, &entries[i].attr);
+        if (rc == 0) {
+            entries[i].size_valid = (uint8_t)sfs_ns_size_valid(&entries[i].attr, now_ns);
+        }
+    }
+    return rc;
+}

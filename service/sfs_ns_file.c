@@ -104,6 +104,7 @@ int sfs_ns_create(sfs_meta_txn_t *txn, const sfs_ns_create_args_t *args, sfs_att
     sfs_meta_new_owner(args->cred, &parent, 0, args->mode, args->uid, args->gid, attr);
     attr->ctime_ns = attr->mtime_ns = attr->atime_ns = args->now_ns;
     attr->nlink                                      = 1;
+    attr->size_flags = SFS_SIZE_KNOWN; /* empty, and no writer yet */
     if ((rc = sfs_meta_put_inode(txn, attr)) ||
         (rc = sfs_meta_put_dentry(txn, parent.entry_id, name, attr->entry_id, SFS_TYPE_FILE)) ||
         (rc = sfs_meta_counter_add(txn, "files", 1, NULL))) {

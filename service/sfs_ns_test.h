@@ -13,5 +13,8 @@
 int sfs_ns_test_drop_inode(sfs_meta_txn_t *txn, uint64_t entry_id);
 /* Remove a name and leave its inode (an orphan). */
 int sfs_ns_test_drop_name(sfs_meta_txn_t *txn, const char *path);
+/* Write an inode's record as versions before the kept size did (no
+ * dynamic attributes after the attribute block). */
+int sfs_ns_test_old_record(sfs_meta_txn_t *txn, uint64_t entry_id);
 
 #endif

@@ -134,6 +134,11 @@ check_PROGRAMS += tests/progs/sfs_lock_hold
 tests_progs_sfs_lock_hold_SOURCES = tests/progs/sfs_lock_hold.c
 tests_progs_sfs_lock_hold_LDADD   = libsfs_client.la $(SFS_CORE_LIBS)
 
+# A writer holding a file open, killed or closing (tests/service/test_service_dynattr.sh).
+check_PROGRAMS += tests/progs/sfs_size_writer
+tests_progs_sfs_size_writer_SOURCES = tests/progs/sfs_size_writer.c
+tests_progs_sfs_size_writer_LDADD   = libsfs_client.la $(SFS_CORE_LIBS)
+
 check_PROGRAMS += tests/progs/sfs_meta_corrupt
 # (service/sfs_ns_test.c: the store's damage hooks, kept out of libsfs_service)
 tests_progs_sfs_meta_corrupt_SOURCES  = tests/progs/sfs_meta_corrupt.c service/sfs_ns_test.c \

@@ -1,6 +1,7 @@
 /* stripefs-ctl verbs that show entries: ls, stat. */
 #include "stripefs_ctl.h"
 
+#include <errno.h>
 #include <grp.h>
 #include <inttypes.h>
 #include <pwd.h>
@@ -9,6 +10,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#define CTL_LS_PAGE 512 /* entries with attributes per round trip (the server's page) */
 
 static const char *ctl_mode_string(const sfs_stat_t *st, char out[11])
 {
@@ -143,16 +146,53 @@ static void ctl_unknown_note(const ctl_unknown_t *u)
             u->files, u->files == 1 ? "" : "s", many ? "s" : "", text);
 }
 
+/* A page of entries with their attributes (one round trip), or -1 where
+ * the server cannot list them so (an older one) or we may not search the
+ * directory: then each is stat'ed after a plain listing. */
+static int ctl_ls_page_stat(ctl_t *ctl, const char *path, const char *after,
+                            sfs_dir_entry_t *entries, uint32_t *count_p, int *eof_p,
+                            ctl_unknown_t *unknown)
+{
+    sfs_stat_t *stats = calloc(CTL_LS_PAGE, sizeof(*stats));
+    int         rc;
+
+    if (!stats) {
+        return -ENOMEM;
+    }
+    rc = sfs_readdir_stat(ctl->client, path, after, entries, stats, CTL_LS_PAGE, count_p, eof_p);
+    if (rc == -EOPNOTSUPP || rc == -ENOSYS || rc == -EACCES) {
+        free(stats);
+        return -1;
+    }
+    for (uint32_t i = 0; rc == 0 && i < *count_p; i++) {
+        ctl_print_long(entries[i].name, &stats[i]);
+        ctl_unknown_add(unknown, &stats[i]);
+    }
+    free(stats);
+    return rc;
+}
+
 /* One directory's entries, in name order. */
 static int ctl_ls_dir(ctl_t *ctl, const char *path, int longform, sfs_dir_entry_t *entries)
 {
     char          after[256] = "";
-    int           eof = 0, rc = 0;
+    int           eof = 0, rc = 0, plus = longform;
     ctl_unknown_t unknown = {0};
 
     while (rc == 0 && !eof) {
         uint32_t count;
 
+        if (plus) {
+            rc = ctl_ls_page_stat(ctl, path, after, entries, &count, &eof, &unknown);
+            if (rc == 0 && count) {
+                snprintf(after, sizeof(after), "%s", entries[count - 1].name);
+            }
+            if (rc != -1) {
+                continue;
+            }
+            plus = 0; /* list, then stat each */
+            rc   = 0;
+        }
         rc = sfs_readdir(ctl->client, path, after, entries, 1024, &count, &eof);
         for (uint32_t i = 0; rc == 0 && i < count; i++) {
             if (longform) {

@@ -25,6 +25,15 @@ done
 cp "$SFS_TEST_TMP/big.dat" "$SFS_TEST_TMP/local" && chmod 640 "$SFS_TEST_TMP/local"
 local_mode=$(stat -c %A "$SFS_TEST_TMP/local")
 sfs_ctl getentryinfo /d/big | grep -q "10[24] @" || sfs_fail "/d/big has no chunk on rank 2's targets"
+# a writer holds /d/big (its first byte rewritten): the metadata server
+# does not know its size, only the targets do (docs/metadata.md); a closed
+# file's kept size would be answered without them
+mkfifo "$SFS_TEST_TMP/hold" || sfs_fail "mkfifo"
+"$SFS_BUILD/tests/progs/sfs_size_writer" /d/big write:0:1 hold <"$SFS_TEST_TMP/hold" >"$SFS_TEST_TMP/held" 2>&1 &
+holder=$!
+exec 9>"$SFS_TEST_TMP/hold"
+for _ in $(seq 300); do grep -q holding "$SFS_TEST_TMP/held" && break; sleep 0.1; done
+grep -q holding "$SFS_TEST_TMP/held" || sfs_fail "the writer of /d/big did not start: $(cat "$SFS_TEST_TMP/held")"
 
 victim=$(sfs_ctl listnodes | awk '$1 == 2 {print $5}')
 [ -n "$victim" ] || sfs_fail "no pid for rank 2 in listnodes"
@@ -103,4 +112,5 @@ took=$(awk -v s="$started" -v n="$(date +%s.%N)" 'BEGIN {printf "%.1f", n - s}')
 echo "$out" | grep -qE "target 10[24]" || sfs_fail "the read error does not name target 102/104: $out"
 awk -v t="$took" 'BEGIN {exit !(t < 10)}' || sfs_fail "the read took $took s to fail (timeout 8 s)"
 echo "ok: reading /d/big fails in $took s: $(echo "$out" | head -n 1)"
+kill -9 "$holder"
 sfs_kill9_service

@@ -4,7 +4,8 @@
  * message. Decoders must never read out of bounds, and whatever they accept
  * must encode again to the same bytes where the encoding is canonical.
  *
- * A first byte below 0x80 picks one of the decoders by hand (below); from
+ * A first byte below 0x80 picks one of the decoders by hand (below: 6
+ * directory entries, 21 one entry of STAT's listing with attributes); from
  * 0x80 on, fuzz_table() goes through the table of operations
  * (sfs_proto_op_info): every request and reply codec of SFS_PROTO_OPS
  * (heartbeat, CHUNK_UNLINK, PING, NET_INFO, ...), then the payloads and
@@ -238,6 +239,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *input, size_t size)
     case 6: {
         sfs_dirent_t dirent;
 
+        if ((which / 15) % 2) { /* STAT's listing: an entry with its attributes */
+            sfs_dirent_plus_t plus;
+
+            sfs_proto_dirent_plus_unpack(&rb, &plus);
+            if (!rb.error) {
+                ROUND_TRIP(sfs_proto_dirent_plus_pack(&wb, &plus), rb.offset);
+            }
+            break;
+        }
         while (!rb.error && sfs_rbuf_remaining(&rb)) {
             sfs_proto_dirent_unpack(&rb, &dirent);
         }

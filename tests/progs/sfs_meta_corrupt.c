@@ -3,6 +3,8 @@
  *
  *   sfs_meta_corrupt META_DIR drop-inode PATH    (leaves a dangling name)
  *   sfs_meta_corrupt META_DIR drop-name PATH     (leaves an orphan inode)
+ *   sfs_meta_corrupt META_DIR old-record PATH    (the inode as written before
+ *                                                 the kept size existed)
  */
 #include "sfs_meta_store.h"
 #include "sfs_ns_test.h"
@@ -21,7 +23,7 @@ int main(int argc, char **argv)
     int                     rc;
 
     if (argc != 4) {
-        fprintf(stderr, "usage: %s META_DIR drop-inode|drop-name PATH\n", argv[0]);
+        fprintf(stderr, "usage: %s META_DIR drop-inode|drop-name|old-record PATH\n", argv[0]);
         return 2;
     }
     if (sfs_meta_store_open(&params, &store) != 0 || sfs_meta_txn_begin(store, 1, &txn) != 0) {
@@ -33,6 +35,8 @@ int main(int argc, char **argv)
         rc = sfs_ns_test_drop_inode(txn, attr.entry_id);
     } else if (rc == 0 && strcmp(argv[2], "drop-name") == 0) {
         rc = sfs_ns_test_drop_name(txn, argv[3]);
+    } else if (rc == 0 && strcmp(argv[2], "old-record") == 0) {
+        rc = sfs_ns_test_old_record(txn, attr.entry_id);
     } else if (rc == 0) {
         rc = -EINVAL;
     }

@@ -120,10 +120,12 @@ typedef struct sfs_stat {
  * secondary (docs/mirroring.md). */
 #define SFS_STAT_MIRRORED 2u
 
-/** Stat a path; for files this asks every target for its chunk length.
- * A target that cannot be reached does not fail it: the attributes come
- * from the metadata server and the size is flagged SFS_STAT_SIZE_UNKNOWN.
- * Other failures (permission, protocol) are returned. */
+/** Stat a path: one round trip where the metadata server knows the file's
+ * size (no open registered as writing it, docs/metadata.md); otherwise
+ * this asks every target for its chunk length. A target that cannot be
+ * reached does not fail it: the attributes come from the metadata server
+ * and the size is flagged SFS_STAT_SIZE_UNKNOWN. Other failures
+ * (permission, protocol) are returned. */
 int sfs_stat(sfs_client_t *client, const char *path, sfs_stat_t *stat);
 /** Stat without the size (one metadata round trip). */
 int sfs_lookup(sfs_client_t *client, const char *path, sfs_stat_t *stat);
@@ -184,6 +186,14 @@ typedef struct sfs_dir_entry {
  * the first); *eof_p is 1 when no more follow. */
 int sfs_readdir(sfs_client_t *client, const char *path, const char *after, sfs_dir_entry_t *entries,
                 uint32_t max, uint32_t *count_p, int *eof_p);
+/** As sfs_readdir, with each entry's attributes in `stats` (as sfs_stat
+ * gives them), a page in one round trip (as NFS's READDIRPLUS): an entry
+ * whose size only its targets know (open for writing) is asked of them on
+ * its own. `path` must be a directory one may read and search;
+ * -EOPNOTSUPP from a server that cannot (list, then stat each). */
+int sfs_readdir_stat(sfs_client_t *client, const char *path, const char *after,
+                     sfs_dir_entry_t *entries, sfs_stat_t *stats, uint32_t max, uint32_t *count_p,
+                     int *eof_p);
 
 typedef struct sfs_statfs {
     uint64_t capacity; /**< bytes, online targets, each file system once */

@@ -34,7 +34,7 @@ static void test_every_op_in_the_table(void **state)
         assert_true(info->request_size > 0 && info->reply_size > 0);
         assert_true(info->handler[0] != '\0');
     }
-    assert_int_equal(ops, 36);
+    assert_int_equal(ops, 38);
     assert_string_equal(sfs_proto_op_info(SFS_OP_MIRROR_LIST)->reply_codec, "mirror_list_reply");
     assert_string_equal(sfs_proto_op_info(SFS_OP_CHUNK_UNLINK)->request_codec, "chunk_unlink_req");
     assert_string_equal(sfs_proto_op_info(SFS_OP_HEARTBEAT)->reply_codec, "heartbeat_reply");
@@ -174,6 +174,61 @@ static void test_mirror_list(void **state)
                      -EBADMSG);
 }
 
+/* STAT and SIZE (the kept size): what is sent comes back, unknown
+ * operations and flags are refused, the listing's flag travels. */
+static void test_kept_size_codecs(void **state)
+{
+    uint8_t        buf[512];
+    sfs_wbuf_t     wb;
+    sfs_size_req_t req = {
+        .entry_id = 9, .op = SFS_SIZE_OP_END, .flags = SFS_SIZE_VIEW, .size = 3901};
+    sfs_size_req_t   got;
+    sfs_size_reply_t reply = {.writers = 1, .base = 1, .size = 42}, reply_got;
+    sfs_meta_req_t  *meta  = calloc(2, sizeof(*meta));
+
+    (void)state;
+    assert_non_null(meta);
+    sfs_wbuf_init(&wb, buf, sizeof(buf));
+    sfs_proto_size_req_pack(&wb, &req);
+    assert_int_equal(sfs_proto_decode(SFS_OP_SIZE, 0, buf, wb.length, &got, sizeof(got)), 0);
+    assert_int_equal(got.op, SFS_SIZE_OP_END);
+    assert_int_equal(got.flags, SFS_SIZE_VIEW);
+    assert_int_equal(got.size, 3901);
+    req.op = SFS_SIZE_OP_MAX + 1;
+    sfs_wbuf_init(&wb, buf, sizeof(buf));
+    sfs_proto_size_req_pack(&wb, &req);
+    assert_int_equal(sfs_proto_decode(SFS_OP_SIZE, 0, buf, wb.length, &got, sizeof(got)), -EBADMSG);
+    req.op    = SFS_SIZE_OP_BEGIN;
+    req.flags = 0x80;
+    sfs_wbuf_init(&wb, buf, sizeof(buf));
+    sfs_proto_size_req_pack(&wb, &req);
+    assert_int_equal(sfs_proto_decode(SFS_OP_SIZE, 0, buf, wb.length, &got, sizeof(got)), -EBADMSG);
+
+    sfs_wbuf_init(&wb, buf, sizeof(buf));
+    sfs_proto_size_reply_pack(&wb, &reply);
+    assert_int_equal(
+        sfs_proto_decode(SFS_OP_SIZE, 1, buf, wb.length, &reply_got, sizeof(reply_got)), 0);
+    assert_int_equal(reply_got.base, 1);
+    assert_int_equal(reply_got.size, 42);
+
+    snprintf(meta[0].path, sizeof(meta[0].path), "/dir");
+    snprintf(meta[0].after_name, sizeof(meta[0].after_name), "b");
+    meta[0].flags       = SFS_STAT_ENTRIES;
+    meta[0].max_entries = 7;
+    sfs_wbuf_init(&wb, buf, sizeof(buf));
+    sfs_proto_meta_req_pack(&wb, SFS_OP_STAT, &meta[0]);
+    assert_int_equal(sfs_proto_decode(SFS_OP_STAT, 0, buf, wb.length, &meta[1], sizeof(*meta)), 0);
+    assert_int_equal(meta[1].flags, SFS_STAT_ENTRIES);
+    assert_int_equal(meta[1].max_entries, 7);
+    assert_string_equal(meta[1].after_name, "b");
+    meta[0].flags = 0x2;
+    sfs_wbuf_init(&wb, buf, sizeof(buf));
+    sfs_proto_meta_req_pack(&wb, SFS_OP_STAT, &meta[0]);
+    assert_int_equal(sfs_proto_decode(SFS_OP_STAT, 0, buf, wb.length, &meta[1], sizeof(*meta)),
+                     -EBADMSG);
+    free(meta);
+}
+
 static void test_hello_features(void **state)
 {
     uint8_t         buf[1024];
@@ -253,6 +308,7 @@ int main(void)
         cmocka_unit_test(test_mirror_list),
         cmocka_unit_test(test_hello_features),
         cmocka_unit_test(test_lock_codecs),
+        cmocka_unit_test(test_kept_size_codecs),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
