@@ -409,37 +409,6 @@ typedef struct sfs_counter_reply {
 void sfs_proto_counter_reply_pack(sfs_wbuf_t *wb, const sfs_counter_reply_t *reply);
 void sfs_proto_counter_reply_unpack(sfs_rbuf_t *rb, sfs_counter_reply_t *reply);
 
-/* LOCK (sfs_proto_lock.c): a byte-range lock on an open file, granted by
- * the metadata server (service/sfs_meta_lock.h). The client names the lock
- * (`lock_id`, unique within its session) so that it can release or cancel
- * it even when the reply never came. The capability of the open must grant
- * write for an exclusive lock and read for a shared one. The reply (no
- * arguments) comes when the lock is granted. */
-#define SFS_LOCK_SHARED    0u
-#define SFS_LOCK_EXCLUSIVE 1u
-
-typedef struct sfs_lock_req {
-    uint64_t  entry_id;
-    uint64_t  lock_id;
-    uint64_t  offset;
-    uint64_t  length; /* 0: to the end of any file */
-    uint32_t  mode;   /* SFS_LOCK_* */
-    sfs_cap_t cap;
-} sfs_lock_req_t;
-
-void sfs_proto_lock_req_pack(sfs_wbuf_t *wb, const sfs_lock_req_t *req);
-/* Sets rb->error also for an unknown mode. */
-void sfs_proto_lock_req_unpack(sfs_rbuf_t *rb, sfs_lock_req_t *req);
-
-/* UNLOCK: the lock `lock_id` of this session on `entry_id`. */
-typedef struct sfs_unlock_req {
-    uint64_t entry_id;
-    uint64_t lock_id;
-} sfs_unlock_req_t;
-
-void sfs_proto_unlock_req_pack(sfs_wbuf_t *wb, const sfs_unlock_req_t *req);
-void sfs_proto_unlock_req_unpack(sfs_rbuf_t *rb, sfs_unlock_req_t *req);
-
 #define SFS_SETATTR_MODE  0x1u
 #define SFS_SETATTR_OWNER 0x2u
 #define SFS_SETATTR_ATIME 0x4u
@@ -714,35 +683,6 @@ void sfs_proto_heartbeat_req_unpack(sfs_rbuf_t *rb, sfs_heartbeat_req_t *req);
 void sfs_proto_heartbeat_reply_pack(sfs_wbuf_t *wb, const sfs_heartbeat_reply_t *reply);
 void sfs_proto_heartbeat_reply_unpack(sfs_rbuf_t *rb, sfs_heartbeat_reply_t *reply);
 
-/* MIRROR_LIST: the mirror groups and their members' consistency states.
- * Today every member is GOOD (failover and resync, which move the states,
- * are later work: docs/mirroring.md). */
-#define SFS_MIRROR_STATE_GOOD         0u
-#define SFS_MIRROR_STATE_NEEDS_RESYNC 1u
-#define SFS_MIRROR_STATE_RESYNCING    2u
-#define SFS_MIRROR_STATE_BAD          3u
-#define SFS_MIRROR_LIST_MAX           256
-
-typedef struct sfs_mirror_group_info {
-    uint32_t group_id;
-    uint32_t primary; /* target ids: the primary serves the group */
-    uint32_t secondary;
-    uint32_t primary_state; /* SFS_MIRROR_STATE_* */
-    uint32_t secondary_state;
-} sfs_mirror_group_info_t;
-
-typedef struct sfs_mirror_list_reply {
-    uint32_t                count;
-    sfs_mirror_group_info_t groups[SFS_MIRROR_LIST_MAX];
-} sfs_mirror_list_reply_t;
-
-/* Pack sets wb->error for a count over SFS_MIRROR_LIST_MAX; unpack refuses
- * it and unknown states. */
-void sfs_proto_mirror_list_reply_pack(sfs_wbuf_t *wb, const sfs_mirror_list_reply_t *reply);
-void sfs_proto_mirror_list_reply_unpack(sfs_rbuf_t *rb, sfs_mirror_list_reply_t *reply);
-/* "good", "needs-resync", "resyncing", "bad" ("?" for others). */
-const char *sfs_mirror_state_name(uint32_t state);
-
 /* ---------------------------------------------------------------------- */
 /* Probes: PING and NET_INFO                                              */
 
@@ -837,5 +777,9 @@ int sfs_proto_fd_handoff_msg_unpack(const uint8_t *msg, size_t length, sfs_proto
 
 /* Total bytes the extents of a request cover. */
 uint64_t sfs_chunk_req_bytes(const sfs_chunk_req_t *req);
+
+/* the codecs of LOCK/UNLOCK and MIRROR_LIST, in headers of their own */
+#include "sfs_proto_lock.h"
+#include "sfs_proto_mirror.h"
 
 #endif
