@@ -216,9 +216,10 @@ ls_report() { # suite
             npass=$((npass + 1))
         else
             verdict=FAIL
+            # known only when every failing side's failure is listed
             for side in "${bad[@]}"; do
                 if reason=$(ls_known_gap "$side" "$suite/$test"); then
-                    gap="$reason"
+                    gap+="${gap:+; }$side: $reason"
                 else
                     gap=""
                     break
