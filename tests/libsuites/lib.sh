@@ -15,7 +15,7 @@
 #                        fetches nor rebuilds.
 #   SFS_LIBSUITES_SIDES  the stripefs names to try besides the local control:
 #                        "prefixed" (stripefs:/stripefs/...) and/or "plain"
-#                        (/stripefs/...); default: both in the full pass,
+#                        (/stripefs/...), each in a directory of its own; default: both in the full pass,
 #                        prefixed in the quick one.
 #   SFS_LIBSUITES_ONLY   a regex: run only the tests whose name matches.
 #
@@ -113,25 +113,30 @@ ls_fetch() { # pkg dir
 }
 
 # ls_prepare_service SUITE: a service, and the suite's directories on it,
-# owned by the test user, under both names a stripefs directory may have:
-# the MPI-IO name stripefs:/stripefs/libsuites/SUITE is the namespace path
-# /stripefs/libsuites/SUITE today, the POSIX name /stripefs/libsuites/SUITE
-# (the preload's prefix) is /libsuites/SUITE; once the two are one file
-# (issue 16, item 1) one of the pair is simply unused. Sets LS_DIR_PREFIXED,
-# LS_DIR_PLAIN and LS_DIR_LOCAL (the control, on the local file system).
+# one per stripefs side (a test that leaves or removes a file must not meet
+# the other side's), owned by the test user, under both namespace paths a
+# stripefs name may have: before issue 16's item 1 the MPI-IO name
+# stripefs:/stripefs/libsuites/SUITE/prefixed was the namespace path
+# /stripefs/libsuites/SUITE/prefixed, while the POSIX name /stripefs/x is
+# /x (the preload's prefix); since, both are /libsuites/...; the unused
+# copy stays empty. Sets LS_DIR_PREFIXED, LS_DIR_PLAIN and LS_DIR_LOCAL
+# (the control, on the local file system).
 ls_prepare_service() { # suite
-    local suite=$1 d home
+    local suite=$1 d home side
     sfs_test_users
     home=$(sfs_user_home "$LS_USER")
     sfs_start_service 3 --targets 4
     for d in /stripefs /stripefs/libsuites /stripefs/libsuites/"$suite" /libsuites /libsuites/"$suite"; do
         sfs_ctl stat "$d" >/dev/null 2>&1 || sfs_ctl mkdir "$d" >/dev/null || sfs_fail "mkdir $d"
     done
-    for d in /stripefs/libsuites/"$suite" /libsuites/"$suite"; do
-        sfs_ctl chown "$LS_USER:$LS_USER" "$d" >/dev/null || sfs_fail "chown $d to $LS_USER"
+    for side in prefixed plain; do
+        for d in /stripefs/libsuites/"$suite"/$side /libsuites/"$suite"/$side; do
+            sfs_ctl mkdir "$d" >/dev/null || sfs_fail "mkdir $d"
+            sfs_ctl chown "$LS_USER:$LS_USER" "$d" >/dev/null || sfs_fail "chown $d to $LS_USER"
+        done
     done
-    LS_DIR_PREFIXED="stripefs:/stripefs/libsuites/$suite"
-    LS_DIR_PLAIN="/stripefs/libsuites/$suite"
+    LS_DIR_PREFIXED="stripefs:/stripefs/libsuites/$suite/prefixed"
+    LS_DIR_PLAIN="/stripefs/libsuites/$suite/plain"
     LS_DIR_LOCAL="$home/local-$suite"
     sfs_as "$LS_USER" mkdir -p "$LS_DIR_LOCAL" || sfs_fail "mkdir $LS_DIR_LOCAL as $LS_USER"
 }

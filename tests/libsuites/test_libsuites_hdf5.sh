@@ -5,8 +5,8 @@
 # (t_pflush1 then t_pflush2), each run as testpar's `make check` runs it
 # (mpiexec -n N ./prog, a pass is exit status 0) through stripefs-run, with
 # HDF5_PARAPREFIX (and HDF5_PREFIX, which t_cache_image's serial half uses)
-# on stripefs (stripefs:/stripefs/libsuites/hdf5, and in the full pass also
-# the plain /stripefs/libsuites/hdf5) and on a local directory as the
+# on stripefs (stripefs:/stripefs/libsuites/hdf5/prefixed, and in the full pass also
+# the plain /stripefs/libsuites/hdf5/plain) and on a local directory as the
 # control, as the unprivileged user sfsalice. The order is testpar's:
 # t_prestart reads the file t_pshutdown leaves.
 #

@@ -6,8 +6,8 @@
 # cdf_format, header, testcases, nonblocking, CXX, F90 and largefile, each
 # program through its directory's own parallel_run.sh (the program, then
 # ncvalidator on its file), with TESTOUTDIR on stripefs
-# (stripefs:/stripefs/libsuites/pnetcdf, and in the full pass also the
-# plain /stripefs/libsuites/pnetcdf) and on a local directory as the
+# (stripefs:/stripefs/libsuites/pnetcdf/prefixed, and in the full pass also the
+# plain /stripefs/libsuites/pnetcdf/plain) and on a local directory as the
 # control. Run as the unprivileged user sfsalice, MPI programs through
 # stripefs-run, ncvalidator through the POSIX preload.
 #
