@@ -92,18 +92,24 @@ for np in $nps; do
         for side in local $LS_SIDES; do
             dir=$(ls_dir_of "$side")
             # each side in a working directory of its own (a test that
-            # ignores the prefix writes there)
-            mkdir -p "$run/cwd-$side" && chown "$LS_USER" "$run/cwd-$side" || sfs_fail "mkdir $run/cwd-$side"
+            # ignores the prefix writes there), with the programs in it, as
+            # in testpar (t_cache_image execs "t_cache_image" from there)
+            if [ ! -d "$run/cwd-$side" ]; then
+                mkdir -p "$run/cwd-$side" && chown "$LS_USER" "$run/cwd-$side" || sfs_fail "mkdir $run/cwd-$side"
+                for t in $targets; do
+                    ln -s "$run/bin/$t" "$run/cwd-$side/$t" || sfs_fail "ln -s $t"
+                done
+            fi
             if [ "$p" = testpflush ]; then
                 # testpflush.sh: t_pflush1 exits without closing its file
                 # (on purpose: mpirun's complaints are expected); the
                 # result is t_pflush2's
                 ls_run hdf5 "$name" "$side" "$limit" env --chdir="$run/cwd-$side" HDF5_PARAPREFIX="$dir" \
-                    HDF5_PREFIX="$dir" sh -c '"$@" -np '"$np"' '"$LS_RUN_TOOL"' '"$run"'/bin/t_pflush1;
-                        "$@" -np '"$np"' '"$LS_RUN_TOOL"' '"$run"'/bin/t_pflush2' sh "${mpirun_args[@]}"
+                    HDF5_PREFIX="$dir" sh -c '"$@" -np '"$np"' '"$LS_RUN_TOOL"' ./t_pflush1;
+                        "$@" -np '"$np"' '"$LS_RUN_TOOL"' ./t_pflush2' sh "${mpirun_args[@]}"
             else
                 ls_run hdf5 "$name" "$side" "$limit" env --chdir="$run/cwd-$side" HDF5_PARAPREFIX="$dir" \
-                    HDF5_PREFIX="$dir" "${mpirun_args[@]}" -np "$np" "$LS_RUN_TOOL" "$run/bin/$p" "${args[@]}"
+                    HDF5_PREFIX="$dir" "${mpirun_args[@]}" -np "$np" "$LS_RUN_TOOL" "./$p" "${args[@]}"
             fi
         done
     done
