@@ -15,6 +15,10 @@ packages=(
     munge libmunge-dev
     # parallel HDF5 for the HDF5 tests
     libhdf5-openmpi-dev hdf5-tools
+    # the library suites (tests/libsuites): PnetCDF (Debian builds it for Open MPI
+    # only) with its tools (ncvalidator), and the compilers of its C++ and
+    # Fortran test programs
+    libpnetcdf-dev pnetcdf-bin g++ gfortran m4
     # fuzzing and sanitizers (clang's libFuzzer and runtimes)
     clang clang-format libclang-rt-14-dev
     # test and benchmark tools: network namespaces, process tools, plots
