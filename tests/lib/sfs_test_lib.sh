@@ -155,6 +155,11 @@ sfs_cleanup() {
     pids=$(sfs_server_pids)
     [ -n "$pids" ] && kill -9 $pids 2>/dev/null
     [ -n "$SFS_SERVICE_PID" ] && kill -9 "$SFS_SERVICE_PID" 2>/dev/null
+    # other services the test started on state of its own (another user's,
+    # a second one), and their launchers, when the test failed before it
+    # stopped them
+    pids=$(pgrep -f -- "stripefs-server .*$SFS_TEST_TMP/" || true)
+    [ -n "$pids" ] && kill -9 $pids 2>/dev/null
     # the one-host service's own munged (a killed service leaves it behind)
     pkill -f -- "munged --foreground --socket=$SFS_TEST_TMP/" 2>/dev/null
     return 0
