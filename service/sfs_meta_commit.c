@@ -39,6 +39,47 @@ int sfs_meta_is_write(const sfs_meta_op_t *op)
     }
 }
 
+/* Whether an operation that succeeded may be answered before the batch's
+ * commit: SIZE END only. A lost END (a crash before the commit) leaves its
+ * writer registered until the registration's lease runs out, and until
+ * then stats ask the targets, which are exact: nothing stale is answered,
+ * and a close does not wait for an fsync. (BEGIN must be durable before
+ * the write it announces: a lost BEGIN would let a stat answer the old
+ * size.) */
+static int sfs_meta_may_reply_early(const sfs_meta_op_t *op)
+{
+    return op->opcode == SFS_OP_SIZE && op->size.op == SFS_SIZE_OP_END && op->status == 0;
+}
+
+/* Hand the replies that need not wait for the commit back now. */
+static void sfs_meta_reply_early(sfs_meta_t *meta, sfs_list_t *ops)
+{
+    sfs_meta_batch_t *early = NULL;
+    sfs_list_t       *elem, *tmp;
+
+    sfs_list_for_each_safe(elem, tmp, ops)
+    {
+        sfs_meta_op_t *op = sfs_container_of(elem, sfs_meta_op_t, list);
+
+        if (!sfs_meta_may_reply_early(op)) {
+            continue;
+        }
+        if (!early) {
+            early = malloc(sizeof(*early));
+            if (!early) {
+                return; /* they are answered after the commit, as the others */
+            }
+            early->meta = meta;
+            sfs_list_init(&early->ops);
+        }
+        sfs_list_del(&op->list);
+        sfs_list_add_tail(&early->ops, &op->list);
+    }
+    if (early && sfs_tp_worker_post(meta->service->worker, sfs_meta_batch_done, early) != 0) {
+        sfs_fatal("cannot hand metadata replies back: out of memory");
+    }
+}
+
 static void sfs_meta_process(sfs_meta_t *meta, sfs_list_t *ops, uint32_t n)
 {
     sfs_meta_txn_t   *txn   = NULL;
@@ -80,6 +121,7 @@ static void sfs_meta_process(sfs_meta_t *meta, sfs_list_t *ops, uint32_t n)
             snprintf(op->detail, sizeof(op->detail), "%s", sfs_error_detail());
         }
     }
+    sfs_meta_reply_early(meta, ops);
     if (txn) {
         if (any_write) {
             /* the one durable commit of the batch */
