@@ -51,7 +51,9 @@ int main(int argc, char **argv)
     rc = sfs_file_open(client, argv[1], argv[2][0] == 'w' ? SFS_O_RDWR | SFS_O_CREAT : SFS_O_RDONLY,
                        0644, NULL, &file);
     if (rc) {
-        return fail("open", rc);
+        rc = fail("open", rc);
+        sfs_client_disconnect(client);
+        return rc;
     }
     printf("pid %d waiting\n", (int)getpid());
     fflush(stdout);
@@ -59,13 +61,20 @@ int main(int argc, char **argv)
     rc    = sfs_file_lock(file, strtoull(argv[4], NULL, 0), strtoull(argv[5], NULL, 0),
                           argv[3][0] == 'x', &lock_id);
     if (rc) {
-        return fail("lock", rc);
+        /* (closed, so that the sanitizers' leak check stays quiet) */
+        rc = fail("lock", rc);
+        sfs_file_close(file);
+        sfs_client_disconnect(client);
+        return rc;
     }
     printf("granted after %llu ms\n", (unsigned long long)(now_ms() - start));
     fflush(stdout);
     sleep((unsigned)atoi(argv[6]));
     if ((rc = sfs_file_unlock(file, lock_id)) != 0) {
-        return fail("unlock", rc);
+        rc = fail("unlock", rc);
+        sfs_file_close(file);
+        sfs_client_disconnect(client);
+        return rc;
     }
     printf("released\n");
     sfs_file_close(file);

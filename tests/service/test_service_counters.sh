@@ -18,7 +18,10 @@ handle=$(sfs_user_home sfsalice)/handle
 sfs_as sfsalice "$PROG" bench /c/bench 20000 || sfs_fail "the counter benchmark failed"
 sfs_as sfsalice "$PROG" many /c/many 100001 || sfs_fail "a live counter lost its value among 100001 others"
 echo "ok: a live counter kept its value among 100001 others"
-sfs_as sfsalice "$PROG" save /c/kept "$handle" 123456789 || sfs_fail "save"
+# (save exits with its file open on purpose, a close would forget the
+# counter: no leak check for it under the sanitizers)
+ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+    sfs_as sfsalice "$PROG" save /c/kept "$handle" 123456789 || sfs_fail "save"
 sfs_as sfsalice "$PROG" load "$handle" 123456789 || sfs_fail "the counter did not keep its value"
 sfs_stop_service
 
