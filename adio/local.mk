@@ -27,12 +27,11 @@ ADIO_DRIVER_HDRS = \
 	adio/ad_stripefs/ad_stripefs.h \
 	adio/ad_stripefs/ad_stripefs_name.h
 
-# The name rule (ad_stripefs_name.c) reads STRIPEFS_PREFIX through the
-# preload's own header-only table, so both libraries read one variable
-# alike; only that file sees common/ and preload/ (the rest of the driver
-# uses the client's public header only).
-ADIO_NAME_CPPFLAGS = -I$(top_srcdir)/common -I$(top_srcdir)/preload
-ADIO_NAME_DEPS = $(top_srcdir)/preload/sfs_preload_tunables.h $(top_srcdir)/common/sfs_tunable.h
+# The name rule (ad_stripefs_name.c) is common/sfs_name_prefix.c's, the
+# one the POSIX preload applies too; only that file sees common/ (the rest
+# of the driver uses the client's public header only).
+ADIO_NAME_CPPFLAGS = -I$(top_srcdir)/common
+ADIO_NAME_DEPS = $(top_srcdir)/common/sfs_name_prefix.h $(top_srcdir)/common/sfs_tunable.h
 
 # Linker arguments of what the driver needs besides ROMIO and MPI: the stripefs
 # client library (PIC archives, e.g. client/.libs/libsfs_client.a) and UCX and

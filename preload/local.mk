@@ -21,12 +21,13 @@ libstripefs_posix_la_SOURCES = \
 	preload/sfs_preload_ns.c \
 	preload/sfs_preload_dir.c \
 	preload/sfs_preload_tunables.h
-# The environment is read through the tunable table (sfs_preload_tunables.h);
-# the three common files it needs are compiled in rather than linking
+# The environment is read through the tunable tables (sfs_preload_tunables.h,
+# and common/sfs_name_prefix.h's STRIPEFS_PREFIX, shared with the MPI-IO
+# driver); the four common files it needs are compiled in rather than linking
 # libsfs_common, whose YAML, sodium and MUNGE would then load into every
 # program the library is preloaded into.
 libstripefs_posix_la_SOURCES += \
-	common/sfs_tunable.c common/sfs_units.c common/sfs_errno.c
+	common/sfs_tunable.c common/sfs_units.c common/sfs_errno.c common/sfs_name_prefix.c
 libstripefs_posix_la_CPPFLAGS = $(SFS_CPPFLAGS_PRELOAD)
 libstripefs_posix_la_CFLAGS  = $(AM_CFLAGS) -fvisibility=hidden
 libstripefs_posix_la_LIBADD  = -ldl -lpthread

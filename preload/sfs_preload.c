@@ -4,6 +4,7 @@
  * the lock, and the table of stripefs descriptors.
  */
 #include "sfs_preload.h"
+#include "sfs_name_prefix.h"
 #include "sfs_preload_tunables.h"
 
 #include "sfs_errno.h"
@@ -48,12 +49,10 @@ static struct {
     int           fd_count;
     int           fd_highest;
     /* the working directory when the program chdir'ed into stripefs */
-    pthread_mutex_t cwd_lock;
-    int             cwd_active;
-    char            cwd[SFS_PL_PATH_MAX];
-    /* STRIPEFS_PREFIX */
-    char   prefix[SFS_PL_PATH_MAX];
-    size_t prefix_length;
+    pthread_mutex_t   cwd_lock;
+    int               cwd_active;
+    char              cwd[SFS_PL_PATH_MAX];
+    sfs_name_prefix_t prefix; /* STRIPEFS_PREFIX */
 } sfs_pl = {
     .lock       = PTHREAD_MUTEX_INITIALIZER,
     .cwd_lock   = PTHREAD_MUTEX_INITIALIZER,
@@ -93,36 +92,17 @@ uint64_t sfs_pl_generation(void)
 
 static void sfs_pl_prefix_init(void)
 {
-    const char *env   = NULL;
-    bool        debug = false;
-    size_t      n;
+    bool debug = false;
 
     /* a bad value is reported, never silently taken for the default */
     if (sfs_tunable_bool(&sfs_preload_tunables, "STRIPEFS_PRELOAD_DEBUG", &debug) != 0) {
         fprintf(stderr, "stripefs-posix: %s; debug reports stay off\n", sfs_error_detail());
     }
     sfs_pl.debug = debug;
-    if (sfs_tunable_string(&sfs_preload_tunables, "STRIPEFS_PREFIX", &env) != 0 || !env) {
-        env = SFS_PL_PREFIX_DEFAULT;
+    /* the same rule as the MPI-IO driver's (sfs_name_prefix.h) */
+    if (sfs_name_prefix_load(&sfs_pl.prefix) != 0) {
+        fprintf(stderr, "stripefs-posix: %s\n", sfs_error_detail());
     }
-    if (strcmp(env, SFS_PL_PREFIX_NONE) == 0) {
-        return; /* only "stripefs:" names */
-    }
-    n = strlen(env);
-    while (n > 1 && env[n - 1] == '/') {
-        n--;
-    }
-    /* "/" or a relative prefix would capture paths that are not ours */
-    if (env[0] != '/' || n == 1 || n >= sizeof(sfs_pl.prefix)) {
-        fprintf(stderr,
-                "stripefs-posix: STRIPEFS_PREFIX='%s' ignored: it must be an absolute "
-                "path other than '/' (or '" SFS_PL_PREFIX_NONE "')\n",
-                env);
-        return;
-    }
-    memcpy(sfs_pl.prefix, env, n);
-    sfs_pl.prefix[n]     = '\0';
-    sfs_pl.prefix_length = n;
 }
 
 /* Lexical normal form of a stripefs path, as the client library makes it
@@ -191,26 +171,24 @@ int sfs_pl_path(const char *path, char *out)
         return 0;
     }
     pthread_once(&sfs_pl_prefix_once, sfs_pl_prefix_init);
-    /* one rule for both APIs (the MPI-IO driver's ad_stripefs_name.c is
-     * the same): an optional "stripefs:", then the prefix is cut, so
+    /* one rule for both APIs (sfs_name_prefix.h, as the MPI-IO driver):
+     * an optional "stripefs:", then the prefix is cut, so
      * stripefs:/stripefs/x, /stripefs/x and stripefs:/x are all /x */
     if (strncmp(path, sfs_pl_scheme, sizeof(sfs_pl_scheme) - 1) == 0) {
         path += sizeof(sfs_pl_scheme) - 1;
         scheme = 1;
     }
-    if (sfs_pl.prefix_length && strncmp(path, sfs_pl.prefix, sfs_pl.prefix_length) == 0 &&
-        (path[sfs_pl.prefix_length] == '\0' || path[sfs_pl.prefix_length] == '/')) {
-        rest = path[sfs_pl.prefix_length] ? path + sfs_pl.prefix_length : "/";
-    } else if (scheme) {
+    rest = sfs_name_prefix_strip(&sfs_pl.prefix, path);
+    if (!rest && scheme) {
         rest = path[0] ? path : "/";
-    } else if (path[0] != '/' && __atomic_load_n(&sfs_pl.cwd_active, __ATOMIC_ACQUIRE)) {
+    } else if (!rest && path[0] != '/' && __atomic_load_n(&sfs_pl.cwd_active, __ATOMIC_ACQUIRE)) {
         char cwd[SFS_PL_PATH_MAX];
 
         if (!sfs_pl_cwd_get(cwd)) {
             return 0;
         }
         return sfs_pl_path_join(cwd, path, out);
-    } else {
+    } else if (!rest) {
         return 0;
     }
     rc = sfs_pl_canonical(rest, out);
@@ -258,8 +236,9 @@ int sfs_pl_path_user(const char *sfs_path, char *out, size_t out_size)
     int n;
 
     pthread_once(&sfs_pl_prefix_once, sfs_pl_prefix_init);
-    if (sfs_pl.prefix_length) {
-        n = snprintf(out, out_size, "%s%s", sfs_pl.prefix, strcmp(sfs_path, "/") ? sfs_path : "");
+    if (sfs_pl.prefix.length) {
+        n = snprintf(out, out_size, "%s%s", sfs_pl.prefix.path,
+                     strcmp(sfs_path, "/") ? sfs_path : "");
     } else {
         n = snprintf(out, out_size, "%s%s", sfs_pl_scheme, sfs_path);
     }

@@ -12,17 +12,10 @@
 
 #include "sfs_tunable.h"
 
-#define SFS_PL_PREFIX_DEFAULT "/stripefs"
-/* STRIPEFS_PREFIX set to this switches the prefix off (an empty variable
- * counts as unset, as for every tunable). */
-#define SFS_PL_PREFIX_NONE "none"
+/* (STRIPEFS_PREFIX is common/sfs_name_prefix.h's: the MPI-IO driver reads
+ * it too.) */
 
 __attribute__((unused)) static const sfs_tunable_t sfs_preload_tunable_entries[] = {
-    {.name          = "STRIPEFS_PREFIX",
-     .type          = SFS_TUNABLE_STRING,
-     .default_value = SFS_PL_PREFIX_DEFAULT,
-     .help          = "the directory (absolute, not /) whose paths are stripefs paths; "
-                      "'" SFS_PL_PREFIX_NONE "': only stripefs:/... names are served"},
     {.name          = "STRIPEFS_PRELOAD_DEBUG",
      .type          = SFS_TUNABLE_BOOL,
      .default_value = "0",

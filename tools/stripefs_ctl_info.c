@@ -7,6 +7,7 @@
 #include "sfs_client_tunables.h"
 #include "sfs_errno.h"
 #include "sfs_log.h"
+#include "sfs_name_prefix.h"
 #include "sfs_preload_tunables.h"
 #include "sfs_storage_tunables.h"
 #include "sfs_tp.h"
@@ -20,7 +21,7 @@
  * checks that every STRIPEFS_ variable the tree names is listed). */
 static const sfs_tunable_table_t *const ctl_info_tables[] = {
     &sfs_log_tunables,     &sfs_tp_tunables,      &sfs_client_tunables,
-    &sfs_storage_tunables, &sfs_preload_tunables,
+    &sfs_storage_tunables, &sfs_preload_tunables, &sfs_name_tunables,
 };
 
 int ctl_info(ctl_t *ctl, int argc, char **argv)

@@ -1,8 +1,8 @@
 /*
  * ad_stripefs: which stripefs path a file name given to MPI-IO names.
  *
- * The rule, the same as the POSIX preload's (preload/sfs_preload.c), so that
- * a name reaches the same file through both APIs: after an optional
+ * The rule, common/sfs_name_prefix.h's, which the POSIX preload applies too,
+ * so that a name reaches the same file through both APIs: after an optional
  * "stripefs:" (which ROMIO removes before the driver sees the name), a name
  * that is the prefix STRIPEFS_PREFIX (default /stripefs) or lies below it is
  * the namespace path after the prefix; any other name is the namespace path

@@ -24,11 +24,11 @@ declare -A allowed=(
     [preload]="layout common client/include preload"
     [adio]="client/include adio/ad_stripefs"
 )
-# single files allowed more than their folder: the driver's name rule reads
-# STRIPEFS_PREFIX through the preload's header-only tunable table (so both
-# libraries read one variable alike), which needs common's sfs_tunable.h
+# single files allowed more than their folder: the driver's name rule is
+# common's sfs_name_prefix.h, the one the POSIX preload applies too (the
+# preload compiles it in rather than link the client library)
 declare -A file_allowed=(
-    [adio/ad_stripefs/ad_stripefs_name.c]="common preload"
+    [adio/ad_stripefs/ad_stripefs_name.c]="common"
 )
 declare -A layer_var=([layout]=LAYOUT [common]=COMMON [ucx_transport]=TRANSPORT [cluster]=CLUSTER
     [client]=CLIENT [service]=SERVICE [tools]=TOOLS [preload]=PRELOAD)
