@@ -107,8 +107,12 @@ int sfs_client_meta_error(sfs_client_t *client, int rc);
 int  sfs_file_local_fd(sfs_file_t *file, uint32_t target_index, uint64_t bytes);
 void sfs_file_local_close(sfs_file_t *file);
 
-/* One blocking metadata RPC: pack `req` for `opcode`, call, and hand back
- * the reply (the caller releases *rpc_p if set). */
+/* One blocking metadata RPC with arguments already encoded: call, and hand
+ * back the reply (the caller releases *rpc_p if set). A server that did
+ * not answer is named in the error; a refusal keeps the server's words. */
+int sfs_client_meta_call_args(sfs_client_t *client, uint32_t opcode, const void *args,
+                              size_t length, sfs_tp_rpc_t **rpc_p);
+/* The same for a meta_req: pack `req` for `opcode`, then as above. */
 int sfs_client_meta_call(sfs_client_t *client, uint32_t opcode, const sfs_meta_req_t *req,
                          sfs_tp_rpc_t **rpc_p);
 /* Normalise a user path into req->path; the error names the path. */
@@ -138,6 +142,8 @@ void sfs_file_kill_privs(sfs_file_t *file);
 void sfs_client_get(sfs_client_t *client);
 void sfs_client_put(sfs_client_t *client);
 void sfs_client_attr_to_stat(const sfs_attr_t *attr, sfs_stat_t *stat);
+/* A directory entry of the wire (READDIR, STAT's listing) as the API's. */
+void sfs_client_dirent_to_entry(const sfs_dirent_t *dirent, sfs_dir_entry_t *entry);
 
 /* One page of a metadata listing (READDIR, META_LIST, META_PENDING): asks
  * for up to `max` items of `path` after the name `after_name` (READDIR) or

@@ -20,18 +20,9 @@ static _Atomic uint64_t sfs_client_lock_ids = 1;
 
 static int sfs_client_lock_call(sfs_file_t *file, uint32_t opcode, const void *args, size_t length)
 {
-    sfs_tp_rpc_params_t params;
-    sfs_tp_rpc_t       *rpc;
-    int                 rc;
+    sfs_tp_rpc_t *rpc;
+    int           rc = sfs_client_meta_call_args(file->client, opcode, args, length, &rpc);
 
-    memset(&params, 0, sizeof(params));
-    params.opcode      = opcode;
-    params.args        = args;
-    params.args_length = length;
-    rc                 = sfs_cluster_call_meta(file->client->cluster, &params, &rpc);
-    if (rc && sfs_client_no_answer(rc)) {
-        sfs_client_meta_error(file->client, rc);
-    }
     sfs_tp_rpc_release(rpc);
     return rc;
 }

@@ -66,10 +66,7 @@ int sfs_readdir_stat(sfs_client_t *client, const char *path, const char *after,
     sfs_rbuf_init(&pb, sfs_tp_rpc_reply_payload(rpc), sfs_tp_rpc_reply_payload_length(rpc));
     for (uint32_t i = 0; i < reply.count && !pb.error; i++) {
         sfs_proto_dirent_plus_unpack(&pb, plus);
-        snprintf(entries[i].name, sizeof(entries[i].name), "%s", plus->dirent.name);
-        entries[i].entry_id = plus->dirent.entry_id;
-        entries[i].type =
-            plus->dirent.type == SFS_TYPE_DIR ? SFS_FILE_TYPE_DIR : SFS_FILE_TYPE_REGULAR;
+        sfs_client_dirent_to_entry(&plus->dirent, &entries[i]);
         sfs_client_attr_to_stat(&plus->attr, &stats[i]);
         stats[i].size = plus->attr.size;
         if (!plus->size_valid) {

@@ -387,12 +387,11 @@ int sfs_file_global2local(sfs_client_t *client, const void *buf, size_t length, 
 
 int sfs_file_counter(sfs_file_t *file, int op, uint64_t value, uint64_t *before_p)
 {
-    sfs_counter_req_t   req;
-    uint8_t             args[32];
-    sfs_wbuf_t          wb;
-    sfs_tp_rpc_params_t params;
-    sfs_tp_rpc_t       *rpc;
-    int                 rc;
+    sfs_counter_req_t req;
+    uint8_t           args[32];
+    sfs_wbuf_t        wb;
+    sfs_tp_rpc_t     *rpc;
+    int               rc;
 
     SFS_ARG_CHECK(file && before_p, "the file or before_p is NULL");
     SFS_ARG_CHECK(op == SFS_COUNTER_ADD || op == SFS_COUNTER_SET || op == SFS_COUNTER_FORGET,
@@ -401,11 +400,7 @@ int sfs_file_counter(sfs_file_t *file, int op, uint64_t value, uint64_t *before_
         .key = file->open_id, .op = (uint32_t)op, .value = value, .server_uuid = file->meta_uuid};
     sfs_wbuf_init(&wb, args, sizeof(args));
     sfs_proto_counter_req_pack(&wb, &req);
-    memset(&params, 0, sizeof(params));
-    params.opcode      = SFS_OP_COUNTER;
-    params.args        = args;
-    params.args_length = wb.length;
-    rc                 = sfs_cluster_call_meta(file->client->cluster, &params, &rpc);
+    rc = sfs_client_meta_call_args(file->client, SFS_OP_COUNTER, args, wb.length, &rpc);
     if (rc == 0) {
         size_t      length;
         const void *reply = sfs_tp_rpc_reply_args(rpc, &length);
@@ -418,9 +413,6 @@ int sfs_file_counter(sfs_file_t *file, int op, uint64_t value, uint64_t *before_
     } else {
         char detail[SFS_ERROR_DETAIL_MAX];
 
-        if (sfs_client_no_answer(rc)) {
-            sfs_client_meta_error(file->client, rc);
-        }
         snprintf(detail, sizeof(detail), "%s", sfs_error_detail());
         sfs_error_set(rc, "%s: shared file pointer: %s", file->path, detail);
     }

@@ -24,20 +24,14 @@ static int sfs_client_size_unsupported(int rc)
 static int sfs_client_size_call(sfs_client_t *client, const sfs_size_req_t *req,
                                 sfs_size_reply_t *reply)
 {
-    uint8_t             args[128];
-    sfs_wbuf_t          wb;
-    sfs_tp_rpc_params_t params;
-    sfs_tp_rpc_t       *rpc;
-    int                 rc;
+    uint8_t       args[128];
+    sfs_wbuf_t    wb;
+    sfs_tp_rpc_t *rpc;
+    int           rc;
 
     sfs_wbuf_init(&wb, args, sizeof(args));
     sfs_proto_size_req_pack(&wb, req);
-    memset(&params, 0, sizeof(params));
-    params.opcode      = SFS_OP_SIZE;
-    params.args        = args;
-    params.args_length = wb.length;
-    params.alloc_reply = 1;
-    rc                 = sfs_cluster_call_meta(client->cluster, &params, &rpc);
+    rc = sfs_client_meta_call_args(client, SFS_OP_SIZE, args, wb.length, &rpc);
     if (rc == 0) {
         size_t      length;
         const void *data = sfs_tp_rpc_reply_args(rpc, &length);
@@ -48,10 +42,6 @@ static int sfs_client_size_call(sfs_client_t *client, const sfs_size_req_t *req,
         if (rb.error) {
             rc = sfs_error_set(-EPROTO, "metadata server sent a malformed SIZE reply");
         }
-    } else if (sfs_client_no_answer(rc)) {
-        sfs_client_meta_error(client, rc);
-    } else if (rpc && sfs_tp_rpc_error_detail(rpc)[0]) {
-        sfs_error_set(rc, "%s", sfs_tp_rpc_error_detail(rpc));
     }
     sfs_tp_rpc_release(rpc);
     return rc;

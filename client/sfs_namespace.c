@@ -17,10 +17,8 @@
 int sfs_client_meta_call(sfs_client_t *client, uint32_t opcode, const sfs_meta_req_t *req,
                          sfs_tp_rpc_t **rpc_p)
 {
-    uint8_t             args[SFS_PROTO_ARGS_MAX];
-    sfs_wbuf_t          wb;
-    sfs_tp_rpc_params_t params;
-    int                 rc;
+    uint8_t    args[SFS_PROTO_ARGS_MAX];
+    sfs_wbuf_t wb;
 
     sfs_wbuf_init(&wb, args, sizeof(args));
     sfs_proto_meta_req_pack(&wb, opcode, req);
@@ -28,10 +26,19 @@ int sfs_client_meta_call(sfs_client_t *client, uint32_t opcode, const sfs_meta_r
         *rpc_p = NULL;
         return sfs_error_set(-ENAMETOOLONG, "%s: arguments too long", sfs_op_name(opcode));
     }
+    return sfs_client_meta_call_args(client, opcode, args, wb.length, rpc_p);
+}
+
+int sfs_client_meta_call_args(sfs_client_t *client, uint32_t opcode, const void *args,
+                              size_t length, sfs_tp_rpc_t **rpc_p)
+{
+    sfs_tp_rpc_params_t params;
+    int                 rc;
+
     memset(&params, 0, sizeof(params));
     params.opcode      = opcode;
     params.args        = args;
-    params.args_length = wb.length;
+    params.args_length = length;
     params.alloc_reply = 1;
     rc                 = sfs_cluster_call_meta(client->cluster, &params, rpc_p);
     if (rc && sfs_client_no_answer(rc)) {
@@ -42,6 +49,13 @@ int sfs_client_meta_call(sfs_client_t *client, uint32_t opcode, const sfs_meta_r
         sfs_error_set(rc, "%s", sfs_tp_rpc_error_detail(*rpc_p));
     }
     return rc;
+}
+
+void sfs_client_dirent_to_entry(const sfs_dirent_t *dirent, sfs_dir_entry_t *entry)
+{
+    snprintf(entry->name, sizeof(entry->name), "%s", dirent->name);
+    entry->entry_id = dirent->entry_id;
+    entry->type     = dirent->type == SFS_TYPE_DIR ? SFS_FILE_TYPE_DIR : SFS_FILE_TYPE_REGULAR;
 }
 
 void sfs_client_attr_to_stat(const sfs_attr_t *attr, sfs_stat_t *stat)
@@ -516,9 +530,7 @@ int sfs_readdir(sfs_client_t *client, const char *path, const char *after, sfs_d
         sfs_dirent_t dirent;
 
         sfs_proto_dirent_unpack(&rb, &dirent);
-        snprintf(entries[i].name, sizeof(entries[i].name), "%s", dirent.name);
-        entries[i].entry_id = dirent.entry_id;
-        entries[i].type = dirent.type == SFS_TYPE_DIR ? SFS_FILE_TYPE_DIR : SFS_FILE_TYPE_REGULAR;
+        sfs_client_dirent_to_entry(&dirent, &entries[i]);
     }
     sfs_tp_rpc_release(rpc);
     if (rb.error) {

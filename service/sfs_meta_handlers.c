@@ -14,26 +14,46 @@
 #include "sfs_log.h"
 #include "sfs_time.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 
-void sfs_handle_meta(sfs_service_t *service, sfs_tp_request_t *req)
+/* An op for `req`, its arguments decoded into the op's field at
+ * `args_offset`; NULL when refused (answered already). */
+static sfs_meta_op_t *sfs_meta_op_new(sfs_tp_request_t *req, size_t args_offset, size_t args_size)
 {
-    sfs_meta_t    *meta = service->meta;
     sfs_meta_op_t *op;
 
     if (!SFS_ALLOC_PTR(op)) {
         sfs_tp_request_reply_error(req, -ENOMEM, "out of memory");
-        return;
+        return NULL;
     }
     op->req    = req;
     op->opcode = sfs_tp_request_opcode(req);
     op->cred   = *sfs_tp_session_cred(sfs_tp_request_session(req));
-    if (sfs_handler_decode(req, &op->args, sizeof(op->args), 0) != 0) {
+    if (sfs_handler_decode(req, (char *)op + args_offset, args_size, 0) != 0) {
         free(op);
-        return;
+        return NULL;
     }
+    return op;
+}
+
+/* sfs_meta_op_new decoding into the op's field `field` */
+#define SFS_META_OP_NEW(req, field)                                                                \
+    sfs_meta_op_new((req), offsetof(sfs_meta_op_t, field), sizeof(((sfs_meta_op_t *)0)->field))
+
+static void sfs_meta_op_queue(sfs_meta_t *meta, sfs_meta_op_t *op)
+{
     meta->in_flight++;
     sfs_meta_enqueue(meta, op);
+}
+
+void sfs_handle_meta(sfs_service_t *service, sfs_tp_request_t *req)
+{
+    sfs_meta_op_t *op = SFS_META_OP_NEW(req, args);
+
+    if (op) {
+        sfs_meta_op_queue(service->meta, op);
+    }
 }
 
 /* The namespace as a whole (fsck): for administrators only. */
@@ -91,20 +111,11 @@ void sfs_handle_counter(sfs_service_t *service, sfs_tp_request_t *req)
  * capability); STORE from a stat (its capability, any access). */
 void sfs_handle_meta_size(sfs_service_t *service, sfs_tp_request_t *req)
 {
-    sfs_meta_t    *meta = service->meta;
-    sfs_meta_op_t *op;
+    sfs_meta_op_t *op = SFS_META_OP_NEW(req, size);
     uint32_t       access;
     int            rc;
 
-    if (!SFS_ALLOC_PTR(op)) {
-        sfs_tp_request_reply_error(req, -ENOMEM, "out of memory");
-        return;
-    }
-    op->req    = req;
-    op->opcode = sfs_tp_request_opcode(req);
-    op->cred   = *sfs_tp_session_cred(sfs_tp_request_session(req));
-    if (sfs_handler_decode(req, &op->size, sizeof(op->size), 0) != 0) {
-        free(op);
+    if (!op) {
         return;
     }
     access = op->size.op == SFS_SIZE_OP_STORE ? 0 : SFS_CAP_WRITE;
@@ -116,6 +127,5 @@ void sfs_handle_meta_size(sfs_service_t *service, sfs_tp_request_t *req)
         free(op);
         return;
     }
-    meta->in_flight++;
-    sfs_meta_enqueue(meta, op);
+    sfs_meta_op_queue(service->meta, op);
 }

@@ -51,6 +51,9 @@ int sfs_storage_mirror_admit(sfs_storage_t *storage, sfs_storage_op_t *op)
     default:
         return 0;
     }
+    if (!flagged && op->opcode != SFS_OP_CHUNK_UNLINK) {
+        return 0; /* an unmirrored file's request: no group to look up */
+    }
     group = sfs_config_mirror_group_of(config, target_id);
     if (group && group->primary == target_id) {
         if (flagged || op->opcode == SFS_OP_CHUNK_UNLINK) {
@@ -60,7 +63,7 @@ int sfs_storage_mirror_admit(sfs_storage_t *storage, sfs_storage_op_t *op)
         return 0;
     }
     if (!flagged) {
-        return 0;
+        return 0; /* CHUNK_UNLINK on a target that is no group's primary */
     }
     sfs_tp_request_reply_error(
         op->req, -EINVAL,
@@ -215,16 +218,17 @@ static int sfs_storage_mirror_send(sfs_storage_op_t *op)
         sfs_proto_chunk_unlink_req_pack(&wb, op->unlink);
         op->unlink->target_id = op->chunk.target_id;
     } else {
-        sfs_chunk_req_t *copy = malloc(sizeof(*copy));
+        /* the same request for the buddy's target, without a capability (a
+         * server's session needs none): changed in place for the packing,
+         * as the disk work on it is done */
+        sfs_cap_t cap       = op->chunk.cap;
+        uint32_t  target_id = op->chunk.target_id;
 
-        if (!copy) {
-            return sfs_error_set(-ENOMEM, "out of memory for a mirror forward");
-        }
-        *copy           = op->chunk;
-        copy->target_id = op->buddy_id;
-        memset(&copy->cap, 0, sizeof(copy->cap)); /* a server's session needs none */
-        sfs_proto_chunk_req_pack(&wb, op->opcode, copy);
-        free(copy);
+        op->chunk.target_id = op->buddy_id;
+        memset(&op->chunk.cap, 0, sizeof(op->chunk.cap));
+        sfs_proto_chunk_req_pack(&wb, op->opcode, &op->chunk);
+        op->chunk.target_id = target_id;
+        op->chunk.cap       = cap;
     }
     if (wb.error) {
         return sfs_error_set(wb.error, "mirror forward of %s: arguments do not fit",
