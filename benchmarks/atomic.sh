@@ -61,8 +61,12 @@ for rep in $(seq "$reps"); do
         b=$(bytes "$block")
         n=$(($(bytes $nblocks_total) / (2 * b)))
         for path in $paths; do
-            for mode in nonatomic atomic; do
-                out=$(bench_mpi "$BENCH_RANKS" "$prog" "stripefs:/bench/atomic-$block-$path-$mode" \
+            # the sides alternate (odd reps non-atomic first, even ones
+            # atomic first), each run on a file of its own
+            modes="nonatomic atomic"
+            [ $((rep % 2)) = 0 ] && modes="atomic nonatomic"
+            for mode in $modes; do
+                out=$(bench_mpi "$BENCH_RANKS" "$prog" "stripefs:/bench/atomic-$block-$path-$mode-$rep" \
                     "$mode" "$path" "$iter" "$b" "$n" 2>&1) ||
                     { echo "$out" | tail -5 >&2; bench_die "$mode $path $block failed"; }
                 echo "$out" | awk -v blk="$block" -v rep="$rep" '/^RESULT/ {

@@ -130,14 +130,13 @@ static int save(sfs_client_t *client, const char *path, const char *handle, uint
     return 0; /* not closed: a close forgets the counter */
 }
 
-static int load(sfs_client_t *client, const char *handle, uint64_t expect)
+/* The open that `save` left in the file `handle`. */
+static int open_handle(sfs_client_t *client, const char *handle, sfs_file_t **file_p)
 {
-    sfs_file_t *file;
-    char        buf[8192];
-    size_t      length;
-    uint64_t    before;
-    FILE       *in = fopen(handle, "r");
-    int         rc;
+    char   buf[8192];
+    size_t length;
+    FILE  *in = fopen(handle, "r");
+    int    rc;
 
     if (!in) {
         printf("FAILED: cannot read %s: %s\n", handle, strerror(errno));
@@ -145,8 +144,18 @@ static int load(sfs_client_t *client, const char *handle, uint64_t expect)
     }
     length = fread(buf, 1, sizeof(buf), in);
     fclose(in);
-    if ((rc = sfs_file_global2local(client, buf, length, &file)) != 0) {
-        return fail("global2local", rc);
+    rc = sfs_file_global2local(client, buf, length, file_p);
+    return rc ? fail("global2local", rc) : 0;
+}
+
+static int load(sfs_client_t *client, const char *handle, uint64_t expect)
+{
+    sfs_file_t *file;
+    uint64_t    before;
+    int         rc;
+
+    if (open_handle(client, handle, &file)) {
+        return 1;
     }
     if ((rc = sfs_file_counter(file, SFS_COUNTER_ADD, 0, &before)) != 0) {
         return fail("ADD 0", rc);
@@ -159,20 +168,11 @@ static int load(sfs_client_t *client, const char *handle, uint64_t expect)
 static int stale(sfs_client_t *client, const char *handle)
 {
     sfs_file_t *file;
-    char        buf[8192];
-    size_t      length;
     uint64_t    before;
-    FILE       *in = fopen(handle, "r");
     int         rc;
 
-    if (!in) {
-        printf("FAILED: cannot read %s: %s\n", handle, strerror(errno));
+    if (open_handle(client, handle, &file)) {
         return 1;
-    }
-    length = fread(buf, 1, sizeof(buf), in);
-    fclose(in);
-    if ((rc = sfs_file_global2local(client, buf, length, &file)) != 0) {
-        return fail("global2local", rc);
     }
     rc = sfs_file_counter(file, SFS_COUNTER_ADD, 1, &before);
     if (rc == 0) {
