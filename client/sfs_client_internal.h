@@ -65,7 +65,8 @@ struct sfs_file {
     sfs_cap_t         cap;               /* the targets' permission for this open */
     uint64_t          cap_got_s;         /* when it came (renewed at half its life) */
     int               privs_checked;     /* set-id bits dealt with before the first write */
-    int               writer_registered; /* SIZE BEGIN told the metadata server */
+    int               writer_registered; /* SIZE BEGIN (or the CREATE) told the metadata server */
+    int               writer_modified;   /* this open wrote or truncated: mtime moves at END */
     pid_t             writer_pid;        /* ... from this process (not a forked copy) */
     uint64_t          size_view;         /* the size as this open made it, if size_view_ok: */
     int               size_view_ok;      /* the first writer, and none of its writes failed */

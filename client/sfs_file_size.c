@@ -1,7 +1,7 @@
 /* The size the metadata server keeps (docs/metadata.md): a stat in one
  * round trip where it is exact, the targets asked (once, then kept) where
  * it is not; a writing open registered before its first write or truncate
- * and ended at its close. */
+ * (or by the CREATE that made the file) and ended at its close. */
 #define SFS_LOG_FAC "client"
 #include "sfs_client_internal.h"
 
@@ -66,6 +66,7 @@ int sfs_file_writer_begin(sfs_file_t *file)
     sfs_size_reply_t reply = {0};
     int              rc;
 
+    file->writer_modified = 1; /* called before every write and truncate */
     if (file->writer_registered) {
         return 0;
     }
@@ -104,7 +105,8 @@ void sfs_file_writer_renew(sfs_file_t *file)
 void sfs_file_writer_end(sfs_file_t *file)
 {
     sfs_size_reply_t reply;
-    uint32_t         flags = SFS_SIZE_MODIFIED | (file->size_view_ok ? SFS_SIZE_VIEW : 0);
+    uint32_t         flags =
+        (file->writer_modified ? SFS_SIZE_MODIFIED : 0) | (file->size_view_ok ? SFS_SIZE_VIEW : 0);
 
     if (!file->writer_registered || file->writer_pid != getpid()) {
         /* a forked child freeing its copy of the parent's handle: the

@@ -359,6 +359,12 @@ void sfs_cap_unpack(sfs_rbuf_t *rb, sfs_cap_t *cap);
 /* Metadata requests                                                      */
 
 #define SFS_CREATE_EXCL 0x1u /* fail with -EEXIST if the name exists */
+/* CREATE of an open that will write: a file this creates is registered
+ * with this open as its only writer in the create's own commit (as SIZE
+ * BEGIN would), and the reply's `created` is SFS_CREATED_WRITER instead of
+ * 1, so the client sends no BEGIN before its first write (docs/metadata.md).
+ * A server that does not know the flag answers 1: the client then begins. */
+#define SFS_CREATE_WRITER 0x1000u
 /* CREATE: a mirrored file whatever its directory says; SETPATTERN: new files
  * are mirrored (MIRROR) or not (NO_MIRROR); neither: as it was. */
 #define SFS_PATTERN_REQ_MIRROR    0x2u
@@ -437,9 +443,11 @@ void sfs_proto_meta_req_unpack(sfs_rbuf_t *rb, uint32_t opcode, sfs_meta_req_t *
 /* LOOKUP, CREATE, MKDIR, UNLINK, SETPATTERN, SETATTR reply: the entry's
  * attributes; CREATE says whether it made the file; a file looked up or
  * created comes with a capability for its targets (sfs_cap.h). */
+#define SFS_CREATED_WRITER 2u /* created, and the asking open registered as its writer */
+
 typedef struct sfs_open_reply {
     sfs_attr_t attr;
-    uint8_t    created; /* CREATE */
+    uint8_t    created; /* CREATE: 0, 1, or SFS_CREATED_WRITER */
     uint8_t    has_cap; /* LOOKUP, CREATE of a file */
     sfs_cap_t  cap;
 } sfs_open_reply_t;
