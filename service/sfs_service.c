@@ -348,6 +348,12 @@ static void sfs_service_heartbeat(sfs_service_t *service)
     sfs_tp_conn_t      *conn;
     uint64_t            now = sfs_time_ms();
 
+    /* a target that answered ENOSPC, or filled by 1% of its capacity, is
+     * reported now, not a heartbeat later: new files are placed by what
+     * management last heard (until then, each loop asks again) */
+    if (service->storage && sfs_storage_has_news(service->storage)) {
+        service->next_heartbeat_ms = now;
+    }
     if (!service->cluster || now < service->next_heartbeat_ms) {
         return;
     }
