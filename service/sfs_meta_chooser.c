@@ -2,13 +2,16 @@
  * The target chooser (sfs_meta_chooser.h): smooth weighted round-robin over
  * the usable targets of the cluster map, other nodes first.
  */
+#define SFS_LOG_FAC "meta"
 #include "sfs_meta_chooser.h"
 
 #include "sfs_alloc.h"
 #include "sfs_errno.h"
 #include "sfs_layout.h"
+#include "sfs_log.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,6 +53,38 @@ static uint32_t sfs_meta_host_index(const sfs_map_t *map, uint32_t node_id)
     return map->node_count + node_id;
 }
 
+/* The default pattern over every target of unequal sizes puts equal bytes
+ * on each: the smallest fills first and the rest of the others is lost
+ * (docs/capacity.md). Said once per service. */
+static void sfs_meta_chooser_check_width(sfs_meta_chooser_t *chooser, const sfs_map_t *map)
+{
+    uint64_t smallest = UINT64_MAX, largest = 0;
+
+    if (chooser->width_warned || map->target_count < 2 ||
+        map->default_stripe_count < map->target_count) {
+        return;
+    }
+    for (uint32_t i = 0; i < map->target_count; i++) {
+        uint64_t capacity = map->targets[i].capacity;
+
+        if (capacity == 0) {
+            return; /* not reported yet */
+        }
+        smallest = capacity < smallest ? capacity : smallest;
+        largest  = capacity > largest ? capacity : largest;
+    }
+    if (largest / 10 > largest - smallest) {
+        return; /* within 10%: alike */
+    }
+    chooser->width_warned = 1;
+    sfs_warn("the default pattern (stripe_count %u) spans all %u targets, whose capacities "
+             "differ (%" PRIu64 " to %" PRIu64 " MiB): each file puts equal bytes on each, the "
+             "smallest fill first; set pattern.stripe_count below %u so that files go where the "
+             "space is (docs/capacity.md)",
+             map->default_stripe_count, map->target_count, smallest >> 20, largest >> 20,
+             map->target_count);
+}
+
 int sfs_meta_chooser_update(sfs_meta_chooser_t *chooser, const sfs_map_t *map)
 {
     sfs_meta_target_t *fresh;
@@ -84,6 +119,7 @@ int sfs_meta_chooser_update(sfs_meta_chooser_t *chooser, const sfs_map_t *map)
     free(chooser->targets);
     chooser->targets      = fresh;
     chooser->target_count = map->target_count;
+    sfs_meta_chooser_check_width(chooser, map);
     pthread_mutex_unlock(&chooser->lock);
     return 0;
 }

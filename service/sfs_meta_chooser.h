@@ -17,6 +17,9 @@
  * late heartbeat under load must not fail every create; a dead target then
  * fails the first write, as it would have anyway).
  *
+ * When the default pattern spans every target and their capacities differ
+ * by more than 10%, it warns once (those files cannot fill them alike).
+ *
  * A start target (a create's explicit hint) is honoured or refused, never
  * moved: one that does not exist is refused with -EINVAL, one that is
  * offline with -EHOSTDOWN, full with -ENOSPC, draining with -EBUSY, each
@@ -52,6 +55,7 @@ typedef struct sfs_meta_chooser {
     pthread_mutex_t    lock;
     sfs_meta_target_t *targets;
     uint32_t           target_count;
+    int                width_warned; /* the default pattern spans unequal targets: said */
 } sfs_meta_chooser_t;
 
 /* Free space below which a target takes no new file: 1% of its capacity,

@@ -8,7 +8,9 @@
 # - then files of 1 to 4 targets (128 KiB to 2 MiB) are put until the first
 #   ENOSPC: every target is then within 5% of the mean fill, at least 95%
 #   of the sum of the capacities is used, and no 2-target file has both its
-#   targets on one rank.
+#   targets on one rank;
+# - the service warned that the default pattern (4 targets) spans these
+#   unequal targets.
 source "$SFS_SRC/tests/lib/sfs_test_lib.sh"
 sfs_test_users
 sfs_start_service 3 --targets 4
@@ -86,6 +88,11 @@ echo "$report" | awk '{id[NR] = $1; f[NR] = $3; m += $3 / 4; u += $2}
           exit !(s <= 0.05 * m && u >= 0.95 * 152 * 1048576) }' ||
     sfs_fail "targets not within 5% of the mean fill, or less than 95% of the capacity usable"
 echo "ok: every target within 5% of the mean fill, at least 95% of the capacity used"
+
+# the default pattern (4 targets) over these unequal targets is warned about
+grep -q "the default pattern (stripe_count 4) spans all 4 targets, whose capacities differ (28 to 48 MiB)" \
+    "$SFS_SERVICE_LOG" || sfs_fail "no warning about the default pattern spanning unequal targets"
+echo "ok: the service warned that the default pattern spans all 4 unequal targets"
 
 # nodes first: no 2-target file on two targets of one rank
 pairs=0
