@@ -55,12 +55,14 @@ static uint32_t sfs_meta_host_index(const sfs_map_t *map, uint32_t node_id)
 
 /* The default pattern over every target of unequal sizes puts equal bytes
  * on each: the smallest fills first and the rest of the others is lost
- * (docs/capacity.md). Said once per service. */
+ * (docs/capacity.md). Said once per number of targets: the map grows while
+ * the storage ranks register, and a warning about the first rank's targets
+ * alone would name the wrong count. */
 static void sfs_meta_chooser_check_width(sfs_meta_chooser_t *chooser, const sfs_map_t *map)
 {
     uint64_t smallest = UINT64_MAX, largest = 0;
 
-    if (chooser->width_warned || map->target_count < 2 ||
+    if (chooser->width_warned >= map->target_count || map->target_count < 2 ||
         map->default_stripe_count < map->target_count) {
         return;
     }
@@ -76,7 +78,7 @@ static void sfs_meta_chooser_check_width(sfs_meta_chooser_t *chooser, const sfs_
     if (largest / 10 > largest - smallest) {
         return; /* within 10%: alike */
     }
-    chooser->width_warned = 1;
+    chooser->width_warned = map->target_count;
     sfs_warn("the default pattern (stripe_count %u) spans all %u targets, whose capacities "
              "differ (%" PRIu64 " to %" PRIu64 " MiB): each file puts equal bytes on each, the "
              "smallest fill first; set pattern.stripe_count below %u so that files go where the "

@@ -55,7 +55,8 @@ typedef struct sfs_meta_chooser {
     pthread_mutex_t    lock;
     sfs_meta_target_t *targets;
     uint32_t           target_count;
-    int                width_warned; /* the default pattern spans unequal targets: said */
+    uint32_t           width_warned; /* the default pattern spans unequal targets: said,
+                                      * with this many targets in the map (0: not yet) */
 } sfs_meta_chooser_t;
 
 /* Free space below which a target takes no new file: 1% of its capacity,
