@@ -242,6 +242,9 @@ void sfs_mgmt_timer(sfs_mgmt_t *mgmt)
         node->state = state;
         mgmt->version++;
         changed = 1;
+        if (state == SFS_STATE_OFFLINE) {
+            sfs_mgmt_mirror_failover(mgmt, node->node_id);
+        }
     }
     /* the metadata role in this process chooses new files' targets: it
      * refreshes its map now rather than at its next heartbeat */

@@ -79,6 +79,9 @@ int sfs_mgmt_build_map(sfs_mgmt_t *mgmt, sfs_map_t *map);
  * map being built (sfs_mgmt_mirror.c). */
 sfs_mgmt_mirror_t *sfs_mgmt_mirrors(sfs_mgmt_t *mgmt);
 void               sfs_mgmt_mirror_map(sfs_mgmt_t *mgmt, sfs_map_t *map);
+/* Rank `node_id` went offline: promote the secondary of each group whose
+ * primary it served (if good and online). Non-zero if the map changed. */
+int sfs_mgmt_mirror_failover(sfs_mgmt_t *mgmt, uint32_t node_id);
 /* Pure (unit-tested): how long a rank may be silent before it is
  * probably-offline, and the state after `silent_ms` of silence. */
 uint64_t sfs_mgmt_suspect_after_ms(const sfs_config_t *config);

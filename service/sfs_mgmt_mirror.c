@@ -3,7 +3,10 @@
  * groups, which member serves each now, the members' consistency states)
  * and MIRROR_REPORT (a storage rank serving a group alone says its buddy
  * needs a resync, or how a resync goes). The states live here, in memory,
- * made from the config on first use: a primary whose buddy is away
+ * made from the config on first use. Failover: once a group's primary has
+ * been silent for the offline timeout, its secondary is promoted if it is
+ * online and good (never one that needs a resync), and the map names it.
+ * A primary whose buddy is away
  * re-sends its report every heartbeat while it lasts, so a management
  * that restarted learns them again. Anyone may list: the groups are no
  * secret (the map's targets are not either).
@@ -15,6 +18,7 @@
 
 #include "sfs_errno.h"
 #include "sfs_log.h"
+#include "sfs_time.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -64,6 +68,52 @@ void sfs_mgmt_mirror_map(sfs_mgmt_t *mgmt, sfs_map_t *map)
             t->resync_total   = g->total[m];
         }
     }
+}
+
+/* The state of the rank serving `target` now (offline if unknown). */
+static uint32_t sfs_mgmt_mirror_node_state(sfs_mgmt_t *mgmt, uint32_t target, uint64_t now)
+{
+    sfs_mgmt_target_t *t    = sfs_mgmt_find_target(mgmt, target);
+    sfs_mgmt_node_t   *node = t ? sfs_mgmt_find_node(mgmt, t->node_id) : NULL;
+
+    return node ? sfs_mgmt_state_after(mgmt->service->config, now - node->last_contact_ms)
+                : SFS_STATE_OFFLINE;
+}
+
+int sfs_mgmt_mirror_failover(sfs_mgmt_t *mgmt, uint32_t node_id)
+{
+    const sfs_config_t *config  = mgmt->service->config;
+    sfs_mgmt_mirror_t  *groups  = sfs_mgmt_mirrors(mgmt);
+    uint64_t            now     = sfs_time_ms();
+    int                 changed = 0;
+
+    for (uint32_t i = 0; groups && i < config->mirror_group_count; i++) {
+        sfs_mgmt_mirror_t *g   = &groups[i];
+        int                p   = g->primary == g->member[1];
+        sfs_mgmt_target_t *old = sfs_mgmt_find_target(mgmt, g->primary);
+
+        if (!old || old->node_id != node_id) {
+            continue;
+        }
+        if (g->state[!p] != SFS_MIRROR_STATE_GOOD ||
+            sfs_mgmt_mirror_node_state(mgmt, g->member[!p], now) != SFS_STATE_ONLINE) {
+            sfs_error("mirror group %u: primary %u lost (offline timeout %.1f s), and its "
+                      "secondary %u cannot take over (%s, %s): the group is down",
+                      config->mirror_groups[i].id, g->primary,
+                      (double)config->offline_timeout_ms / 1000.0, g->member[!p],
+                      sfs_mirror_state_name(g->state[!p]),
+                      sfs_state_name(sfs_mgmt_mirror_node_state(mgmt, g->member[!p], now)));
+            continue;
+        }
+        sfs_warn("mirror group %u: primary %u offline for the offline timeout (%.1f s): "
+                 "target %u is its primary now, %u needs a resync",
+                 config->mirror_groups[i].id, g->primary,
+                 (double)config->offline_timeout_ms / 1000.0, g->member[!p], g->primary);
+        g->state[p] = SFS_MIRROR_STATE_NEEDS_RESYNC;
+        g->primary  = g->member[!p];
+        changed     = 1;
+    }
+    return changed;
 }
 
 void sfs_handle_mirror_list(sfs_service_t *service, sfs_tp_request_t *req)

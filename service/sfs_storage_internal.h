@@ -84,9 +84,12 @@ int                    sfs_storage_mirror_init(sfs_storage_t *storage);
 void                   sfs_storage_mirror_fini(sfs_storage_t *storage);
 struct sfs_mirror_log *sfs_storage_mirror_log(sfs_storage_t *storage, uint32_t target_id);
 void                   sfs_storage_mirror_changed(sfs_storage_t *storage);
-int                    sfs_storage_mirror_admit(sfs_storage_t *storage, sfs_storage_op_t *op);
-void sfs_storage_mirror_start(sfs_storage_t *storage, sfs_storage_op_t *op, uint64_t bytes);
-int  sfs_storage_mirror_step(sfs_storage_op_t *op);
+/* The member serving `group` now, as the last map says (the config's
+ * primary before any map). */
+uint32_t sfs_storage_mirror_primary(sfs_storage_t *storage, const sfs_config_mirror_group_t *group);
+int      sfs_storage_mirror_admit(sfs_storage_t *storage, sfs_storage_op_t *op);
+void     sfs_storage_mirror_start(sfs_storage_t *storage, sfs_storage_op_t *op, uint64_t bytes);
+int      sfs_storage_mirror_step(sfs_storage_op_t *op);
 
 /* Free an op that was never run (its data buffer is the caller's). */
 void sfs_storage_op_free(sfs_storage_op_t *op);

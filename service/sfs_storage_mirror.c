@@ -43,7 +43,8 @@ int sfs_storage_mirror_admit(sfs_storage_t *storage, sfs_storage_op_t *op)
     const sfs_config_t              *config = storage->service->config;
     const sfs_config_mirror_group_t *group;
     uint32_t                         target_id = op->chunk.target_id;
-    int                              flagged   = 0;
+    uint32_t                         primary;
+    int                              flagged = 0;
 
     switch (op->opcode) {
     case SFS_OP_WRITE:
@@ -63,21 +64,33 @@ int sfs_storage_mirror_admit(sfs_storage_t *storage, sfs_storage_op_t *op)
         return 0; /* an unmirrored file's request: no group to look up */
     }
     group = sfs_config_mirror_group_of(config, target_id);
-    if (group && group->primary == target_id) {
-        if (flagged || op->opcode == SFS_OP_CHUNK_UNLINK) {
-            op->mirror   = 1;
-            op->buddy_id = group->secondary;
+    if (!group) {
+        if (!flagged) {
+            return 0; /* CHUNK_UNLINK on a target in no group */
         }
+        sfs_tp_request_reply_error(op->req, -EINVAL,
+                                   "%s of a mirrored file on target %" PRIu32
+                                   ", which is in no mirror group",
+                                   sfs_op_name(op->opcode), target_id);
+        return -EINVAL;
+    }
+    primary = sfs_storage_mirror_primary(storage, group);
+    if (primary == target_id) {
+        /* the group's primary now: the config's, or its secondary promoted */
+        op->mirror   = 1;
+        op->buddy_id = group->primary == target_id ? group->secondary : group->primary;
         return 0;
     }
     if (!flagged) {
-        return 0; /* CHUNK_UNLINK on a target that is no group's primary */
+        return 0; /* CHUNK_UNLINK on the member that is not primary now */
     }
-    sfs_tp_request_reply_error(
-        op->req, -EINVAL,
-        "%s of a mirrored file on target %" PRIu32 ", which is not the primary of a mirror group%s",
-        sfs_op_name(op->opcode), target_id, group ? " (it is a secondary)" : "");
-    return -EINVAL;
+    /* a client with an older map (or ours is older): it asks the map again */
+    sfs_tp_request_reply_error(op->req, -ESTALE,
+                               "%s of a mirrored file on target %" PRIu32
+                               ", which is not the primary of mirror group %" PRIu32
+                               " now (target %" PRIu32 " is)",
+                               sfs_op_name(op->opcode), target_id, group->id, primary);
+    return -ESTALE;
 }
 
 /* The chunk file bytes an op changes: [lo, hi); [0, 0) for none. */

@@ -3,7 +3,10 @@
  * "Failover"): a change log per member target (sfs_mirror_log.h), kept
  * while its buddy is away, and MIRROR_REPORT to management whenever a
  * state changes (and every heartbeat while a buddy needs a resync, so a
- * management that restarted learns it again).
+ * management that restarted learns it again). Which member is a group's
+ * primary now comes from the cluster map, asked for every heartbeat
+ * without waiting (a rank with the metadata role has its map kept fresh by
+ * that role).
  */
 #define SFS_LOG_FAC "storage"
 #include "sfs_service.h"
@@ -26,6 +29,7 @@ struct sfs_storage_mirrors {
     uint64_t           next_report_ms;
     sfs_tp_rpc_t      *report;
     uint8_t           *args;
+    uint64_t           next_map_ms;
 };
 
 int sfs_storage_mirror_init(sfs_storage_t *storage)
@@ -98,6 +102,39 @@ sfs_mirror_log_t *sfs_storage_mirror_log(sfs_storage_t *storage, uint32_t target
     return NULL;
 }
 
+uint32_t sfs_storage_mirror_primary(sfs_storage_t *storage, const sfs_config_mirror_group_t *group)
+{
+    const sfs_map_t *map =
+        storage->service->cluster ? sfs_cluster_map(storage->service->cluster) : NULL;
+    const sfs_map_target_t *t = map ? sfs_map_find_target(map, group->primary) : NULL;
+
+    return t && t->mirror_primary ? t->mirror_primary : group->primary;
+}
+
+/* Ask for the map (never waiting), for the groups' current primaries. */
+static void sfs_storage_mirror_map(sfs_storage_t *storage, uint64_t now)
+{
+    struct sfs_storage_mirrors *m       = storage->mirrors;
+    sfs_cluster_t              *cluster = storage->service->cluster;
+    int                         rc;
+
+    if (storage->service->meta) {
+        return; /* the metadata role's timer keeps this process's map fresh */
+    }
+    rc = sfs_cluster_refresh_map_poll(cluster);
+    if (rc < 0) {
+        sfs_debug("cluster map not refreshed (the last one serves): %s", sfs_error_detail());
+    }
+    if (now < m->next_map_ms) {
+        return;
+    }
+    m->next_map_ms = now + storage->service->config->heartbeat_interval_ms;
+    rc             = sfs_cluster_refresh_map_start(cluster, 0);
+    if (rc && rc != -EALREADY) {
+        sfs_debug("cannot ask management for the cluster map: %s", sfs_error_detail());
+    }
+}
+
 void sfs_storage_mirror_changed(sfs_storage_t *storage)
 {
     if (storage->mirrors) {
@@ -152,6 +189,7 @@ void sfs_storage_mirror_tick(sfs_storage_t *storage)
     if (!m || !storage->service->cluster || !storage->service->registered) {
         return;
     }
+    sfs_storage_mirror_map(storage, now);
     if (m->report) {
         if (!sfs_tp_rpc_is_done(m->report)) {
             return;
