@@ -28,6 +28,9 @@ struct sfs_mirror_log {
     uint32_t  count, room;
     uint64_t *set; /* id + 1 per slot, 0 = free; size set_size (a power of 2) */
     uint32_t  set_size;
+    uint32_t  copied;   /* entries [0, copied) are on the buddy (a resync's passes) */
+    uint32_t  pass_end; /* the pass under way copies [copied, pass_end) */
+    uint32_t  set_from; /* the set holds the ids of entries [set_from, count) */
 };
 
 static int sfs_mirror_log_has(const sfs_mirror_log_t *log, uint64_t id)
@@ -56,12 +59,9 @@ static void sfs_mirror_log_set_put(uint64_t *set, uint32_t size, uint64_t id)
     set[i] = id + 1;
 }
 
-/* Add to memory only. */
-static int sfs_mirror_log_add(sfs_mirror_log_t *log, uint64_t id)
+/* Add an entry to memory, recorded or not. */
+static int sfs_mirror_log_append(sfs_mirror_log_t *log, uint64_t id)
 {
-    if (sfs_mirror_log_has(log, id)) {
-        return 0;
-    }
     if (log->count == log->room) {
         uint32_t  room = log->room ? log->room * 2 : 64;
         uint64_t *ids  = realloc(log->ids, room * sizeof(*ids));
@@ -79,7 +79,7 @@ static int sfs_mirror_log_add(sfs_mirror_log_t *log, uint64_t id)
         if (!set) {
             return -ENOMEM;
         }
-        for (uint32_t i = 0; i < log->count; i++) {
+        for (uint32_t i = log->set_from; i < log->count; i++) {
             sfs_mirror_log_set_put(set, size, log->ids[i]);
         }
         free(log->set);
@@ -89,6 +89,15 @@ static int sfs_mirror_log_add(sfs_mirror_log_t *log, uint64_t id)
     sfs_mirror_log_set_put(log->set, log->set_size, id);
     log->ids[log->count++] = id;
     return 0;
+}
+
+/* Add to memory only. */
+static int sfs_mirror_log_add(sfs_mirror_log_t *log, uint64_t id)
+{
+    if (sfs_mirror_log_has(log, id)) {
+        return 0;
+    }
+    return sfs_mirror_log_append(log, id);
 }
 
 static int sfs_mirror_log_load(sfs_mirror_log_t *log)
@@ -279,12 +288,56 @@ int sfs_mirror_log_clear(sfs_mirror_log_t *log)
         return sfs_error_set(-errno, "cannot remove %s: %m", log->path);
     }
     close(log->fd);
-    log->fd    = -1;
-    log->count = 0;
+    log->fd       = -1;
+    log->count    = 0;
+    log->copied   = 0;
+    log->pass_end = 0;
+    log->set_from = 0;
     free(log->set);
     log->set      = NULL;
     log->set_size = 0;
     sfs_info("target %" PRIu32 ": its buddy %" PRIu32 " is in sync again", log->target_id,
              log->buddy_id);
     return 0;
+}
+
+/* The set made again from entries [from, count) (it is sized for all). */
+static int sfs_mirror_log_reset_set(sfs_mirror_log_t *log, uint32_t from)
+{
+    log->set_from = from;
+    if (log->set_size) {
+        memset(log->set, 0, (size_t)log->set_size * sizeof(*log->set));
+    }
+    for (uint32_t i = from; i < log->count; i++) {
+        if (!sfs_mirror_log_has(log, log->ids[i])) {
+            sfs_mirror_log_set_put(log->set, log->set_size, log->ids[i]);
+        }
+    }
+    return 0;
+}
+
+void sfs_mirror_log_pass_begin(sfs_mirror_log_t *log, uint32_t *first_p, uint32_t *end_p)
+{
+    log->pass_end = log->count;
+    /* recorded again if changed during the pass: a new entry */
+    sfs_mirror_log_reset_set(log, log->count);
+    *first_p = log->copied;
+    *end_p   = log->pass_end;
+}
+
+int sfs_mirror_log_pass_done(sfs_mirror_log_t *log)
+{
+    log->copied = log->pass_end;
+    return log->copied == log->count;
+}
+
+int sfs_mirror_log_pass_abandon(sfs_mirror_log_t *log)
+{
+    log->pass_end = log->copied;
+    return sfs_mirror_log_reset_set(log, log->copied);
+}
+
+uint32_t sfs_mirror_log_copied(const sfs_mirror_log_t *log)
+{
+    return log->copied;
 }

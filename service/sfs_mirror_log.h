@@ -47,6 +47,17 @@ int sfs_mirror_log_note(sfs_mirror_log_t *log, uint64_t entry_id);
 /* The recorded entry ids, in the order first recorded. */
 uint32_t sfs_mirror_log_count(const sfs_mirror_log_t *log);
 uint64_t sfs_mirror_log_entry(const sfs_mirror_log_t *log, uint32_t i);
+/* Resync in passes (sfs_mirror_resync.c): a pass copies entries
+ * [*first_p, *end_p) — those not copied yet — and forgets which ids are
+ * recorded, so that a chunk file changed again during the pass is recorded
+ * again (a new entry, copied by the next pass). Pass done: those entries
+ * are copied; non-zero when nothing is left (then clear). Pass abandoned
+ * (the buddy went away again): its entries are still to be copied. */
+void sfs_mirror_log_pass_begin(sfs_mirror_log_t *log, uint32_t *first_p, uint32_t *end_p);
+int  sfs_mirror_log_pass_done(sfs_mirror_log_t *log);
+int  sfs_mirror_log_pass_abandon(sfs_mirror_log_t *log);
+/* Entries copied by the passes so far. */
+uint32_t sfs_mirror_log_copied(const sfs_mirror_log_t *log);
 /* Everything is copied: remove the file; the buddy is good again. */
 int sfs_mirror_log_clear(sfs_mirror_log_t *log);
 

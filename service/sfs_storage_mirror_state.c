@@ -3,7 +3,8 @@
  * "Failover"): a change log per member target (sfs_mirror_log.h), kept
  * while its buddy is away, and MIRROR_REPORT to management whenever a
  * state changes (and every heartbeat while a buddy needs a resync, so a
- * management that restarted learns it again). Which member is a group's
+ * management that restarted learns it again), and the resync of a buddy
+ * that came back (sfs_mirror_resync.h). Which member is a group's
  * primary now comes from the cluster map, asked for every heartbeat
  * without waiting (a rank with the metadata role has its map kept fresh by
  * that role).
@@ -16,6 +17,7 @@
 #include "sfs_errno.h"
 #include "sfs_log.h"
 #include "sfs_mirror_log.h"
+#include "sfs_mirror_resync.h"
 #include "sfs_time.h"
 
 #include <inttypes.h>
@@ -23,13 +25,14 @@
 #include <string.h>
 
 struct sfs_storage_mirrors {
-    sfs_mirror_log_t **logs; /* one per local target that is a group member */
-    uint32_t           count;
-    int                dirty; /* a state changed since management last heard it */
-    uint64_t           next_report_ms;
-    sfs_tp_rpc_t      *report;
-    uint8_t           *args;
-    uint64_t           next_map_ms;
+    sfs_mirror_log_t    **logs; /* one per local target that is a group member */
+    sfs_mirror_resync_t **resyncs;
+    uint32_t              count;
+    int                   dirty; /* a state changed since management last heard it */
+    uint64_t              next_report_ms;
+    sfs_tp_rpc_t         *report;
+    uint8_t              *args;
+    uint64_t              next_map_ms;
 };
 
 int sfs_storage_mirror_init(sfs_storage_t *storage)
@@ -43,9 +46,11 @@ int sfs_storage_mirror_init(sfs_storage_t *storage)
     }
     m = calloc(1, sizeof(*m));
     if (!m || !(m->logs = calloc(storage->target_count, sizeof(*m->logs))) ||
+        !(m->resyncs = calloc(storage->target_count, sizeof(*m->resyncs))) ||
         !(m->args = malloc(SFS_PROTO_ARGS_MAX))) {
         if (m) {
             free(m->logs);
+            free(m->resyncs);
         }
         free(m);
         return -ENOMEM;
@@ -62,6 +67,12 @@ int sfs_storage_mirror_init(sfs_storage_t *storage)
                                  g->primary == id ? g->secondary : g->primary, &m->logs[m->count]);
         if (rc) {
             return rc; /* the caller's destroy frees what was made */
+        }
+        rc =
+            sfs_mirror_resync_create(storage->targets[i], m->logs[m->count], &m->resyncs[m->count]);
+        if (rc) {
+            sfs_mirror_log_close(m->logs[m->count]);
+            return rc;
         }
         if (sfs_mirror_log_degraded(m->logs[m->count])) {
             m->dirty = 1;
@@ -82,9 +93,11 @@ void sfs_storage_mirror_fini(sfs_storage_t *storage)
         sfs_tp_rpc_release(m->report);
     }
     for (uint32_t i = 0; i < m->count; i++) {
+        sfs_mirror_resync_destroy(m->resyncs[i]);
         sfs_mirror_log_close(m->logs[i]);
     }
     free(m->logs);
+    free(m->resyncs);
     free(m->args);
     free(m);
     storage->mirrors = NULL;
@@ -159,9 +172,7 @@ static void sfs_storage_mirror_report_send(sfs_storage_t *storage)
 
         e->reporter = sfs_mirror_log_target(m->logs[i]);
         e->target   = sfs_mirror_log_buddy(m->logs[i]);
-        e->state    = sfs_mirror_log_degraded(m->logs[i]) ? SFS_MIRROR_STATE_NEEDS_RESYNC
-                                                          : SFS_MIRROR_STATE_GOOD;
-        e->total    = sfs_mirror_log_count(m->logs[i]);
+        e->state    = sfs_mirror_resync_state(m->resyncs[i], &e->done, &e->total);
     }
     sfs_wbuf_init(&wb, m->args, SFS_PROTO_ARGS_MAX);
     sfs_proto_mirror_report_req_pack(&wb, req);
@@ -190,6 +201,12 @@ void sfs_storage_mirror_tick(sfs_storage_t *storage)
         return;
     }
     sfs_storage_mirror_map(storage, now);
+    for (uint32_t i = 0; i < m->count; i++) {
+        if (sfs_mirror_resync_tick(m->resyncs[i], storage->service->cluster,
+                                   sfs_cluster_map(storage->service->cluster), now)) {
+            m->dirty = 1;
+        }
+    }
     if (m->report) {
         if (!sfs_tp_rpc_is_done(m->report)) {
             return;

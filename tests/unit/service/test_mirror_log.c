@@ -102,11 +102,49 @@ static void test_log_refuses_garbage(void **state)
     assert_non_null(strstr(sfs_error_detail(), SFS_MIRROR_LOG_NAME));
 }
 
+/* Resync passes: an id written again during a pass is recorded again (a
+ * new entry for the next pass); an abandoned pass leaves its entries. */
+static void test_log_passes(void **state)
+{
+    sfs_mirror_log_t *log;
+    uint32_t          first, end;
+
+    (void)state;
+    assert_int_equal(sfs_mirror_log_open(dir, 101, 201, &log), 0);
+    assert_int_equal(sfs_mirror_log_note(log, 5), 0);
+    assert_int_equal(sfs_mirror_log_note(log, 6), 0);
+    sfs_mirror_log_pass_begin(log, &first, &end);
+    assert_int_equal(first, 0);
+    assert_int_equal(end, 2);
+    assert_int_equal(sfs_mirror_log_pass_abandon(log), 0);
+    assert_int_equal(sfs_mirror_log_note(log, 6), 0); /* still recorded: nothing new */
+    assert_int_equal(sfs_mirror_log_count(log), 2);
+
+    sfs_mirror_log_pass_begin(log, &first, &end);
+    assert_int_equal(sfs_mirror_log_note(log, 6), 0); /* changed during the pass */
+    for (uint64_t id = 100; id < 200; id++) {         /* the set grows meanwhile */
+        assert_int_equal(sfs_mirror_log_note(log, id), 0);
+    }
+    assert_int_equal(sfs_mirror_log_note(log, 5), 0);
+    assert_int_equal(sfs_mirror_log_count(log), 104);
+    assert_false(sfs_mirror_log_pass_done(log));
+    assert_int_equal(sfs_mirror_log_copied(log), 2);
+    sfs_mirror_log_pass_begin(log, &first, &end);
+    assert_int_equal(first, 2);
+    assert_int_equal(end, 104);
+    assert_int_equal(sfs_mirror_log_entry(log, 2), 6);
+    assert_true(sfs_mirror_log_pass_done(log));
+    assert_int_equal(sfs_mirror_log_clear(log), 0);
+    assert_false(sfs_mirror_log_degraded(log));
+    sfs_mirror_log_close(log);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_log_lifecycle, setup, teardown),
         cmocka_unit_test_setup_teardown(test_log_refuses_garbage, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_log_passes, setup, teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
