@@ -280,7 +280,8 @@ int sfs_mirror_resync_tick(sfs_mirror_resync_t *r, sfs_cluster_t *cluster, const
             sfs_warn("resync of target %" PRIu32 " from %" PRIu32 " done: %" PRIu64
                      " chunk files, %" PRIu64 " bytes; both copies are good",
                      buddy, sfs_mirror_log_target(r->log), r->files, r->bytes);
-            r->active = 0;
+            r->active    = 0;
+            r->seen_away = 0; /* a later loss waits for the map to show it away */
             return 1;
         }
         if (r->phase == SFS_RESYNC_NEXT) {

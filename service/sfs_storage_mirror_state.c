@@ -148,6 +148,28 @@ static void sfs_storage_mirror_map(sfs_storage_t *storage, uint64_t now)
     }
 }
 
+/* A primary whose buddy the map has offline serves alone from now on,
+ * without a forward failing first: a secondary just promoted, whose old
+ * primary is gone, logs every change from its first request on. */
+static void sfs_storage_mirror_map_says(sfs_storage_t *storage, sfs_mirror_log_t *log)
+{
+    const sfs_map_t        *map  = sfs_cluster_map(storage->service->cluster);
+    uint32_t                self = sfs_mirror_log_target(log);
+    const sfs_map_target_t *me   = map ? sfs_map_find_target(map, self) : NULL;
+    const sfs_map_target_t *buddy =
+        map ? sfs_map_find_target(map, sfs_mirror_log_buddy(log)) : NULL;
+
+    if (sfs_mirror_log_degraded(log) || !me || me->mirror_primary != self || !buddy ||
+        buddy->state != SFS_STATE_OFFLINE) {
+        return;
+    }
+    if (sfs_mirror_log_begin(log) != 0) {
+        sfs_warn("target %" PRIu32 ": %s", self, sfs_error_detail());
+        return;
+    }
+    sfs_storage_mirror_changed(storage);
+}
+
 void sfs_storage_mirror_changed(sfs_storage_t *storage)
 {
     if (storage->mirrors) {
@@ -202,6 +224,7 @@ void sfs_storage_mirror_tick(sfs_storage_t *storage)
     }
     sfs_storage_mirror_map(storage, now);
     for (uint32_t i = 0; i < m->count; i++) {
+        sfs_storage_mirror_map_says(storage, m->logs[i]);
         if (sfs_mirror_resync_tick(m->resyncs[i], storage->service->cluster,
                                    sfs_cluster_map(storage->service->cluster), now)) {
             m->dirty = 1;

@@ -5,7 +5,8 @@
 # promotes each group's secondary, the map names it, and the clients send
 # to it, the write in flight included. Every write ends with exit 0 (the
 # job sees a pause, printed, never an error), every byte reads back from
-# the survivors, and the lost primaries show needs-resync.
+# the survivors, and the lost primaries show needs-resync; once they rejoin
+# they are resynced by the promoted members (chunk files byte-identical).
 source "$SFS_SRC/tests/lib/sfs_test_lib.sh"
 sfs_test_users
 user=sfsalice
@@ -98,3 +99,31 @@ for t in 102 104; do
     [ -s "$dir/mirror-changes" ] || sfs_fail "no change log on $t"
     echo "ok: $t's change log lists $(($(wc -l <"$dir/mirror-changes") - 1)) chunk files"
 done
+
+# the old primaries come back: the promoted members resync them, they stay
+# secondaries, and both copies end byte-identical
+for _ in $(seq 100); do sfs_ctl listnodes | awk '$1 == 1' | grep -q offline && break; sleep 0.1; done
+"${SFS_MPIRUN[@]}" -np 1 "$SFS_SERVER" --one-host --state "$SFS_STATE" --port "$SFS_PORT" \
+    --rejoin 1 --ready-file "$SFS_TEST_TMP/rejoined" >>"$SFS_TEST_TMP/rejoin.log" 2>&1 &
+rejoin=$!
+for _ in $(seq 300); do [ -f "$SFS_TEST_TMP/rejoined" ] && break; sleep 0.1; done
+[ -f "$SFS_TEST_TMP/rejoined" ] || { cat "$SFS_TEST_TMP/rejoin.log"; sfs_fail "rank 1 did not rejoin"; }
+for _ in $(seq 300); do
+    [ "$(sfs_ctl mirror list | grep -cE "good +[0-9]+ @.* good$")" -eq 2 ] && break
+    sleep 0.1
+done
+sfs_ctl mirror list
+sfs_ctl mirror list | grep -E "^1 +102 @.* good .*101 @.* good$" >/dev/null ||
+    sfs_fail "after the rejoin, 102 is not the primary with 101 good"
+sfs_ctl mirror list | grep -E "^2 +104 @.* good .*103 @.* good$" >/dev/null ||
+    sfs_fail "after the rejoin, 104 is not the primary with 103 good"
+for g in 102:101 104:103; do
+    diff -r "$(echo "$targets" | awk -v t=${g%%:*} '$1 == t {print $NF}')/chunks" \
+        "$(echo "$targets" | awk -v t=${g##*:} '$1 == t {print $NF}')/chunks" ||
+        sfs_fail "chunk files of ${g%%:*} and ${g##*:} differ after the resync"
+done
+echo "ok: the returned old primaries are resynced secondaries, chunk files byte-identical"
+sfs_as "$user" "$SFS_CTL" get /m/mine/f5 - | cmp - "$home/blob5" || sfs_fail "f5 after the resync"
+kill -9 $rejoin 2>/dev/null
+wait $rejoin 2>/dev/null
+exit 0
