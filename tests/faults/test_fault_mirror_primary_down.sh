@@ -29,7 +29,7 @@ sfs_start_service 3
 home=$(sfs_user_home "$user")
 n=10
 for i in $(seq $n); do
-    head -c 6000000 /dev/urandom >"$home/blob$i"
+    head -c 16000000 /dev/urandom >"$home/blob$i"
 done
 chown "$user" "$home"/blob*
 sfs_ctl mkdir -m 0777 /m || sfs_fail "mkdir"
@@ -48,24 +48,30 @@ loop_log="$SFS_TEST_TMP/loop.log"
 (
     for i in $(seq $n); do
         a=$(date +%s.%N)
+        echo "started f$i"
         out=$(sfs_as "$user" "$SFS_CTL" put "$home/blob$i" "/m/mine/f$i" 2>&1)
         rc=$?
         echo "f$i rc=$rc start=$a end=$(date +%s.%N) $out"
     done
 ) >"$loop_log" 2>&1 &
 loop=$!
-for _ in $(seq 100); do [ "$(wc -l <"$loop_log")" -ge 2 ] && break; sleep 0.05; done
+# kill while the third put is under way: its requests in flight must go on
+for _ in $(seq 200); do grep -q "^started f3" "$loop_log" && break; sleep 0.02; done
+sleep 0.1
 victim=$(sfs_ctl listnodes | awk '$1 == 1 {print $5}')
 [ -n "$victim" ] || sfs_fail "no pid for rank 1 in listnodes"
 killed=$(date +%s.%N)
 kill -9 "$victim"
-sfs_log "injected: SIGKILL to storage rank 1 (pid $victim): the primaries 101 and 103, with $(wc -l <"$loop_log") of $n writes done"
+sfs_log "injected: SIGKILL to storage rank 1 (pid $victim): the primaries 101 and 103, with $(grep -c rc= "$loop_log") of $n writes done"
 for _ in $(seq 600); do kill -0 $loop 2>/dev/null || break; sleep 0.1; done
 kill -0 $loop 2>/dev/null && { kill $loop; sfs_fail "the write loop still runs 60 s after the kill"; }
 wait $loop
-cat "$loop_log"
+grep rc= "$loop_log"
 [ "$(grep -c " rc=0 " "$loop_log")" -eq $n ] || sfs_fail "not every mirrored write succeeded"
-pause=$(awk '{sub("start=", "", $3); sub("end=", "", $4); d = $4 - $3; if (d > m) m = d} END {printf "%.1f", m}' "$loop_log")
+pause=$(awk '/rc=/ {sub("start=", "", $3); sub("end=", "", $4); d = $4 - $3; if (d > m) m = d} END {printf "%.1f", m}' "$loop_log")
+across=$(awk -v k="$killed" '/rc=/ {s = $3; e = $4; sub("start=", "", s); sub("end=", "", e); if (s < k && e > k) print $1}' "$loop_log")
+[ -n "$across" ] || sfs_fail "no put was under way at the kill (the test did not exercise a retry in flight)"
+echo "under way at the kill: $across (ended with exit 0)"
 echo "the longest write across the failover: $pause s (offline timeout ${offline} s)"
 awk -v p="$pause" -v o=$offline 'BEGIN {exit !(p < o + 10)}' || sfs_fail "the pause was $pause s"
 
