@@ -30,6 +30,7 @@ struct sfs_mirror_resync {
     uint64_t            entry_id;
     uint64_t            length, offset;
     uint64_t            next_try_ms;
+    uint64_t            start_ms;
     uint64_t            files, bytes; /* copied by this resync */
     sfs_tp_rpc_t       *rpc;
     uint8_t            *buf;
@@ -245,6 +246,7 @@ int sfs_mirror_resync_tick(sfs_mirror_resync_t *r, sfs_cluster_t *cluster, const
         r->active = 1;
         r->phase  = SFS_RESYNC_START;
         r->files = r->bytes = 0;
+        r->start_ms         = now;
         sfs_warn("resync of target %" PRIu32 " from %" PRIu32 ": %" PRIu32
                  " chunk files changed while it was away",
                  buddy, sfs_mirror_log_target(r->log), r->end - r->idx);
@@ -278,8 +280,11 @@ int sfs_mirror_resync_tick(sfs_mirror_resync_t *r, sfs_cluster_t *cluster, const
                 return sfs_mirror_resync_abandon(r, rc, sfs_error_detail(), now);
             }
             sfs_warn("resync of target %" PRIu32 " from %" PRIu32 " done: %" PRIu64
-                     " chunk files, %" PRIu64 " bytes; both copies are good",
-                     buddy, sfs_mirror_log_target(r->log), r->files, r->bytes);
+                     " chunk files, %" PRIu64 " bytes in %.2f s (%.0f MB/s); both copies are good",
+                     buddy, sfs_mirror_log_target(r->log), r->files, r->bytes,
+                     (double)(now - r->start_ms) / 1000.0,
+                     now > r->start_ms ? (double)r->bytes / 1e3 / (double)(now - r->start_ms)
+                                       : 0.0);
             r->active    = 0;
             r->seen_away = 0; /* a later loss waits for the map to show it away */
             return 1;
