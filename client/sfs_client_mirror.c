@@ -20,13 +20,15 @@ uint32_t sfs_client_mirror_target(sfs_client_t *client, const sfs_pattern_t *pat
                                   uint32_t index)
 {
     uint32_t                target = pattern->targets[index];
-    const sfs_map_t        *map    = sfs_cluster_map(client->cluster);
-    const sfs_map_target_t *t      = map ? sfs_map_find_target(map, target) : NULL;
+    const sfs_map_t        *map;
+    const sfs_map_target_t *t;
 
-    if (pattern->type != SFS_PATTERN_MIRROR || !t || !t->mirror_primary) {
-        return target;
+    if (pattern->type != SFS_PATTERN_MIRROR) {
+        return target; /* no map look-up on an unmirrored file's path */
     }
-    return t->mirror_primary;
+    map = sfs_cluster_map(client->cluster);
+    t   = map ? sfs_map_find_target(map, target) : NULL;
+    return t && t->mirror_primary ? t->mirror_primary : target;
 }
 
 int sfs_client_mirror_retryable(const sfs_pattern_t *pattern, int rc)
