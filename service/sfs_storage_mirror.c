@@ -75,6 +75,13 @@ int sfs_storage_mirror_admit(sfs_storage_t *storage, sfs_storage_op_t *op)
         return -EINVAL;
     }
     primary = sfs_storage_mirror_primary(storage, group);
+    if (!flagged && primary == target_id && group->primary != target_id) {
+        /* a CHUNK_UNLINK on a promoted secondary: not passed on (the
+         * metadata server sends its own to the config's primary; a resync's
+         * to a returning member that still takes itself for the primary
+         * would come back here and bounce) */
+        return 0;
+    }
     if (primary == target_id) {
         /* the group's primary now: the config's, or its secondary promoted */
         op->mirror   = 1;
