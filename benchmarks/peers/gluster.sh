@@ -51,6 +51,10 @@ down() {
     # the brick and mount logs glusterd keeps under /var/log/glusterfs
     rm -f /var/log/glusterfs/bricks/"$(echo "${dir#/}" | tr / -)"-* \
         /var/log/glusterfs/"$(echo "${dir#/}" | tr / -)"-mnt-*.log
+    # glusterd's run files of our volumes; its sockets once no gluster runs
+    rm -rf /var/run/gluster/vols/sfspeer-* /var/run/gluster/shd/sfspeer-*
+    pgrep -x glusterd >/dev/null || pgrep -x glusterfsd >/dev/null || pgrep -x glusterfs >/dev/null ||
+        rm -f /var/run/gluster/*.socket
     rm -rf "$dir"
     peer_log "down ($dir removed)"
 }
