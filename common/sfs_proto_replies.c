@@ -160,7 +160,7 @@ void sfs_proto_size_reply_unpack(sfs_rbuf_t *rb, sfs_size_reply_t *reply)
     reply->stored  = sfs_rbuf_u8(rb);
     reply->base    = sfs_rbuf_u8(rb);
     reply->size    = sfs_rbuf_u64(rb);
-    if (reply->stored > 1 || reply->base > 1) {
+    if (reply->stored > 1 || (reply->base & ~(1u | SFS_SIZE_QUOTA))) {
         rb->error = -EBADMSG;
     }
 }

@@ -5,6 +5,7 @@
  */
 #define SFS_LOG_FAC "meta"
 #include "sfs_meta_store_internal.h"
+#include "sfs_meta_quota.h"
 #include "sfs_ns_pattern.h"
 #include "sfs_perm.h"
 
@@ -105,7 +106,8 @@ int sfs_ns_create(sfs_meta_txn_t *txn, const sfs_ns_create_args_t *args, sfs_att
     attr->ctime_ns = attr->mtime_ns = attr->atime_ns = args->now_ns;
     attr->nlink                                      = 1;
     attr->size_flags = SFS_SIZE_KNOWN; /* empty, and no writer yet */
-    if ((rc = sfs_meta_put_inode(txn, attr)) ||
+    if ((rc = sfs_meta_quota_may_create(txn, attr, args->path)) ||
+        (rc = sfs_meta_put_inode(txn, attr)) ||
         (rc = sfs_meta_put_dentry(txn, parent.entry_id, name, attr->entry_id, SFS_TYPE_FILE)) ||
         (rc = sfs_meta_counter_add(txn, "files", 1, NULL))) {
         return rc;
