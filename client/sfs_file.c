@@ -287,6 +287,12 @@ int sfs_file_truncate(sfs_file_t *file, uint64_t size)
     }
     rc = sfs_file_writer_begin(file);
     if (rc == 0) {
+        /* a space quota counts sizes: growing by truncate is charged too */
+        sfs_file_extent_t grown = {.offset = 0, .length = size};
+
+        rc = sfs_file_quota_grow(file, &grown, 1);
+    }
+    if (rc == 0) {
         rc = sfs_file_each_target(file, SFS_OP_TRUNCATE, size);
         if (rc) {
             sfs_file_writer_failed(file);

@@ -68,6 +68,11 @@ sfs_expect_fail "quota: user sfsalice \(uid $SFS_ALICE_UID\) over its space limi
 sfs_as sfsalice env LD_PRELOAD="$SFS_PRELOAD" dd if=/dev/zero of=$T/a1 bs=1M count=4 conv=notrunc \
     2>/dev/null || sfs_fail "overwrite of a1 within its size under the quota"
 echo "ok: overwriting charged bytes is allowed"
+# a space quota counts sizes: truncate -s past the limit is refused too
+sfs_expect_fail "Disk quota exceeded" sfs_as sfsalice env LD_PRELOAD="$SFS_PRELOAD" truncate -s 11M $T/a1
+sfs_expect_eq "$(sfs_pl stat -c %s $T/a1)" $((10 * MIB)) "size of a1 after a refused truncate"
+sfs_as sfsalice env LD_PRELOAD="$SFS_PRELOAD" truncate -s 9M $T/a1 || sfs_fail "shrinking a1 under the quota"
+sfs_as sfsalice env LD_PRELOAD="$SFS_PRELOAD" truncate -s 10M $T/a1 || sfs_fail "growing a1 back to the limit"
 
 # --- another user is unaffected
 sfs_as sfsbob env LD_PRELOAD="$SFS_PRELOAD" dd if=/dev/zero of=$T/b1 bs=1M count=20 2>/dev/null ||
