@@ -86,7 +86,7 @@ int sfs_file_writer_begin(sfs_file_t *file)
     file->size_view_ok      = reply.base & 1u;
     file->size_view         = reply.size;
     file->quota_limited     = (reply.base & SFS_SIZE_QUOTA) != 0;
-    file->quota_granted     = 0; /* what it was charged for is the server's to say */
+    file->quota_granted     = reply.granted; /* writes up to here are charged already */
     return rc;
 }
 

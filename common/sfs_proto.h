@@ -501,7 +501,8 @@ void sfs_proto_size_req_pack(sfs_wbuf_t *wb, const sfs_size_req_t *req);
 void sfs_proto_size_req_unpack(sfs_rbuf_t *rb, sfs_size_req_t *req);
 
 /* BEGIN, RENEW: a space quota limits the file's owner or group: ask
- * QUOTA_GROW before writing past the granted end (docs/quotas.md) */
+ * QUOTA_GROW before writing past the granted end, `granted` (BEGIN; 0 from
+ * RENEW), which follows `size` on the wire (docs/quotas.md) */
 #define SFS_SIZE_QUOTA 0x2u
 
 typedef struct sfs_size_reply {
@@ -509,6 +510,7 @@ typedef struct sfs_size_reply {
     uint8_t  stored;  /* STORE, END: whether the size was kept */
     uint8_t  base;    /* BEGIN: 1 the first writer, and `size` is the file's size; SFS_SIZE_QUOTA */
     uint64_t size;
+    uint64_t granted; /* on the wire only with SFS_SIZE_QUOTA: BEGIN's space grant (quotas) */
 } sfs_size_reply_t;
 
 void sfs_proto_size_reply_pack(sfs_wbuf_t *wb, const sfs_size_reply_t *reply);

@@ -248,39 +248,29 @@ int sfs_meta_quota_limited(sfs_meta_txn_t *txn, const sfs_attr_t *attr)
     return u.space_limit != 0 || g.space_limit != 0;
 }
 
-int sfs_meta_quota_grow(sfs_meta_txn_t *txn, uint64_t entry_id, uint64_t end, uint64_t *granted_p,
-                        int *limited_p)
+int sfs_meta_quota_grant(sfs_meta_txn_t *txn, sfs_attr_t *attr, uint64_t end, uint64_t *granted_p,
+                         int *limited_p)
 {
-    sfs_attr_t        attr;
     sfs_quota_entry_t e[2];
-    uint64_t          left = UINT64_MAX, delta, granted;
-    int               rc   = sfs_meta_get_inode(txn, entry_id, &attr);
+    uint64_t          left = UINT64_MAX, delta, from, granted;
+    int               rc;
 
     *limited_p = 0;
-    if (rc) {
+    if ((rc = sfs_meta_quota_get(txn, SFS_QUOTA_USER, attr->uid, &e[0])) ||
+        (rc = sfs_meta_quota_get(txn, SFS_QUOTA_GROUP, attr->gid, &e[1]))) {
         return rc;
     }
-    if (attr.type != SFS_TYPE_FILE) {
-        return sfs_error_set(-EISDIR, "entry %016lx is a directory", (unsigned long)entry_id);
-    }
-    if ((rc = sfs_meta_quota_get(txn, SFS_QUOTA_USER, attr.uid, &e[0])) ||
-        (rc = sfs_meta_quota_get(txn, SFS_QUOTA_GROUP, attr.gid, &e[1]))) {
-        return rc;
-    }
-    if (end <= attr.size) {
-        *granted_p = attr.size; /* charged already */
-        *limited_p = e[0].space_limit || e[1].space_limit;
-        return 0;
-    }
-    delta = end - attr.size;
+    from  = end > attr->size ? end : attr->size;
+    delta = from - attr->size;
     for (int i = 0; i < 2; i++) {
-        char who[300], lim[32], used[32], more[32];
+        char     who[300], lim[32], used[32], more[32];
+        uint64_t after = e[i].space + delta;
 
         if (!e[i].space_limit) {
             continue;
         }
         *limited_p = 1;
-        if (e[i].space + delta > e[i].space_limit || e[i].space + delta < e[i].space) {
+        if (delta && (after > e[i].space_limit || after < e[i].space)) {
             return sfs_error_set(-EDQUOT,
                                  "quota: %s over its space limit %s (%s used, this write needs "
                                  "%s more)",
@@ -289,24 +279,48 @@ int sfs_meta_quota_grow(sfs_meta_txn_t *txn, uint64_t entry_id, uint64_t end, ui
                                  sfs_quota_bytes(e[i].space, used, sizeof(used)),
                                  sfs_quota_bytes(delta, more, sizeof(more)));
         }
-        if (e[i].space_limit - e[i].space - delta < left) {
-            left = e[i].space_limit - e[i].space - delta;
+        after = after > e[i].space_limit ? e[i].space_limit : after; /* over already: 0 left */
+        if (e[i].space_limit - after < left) {
+            left = e[i].space_limit - after;
         }
+    }
+    if (!*limited_p) {
+        *granted_p = end; /* nothing limits it: nothing is charged ahead */
+        return 0;
     }
     /* a little more than asked, so that appends do not ask at every write,
      * but never more than half of what is left */
-    granted = end + (left / 2 < SFS_QUOTA_GRANT_STEP ? left / 2 : SFS_QUOTA_GRANT_STEP);
-    if (!*limited_p) {
-        granted = end; /* nothing limits it: the size is only noted */
-    }
-    attr.size = granted;
-    if (attr.size_flags & SFS_SIZE_KNOWN) {
+    granted = from + (left / 2 < SFS_QUOTA_GRANT_STEP ? left / 2 : SFS_QUOTA_GRANT_STEP);
+    if (granted > attr->size && (attr->size_flags & SFS_SIZE_KNOWN)) {
         /* a write is coming (normally BEGIN forgot it already): a stat's
          * reading from before it must not be kept */
-        attr.size_flags &= ~SFS_SIZE_KNOWN;
-        attr.write_gen++;
+        attr->size_flags &= ~SFS_SIZE_KNOWN;
+        attr->write_gen++;
     }
-    rc = sfs_meta_put_inode(txn, &attr); /* charges the growth (sfs_meta_quota_charge) */
+    attr->size = granted;
+    *granted_p = granted;
+    return 0;
+}
+
+int sfs_meta_quota_grow(sfs_meta_txn_t *txn, uint64_t entry_id, uint64_t end, uint64_t *granted_p,
+                        int *limited_p)
+{
+    sfs_attr_t attr;
+    uint64_t   before, granted;
+    int        rc = sfs_meta_get_inode(txn, entry_id, &attr);
+
+    *limited_p = 0;
+    if (rc) {
+        return rc;
+    }
+    if (attr.type != SFS_TYPE_FILE) {
+        return sfs_error_set(-EISDIR, "entry %016lx is a directory", (unsigned long)entry_id);
+    }
+    before = attr.size;
+    rc     = sfs_meta_quota_grant(txn, &attr, end, &granted, limited_p);
+    if (rc == 0 && attr.size != before) {
+        rc = sfs_meta_put_inode(txn, &attr); /* charges the growth (sfs_meta_quota_charge) */
+    }
     if (rc == 0) {
         *granted_p = granted;
     }

@@ -29,6 +29,14 @@ int sfs_meta_quota_may_create(sfs_meta_txn_t *txn, const sfs_attr_t *attr, const
  * not, or a negative errno. */
 int sfs_meta_quota_limited(sfs_meta_txn_t *txn, const sfs_attr_t *attr);
 
+/* A grant to a writer of `attr` about to write up to `end` (the kept size
+ * for SIZE BEGIN's first grant): -EDQUOT if growing to `end` passes a
+ * limit; else attr->size becomes the granted end (>= end; not known any
+ * more if it grew), which the caller's sfs_meta_put_inode charges.
+ * Nothing changes where no space limit applies (*limited_p 0). */
+int sfs_meta_quota_grant(sfs_meta_txn_t *txn, sfs_attr_t *attr, uint64_t end, uint64_t *granted_p,
+                         int *limited_p);
+
 /* QUOTA_GROW: a writer of `entry_id` is about to write up to `end`. Past
  * the kept size, the growth is charged (the kept size becomes `end`, not
  * known: stats ask the targets) if no limit is passed; the grant may be a

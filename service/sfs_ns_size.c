@@ -105,11 +105,19 @@ int sfs_ns_size(sfs_meta_txn_t *txn, const sfs_cred_t *cred, const sfs_size_req_
     }
     reply->writers = attr->writers;
     if (req->op == SFS_SIZE_OP_BEGIN || req->op == SFS_SIZE_OP_RENEW) {
-        /* its writes past the kept size ask QUOTA_GROW first (docs/quotas.md) */
-        if ((rc = sfs_meta_quota_limited(txn, attr)) < 0) {
+        /* a space quota applies: BEGIN grants a first step (in this same
+         * commit), writes past it ask QUOTA_GROW (docs/quotas.md) */
+        int limited = 0;
+
+        if (req->op == SFS_SIZE_OP_BEGIN) {
+            rc = sfs_meta_quota_grant(txn, attr, attr->size, &reply->granted, &limited);
+        } else {
+            rc = limited = sfs_meta_quota_limited(txn, attr);
+        }
+        if (rc < 0) {
             return rc;
         }
-        reply->base |= rc ? SFS_SIZE_QUOTA : 0;
+        reply->base |= limited ? SFS_SIZE_QUOTA : 0;
     }
     return sfs_meta_put_inode(txn, attr);
 }

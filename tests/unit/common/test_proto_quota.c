@@ -84,15 +84,25 @@ static void test_quota_entry_and_grow(void **state)
 
 static void test_size_reply_quota_bit(void **state)
 {
-    sfs_size_reply_t reply = {.writers = 1, .base = 1 | SFS_SIZE_QUOTA, .size = 5}, got;
-    uint8_t          buf[32];
-    sfs_wbuf_t       wb;
+    sfs_size_reply_t reply = {.writers = 1, .base = 1 | SFS_SIZE_QUOTA, .size = 5, .granted = 77},
+                     plain = {.writers = 1, .base = 1, .size = 5, .granted = 77}, got;
+    uint8_t    buf[32];
+    sfs_wbuf_t wb;
 
     (void)state;
     sfs_wbuf_init(&wb, buf, sizeof(buf));
     sfs_proto_size_reply_pack(&wb, &reply);
     assert_int_equal(sfs_proto_decode(SFS_OP_SIZE, 1, buf, wb.length, &got, sizeof(got)), 0);
     assert_int_equal(got.base, 1 | SFS_SIZE_QUOTA);
+    assert_int_equal(got.granted, 77);
+    assert_int_equal(wb.length, 22); /* the grant follows only with SFS_SIZE_QUOTA */
+    sfs_wbuf_init(&wb, buf, sizeof(buf));
+    sfs_proto_size_reply_pack(&wb, &plain);
+    assert_int_equal(wb.length, 14);
+    assert_int_equal(sfs_proto_decode(SFS_OP_SIZE, 1, buf, wb.length, &got, sizeof(got)), 0);
+    assert_int_equal(got.granted, 0);
+    sfs_wbuf_init(&wb, buf, sizeof(buf));
+    sfs_proto_size_reply_pack(&wb, &reply);
     buf[5] = 4; /* base: an unknown bit */
     assert_int_equal(sfs_proto_decode(SFS_OP_SIZE, 1, buf, wb.length, &got, sizeof(got)), -EBADMSG);
     assert_true(SFS_FEATURES_THIS & SFS_FEATURE_QUOTAS);

@@ -153,12 +153,12 @@ static void test_usage_follows_inodes(void **state)
     size_op(f, a, SFS_SIZE_OP_BEGIN, 0, 0);
     size_op(f, a, SFS_SIZE_OP_END, SFS_SIZE_MODIFIED | SFS_SIZE_VIEW, 3000);
     expect_usage(f, SFS_QUOTA_USER, UID_A, 2, 3000);
-    /* a grant charges the growth before the write, the close the truth */
+    /* the close charges the truth */
     size_op(f, b, SFS_SIZE_OP_BEGIN, 0, 0);
     assert_int_equal(sfs_meta_quota_grow(f->txn, b, 5000, &granted, &limited), 0);
-    assert_int_equal(limited, 0);
+    assert_int_equal(limited, 0); /* no limit: nothing charged ahead */
     assert_int_equal(granted, 5000);
-    expect_usage(f, SFS_QUOTA_USER, UID_A, 2, 8000);
+    expect_usage(f, SFS_QUOTA_USER, UID_A, 2, 3000);
     size_op(f, b, SFS_SIZE_OP_END, SFS_SIZE_MODIFIED | SFS_SIZE_VIEW, 4000);
     expect_usage(f, SFS_QUOTA_USER, UID_A, 2, 7000);
     /* a size read from the targets and kept (STORE) */
@@ -228,12 +228,23 @@ static void test_space_limit(void **state)
     a = make_file(f, "/d/big");
     assert_int_equal(sfs_ns_lookup(f->txn, &f->server, "/d/big", 0, &attr), 0);
     assert_int_equal(sfs_meta_quota_limited(f->txn, &attr), 1);
-    size_op(f, a, SFS_SIZE_OP_BEGIN, 0, 0);
-    /* 1 MiB asked: granted a little more, never more than half of what is left */
-    assert_int_equal(sfs_meta_quota_grow(f->txn, a, 1u << 20, &granted, &limited), 0);
-    assert_int_equal(limited, 1);
-    assert_int_equal(granted, (1u << 20) + (4u << 20));
+    /* BEGIN grants a first step (4 MiB, at most half of what is left) in
+     * its own commit, and says a quota applies */
+    {
+        sfs_size_req_t   req = {.entry_id = a, .op = SFS_SIZE_OP_BEGIN};
+        sfs_size_reply_t reply;
+
+        assert_int_equal(sfs_ns_size(f->txn, &f->server, &req, 1000000000ull, 100, &attr, &reply),
+                         0);
+        assert_int_equal(reply.base, 1 | SFS_SIZE_QUOTA);
+        assert_int_equal(reply.size, 0);
+        assert_int_equal(reply.granted, 4u << 20);
+    }
+    expect_usage(f, SFS_QUOTA_USER, UID_A, 1, 4u << 20);
+    /* past it: the growth charged, a little more granted, never more than
+     * half of what is left */
     assert_int_equal(sfs_meta_quota_grow(f->txn, a, 9u << 20, &granted, &limited), 0);
+    assert_int_equal(limited, 1);
     assert_int_equal(granted, (9u << 20) + (512u << 10));
     /* exactly to the limit is allowed, a byte more is not */
     assert_int_equal(sfs_meta_quota_grow(f->txn, a, 10u << 20, &granted, &limited), 0);
