@@ -66,6 +66,10 @@ int sfs_meta_quota_list(sfs_meta_txn_t *txn, uint32_t kind, uint32_t id, uint32_
 int sfs_meta_quota_check(sfs_meta_txn_t *txn, int repair, sfs_ns_report_fn line, void *arg,
                          sfs_ns_check_stats_t *stats);
 
+/* At the metadata server's start: a store whose usage was never counted
+ * (from before quotas) gets it counted from its inodes, once. */
+int sfs_meta_quota_upgrade(sfs_meta_store_t *store);
+
 /* "user alice (uid 1001)" / "group staff (gid 50)" into buf. */
 const char *sfs_meta_quota_who(uint32_t kind, uint32_t id, char *buf, size_t size);
 

@@ -11,6 +11,7 @@
 
 #include "sfs_buf.h"
 #include "sfs_errno.h"
+#include "sfs_log.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -184,4 +185,40 @@ int sfs_meta_quota_check(sfs_meta_txn_t *txn, int repair, sfs_ns_report_fn line,
     free(tally.entries);
     free(page);
     return rc;
+}
+
+static void sfs_quota_upgrade_line(void *arg, const char *line)
+{
+    (void)arg;
+    sfs_info("quota usage recounted: %s", line);
+}
+
+int sfs_meta_quota_upgrade(sfs_meta_store_t *store)
+{
+    sfs_ns_check_stats_t stats = {0};
+    sfs_meta_txn_t      *txn;
+    uint64_t             counted;
+    int                  rc = sfs_meta_txn_begin(store, 1, &txn);
+
+    if (rc) {
+        return rc;
+    }
+    rc = sfs_meta_counter_add(txn, "quota_usage_counted", 0, &counted);
+    if (rc == 0 && counted == 0) {
+        /* a store from before quotas (or a new one): count once what its
+         * inodes hold; from here on every inode change keeps it */
+        rc = sfs_meta_quota_check(txn, 1, sfs_quota_upgrade_line, NULL, &stats);
+        if (rc == 0) {
+            rc = sfs_meta_counter_add(txn, "quota_usage_counted", 1, NULL);
+        }
+        if (rc == 0 && stats.repaired) {
+            sfs_info("quota usage of %lu users and groups counted from the inodes",
+                     (unsigned long)stats.repaired);
+        }
+    }
+    if (rc) {
+        sfs_meta_txn_abort(txn);
+        return rc;
+    }
+    return sfs_meta_txn_commit(txn);
 }

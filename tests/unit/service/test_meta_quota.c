@@ -304,6 +304,35 @@ static void test_check_repairs(void **state)
     assert_int_equal(stats.problems, 0);
 }
 
+/* A store from before quotas has inodes but no usage: the metadata
+ * server's start counts it once, and not again. */
+static void test_upgrade_counts_once(void **state)
+{
+    fixture_t        *f    = *state;
+    sfs_quota_entry_t none = {.kind = SFS_QUOTA_USER, .id = UID_A};
+    uint64_t          a;
+
+    a = make_file(f, "/d/old");
+    size_op(f, a, SFS_SIZE_OP_BEGIN, 0, 0);
+    size_op(f, a, SFS_SIZE_OP_END, SFS_SIZE_MODIFIED | SFS_SIZE_VIEW, 1234);
+    assert_int_equal(sfs_meta_quota_put_record(f->txn, &none), 0); /* as before quotas */
+    none.kind = SFS_QUOTA_GROUP;
+    none.id   = GID_A;
+    assert_int_equal(sfs_meta_quota_put_record(f->txn, &none), 0);
+    expect_usage(f, SFS_QUOTA_USER, UID_A, 0, 0);
+    assert_int_equal(sfs_meta_txn_commit(f->txn), 0);
+    assert_int_equal(sfs_meta_quota_upgrade(f->store), 0);
+    assert_int_equal(sfs_meta_txn_begin(f->store, 1, &f->txn), 0);
+    expect_usage(f, SFS_QUOTA_USER, UID_A, 1, 1234);
+    expect_usage(f, SFS_QUOTA_GROUP, GID_A, 1, 1234);
+    /* counted once: a later start leaves the records alone */
+    assert_int_equal(sfs_meta_quota_put_record(f->txn, &none), 0);
+    assert_int_equal(sfs_meta_txn_commit(f->txn), 0);
+    assert_int_equal(sfs_meta_quota_upgrade(f->store), 0);
+    assert_int_equal(sfs_meta_txn_begin(f->store, 1, &f->txn), 0);
+    expect_usage(f, SFS_QUOTA_GROUP, GID_A, 0, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -311,6 +340,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_file_limit, setup, teardown),
         cmocka_unit_test_setup_teardown(test_space_limit, setup, teardown),
         cmocka_unit_test_setup_teardown(test_check_repairs, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_upgrade_counts_once, setup, teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
