@@ -2,6 +2,7 @@
  * and their usage (docs/quotas.md). */
 #include "stripefs_ctl.h"
 
+#include "sfs_errno.h"
 #include "sfs_quota.h"
 
 #include <getopt.h>
@@ -60,6 +61,15 @@ static const char *ctl_quota_name(uint32_t kind, uint32_t id, char *buf, size_t 
         snprintf(buf, size, "%s", gr ? gr->gr_name : "-");
     }
     return buf;
+}
+
+/* "stripefs-ctl quota VERB: <the server's words> [EDQUOT (Disk quota
+ * exceeded)]": the errno too, which scripts (and tests) check. */
+static int ctl_quota_fail(const char *verb, int rc)
+{
+    fprintf(stderr, "stripefs-ctl %s: %s [%s]\n", verb,
+            sfs_client_error()[0] ? sfs_client_error() : "failed", sfs_strerror(rc));
+    return 1;
 }
 
 static int ctl_quota_limit(const char *what, const char *text, int space, uint64_t *out)
@@ -133,7 +143,7 @@ static int ctl_quota_list(ctl_t *ctl, int raw)
         kind += id == 0;
     }
     free(page);
-    return rc ? ctl_fail("quota list", rc) : 0;
+    return rc ? ctl_quota_fail("quota list", rc) : 0;
 }
 
 int ctl_quota(ctl_t *ctl, int argc, char **argv)
@@ -203,7 +213,7 @@ int ctl_quota(ctl_t *ctl, int argc, char **argv)
             return 1;
         }
         rc = sfs_quota_set(ctl->client, kind, id, flags, files, space);
-        return rc ? ctl_fail("quota set", rc) : 0;
+        return rc ? ctl_quota_fail("quota set", rc) : 0;
     }
     if (flags) {
         fputs("stripefs-ctl quota: --files and --space are for 'set'\n", stderr);
@@ -222,18 +232,18 @@ int ctl_quota(ctl_t *ctl, int argc, char **argv)
         ctl_quota_header(raw);
         if (who) {
             if ((rc = sfs_quota_get(ctl->client, kind, id, &e)) != 0) {
-                return ctl_fail("quota show", rc);
+                return ctl_quota_fail("quota show", rc);
             }
             ctl_quota_print(&e, raw);
             return 0;
         }
         /* one's own: the user and the primary group */
         if ((rc = sfs_quota_get(ctl->client, SFS_QUOTA_USER, getuid(), &e)) != 0) {
-            return ctl_fail("quota show", rc);
+            return ctl_quota_fail("quota show", rc);
         }
         ctl_quota_print(&e, raw);
         if ((rc = sfs_quota_get(ctl->client, SFS_QUOTA_GROUP, getgid(), &e)) != 0) {
-            return ctl_fail("quota show", rc);
+            return ctl_quota_fail("quota show", rc);
         }
         ctl_quota_print(&e, raw);
         return 0;
