@@ -102,6 +102,14 @@ grep -q "^CLASS MPI_ERR_QUOTA" "$SFS_TEST_TMP/mpi.out" || sfs_fail "MPI-IO: no M
 grep -q "^MESSAGE .*quota: user sfsalice" "$SFS_TEST_TMP/mpi.out" || sfs_fail "MPI-IO: message names no quota"
 sfs_expect_eq "$(grep ^WROTE "$SFS_TEST_TMP/mpi.out")" "WROTE 4" "MPI-IO blocks written under 14 MiB"
 
+# --- an administrator lists every record
+sfs_ctl quota list --raw >"$SFS_TEST_TMP/list.txt" || sfs_fail "quota list"
+cat "$SFS_TEST_TMP/list.txt"
+grep -q "^user sfsalice $SFS_ALICE_UID files=5 .* space_limit=$((14 * MIB))\$" "$SFS_TEST_TMP/list.txt" ||
+    sfs_fail "quota list has no record of sfsalice with her 5 files and 14 MiB limit"
+grep -q "^group sfsbob $SFS_BOB_GID files=3 .* files_limit=3 " "$SFS_TEST_TMP/list.txt" ||
+    sfs_fail "quota list has no record of group sfsbob with its file limit"
+
 # --- usage is what du counts
 sfs_expect_eq "$(usage --user sfsalice | cut -d' ' -f1-2)" "$(du_count -user sfsalice)" "sfsalice's usage vs find"
 sfs_expect_eq "$(usage --user sfsbob | cut -d' ' -f1-2)" "$(du_count -user sfsbob)" "sfsbob's usage vs find"
@@ -115,6 +123,7 @@ sfs_as sfsalice env LD_PRELOAD="$SFS_PRELOAD" sh -c "
     done" &
 stream=$!
 sleep 4
+kill -0 $stream 2>/dev/null || sfs_fail "the dd/rm stream ended before the kill (make it longer)"
 sfs_kill9_service
 wait $stream 2>/dev/null
 sfs_start_service 3 --targets 2
