@@ -236,6 +236,40 @@ int sfs_meta_quota_may_create(sfs_meta_txn_t *txn, const sfs_attr_t *attr, const
     return 0;
 }
 
+int sfs_meta_quota_may_move(sfs_meta_txn_t *txn, const sfs_attr_t *old, const sfs_attr_t *new,
+                            const char *path)
+{
+    const uint32_t kinds[2]   = {SFS_QUOTA_USER, SFS_QUOTA_GROUP};
+    const uint32_t from_id[2] = {old->uid, old->gid}, to_id[2] = {new->uid, new->gid};
+
+    if (new->type != SFS_TYPE_FILE) {
+        return 0;
+    }
+    for (int i = 0; i < 2; i++) {
+        sfs_quota_entry_t e;
+        char              who[300], lim[32];
+        int               rc;
+
+        if (from_id[i] == to_id[i]) {
+            continue;
+        }
+        if ((rc = sfs_meta_quota_get(txn, kinds[i], to_id[i], &e)) != 0) {
+            return rc;
+        }
+        if (e.files_limit && e.files + 1 > e.files_limit) {
+            return sfs_error_set(-EDQUOT, "quota: %s over its file limit %lu on %.200s",
+                                 sfs_meta_quota_who(kinds[i], to_id[i], who, sizeof(who)),
+                                 (unsigned long)e.files_limit, path);
+        }
+        if (e.space_limit && e.space + new->size > e.space_limit) {
+            return sfs_error_set(-EDQUOT, "quota: %s over its space limit %s on %.200s",
+                                 sfs_meta_quota_who(kinds[i], to_id[i], who, sizeof(who)),
+                                 sfs_quota_bytes(e.space_limit, lim, sizeof(lim)), path);
+        }
+    }
+    return 0;
+}
+
 int sfs_meta_quota_limited(sfs_meta_txn_t *txn, const sfs_attr_t *attr)
 {
     sfs_quota_entry_t u, g;

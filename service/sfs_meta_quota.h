@@ -18,12 +18,18 @@
 
 /* An inode changes from `old` to `new` (either NULL: created, removed):
  * move its file and bytes between the usage records of its owners. Never
- * refuses (creates and growth are checked before, by the two below). */
+ * refuses (creates, moves and growth are checked before, below). */
 int sfs_meta_quota_charge(sfs_meta_txn_t *txn, const sfs_attr_t *old, const sfs_attr_t *new);
 
 /* A new file owned as `attr` says may be created (-EDQUOT naming the
  * quota and `path` when its owner or group is at its file limit). */
 int sfs_meta_quota_may_create(sfs_meta_txn_t *txn, const sfs_attr_t *attr, const char *path);
+
+/* A file going from the owners of `old` to those of `new` (chown, chgrp
+ * by a user) may join them (-EDQUOT naming the quota and `path` when a
+ * new owner or group would pass a limit). */
+int sfs_meta_quota_may_move(sfs_meta_txn_t *txn, const sfs_attr_t *old, const sfs_attr_t *new,
+                            const char *path);
 
 /* 1 when a space limit applies to the owner or group of `attr`, 0 when
  * not, or a negative errno. */

@@ -195,11 +195,19 @@ int sfs_ns_setattr(sfs_meta_txn_t *txn, const sfs_cred_t *cred, const char *path
         return sfs_error_set(-EACCES, "'%.200s': permission denied (write)", path);
     }
     if (mask & SFS_SETATTR_OWNER) {
+        sfs_attr_t before = *attr;
+
         if (sfs_perm_chown(cred, attr, uid, gid) != 0) {
             return sfs_error_set(-EPERM,
                                  "'%.200s': operation not permitted (only root gives a file away; "
                                  "its owner may change its group to one of their own)",
                                  path);
+        }
+        /* a user's chgrp into a group at its limit is refused, as on ext4
+         * (root's is not) */
+        if (!sfs_cred_privileged(cred) &&
+            (rc = sfs_meta_quota_may_move(txn, &before, attr, path)) != 0) {
+            return rc;
         }
     }
     if (explicit_times || now_times) {

@@ -92,6 +92,16 @@ sfs_expect_eq "$(usage --group sfsbob)" "files=3 space=$((20 * MIB)) files_limit
     "group sfsbob's record"
 echo "ok: the group file limit refuses the 4th create, names the quota, and rm frees one"
 
+# --- chgrp by a user into a group at its file limit is refused (as ext4); root's is not
+sfs_ctl quota set --group sfsteam --files 1 || sfs_fail "quota set --group sfsteam --files 1"
+sfs_as sfsalice env LD_PRELOAD="$SFS_PRELOAD" chgrp sfsteam $T/a4 || sfs_fail "chgrp a4 into sfsteam (0 of 1)"
+sfs_as sfsalice env LD_PRELOAD="$SFS_PRELOAD" chgrp sfsteam $T/a2 2>"$SFS_TEST_TMP/chgrp.err" &&
+    sfs_fail "chgrp of a 2nd file into sfsteam (file limit 1) succeeded"
+grep -q "Disk quota exceeded" "$SFS_TEST_TMP/chgrp.err" || sfs_fail "chgrp: $(cat "$SFS_TEST_TMP/chgrp.err")"
+sfs_as sfsalice env LD_PRELOAD="$SFS_PRELOAD" chgrp sfsalice $T/a4 || sfs_fail "chgrp a4 back"
+sfs_expect_eq "$(usage --group sfsteam)" "files=0 space=0 files_limit=1 space_limit=0" "group sfsteam's record"
+echo "ok: a user's chgrp into a group at its file limit: $(head -n1 "$SFS_TEST_TMP/chgrp.err")"
+
 # --- MPI-IO: MPI_ERR_QUOTA with the quota's words
 sfs_ctl quota set --user sfsalice --space 14m || sfs_fail "quota set 14m"
 sfs_as sfsalice timeout 120 mpirun.openmpi --oversubscribe -np 1 -x STRIPEFS_CONFIG "$RUN" \

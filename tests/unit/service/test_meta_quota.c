@@ -333,6 +333,36 @@ static void test_upgrade_counts_once(void **state)
     expect_usage(f, SFS_QUOTA_GROUP, GID_A, 0, 0);
 }
 
+/* A user's chgrp into a group at its limit is refused (as ext4); root's
+ * is not, and usage moves either way. */
+static void test_chgrp_into_a_full_group(void **state)
+{
+    fixture_t      *f     = *state;
+    sfs_cred_t      alice = {.uid = UID_A, .gid = GID_A, .group_count = 1, .groups = {GID_B}};
+    sfs_quota_req_t set   = {
+          .kind = SFS_QUOTA_GROUP, .id = GID_B, .flags = SFS_QUOTA_SET_FILES, .files_limit = 1};
+    sfs_attr_t attr;
+
+    make_file(f, "/d/x");
+    make_file(f, "/d/y");
+    assert_int_equal(sfs_meta_quota_set(f->txn, &set), 0);
+    assert_int_equal(sfs_ns_setattr(f->txn, &alice, "/d/x", SFS_SETATTR_OWNER, 0, SFS_ID_UNCHANGED,
+                                    GID_B, 0, 0, 3, &attr),
+                     0);
+    expect_usage(f, SFS_QUOTA_GROUP, GID_B, 1, 0);
+    assert_int_equal(sfs_ns_setattr(f->txn, &alice, "/d/y", SFS_SETATTR_OWNER, 0, SFS_ID_UNCHANGED,
+                                    GID_B, 0, 0, 3, &attr),
+                     -EDQUOT);
+    assert_non_null(strstr(sfs_error_detail(), "(gid 4102) over its file limit 1 on /d/y"));
+    expect_usage(f, SFS_QUOTA_GROUP, GID_A, 1, 0);
+    /* root may */
+    assert_int_equal(sfs_ns_setattr(f->txn, &f->server, "/d/y", SFS_SETATTR_OWNER, 0,
+                                    SFS_ID_UNCHANGED, GID_B, 0, 0, 3, &attr),
+                     0);
+    expect_usage(f, SFS_QUOTA_GROUP, GID_B, 2, 0);
+    expect_usage(f, SFS_QUOTA_GROUP, GID_A, 0, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -341,6 +371,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_space_limit, setup, teardown),
         cmocka_unit_test_setup_teardown(test_check_repairs, setup, teardown),
         cmocka_unit_test_setup_teardown(test_upgrade_counts_once, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_chgrp_into_a_full_group, setup, teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
