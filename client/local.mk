@@ -10,7 +10,7 @@ libsfs_client_la_SOURCES = \
 	client/sfs_statfs.c \
 	client/sfs_client_names.c \
 	client/sfs_file.c \
-	client/sfs_client_lock.c \
+	client/sfs_client_lock.c client/sfs_client_detached.c \
 	client/sfs_file_size.c \
 	client/sfs_dir_stat.c \
 	client/sfs_file_io.c \

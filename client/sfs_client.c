@@ -315,6 +315,7 @@ void sfs_client_put(sfs_client_t *client)
          * tearing them down here would close them under it */
         return;
     }
+    sfs_client_detached_reap(client, 1); /* the last ENDs reach the server */
     sfs_cluster_destroy(client->cluster);
     sfs_tp_worker_destroy(client->worker);
     free(client);

@@ -15,6 +15,7 @@
 #define SFS_CLIENT_DEFAULT_CONNECT_MS 10000      /* ... the config's default too */
 #define SFS_CLIENT_BOUNCE_PIECES      8          /* more pieces than this: pack them */
 #define SFS_CLIENT_BOUNCE_MAX         (1u << 20) /* ... if the request is this small */
+#define SFS_CLIENT_DETACHED_MAX       64         /* unanswered SIZE ENDs in flight */
 
 /* A bad argument of a public call: -EINVAL, the detail naming the call and
  * the argument (the public API never dereferences what it has not checked). */
@@ -49,6 +50,10 @@ struct sfs_client {
     pid_t            pid;         /* the process whose connections these are */
     int              local_reads; /* read same-host chunk files directly (sfs_file_local.c) */
     uint32_t         local_fds;   /* ... descriptors held for that */
+    /* metadata RPCs no one waits for (sfs_client_detached.c) */
+    sfs_tp_rpc_t *detached[SFS_CLIENT_DETACHED_MAX];
+    uint32_t      detached_op[SFS_CLIENT_DETACHED_MAX];
+    uint32_t      detached_count;
 };
 
 typedef struct sfs_file_local sfs_file_local_t;
@@ -65,7 +70,8 @@ struct sfs_file {
     sfs_cap_t         cap;               /* the targets' permission for this open */
     uint64_t          cap_got_s;         /* when it came (renewed at half its life) */
     int               privs_checked;     /* set-id bits dealt with before the first write */
-    int               writer_registered; /* SIZE BEGIN told the metadata server */
+    int               writer_registered; /* SIZE BEGIN (or the CREATE) told the metadata server */
+    int               writer_modified;   /* this open wrote or truncated: mtime moves at END */
     pid_t             writer_pid;        /* ... from this process (not a forked copy) */
     uint64_t          size_view;         /* the size as this open made it, if size_view_ok: */
     int               size_view_ok;      /* the first writer, and none of its writes failed */
@@ -118,6 +124,14 @@ void sfs_file_local_close(sfs_file_t *file);
  * not answer is named in the error; a refusal keeps the server's words. */
 int sfs_client_meta_call_args(sfs_client_t *client, uint32_t opcode, const void *args,
                               size_t length, sfs_tp_rpc_t **rpc_p);
+/* A metadata RPC whose reply no one waits for (sfs_client_detached.c):
+ * sent now; its outcome only reaches the debug log. At most
+ * SFS_CLIENT_DETACHED_MAX are in flight (then this waits for them); the
+ * last reference to the client waits for all before the connections go.
+ * For requests whose loss costs only speed (SIZE END). */
+int sfs_client_meta_post(sfs_client_t *client, uint32_t opcode, const void *args, size_t length);
+/* Release the finished ones; with `wait_all`, wait for every one first. */
+void sfs_client_detached_reap(sfs_client_t *client, int wait_all);
 /* The same for a meta_req: pack `req` for `opcode`, then as above. */
 int sfs_client_meta_call(sfs_client_t *client, uint32_t opcode, const sfs_meta_req_t *req,
                          sfs_tp_rpc_t **rpc_p);

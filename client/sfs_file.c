@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define SFS_FILE_GLOBAL_MAGIC 0x53464647u /* "SFFG" */
 
@@ -63,6 +64,9 @@ int sfs_file_open(sfs_client_t *client, const char *path, int flags, uint32_t mo
         req->chunk_size   = SFS_PARAM_VALUE(params, chunk_size, SFS_OPEN_PARAM_CHUNK_SIZE, 0);
         req->stripe_count = SFS_PARAM_VALUE(params, stripe_count, SFS_OPEN_PARAM_STRIPE_COUNT, 0);
         req->start_target = SFS_PARAM_VALUE(params, start_target, SFS_OPEN_PARAM_START_TARGET, 0);
+        if ((flags & 0x3) != SFS_O_RDONLY) {
+            req->flags |= SFS_CREATE_WRITER; /* a new file: registered with no BEGIN */
+        }
         if (params && (params->field_mask & SFS_OPEN_PARAM_MIRROR)) {
             req->flags |= params->mirror ? SFS_PATTERN_REQ_MIRROR : SFS_PATTERN_REQ_NO_MIRROR;
         }
@@ -83,6 +87,15 @@ int sfs_file_open(sfs_client_t *client, const char *path, int flags, uint32_t mo
         sfs_pattern_validate(&file->attr.pattern) != 0) {
         rc = sfs_error_set(-EIO, "%s has no valid stripe pattern (run stripefs-fsck)", file->path);
         goto err;
+    }
+    if (created == SFS_CREATED_WRITER || created == SFS_CREATED_WRITER_QUOTA) {
+        /* registered by the CREATE's own commit, with the size known: 0 */
+        file->writer_registered = 1;
+        file->writer_pid        = getpid();
+        file->size_view_ok      = 1;
+        file->size_view         = 0;
+        file->quota_limited     = created == SFS_CREATED_WRITER_QUOTA; /* nothing granted yet */
+        file->quota_granted     = 0;
     }
     if ((flags & SFS_O_TRUNC) && !created && (flags & 0x3) != SFS_O_RDONLY) {
         rc = sfs_file_truncate(file, 0);

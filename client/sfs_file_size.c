@@ -1,7 +1,7 @@
 /* The size the metadata server keeps (docs/metadata.md): a stat in one
  * round trip where it is exact, the targets asked (once, then kept) where
  * it is not; a writing open registered before its first write or truncate
- * and ended at its close. */
+ * (or by the CREATE that made the file) and ended at its close. */
 #define SFS_LOG_FAC "client"
 #include "sfs_client_internal.h"
 
@@ -66,6 +66,7 @@ int sfs_file_writer_begin(sfs_file_t *file)
     sfs_size_reply_t reply = {0};
     int              rc;
 
+    file->writer_modified = 1; /* called before every write and truncate */
     if (file->writer_registered) {
         return 0;
     }
@@ -108,8 +109,11 @@ void sfs_file_writer_renew(sfs_file_t *file)
 
 void sfs_file_writer_end(sfs_file_t *file)
 {
-    sfs_size_reply_t reply;
-    uint32_t         flags = SFS_SIZE_MODIFIED | (file->size_view_ok ? SFS_SIZE_VIEW : 0);
+    sfs_size_req_t req;
+    uint8_t        args[128];
+    sfs_wbuf_t     wb;
+    uint32_t       flags =
+        (file->writer_modified ? SFS_SIZE_MODIFIED : 0) | (file->size_view_ok ? SFS_SIZE_VIEW : 0);
 
     if (!file->writer_registered || file->writer_pid != getpid()) {
         /* a forked child freeing its copy of the parent's handle: the
@@ -119,8 +123,18 @@ void sfs_file_writer_end(sfs_file_t *file)
 
     file->writer_registered = 0;
     sfs_file_cap_refresh(file);
-    if (sfs_file_size_op(file, SFS_SIZE_OP_END, flags, file->size_view, &reply) != 0) {
-        /* its lease ends it: stats ask the targets until then */
+    memset(&req, 0, sizeof(req));
+    req.entry_id = file->attr.entry_id;
+    req.op       = SFS_SIZE_OP_END;
+    req.flags    = flags;
+    req.size     = file->size_view;
+    req.cap      = file->cap;
+    sfs_wbuf_init(&wb, args, sizeof(args));
+    sfs_proto_size_req_pack(&wb, &req);
+    /* not waited for: a close costs no round trip for it. Lost, or not yet
+     * there, it leaves the registration, which only makes stats ask the
+     * targets (exact) until it arrives or the lease ends */
+    if (sfs_client_meta_post(file->client, SFS_OP_SIZE, args, wb.length) != 0) {
         sfs_debug("%s: write registration not ended: %s", file->path, sfs_error_detail());
         sfs_error_clear();
     }

@@ -106,7 +106,6 @@
     _(UNLOCK, 35, META, unlock_req, none, lock)        /* release, or cancel a queued LOCK */      \
     _(STAT, 36, META, meta_req, stat_reply, meta)      /* payload: sfs_dirent_plus_t each */       \
     _(SIZE, 37, META, size_req, size_reply, meta_size) /* writers and the kept size */             \
-    /* quotas (sfs_proto_quota.h) */                                                               \
     _(QUOTA_SET, 50, META, quota_req, none, meta_quota)                                            \
     _(QUOTA_GET, 51, META, quota_req, page_reply, meta_quota) /* payload: sfs_quota_entry_t */     \
     _(QUOTA_GROW, 52, META, quota_grow_req, quota_grow_reply, meta_quota)                          \
@@ -365,6 +364,12 @@ void sfs_cap_unpack(sfs_rbuf_t *rb, sfs_cap_t *cap);
 /* Metadata requests                                                      */
 
 #define SFS_CREATE_EXCL 0x1u /* fail with -EEXIST if the name exists */
+/* CREATE of an open that will write: a file this creates is registered
+ * with this open as its only writer in the create's own commit (as SIZE
+ * BEGIN would), and the reply's `created` is SFS_CREATED_WRITER instead of
+ * 1, so the client sends no BEGIN before its first write (docs/metadata.md).
+ * A server that does not know the flag answers 1: the client then begins. */
+#define SFS_CREATE_WRITER 0x1000u
 /* CREATE: a mirrored file whatever its directory says; SETPATTERN: new files
  * are mirrored (MIRROR) or not (NO_MIRROR); neither: as it was. */
 #define SFS_PATTERN_REQ_MIRROR    0x2u
@@ -443,9 +448,11 @@ void sfs_proto_meta_req_unpack(sfs_rbuf_t *rb, uint32_t opcode, sfs_meta_req_t *
 /* LOOKUP, CREATE, MKDIR, UNLINK, SETPATTERN, SETATTR reply: the entry's
  * attributes; CREATE says whether it made the file; a file looked up or
  * created comes with a capability for its targets (sfs_cap.h). */
+#define SFS_CREATED_WRITER 2u /* created, and the asking open registered as its writer */
+
 typedef struct sfs_open_reply {
     sfs_attr_t attr;
-    uint8_t    created; /* CREATE */
+    uint8_t    created; /* CREATE: 0, 1, SFS_CREATED_WRITER or SFS_CREATED_WRITER_QUOTA */
     uint8_t    has_cap; /* LOOKUP, CREATE of a file */
     sfs_cap_t  cap;
 } sfs_open_reply_t;
@@ -499,11 +506,6 @@ typedef struct sfs_size_req {
 /* Sets rb->error also for an unknown op or flag. */
 void sfs_proto_size_req_pack(sfs_wbuf_t *wb, const sfs_size_req_t *req);
 void sfs_proto_size_req_unpack(sfs_rbuf_t *rb, sfs_size_req_t *req);
-
-/* BEGIN, RENEW: a space quota limits the file's owner or group: ask
- * QUOTA_GROW before writing past the granted end, `granted` (BEGIN; 0 from
- * RENEW), which follows `size` on the wire (docs/quotas.md) */
-#define SFS_SIZE_QUOTA 0x2u
 
 typedef struct sfs_size_reply {
     uint32_t writers; /* registered after the operation */

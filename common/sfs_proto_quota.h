@@ -11,6 +11,15 @@
 
 #include <stdint.h>
 
+/* SIZE reply to BEGIN and RENEW, in `base`: a space quota limits the
+ * file's owner or group: ask QUOTA_GROW before writing past the granted
+ * end, `granted` (BEGIN's; 0 from RENEW), which follows `size` on the wire
+ * only with this bit. */
+#define SFS_SIZE_QUOTA 0x2u
+/* CREATE reply's `created`: SFS_CREATED_WRITER, and a space quota applies:
+ * the open asks QUOTA_GROW before its first write. */
+#define SFS_CREATED_WRITER_QUOTA 3u
+
 #define SFS_QUOTA_USER  0u
 #define SFS_QUOTA_GROUP 1u
 

@@ -56,7 +56,7 @@ void sfs_proto_open_reply_unpack(sfs_rbuf_t *rb, uint32_t opcode, sfs_open_reply
     }
     if (opcode == SFS_OP_CREATE) {
         reply->created = sfs_rbuf_u8(rb);
-        if (reply->created > 1) {
+        if (reply->created > SFS_CREATED_WRITER_QUOTA) {
             rb->error = -EBADMSG;
         }
     }

@@ -119,10 +119,32 @@ void *sfs_chunk_target_backend_state(sfs_chunk_target_t *target)
     return target->store;
 }
 
+/* A write answered ENOSPC: the target reports no free space from now on. */
+static void sfs_chunk_mark_full(sfs_chunk_target_t *target)
+{
+    __atomic_store_n(&target->answered_enospc, 1, __ATOMIC_RELAXED);
+}
+
+/* Space was freed: its free space is what the disk and the limit say. */
+static void sfs_chunk_mark_room(sfs_chunk_target_t *target)
+{
+    __atomic_store_n(&target->answered_enospc, 0, __ATOMIC_RELAXED);
+}
+
+int sfs_chunk_target_has_news(sfs_chunk_target_t *target)
+{
+    uint64_t capacity = __atomic_load_n(&target->reported_capacity, __ATOMIC_RELAXED);
+
+    return __atomic_load_n(&target->answered_enospc, __ATOMIC_RELAXED) !=
+               __atomic_load_n(&target->reported_enospc, __ATOMIC_RELAXED) ||
+           (capacity &&
+            __atomic_load_n(&target->grown_since_report, __ATOMIC_RELAXED) >= capacity / 100);
+}
+
 int sfs_chunk_target_space(sfs_chunk_target_t *target, uint64_t *capacity_p, uint64_t *free_p)
 {
     uint64_t capacity, avail, used;
-    int      rc = target->ops->space(target->store, &capacity, &avail);
+    int      full, rc = target->ops->space(target->store, &capacity, &avail);
 
     if (rc) {
         return sfs_error_set(rc, "target %u: statvfs %s: %s", target->id, target->dir,
@@ -137,8 +159,12 @@ int sfs_chunk_target_space(sfs_chunk_target_t *target, uint64_t *capacity_p, uin
             avail = capacity - (used < capacity ? used : capacity);
         }
     }
+    full = __atomic_load_n(&target->answered_enospc, __ATOMIC_RELAXED);
+    __atomic_store_n(&target->reported_enospc, full, __ATOMIC_RELAXED);
+    __atomic_store_n(&target->grown_since_report, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&target->reported_capacity, capacity, __ATOMIC_RELAXED);
     *capacity_p = capacity;
-    *free_p     = avail;
+    *free_p     = full ? 0 : avail;
     return 0;
 }
 
@@ -219,6 +245,7 @@ int sfs_chunk_write(sfs_chunk_target_t *target, uint64_t entry_id, const sfs_io_
                 target->capacity_limit) {
             rc = sfs_error_set(-ENOSPC, "target %u is full (capacity limit %" PRIu64 " bytes)",
                                target->id, target->capacity_limit);
+            sfs_chunk_mark_full(target);
             goto out_nodetail;
         }
     }
@@ -257,12 +284,19 @@ int sfs_chunk_write(sfs_chunk_target_t *target, uint64_t entry_id, const sfs_io_
     if (target->capacity_limit && end > before) {
         __atomic_add_fetch(&target->used_bytes, end - before, __ATOMIC_RELAXED);
     }
+    /* the growth (exact only with a capacity limit: else what was written) */
+    __atomic_add_fetch(&target->grown_since_report,
+                       target->capacity_limit ? (end > before ? end - before : 0) : total,
+                       __ATOMIC_RELAXED);
     /* the chunk file is at least this long (exact only with a capacity limit) */
     *length_p = end > before ? end : before;
 out:
     if (rc) {
         sfs_error_set(rc, "target %u: writing chunk %016" PRIx64 " failed: %s", target->id,
                       entry_id, sfs_strerror(rc));
+    }
+    if (rc == -ENOSPC) {
+        sfs_chunk_mark_full(target);
     }
 out_nodetail:
     sfs_chunk_fd_put(target, &handle);
@@ -388,6 +422,7 @@ int sfs_chunk_truncate(sfs_chunk_target_t *target, uint64_t entry_id, uint64_t l
         }
         if (rc == 0 && size > length) {
             __atomic_sub_fetch(&target->used_bytes, size - length, __ATOMIC_RELAXED);
+            sfs_chunk_mark_room(target);
         } else if (rc == 0) {
             __atomic_add_fetch(&target->used_bytes, length - size, __ATOMIC_RELAXED);
         }
@@ -436,6 +471,7 @@ int sfs_chunk_unlink(sfs_chunk_target_t *target, uint64_t entry_id)
                              strerror(-rc));
     }
     __atomic_sub_fetch(&target->used_bytes, length, __ATOMIC_RELAXED);
+    sfs_chunk_mark_room(target);
     return 0;
 }
 

@@ -45,8 +45,15 @@ uint32_t sfs_chunk_target_id(const sfs_chunk_target_t *target);
 const char *sfs_chunk_target_dir(const sfs_chunk_target_t *target);
 uint64_t    sfs_chunk_target_bandwidth(const sfs_chunk_target_t *target);
 
-/* Capacity (the config's limit or the file system's size) and free bytes. */
+/* Capacity (the config's limit or the file system's size) and free bytes:
+ * none once a write answered ENOSPC, until a chunk file shrinks or goes
+ * (the metadata server then places no new file here, docs/capacity.md). */
 int sfs_chunk_target_space(sfs_chunk_target_t *target, uint64_t *capacity_p, uint64_t *free_p);
+/* Whether the last sfs_chunk_target_space is out of date enough that
+ * management should hear now, not at the next heartbeat: the target
+ * answered ENOSPC since, or its chunk files grew by 1% of its capacity
+ * (new files are placed by free space, docs/capacity.md). */
+int sfs_chunk_target_has_news(sfs_chunk_target_t *target);
 /* Flush everything written to this target to disk (syncfs). */
 int sfs_chunk_target_sync(sfs_chunk_target_t *target);
 /* The backend's state (what its attach made), for tests of a backend. */

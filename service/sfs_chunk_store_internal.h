@@ -56,12 +56,17 @@ struct sfs_chunk_target {
     uint64_t                       bandwidth;
     uint64_t                       used_bytes;      /* atomic: bytes in chunk files */
     int                            no_nowait_write; /* the device refused RWF_NOWAIT writes */
-    pthread_mutex_t                throttle_lock;
-    uint64_t                       disk_free_at_ns; /* emulated disk: busy until then */
-    pthread_mutex_t                fd_lock;
-    pthread_cond_t                 unmapped; /* a mapped read ended */
-    uint64_t                       fd_clock;
-    sfs_chunk_fd_t                 fds[SFS_CHUNK_FD_CACHE];
+    /* atomic, for the heartbeat (sfs_chunk_target_has_news): */
+    int             answered_enospc;    /* reported with no free space until a chunk shrinks */
+    int             reported_enospc;    /* ...and the last report said so */
+    uint64_t        grown_since_report; /* bytes the chunk files grew by since the last report */
+    uint64_t        reported_capacity;  /* the last report's */
+    pthread_mutex_t throttle_lock;
+    uint64_t        disk_free_at_ns; /* emulated disk: busy until then */
+    pthread_mutex_t fd_lock;
+    pthread_cond_t  unmapped; /* a mapped read ended */
+    uint64_t        fd_clock;
+    sfs_chunk_fd_t  fds[SFS_CHUNK_FD_CACHE];
 };
 
 /* The open-chunk cache (sfs_chunk_cache.c). The cached chunk of `entry_id`

@@ -28,7 +28,7 @@ static void sfs_meta_refresh_targets(sfs_meta_t *meta, uint64_t now)
 {
     sfs_cluster_t *cluster  = meta->service->cluster;
     uint32_t       interval = meta->service->config->heartbeat_interval_ms;
-    int            rc;
+    int            rc, wanted;
 
     if (!cluster) {
         return;
@@ -43,10 +43,14 @@ static void sfs_meta_refresh_targets(sfs_meta_t *meta, uint64_t now)
     if (now < meta->next_refresh_ms || !meta->service->registered) {
         return;
     }
+    wanted                = meta->next_refresh_ms == 0; /* sfs_meta_map_changed */
     meta->next_refresh_ms = now + interval;
     /* the transport's RPC deadline, as the heartbeat's: a shorter one would
      * declare a slow management's connection broken */
     rc = sfs_cluster_refresh_map_start(cluster, 0);
+    if (rc == -EALREADY && wanted) {
+        meta->next_refresh_ms = 0; /* the change came after that request: ask again */
+    }
     if (rc && rc != -EALREADY) {
         sfs_warn("cannot ask management for the cluster map: %s", sfs_error_detail());
     }

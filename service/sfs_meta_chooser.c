@@ -1,16 +1,26 @@
 /*
  * The target chooser (sfs_meta_chooser.h): smooth weighted round-robin over
- * the usable targets of the cluster map.
+ * the usable targets of the cluster map, other nodes first.
  */
+#define SFS_LOG_FAC "meta"
 #include "sfs_meta_chooser.h"
 
 #include "sfs_alloc.h"
 #include "sfs_errno.h"
 #include "sfs_layout.h"
+#include "sfs_log.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+
+#define SFS_MIB (1ull << 20)
+
+uint64_t sfs_meta_chooser_reserve(uint64_t capacity)
+{
+    return capacity / 100 > SFS_MIB ? capacity / 100 : SFS_MIB;
+}
 
 void sfs_meta_chooser_init(sfs_meta_chooser_t *chooser)
 {
@@ -26,6 +36,57 @@ void sfs_meta_chooser_cleanup(sfs_meta_chooser_t *chooser)
     pthread_mutex_destroy(&chooser->lock);
 }
 
+/* Ranks on one host share an index: the first node of the map with the
+ * host's name. A target whose node is not in the map is a host of its own. */
+static uint32_t sfs_meta_host_index(const sfs_map_t *map, uint32_t node_id)
+{
+    const sfs_map_node_t *node = sfs_map_find_node(map, node_id);
+
+    if (!node) {
+        return map->node_count + node_id;
+    }
+    for (uint32_t i = 0; i < map->node_count; i++) {
+        if (strcmp(map->nodes[i].host, node->host) == 0) {
+            return i;
+        }
+    }
+    return map->node_count + node_id;
+}
+
+/* The default pattern over every target of unequal sizes puts equal bytes
+ * on each: the smallest fills first and the rest of the others is lost
+ * (docs/capacity.md). Said once per number of targets: the map grows while
+ * the storage ranks register, and a warning about the first rank's targets
+ * alone would name the wrong count. */
+static void sfs_meta_chooser_check_width(sfs_meta_chooser_t *chooser, const sfs_map_t *map)
+{
+    uint64_t smallest = UINT64_MAX, largest = 0;
+
+    if (chooser->width_warned >= map->target_count || map->target_count < 2 ||
+        map->default_stripe_count < map->target_count) {
+        return;
+    }
+    for (uint32_t i = 0; i < map->target_count; i++) {
+        uint64_t capacity = map->targets[i].capacity;
+
+        if (capacity == 0) {
+            return; /* not reported yet */
+        }
+        smallest = capacity < smallest ? capacity : smallest;
+        largest  = capacity > largest ? capacity : largest;
+    }
+    if (largest / 10 > largest - smallest) {
+        return; /* within 10%: alike */
+    }
+    chooser->width_warned = map->target_count;
+    sfs_warn("the default pattern (stripe_count %u) spans all %u targets, whose capacities "
+             "differ (%" PRIu64 " to %" PRIu64 " MiB): each file puts equal bytes on each, the "
+             "smallest fill first; set pattern.stripe_count below %u so that files go where the "
+             "space is (docs/capacity.md)",
+             map->default_stripe_count, map->target_count, smallest >> 20, largest >> 20,
+             map->target_count);
+}
+
 int sfs_meta_chooser_update(sfs_meta_chooser_t *chooser, const sfs_map_t *map)
 {
     sfs_meta_target_t *fresh;
@@ -35,23 +96,58 @@ int sfs_meta_chooser_update(sfs_meta_chooser_t *chooser, const sfs_map_t *map)
     }
     pthread_mutex_lock(&chooser->lock);
     for (uint32_t i = 0; i < map->target_count; i++) {
-        const sfs_map_target_t *t = &map->targets[i];
+        const sfs_map_target_t *t    = &map->targets[i];
+        sfs_meta_target_t      *f    = &fresh[i];
+        uint64_t                mib  = t->free / SFS_MIB ? t->free / SFS_MIB : 1;
+        int                     room = t->free >= sfs_meta_chooser_reserve(t->capacity);
 
-        fresh[i].id     = t->target_id;
-        fresh[i].online = t->state == SFS_STATE_ONLINE;
-        /* weight by free space in MiB; a full or offline target gets none */
-        fresh[i].weight  = fresh[i].online ? t->free >> 20 : 0;
-        fresh[i].suspect = t->state == SFS_STATE_PROBABLY_OFFLINE ? t->free >> 20 : 0;
+        f->id      = t->target_id;
+        f->node_id = t->node_id;
+        f->host    = sfs_meta_host_index(map, t->node_id);
+        f->online  = t->state == SFS_STATE_ONLINE;
+        f->full    = !room;
         for (uint32_t j = 0; j < chooser->target_count; j++) {
             if (chooser->targets[j].id == t->target_id) {
-                fresh[i].current = chooser->targets[j].current;
+                f->current       = chooser->targets[j].current;
+                f->first_current = chooser->targets[j].first_current;
+                f->draining      = chooser->targets[j].draining;
             }
         }
+        /* weight by free space in MiB; a full, draining or offline target
+         * gets none */
+        f->weight  = f->online && room && !f->draining ? mib : 0;
+        f->suspect = t->state == SFS_STATE_PROBABLY_OFFLINE && room && !f->draining ? mib : 0;
     }
     free(chooser->targets);
     chooser->targets      = fresh;
     chooser->target_count = map->target_count;
+    sfs_meta_chooser_check_width(chooser, map);
     pthread_mutex_unlock(&chooser->lock);
+    return 0;
+}
+
+int sfs_meta_chooser_set_draining(sfs_meta_chooser_t *chooser, uint32_t target_id, int draining)
+{
+    int rc = -ENOENT;
+
+    pthread_mutex_lock(&chooser->lock);
+    for (uint32_t i = 0; i < chooser->target_count; i++) {
+        sfs_meta_target_t *t = &chooser->targets[i];
+
+        if (t->id == target_id) {
+            t->draining = draining != 0;
+            if (t->draining) {
+                t->weight  = 0;
+                t->suspect = 0;
+            }
+            /* undraining takes effect with the next map (its free space) */
+            rc = 0;
+        }
+    }
+    pthread_mutex_unlock(&chooser->lock);
+    if (rc) {
+        return sfs_error_set(rc, "storage target %u does not exist", target_id);
+    }
     return 0;
 }
 
@@ -60,14 +156,32 @@ static uint64_t sfs_meta_weight(const sfs_meta_target_t *t, int last_resort)
     return last_resort ? t->suspect : t->weight;
 }
 
-/* Checks under the lock: the start target exists, something is usable.
- * Returns the number of usable targets or a negative errno; *last_resort_p
- * is set when only probably-offline targets are. */
+/* Why the start target `t` cannot take the file, as a negative errno with
+ * its message; 0 when it can. */
+static int sfs_meta_start_refusal(const sfs_meta_target_t *t, int last_resort)
+{
+    if (sfs_meta_weight(t, last_resort)) {
+        return 0;
+    }
+    if (t->draining) {
+        return sfs_error_set(-EBUSY, "start target %u is draining: it takes no new files", t->id);
+    }
+    if (t->full && (t->online || t->suspect)) {
+        return sfs_error_set(-ENOSPC, "start target %u is full", t->id);
+    }
+    return sfs_error_set(-EHOSTDOWN, "start target %u is %s", t->id,
+                         t->online ? "not usable" : "offline (or missed its heartbeat)");
+}
+
+/* Checks under the lock: the start target exists and can take the file,
+ * something is usable. Returns the number of usable targets or a negative
+ * errno; *last_resort_p is set when only probably-offline targets are. */
 static int sfs_meta_choose_check(const sfs_meta_chooser_t *chooser, uint32_t start_target,
                                  int64_t *total_p, int *last_resort_p)
 {
-    uint32_t online = 0, usable = 0, suspects = 0;
-    int      start_known = start_target == 0;
+    const sfs_meta_target_t *start  = NULL;
+    uint32_t                 online = 0, usable = 0, suspects = 0;
+    int                      rc;
 
     *total_p       = 0;
     *last_resort_p = 0;
@@ -78,33 +192,86 @@ static int sfs_meta_choose_check(const sfs_meta_chooser_t *chooser, uint32_t sta
         usable += t->weight != 0;
         suspects += t->suspect != 0;
         *total_p += (int64_t)t->weight;
-        start_known |= t->id == start_target;
-    }
-    if (start_known && usable == 0 && suspects != 0) {
-        *last_resort_p = 1;
-        for (uint32_t i = 0; i < chooser->target_count; i++) {
-            *total_p += (int64_t)chooser->targets[i].suspect;
+        if (t->id == start_target) {
+            start = t;
         }
-        return (int)suspects;
     }
-    if (!start_known) {
+    if (start_target && !start) {
         return sfs_error_set(
             -EINVAL, "storage target %u does not exist (the cluster has %u target%s)", start_target,
             chooser->target_count, chooser->target_count == 1 ? "" : "s");
     }
-    if (online == 0) {
+    if (usable == 0 && suspects != 0) {
+        *last_resort_p = 1;
+        for (uint32_t i = 0; i < chooser->target_count; i++) {
+            *total_p += (int64_t)chooser->targets[i].suspect;
+        }
+        usable = suspects;
+    } else if (online == 0) {
         return sfs_error_set(-EHOSTDOWN, "no storage target is online");
+    } else if (usable == 0) {
+        return sfs_error_set(-ENOSPC, "every online storage target is full or draining");
     }
-    if (usable == 0) {
-        return sfs_error_set(-ENOSPC, "every storage target is full");
+    if (start && (rc = sfs_meta_start_refusal(start, *last_resort_p)) != 0) {
+        return rc;
     }
     return (int)usable;
+}
+
+/* How far `t` is from the targets picked so far: 2 on another host, 1 on
+ * another rank of a host already used, 0 on a rank already used. */
+static int sfs_meta_distance(const sfs_meta_target_t *t, sfs_meta_target_t *const *picked,
+                             uint32_t n)
+{
+    int distance = 2;
+
+    for (uint32_t j = 0; j < n; j++) {
+        if (picked[j]->node_id == t->node_id) {
+            return 0;
+        }
+        if (picked[j]->host == t->host) {
+            distance = 1;
+        }
+    }
+    return distance;
+}
+
+/* Whether `t` may be one of this file's targets. (A storage pool's target
+ * list, when there is one, is one more check here.) */
+static int sfs_meta_candidate(const sfs_meta_target_t *t, int last_resort)
+{
+    return sfs_meta_weight(t, last_resort) != 0;
+}
+
+/* The file's first target among those picked, by smooth weighted
+ * round-robin of its own: one-chunk files then land on each target in
+ * proportion to its weight even when every file takes every target. The
+ * list is rotated so that it starts there (its order, which spreads nodes,
+ * is kept). */
+static void sfs_meta_rotate(sfs_meta_target_t **picked, uint32_t n, int last_resort,
+                            uint32_t *targets)
+{
+    int64_t  sum   = 0;
+    uint32_t first = 0;
+
+    for (uint32_t i = 0; i < n; i++) {
+        picked[i]->first_current += (int64_t)sfs_meta_weight(picked[i], last_resort);
+        sum += (int64_t)sfs_meta_weight(picked[i], last_resort);
+        if (picked[i]->first_current > picked[first]->first_current) {
+            first = i;
+        }
+    }
+    picked[first]->first_current -= sum;
+    for (uint32_t i = 0; i < n; i++) {
+        targets[i] = picked[(i + first) % n]->id;
+    }
 }
 
 int sfs_meta_choose(void *arg, uint32_t count, uint32_t start_target, uint32_t *targets)
 {
     sfs_meta_chooser_t *chooser = arg;
-    uint32_t            picked  = 0;
+    sfs_meta_target_t  *picked[SFS_STRIPE_COUNT_MAX];
+    uint32_t            n = 0;
     int64_t             total;
     int                 usable, last_resort;
 
@@ -115,57 +282,57 @@ int sfs_meta_choose(void *arg, uint32_t count, uint32_t start_target, uint32_t *
         return usable;
     }
     if (count > (uint32_t)usable) {
-        count = (uint32_t)usable; /* as many as there are, like BeeGFS */
+        count = (uint32_t)usable; /* as many as there are; the caller says so */
     }
     if (count > SFS_STRIPE_COUNT_MAX) {
         count = SFS_STRIPE_COUNT_MAX;
     }
-    if (start_target) {
-        for (uint32_t i = 0; i < chooser->target_count && picked == 0; i++) {
-            if (chooser->targets[i].id == start_target &&
-                sfs_meta_weight(&chooser->targets[i], last_resort)) {
-                targets[picked++] = start_target;
-            }
+    for (uint32_t i = 0; i < chooser->target_count && start_target && n == 0; i++) {
+        if (chooser->targets[i].id == start_target) {
+            picked[n++] = &chooser->targets[i]; /* usable: checked above */
         }
     }
-    while (picked < count) {
-        sfs_meta_target_t *best = NULL;
+    while (n < count) {
+        sfs_meta_target_t *best          = NULL;
+        int                best_distance = -1;
 
         for (uint32_t i = 0; i < chooser->target_count; i++) {
-            sfs_meta_target_t *t     = &chooser->targets[i];
-            int                taken = 0;
+            sfs_meta_target_t *t = &chooser->targets[i];
+            int                distance, taken = 0;
 
-            if (!sfs_meta_weight(t, last_resort)) {
+            if (!sfs_meta_candidate(t, last_resort)) {
                 continue;
             }
             t->current += (int64_t)sfs_meta_weight(t, last_resort);
-            for (uint32_t j = 0; j < picked; j++) {
-                taken |= targets[j] == t->id;
+            for (uint32_t j = 0; j < n; j++) {
+                taken |= picked[j] == t;
             }
-            if (!taken && (!best || t->current > best->current)) {
-                best = t;
+            if (taken) {
+                continue;
+            }
+            /* other nodes first, then the weights */
+            distance = sfs_meta_distance(t, picked, n);
+            if (!best || distance > best_distance ||
+                (distance == best_distance && t->current > best->current)) {
+                best          = t;
+                best_distance = distance;
             }
         }
         if (!best) {
             break;
         }
         best->current -= total;
-        targets[picked++] = best->id;
+        picked[n++] = best;
     }
-    /* when a file takes every target the weights pick the same order each
-     * time: rotate it, so that small files (one chunk) spread over all
-     * targets instead of all landing on the first one */
-    if (!start_target && picked > 1) {
-        uint32_t shift = (uint32_t)(chooser->files_chosen++ % picked);
-        uint32_t rotated[SFS_STRIPE_COUNT_MAX];
-
-        for (uint32_t i = 0; i < picked; i++) {
-            rotated[i] = targets[(i + shift) % picked];
+    if (!start_target && n > 1) {
+        sfs_meta_rotate(picked, n, last_resort, targets);
+    } else {
+        for (uint32_t i = 0; i < n; i++) {
+            targets[i] = picked[i]->id;
         }
-        memcpy(targets, rotated, picked * sizeof(*targets));
     }
     pthread_mutex_unlock(&chooser->lock);
-    return (int)picked;
+    return (int)n;
 }
 
 void sfs_meta_chooser_counts(sfs_meta_chooser_t *chooser, uint32_t *total, uint32_t *usable)

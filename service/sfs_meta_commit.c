@@ -5,6 +5,11 @@
  * transaction, commits once (one fsync for the whole batch) and only then
  * hands the replies back to the progress thread. An acknowledged operation
  * is therefore on disk.
+ *
+ * It also counts how many of the clients' operations each batch held (the
+ * group-commit batch sizes) and logs them at info level, once per burst
+ * (after SFS_META_BATCH_REPORT_IDLE_MS without a client's batch) and at
+ * shutdown for the whole run: benchmarks/md.sh reads them.
  */
 #define SFS_LOG_FAC "meta"
 #include "sfs_service.h"
@@ -15,8 +20,14 @@
 #include "sfs_log.h"
 #include "sfs_time.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* A burst ends after this long without a client's batch; then it is logged. */
+#define SFS_META_BATCH_REPORT_IDLE_MS 1000
 
 int sfs_meta_is_write(const sfs_meta_op_t *op)
 {
@@ -82,17 +93,84 @@ static void sfs_meta_reply_early(sfs_meta_t *meta, sfs_list_t *ops)
     }
 }
 
+/* The histogram's bucket of a commit of `writes` writes: 1, 2, 3-4, 5-8, ... */
+static unsigned sfs_meta_batch_bucket(uint32_t writes)
+{
+    unsigned bucket = 0;
+    uint32_t top    = 1;
+
+    while (bucket + 1 < SFS_META_BATCH_BUCKETS && writes > top) {
+        bucket++;
+        top <<= 1;
+    }
+    return bucket;
+}
+
+/* Count one batch of `client` clients' operations, `writes` of them writes. */
+static void sfs_meta_batch_count(sfs_meta_batch_stats_t *stats, uint32_t writes, uint32_t client,
+                                 uint64_t now_ns)
+{
+    if (!client) {
+        stats->internal++;
+        return;
+    }
+    if (!stats->first_ns) {
+        stats->first_ns = now_ns;
+    }
+    stats->last_ns = now_ns;
+    if (writes) {
+        stats->commits++;
+        stats->commit_writes += writes;
+        stats->commit_ops += client;
+        stats->hist[sfs_meta_batch_bucket(writes)]++;
+        if (writes > stats->commit_max) {
+            stats->commit_max = writes;
+        }
+    } else {
+        stats->reads++;
+        stats->read_ops += client;
+        if (client > stats->read_max) {
+            stats->read_max = client;
+        }
+    }
+}
+
+/* One line (the format benchmarks/md.sh parses). */
+static void sfs_meta_batch_log(const char *what, const sfs_meta_batch_stats_t *s)
+{
+    sfs_info("group commit, %s: %lu writes in %lu commits (mean %.2f, max %u; commits by writes "
+             "1:%lu 2:%lu 3-4:%lu 5-8:%lu 9-16:%lu 17-32:%lu 33-64:%lu 65+:%lu), %lu reads in %lu "
+             "batches without a write (mean %.2f, max %u), %lu batches of the server's own; "
+             "clients' batches from %.3f to %.3f",
+             what, (unsigned long)s->commit_writes, (unsigned long)s->commits,
+             s->commits ? (double)s->commit_writes / (double)s->commits : 0.0, s->commit_max,
+             (unsigned long)s->hist[0], (unsigned long)s->hist[1], (unsigned long)s->hist[2],
+             (unsigned long)s->hist[3], (unsigned long)s->hist[4], (unsigned long)s->hist[5],
+             (unsigned long)s->hist[6], (unsigned long)s->hist[7], (unsigned long)s->read_ops,
+             (unsigned long)s->reads, s->reads ? (double)s->read_ops / (double)s->reads : 0.0,
+             s->read_max, (unsigned long)s->internal, (double)s->first_ns / 1e9,
+             (double)s->last_ns / 1e9);
+}
+
 static void sfs_meta_process(sfs_meta_t *meta, sfs_list_t *ops, uint32_t n)
 {
     sfs_meta_txn_t   *txn   = NULL;
     sfs_meta_batch_t *batch = malloc(sizeof(*batch));
     sfs_list_t       *elem, *tmp;
-    uint64_t          now       = sfs_wall_ns();
+    uint64_t          now    = sfs_wall_ns();
+    uint32_t          client = 0, client_writes = 0;
     int               any_write = 0, rc;
 
     sfs_list_for_each_safe(elem, tmp, ops)
     {
-        any_write |= sfs_meta_is_write(sfs_container_of(elem, sfs_meta_op_t, list));
+        const sfs_meta_op_t *op    = sfs_container_of(elem, sfs_meta_op_t, list);
+        int                  write = sfs_meta_is_write(op);
+
+        any_write |= write;
+        if (op->opcode < SFS_OP_MAX) { /* not FLUSH, not DELETES_DONE */
+            client++;
+            client_writes += write ? 1 : 0;
+        }
     }
     sfs_error_clear();
     rc = sfs_meta_txn_begin(meta->store, any_write, &txn);
@@ -147,11 +225,8 @@ static void sfs_meta_process(sfs_meta_t *meta, sfs_list_t *ops, uint32_t n)
         }
     }
     pthread_mutex_lock(&meta->lock);
-    meta->batches++;
-    meta->ops += n;
-    if (n > meta->largest_batch) {
-        meta->largest_batch = n;
-    }
+    sfs_meta_batch_count(&meta->batch_total, client_writes, client, now);
+    sfs_meta_batch_count(&meta->batch_recent, client_writes, client, now);
     /* flushes are waited for by a blocked caller, not replied to */
     sfs_list_for_each_safe(elem, tmp, ops)
     {
@@ -180,6 +255,31 @@ static void sfs_meta_process(sfs_meta_t *meta, sfs_list_t *ops, uint32_t n)
     }
 }
 
+/* Wait for work (meta->lock held); while a burst of clients' batches is
+ * unreported, only until it has been idle long enough, then report it. */
+static void sfs_meta_wait(sfs_meta_t *meta)
+{
+    uint64_t        idle_ns = SFS_META_BATCH_REPORT_IDLE_MS * 1000000ull;
+    uint64_t        due_ns  = meta->batch_recent.last_ns + idle_ns;
+    struct timespec due;
+
+    if (!meta->batch_recent.first_ns) {
+        pthread_cond_wait(&meta->cond, &meta->lock);
+        return;
+    }
+    if (sfs_wall_ns() < due_ns) {
+        due.tv_sec  = (time_t)(due_ns / 1000000000ull);
+        due.tv_nsec = (long)(due_ns % 1000000000ull);
+        if (pthread_cond_timedwait(&meta->cond, &meta->lock, &due) != ETIMEDOUT) {
+            return; /* work, or a spurious wakeup: look again */
+        }
+    }
+    if (sfs_list_is_empty(&meta->queue)) {
+        sfs_meta_batch_log("last burst", &meta->batch_recent);
+        memset(&meta->batch_recent, 0, sizeof(meta->batch_recent));
+    }
+}
+
 void *sfs_meta_thread(void *arg)
 {
     sfs_meta_t *meta = arg;
@@ -191,7 +291,7 @@ void *sfs_meta_thread(void *arg)
         sfs_list_init(&ops);
         pthread_mutex_lock(&meta->lock);
         while (sfs_list_is_empty(&meta->queue) && !meta->stopping) {
-            pthread_cond_wait(&meta->cond, &meta->lock);
+            sfs_meta_wait(meta);
         }
         if (sfs_list_is_empty(&meta->queue) && meta->stopping) {
             pthread_mutex_unlock(&meta->lock);
@@ -237,7 +337,8 @@ int sfs_meta_flush(sfs_meta_t *meta)
     pthread_mutex_unlock(&meta->lock);
     free(op);
     rc = sfs_meta_store_sync(meta->store);
-    sfs_info("metadata flushed: %lu operations in %lu batches (largest %u)",
-             (unsigned long)meta->ops, (unsigned long)meta->batches, meta->largest_batch);
+    pthread_mutex_lock(&meta->lock);
+    sfs_meta_batch_log("since the start", &meta->batch_total);
+    pthread_mutex_unlock(&meta->lock);
     return rc;
 }

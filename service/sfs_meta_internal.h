@@ -79,6 +79,25 @@ typedef struct sfs_meta_delete_rpc {
     uint32_t      id_count;
 } sfs_meta_delete_rpc_t;
 
+/* Group-commit statistics (sfs_meta_commit.c): how many of the clients'
+ * operations each batch held. A batch with a write is one durable commit;
+ * batches of the server's own operations only (deletions done) are counted
+ * apart, so that the sizes say what clients' concurrency achieved. */
+#define SFS_META_BATCH_BUCKETS 8 /* commits of 1, 2, 3-4, 5-8, ..., 33-64, 65+ writes */
+typedef struct sfs_meta_batch_stats {
+    uint64_t commits;       /* batches with a client's write */
+    uint64_t commit_writes; /* the clients' writes in them */
+    uint64_t commit_ops;    /* all the clients' operations in them */
+    uint32_t commit_max;    /* the most writes in one commit */
+    uint64_t hist[SFS_META_BATCH_BUCKETS];
+    uint64_t reads;    /* batches of the clients' reads only (no commit) */
+    uint64_t read_ops; /* the operations in them */
+    uint32_t read_max;
+    uint64_t internal; /* batches of the server's own operations only */
+    uint64_t first_ns; /* wall time of the first and the last client batch */
+    uint64_t last_ns;
+} sfs_meta_batch_stats_t;
+
 struct sfs_meta {
     sfs_service_t    *service;
     sfs_meta_store_t *store;
@@ -101,9 +120,8 @@ struct sfs_meta {
     uint32_t               delete_rpc_count;
     uint64_t               next_delete_ms;
 
-    uint64_t batches;
-    uint64_t ops;
-    uint32_t largest_batch;
+    sfs_meta_batch_stats_t batch_total;  /* since the start (under `lock`) */
+    sfs_meta_batch_stats_t batch_recent; /* since the last report (under `lock`) */
 
     sfs_hash_t counters;
     sfs_list_t counter_list;

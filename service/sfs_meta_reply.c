@@ -38,7 +38,7 @@ static void sfs_meta_open_reply(sfs_meta_t *meta, const sfs_meta_op_t *op, sfs_w
 
     memset(&reply, 0, sizeof(reply));
     reply.attr    = op->attr;
-    reply.created = (uint8_t)(op->created != 0);
+    reply.created = (uint8_t)op->created; /* 0, 1, SFS_CREATED_WRITER(_QUOTA) */
     if (op->attr.type == SFS_TYPE_FILE &&
         (op->opcode == SFS_OP_LOOKUP || op->opcode == SFS_OP_CREATE)) {
         sfs_cap_t *cap = &reply.cap;

@@ -142,6 +142,14 @@ static void sfs_meta_warn_fewer(sfs_meta_t *meta, const char *path, const sfs_me
 }
 
 /* The permission an open's SFS_OPEN_* flags need. */
+/* A write registration's life (SIZE BEGIN, CREATE with SFS_CREATE_WRITER):
+ * a write capability lives this long, and a target whose clock is behind
+ * ours takes it a little longer. */
+static uint64_t sfs_meta_write_lease_s(const sfs_meta_t *meta)
+{
+    return meta->service->config->capability_lifetime_ms / 1000 + 10;
+}
+
 static unsigned sfs_meta_want(uint32_t flags)
 {
     return ((flags & SFS_OPEN_READ) ? SFS_MAY_READ : 0) |
@@ -195,28 +203,24 @@ void sfs_meta_run_op(sfs_meta_t *meta, sfs_meta_txn_t *txn, sfs_meta_op_t *op, u
         }
         op->stored = op->status == 0 && sfs_ns_size_valid(&op->attr, now);
         break;
-    case SFS_OP_SIZE: {
-        /* a write capability lives this long, and a target whose clock is
-         * behind ours takes it a little longer */
-        uint64_t lease_s = meta->service->config->capability_lifetime_ms / 1000 + 10;
-
-        op->status =
-            sfs_ns_size(txn, &op->cred, &op->size, now, lease_s, &op->attr, &op->size_reply);
+    case SFS_OP_SIZE:
+        op->status = sfs_ns_size(txn, &op->cred, &op->size, now, sfs_meta_write_lease_s(meta),
+                                 &op->attr, &op->size_reply);
         break;
-    }
     case SFS_OP_CREATE: {
         sfs_meta_pick_t pick = {
             .chooser = &meta->chooser, .config = meta->service->config, .picked = -1};
         sfs_ns_create_args_t create = {
-            .cred = &op->cred,
-            .want = sfs_meta_want(a->flags),
-            .path = a->path,
-            .mode = a->mode,
-            .uid  = a->uid,
-            .gid  = a->gid,
-            .flags =
-                a->flags & (SFS_CREATE_EXCL | SFS_PATTERN_REQ_MIRROR | SFS_PATTERN_REQ_NO_MIRROR),
-            .chunk_size    = a->chunk_size,
+            .cred       = &op->cred,
+            .want       = sfs_meta_want(a->flags),
+            .path       = a->path,
+            .mode       = a->mode,
+            .uid        = a->uid,
+            .gid        = a->gid,
+            .flags      = a->flags & (SFS_CREATE_EXCL | SFS_CREATE_WRITER | SFS_PATTERN_REQ_MIRROR |
+                                 SFS_PATTERN_REQ_NO_MIRROR),
+            .lease_s    = sfs_meta_write_lease_s(meta),
+            .chunk_size = a->chunk_size,
             .stripe_count  = a->stripe_count,
             .start_target  = a->start_target,
             .now_ns        = now,

@@ -57,7 +57,8 @@ typedef struct sfs_ns_create_args {
     uint32_t           mode;
     uint32_t           uid; /* owner, only when a server asks (SFS_CRED_SERVER) */
     uint32_t           gid;
-    uint32_t           flags;        /* SFS_CREATE_EXCL, SFS_PATTERN_REQ_(NO_)MIRROR */
+    uint32_t           flags;        /* SFS_CREATE_EXCL, _WRITER, SFS_PATTERN_REQ_(NO_)MIRROR */
+    uint64_t           lease_s;      /* SFS_CREATE_WRITER: the registration's life */
     uint64_t           chunk_size;   /* 0: the directory's */
     uint32_t           stripe_count; /* 0: the directory's */
     uint32_t           start_target;
@@ -75,7 +76,11 @@ typedef struct sfs_ns_create_args {
 int sfs_ns_lookup(sfs_meta_txn_t *txn, const sfs_cred_t *cred, const char *path, unsigned want,
                   sfs_attr_t *attr);
 /* Create a file, or open an existing one (-EEXIST with SFS_CREATE_EXCL,
- * -EISDIR for a directory). *created_p says which happened. */
+ * -EISDIR for a directory). *created_p says which happened: 0 opened, 1
+ * created, SFS_CREATED_WRITER created with the asking open registered as
+ * its writer (SFS_CREATE_WRITER: the same record as a SIZE BEGIN of the
+ * new, empty file would leave), SFS_CREATED_WRITER_QUOTA the same with a
+ * space quota applying (docs/quotas.md). */
 int sfs_ns_create(sfs_meta_txn_t *txn, const sfs_ns_create_args_t *args, sfs_attr_t *attr,
                   int *created_p);
 int sfs_ns_mkdir(sfs_meta_txn_t *txn, const sfs_cred_t *cred, const char *path, uint32_t mode,

@@ -166,6 +166,14 @@ void sfs_handle_heartbeat(sfs_service_t *service, sfs_tp_request_t *req)
             sfs_mgmt_target_t            *t   = sfs_mgmt_find_target(mgmt, src->target_id);
 
             if (t && t->node_id == hb->rank) {
+                /* a target full (it answered ENOSPC) or filling: this
+                 * process's metadata role places new files by it now */
+                if (service->meta && t->free != src->free &&
+                    (src->free == 0 ||
+                     (t->free > src->free ? t->free - src->free : src->free - t->free) >=
+                         src->capacity / 100)) {
+                    sfs_meta_map_changed(service->meta);
+                }
                 t->capacity  = src->capacity;
                 t->free      = src->free;
                 t->bandwidth = src->bandwidth;

@@ -40,7 +40,7 @@ int sfs_ns_create(sfs_meta_txn_t *txn, const sfs_ns_create_args_t *args, sfs_att
     const char *name;
     uint64_t    id;
     uint32_t    type;
-    int         rc, picked;
+    int         rc, picked, limited = 0;
 
     *created_p = 0;
     rc         = sfs_meta_resolve_parent(txn, args->cred, args->path, &parent, &name);
@@ -106,7 +106,18 @@ int sfs_ns_create(sfs_meta_txn_t *txn, const sfs_ns_create_args_t *args, sfs_att
     attr->ctime_ns = attr->mtime_ns = attr->atime_ns = args->now_ns;
     attr->nlink                                      = 1;
     attr->size_flags = SFS_SIZE_KNOWN; /* empty, and no writer yet */
+    if (args->flags & SFS_CREATE_WRITER) {
+        /* its creator writes it: registered now, in this commit, which
+         * saves the open a BEGIN (a commit of its own) before its first
+         * write; it knows the size from 0 on (sfs_ns_size.c) */
+        attr->size_flags    = SFS_SIZE_BASE;
+        attr->writers       = 1;
+        attr->write_gen     = 1;
+        attr->write_until_s = args->now_ns / 1000000000u + args->lease_s;
+    }
     if ((rc = sfs_meta_quota_may_create(txn, attr, args->path)) ||
+        ((args->flags & SFS_CREATE_WRITER) &&
+         (rc = limited = sfs_meta_quota_limited(txn, attr)) < 0) ||
         (rc = sfs_meta_put_inode(txn, attr)) ||
         (rc = sfs_meta_put_dentry(txn, parent.entry_id, name, attr->entry_id, SFS_TYPE_FILE)) ||
         (rc = sfs_meta_counter_add(txn, "files", 1, NULL))) {
@@ -115,7 +126,11 @@ int sfs_ns_create(sfs_meta_txn_t *txn, const sfs_ns_create_args_t *args, sfs_att
     parent.mtime_ns = parent.ctime_ns = args->now_ns;
     rc                                = sfs_meta_put_inode(txn, &parent);
     if (rc == 0) {
-        *created_p = 1;
+        /* a writer of a file under a space quota asks QUOTA_GROW before
+         * its first write (docs/quotas.md) */
+        *created_p = !(args->flags & SFS_CREATE_WRITER) ? 1
+                     : limited                          ? (int)SFS_CREATED_WRITER_QUOTA
+                                                        : (int)SFS_CREATED_WRITER;
     }
     return rc;
 }

@@ -346,12 +346,25 @@ static void sfs_service_heartbeat(sfs_service_t *service)
     sfs_wbuf_t          wb;
     sfs_tp_rpc_params_t params;
     sfs_tp_conn_t      *conn;
-    uint64_t            now = sfs_time_ms();
+    uint64_t            now      = sfs_time_ms();
+    uint64_t            interval = service->config->heartbeat_interval_ms;
 
+    /* a target that answered ENOSPC, or filled by 1% of its capacity, is
+     * reported now, not a heartbeat later: new files are placed by what
+     * management last heard (200 ms after the last one at the soonest, so
+     * that an unreachable management is not asked every loop) */
+    if (service->storage && service->next_heartbeat_ms > interval &&
+        sfs_storage_has_news(service->storage)) {
+        uint64_t soonest = service->next_heartbeat_ms - interval + 200;
+
+        if (soonest < service->next_heartbeat_ms) {
+            service->next_heartbeat_ms = soonest;
+        }
+    }
     if (!service->cluster || now < service->next_heartbeat_ms) {
         return;
     }
-    service->next_heartbeat_ms = now + service->config->heartbeat_interval_ms;
+    service->next_heartbeat_ms = now + interval;
     if (service->heartbeat_rpc) {
         if (!sfs_tp_rpc_is_done(service->heartbeat_rpc)) {
             return; /* the last one is still out */

@@ -76,7 +76,10 @@ typedef struct sfs_target_report {
     uint64_t bandwidth;
 } sfs_target_report_t;
 uint32_t sfs_storage_report(sfs_storage_t *storage, sfs_target_report_t *reports, uint32_t max);
-int      sfs_storage_flush(sfs_storage_t *storage);
-void     sfs_storage_destroy(sfs_storage_t *storage);
+/* Whether a target of this rank has news for management now
+ * (sfs_chunk_target_has_news). */
+int  sfs_storage_has_news(sfs_storage_t *storage);
+int  sfs_storage_flush(sfs_storage_t *storage);
+void sfs_storage_destroy(sfs_storage_t *storage);
 
 #endif

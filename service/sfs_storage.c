@@ -126,6 +126,16 @@ uint32_t sfs_storage_report(sfs_storage_t *storage, sfs_target_report_t *reports
     return n;
 }
 
+int sfs_storage_has_news(sfs_storage_t *storage)
+{
+    for (uint32_t i = 0; i < storage->target_count; i++) {
+        if (sfs_chunk_target_has_news(storage->targets[i])) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 int sfs_storage_flush(sfs_storage_t *storage)
 {
     int rc = 0;

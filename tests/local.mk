@@ -106,7 +106,7 @@ tests_unit_common_test_tunable_LDADD    = libsfs_common.la $(SFS_UNIT_LDADD)
 endif
 
 EXTRA_DIST += tests/run-suite.sh tests/lib tests/mpi tests/fuzz/corpus tests/cluster tests/faults \
-	tests/style tests/progs tests/service tests/libsuites
+	tests/style tests/progs tests/service tests/libsuites tests/benchmarks
 
 # Test programs the integration tests drive (built by `make check`).
 check_PROGRAMS += tests/progs/sfs_client_check

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Full targets: one target on a 16 MiB tmpfs, another with a 4 MiB capacity
+# Full targets: one target on a 16 MiB tmpfs, another with a 5 MiB capacity
 # limit. Writes that reach them fail with ENOSPC (MPI_ERR_NO_SPACE through
 # MPI-IO) naming the target; files on other targets keep working, and a file
 # written before reads back unchanged. Once both are full, a file striped
@@ -16,8 +16,11 @@ trap cleanup_mount EXIT
 # first start makes the state dir and config; then shape two targets
 sfs_start_service 2 --targets 4
 sfs_stop_service
-sed -i "s|\(- {id: 103, host: [^,]*, dir: [^}]*\)}|\1, capacity: 4M}|" "$SFS_STATE/stripefs.yaml"
-grep -q "id: 103.*capacity: 4M" "$SFS_STATE/stripefs.yaml" || sfs_fail "could not set a capacity on 103"
+# 5 MiB: 1 MiB of the small and probe files, then the big put's first 4 MiB
+# fill it to the last 100 KiB (a target that answered ENOSPC takes no new
+# file, so nothing else fills what a refused 4 MiB write would leave)
+sed -i "s|\(- {id: 103, host: [^,]*, dir: [^}]*\)}|\1, capacity: 5M}|" "$SFS_STATE/stripefs.yaml"
+grep -q "id: 103.*capacity: 5M" "$SFS_STATE/stripefs.yaml" || sfs_fail "could not set a capacity on 103"
 rm -rf "$SFS_STATE/targets/104" && mkdir -p "$SFS_STATE/targets/104"
 mount -t tmpfs -o size=16m tmpfs "$SFS_STATE/targets/104" 2>"$SFS_TEST_TMP/mount.err" ||
     sfs_skip "cannot mount a 16 MiB tmpfs for target 104 (needs root and mount rights):" \
@@ -51,15 +54,23 @@ grep "write failed" "$SFS_TEST_TMP/writer.out" | head -n 1
 grep -q "write failed.*class MPI_ERR_NO_SPACE.*target 10[34]" "$SFS_TEST_TMP/writer.out" \
     || { cat "$SFS_TEST_TMP/writer.out"; sfs_fail "MPI-IO did not report MPI_ERR_NO_SPACE naming the target"; }
 echo "ok: MPI-IO reports MPI_ERR_NO_SPACE naming the full target"
-# a file striped over 104 alone fills the tmpfs: the disk's own ENOSPC
+# a file striped over 104 alone fills the tmpfs: the disk's own ENOSPC; or,
+# when the writer above already got it from 104, the start hint is refused
+# naming 104 as full (a hint is honoured or refused, never moved)
 printf 'striping_factor 1\nstart_iodevice 104\n' >"$SFS_TEST_TMP/hints"
 sfs_ctl mkdir /only104
 ROMIO_HINTS="$SFS_TEST_TMP/hints" "${SFS_MPIRUN[@]}" -x STRIPEFS_CONFIG -x ROMIO_HINTS -np 1 \
     "$run_tool" "$SFS_TEST_TMP/writer" stripefs:/only104 30 >"$SFS_TEST_TMP/writer2.out" 2>&1
-grep "write failed" "$SFS_TEST_TMP/writer2.out" | head -n 1
-grep -q "write failed.*class MPI_ERR_NO_SPACE.*target 104.*No space left" "$SFS_TEST_TMP/writer2.out" \
-    || { cat "$SFS_TEST_TMP/writer2.out"; sfs_fail "a full tmpfs target did not give MPI_ERR_NO_SPACE"; }
-echo "ok: the full tmpfs gives MPI_ERR_NO_SPACE naming target 104"
+grep -E "write failed|cannot open" "$SFS_TEST_TMP/writer2.out" | head -n 1
+if grep -q "write failed.*target 104.*No space left" "$SFS_TEST_TMP/writer.out"; then
+    grep -q "cannot open stripefs:/only104/f0: .*start target 104 is full" "$SFS_TEST_TMP/writer2.out" \
+        || { cat "$SFS_TEST_TMP/writer2.out"; sfs_fail "a start hint naming the full 104 was not refused"; }
+    echo "ok: 104 answered ENOSPC to the first writer; a file asking to start there is refused naming it"
+else
+    grep -q "write failed.*class MPI_ERR_NO_SPACE.*target 104.*No space left" "$SFS_TEST_TMP/writer2.out" \
+        || { cat "$SFS_TEST_TMP/writer2.out"; sfs_fail "a full tmpfs target did not give MPI_ERR_NO_SPACE"; }
+    echo "ok: the full tmpfs gives MPI_ERR_NO_SPACE naming target 104"
+fi
 
 # one probe per target, chunks 4..7 of the probe file (chunk k is on target
 # number k mod 4 of its list): on 103 and 104 the write fails with ENOSPC,

@@ -3,7 +3,7 @@
  * opens PATH for writing (created 0644) and runs the steps in order, then
  * closes it.
  *
- *   sfs_size_writer PATH STEP...
+ *   sfs_size_writer PATH [STEP...]
  *     write:OFFSET:LENGTH   pwrite LENGTH bytes at OFFSET
  *     truncate:SIZE         ftruncate
  *     hold                  print "holding" and wait for end of input
@@ -29,8 +29,8 @@ int main(int argc, char **argv)
     sfs_file_t   *file;
     int           rc;
 
-    if (argc < 3) {
-        fprintf(stderr, "usage: sfs_size_writer PATH STEP...\n");
+    if (argc < 2) {
+        fprintf(stderr, "usage: sfs_size_writer PATH [STEP...]\n");
         return 2;
     }
     if ((rc = sfs_client_connect(NULL, &client)) != 0) {

@@ -58,6 +58,19 @@ expect_stat sfsalice $T/f 3145728 "$ONE" "first stat after write+close"
 expect_stat sfsalice $T/f 3145728 "$ONE" "second stat after write+close"
 expect_stat sfsbob $T/f 3145728 "$ONE" "another user's stat"
 
+# --- the create registers its writer: no SIZE BEGIN before the first write,
+# only the END at close (and an empty create the same)
+sfs_as sfsalice env STRIPEFS_LOG_MASK=ucx=trace "$W" /dyn/c write:0:3901 >/dev/null 2>"$TRACE" ||
+    sfs_fail "write /dyn/c"
+sfs_expect_eq "CREATE=$(grep -c ": CREATE to " "$TRACE") SIZE=$(grep -c ": SIZE to " "$TRACE")" \
+    "CREATE=1 SIZE=1" "a create and write of 3901 bytes: round trips to the metadata server"
+expect_stat sfsbob $T/c 3901 "$ONE" "stat after a create, a write and the close"
+sfs_as sfsalice env STRIPEFS_LOG_MASK=ucx=trace "$W" /dyn/e >/dev/null 2>"$TRACE" ||
+    sfs_fail "create /dyn/e"
+sfs_expect_eq "CREATE=$(grep -c ": CREATE to " "$TRACE") SIZE=$(grep -c ": SIZE to " "$TRACE")" \
+    "CREATE=1 SIZE=1" "an empty create: round trips to the metadata server"
+expect_stat sfsbob $T/e 0 "$ONE" "stat of the empty create"
+
 # --- the same coreutils sequence here and on the local disk: size, mode,
 # whether mtime moved
 L=$ALICE_HOME/local

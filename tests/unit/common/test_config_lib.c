@@ -36,7 +36,7 @@ const char imaging_yaml[] =
     "  - {id: 201, host: imaging-02, dir: /mnt/14t_drive/stripefs, capacity: 12T}\n"
     "  - {id: 301, host: imaging-03, dir: /mnt/7t_drive/stripefs, capacity: 7T}\n"
     "  - {id: 401, host: imaging-04, dir: /mnt/7t_drive/stripefs, capacity: 7T}\n"
-    "pattern: {chunk_size: 512K, stripe_count: 4}\n"
+    "pattern: {chunk_size: 512K, stripe_count: 3}\n"
     "timeouts: {rpc: 30s, connect: 10s, heartbeat: 2s, offline: 20s}\n"
     "limits: {max_message: 64M, io_threads: 4}\n";
 
@@ -125,7 +125,7 @@ void check_imaging(const sfs_config_t *config)
         assert_int_equal(config->targets[i].bandwidth, 0);
     }
     assert_int_equal(config->default_chunk_size, 512 * KIB);
-    assert_int_equal(config->default_stripe_count, 4);
+    assert_int_equal(config->default_stripe_count, 3);
     assert_int_equal(config->rpc_timeout_ms, 30000);
     assert_int_equal(config->connect_timeout_ms, 10000);
     assert_int_equal(config->heartbeat_interval_ms, 2000);

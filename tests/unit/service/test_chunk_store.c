@@ -361,6 +361,37 @@ static void test_capacity_limit(void **state)
                      -EAGAIN);
 }
 
+/* A target that answered ENOSPC reports no free space at once (with room
+ * left for smaller writes: the metadata server must place no new file
+ * there) and has news for management until it reported so; a chunk that
+ * goes gives it its free space back. So does growth by 1% of the capacity. */
+static void test_enospc_reported(void **state)
+{
+    fixture_t      *f = *state;
+    static uint8_t  chunk[600 * 1024];
+    sfs_io_extent_t ext = {.chunk_offset = 0, .length = sizeof(chunk)};
+    uint64_t        length, capacity, avail;
+
+    assert_int_equal(sfs_chunk_target_space(f->target, &capacity, &avail), 0);
+    assert_false(sfs_chunk_target_has_news(f->target));
+    write_one(f, 1, 0, chunk, 1024, 0); /* 0.1% of 1 MiB: no news */
+    assert_false(sfs_chunk_target_has_news(f->target));
+    write_one(f, 1, 0, chunk, sizeof(chunk), 0);
+    assert_true(sfs_chunk_target_has_news(f->target)); /* grew by 58% */
+    assert_int_equal(sfs_chunk_target_space(f->target, &capacity, &avail), 0);
+    assert_int_equal(avail, (1 << 20) - sizeof(chunk));
+    assert_false(sfs_chunk_target_has_news(f->target));
+    assert_int_equal(sfs_chunk_write(f->target, 2, &ext, 1, chunk, 0, &length), -ENOSPC);
+    assert_true(sfs_chunk_target_has_news(f->target));
+    assert_int_equal(sfs_chunk_target_space(f->target, &capacity, &avail), 0);
+    assert_int_equal(avail, 0);
+    assert_false(sfs_chunk_target_has_news(f->target));
+    assert_int_equal(sfs_chunk_unlink(f->target, 1), 0);
+    assert_true(sfs_chunk_target_has_news(f->target));
+    assert_int_equal(sfs_chunk_target_space(f->target, &capacity, &avail), 0);
+    assert_int_equal(avail, 1 << 20);
+}
+
 static void test_injected_errors(void **state)
 {
     fixture_t      *f = *state;
@@ -487,6 +518,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_sync_flag, setup, teardown),
         cmocka_unit_test_setup_teardown(test_device_full, setup_small_device, teardown),
         cmocka_unit_test_setup_teardown(test_capacity_limit, setup_capacity, teardown),
+        cmocka_unit_test_setup_teardown(test_enospc_reported, setup_capacity, teardown),
         cmocka_unit_test_setup_teardown(test_injected_errors, setup, teardown),
         cmocka_unit_test_setup_teardown(test_nowait, setup, teardown),
         cmocka_unit_test_setup_teardown(test_no_map_no_fd, setup, teardown),
