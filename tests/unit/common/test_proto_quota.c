@@ -108,12 +108,35 @@ static void test_size_reply_quota_bit(void **state)
     assert_true(SFS_FEATURES_THIS & SFS_FEATURE_QUOTAS);
 }
 
+/* CREATE's reply: SFS_CREATED_WRITER_QUOTA is a value it may carry, the
+ * next one is not. */
+static void test_created_writer_quota(void **state)
+{
+    sfs_open_reply_t reply, got;
+    uint8_t          buf[512];
+    sfs_wbuf_t       wb;
+
+    (void)state;
+    memset(&reply, 0, sizeof(reply));
+    reply.attr.type     = SFS_TYPE_DIR; /* no capability to pack */
+    reply.attr.entry_id = 5;
+    for (uint8_t created = SFS_CREATED_WRITER_QUOTA; created <= SFS_CREATED_WRITER_QUOTA + 1;
+         created++) {
+        reply.created = created;
+        sfs_wbuf_init(&wb, buf, sizeof(buf));
+        assert_int_equal(sfs_proto_encode(SFS_OP_CREATE, 1, &reply, sizeof(reply), &wb), 0);
+        assert_int_equal(sfs_proto_decode(SFS_OP_CREATE, 1, buf, wb.length, &got, sizeof(got)),
+                         created == SFS_CREATED_WRITER_QUOTA ? 0 : -EBADMSG);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_quota_req),
         cmocka_unit_test(test_quota_entry_and_grow),
         cmocka_unit_test(test_size_reply_quota_bit),
+        cmocka_unit_test(test_created_writer_quota),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
