@@ -109,6 +109,15 @@ const char *sfs_client_target_name(sfs_client_t *client, uint32_t target_id, cha
 /* Whether rc means that the server did not answer (timed out, connection
  * lost or refused, unreachable) rather than that it refused the request. */
 int sfs_client_no_answer(int rc);
+/* sfs_client_mirror.c: a mirrored file's requests in a failover. The
+ * target serving pattern->targets[index] now (its group's current primary
+ * for a mirrored file); whether a failed request is to be sent again after
+ * a wait; the wait (a pause and a map refresh), -ETIMEDOUT once past
+ * *deadline_ms (0: set now, to three RPC timeouts ahead). */
+uint32_t sfs_client_mirror_target(sfs_client_t *client, const sfs_pattern_t *pattern,
+                                  uint32_t index);
+int      sfs_client_mirror_retryable(const sfs_pattern_t *pattern, int rc);
+int      sfs_client_mirror_wait(sfs_client_t *client, uint64_t *deadline_ms);
 /* A failed metadata call: prefix the error detail with the metadata
  * server's name (unless it names it already); returns rc. */
 int sfs_client_meta_error(sfs_client_t *client, int rc);

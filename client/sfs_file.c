@@ -229,7 +229,7 @@ int sfs_file_size(sfs_file_t *file, uint64_t *size_p)
 }
 
 /* Send one chunk request per target in parallel and wait for all. */
-static int sfs_file_each_target(sfs_file_t *file, uint32_t opcode, uint64_t size)
+static int sfs_file_each_target_once(sfs_file_t *file, uint32_t opcode, uint64_t size)
 {
     const sfs_pattern_t *pattern = &file->attr.pattern;
     sfs_tp_rpc_t        *rpcs[SFS_STRIPE_COUNT_MAX];
@@ -246,7 +246,7 @@ static int sfs_file_each_target(sfs_file_t *file, uint32_t opcode, uint64_t size
         sfs_tp_conn_t      *conn;
 
         memset(&chunk, 0, offsetof(sfs_chunk_req_t, extents));
-        chunk.target_id = pattern->targets[t];
+        chunk.target_id = sfs_client_mirror_target(file->client, pattern, t);
         chunk.entry_id  = file->attr.entry_id;
         chunk.cap       = file->cap;
         if (opcode == SFS_OP_TRUNCATE) {
@@ -286,6 +286,20 @@ static int sfs_file_each_target(sfs_file_t *file, uint32_t opcode, uint64_t size
                 detail[0] ? detail : sfs_strerror(one));
         }
         sfs_tp_rpc_release(rpcs[t]);
+    }
+    return rc;
+}
+
+/* The same, again after a mirror failover (TRUNCATE and FSYNC may be
+ * repeated: the same length, the same sync). */
+static int sfs_file_each_target(sfs_file_t *file, uint32_t opcode, uint64_t size)
+{
+    uint64_t deadline = 0;
+    int      rc;
+
+    while ((rc = sfs_file_each_target_once(file, opcode, size)) != 0 &&
+           sfs_client_mirror_retryable(&file->attr.pattern, rc) &&
+           sfs_client_mirror_wait(file->client, &deadline) == 0) {
     }
     return rc;
 }

@@ -43,6 +43,7 @@ typedef struct sfs_io_rpc {
     void         *bounce;
     uint64_t      chunk_length;
     int           done;
+    int           retry; /* a mirrored file's: to be sent again (failover) */
 } sfs_io_rpc_t;
 
 struct sfs_request {
@@ -61,6 +62,8 @@ struct sfs_request {
     uint64_t           total;
     sfs_file_extent_t *extents;
     size_t             extent_count;
+    size_t             retries;     /* RPCs waiting for a mirror failover */
+    uint64_t           deadline_ms; /* ... until then (sfs_client_mirror_wait) */
 };
 
 static int sfs_io_segment_cmp(const void *a, const void *b)
@@ -305,11 +308,13 @@ static int sfs_io_read_local(sfs_request_t *req, sfs_io_rpc_t *rpc, int fd)
 }
 
 /* Start one request to a target: 0 when it is in flight, 1 when it was
- * served here (a same-host read), or a negative errno. */
+ * served here (a same-host read), 2 when a mirrored file's is to be sent
+ * again after a failover, or a negative errno. */
 static int sfs_io_start(sfs_request_t *req, sfs_io_rpc_t *rpc)
 {
-    sfs_file_t         *file   = req->file;
-    uint32_t            target = file->attr.pattern.targets[rpc->target_index];
+    sfs_file_t *file = req->file;
+    uint32_t    target =
+        sfs_client_mirror_target(file->client, &file->attr.pattern, rpc->target_index);
     uint32_t            opcode = req->write ? SFS_OP_WRITE : SFS_OP_READ;
     sfs_chunk_req_t    *chunk;
     uint8_t            *args;
@@ -319,7 +324,7 @@ static int sfs_io_start(sfs_request_t *req, sfs_io_rpc_t *rpc)
     uint64_t            end = UINT64_MAX;
     int                 rc;
 
-    if (!req->write) {
+    if (!req->write && target == file->attr.pattern.targets[rpc->target_index]) {
         int fd = sfs_file_local_fd(file, rpc->target_index, rpc->bytes);
 
         if (fd >= 0) {
@@ -409,6 +414,9 @@ static int sfs_io_start(sfs_request_t *req, sfs_io_rpc_t *rpc)
         rc = sfs_tp_rpc_start(conn, &params, &rpc->rpc);
     }
     free(args);
+    if (rc && sfs_client_mirror_retryable(&file->attr.pattern, rc)) {
+        return 2;
+    }
     if (rc) {
         char name[SFS_CLIENT_NAME_MAX];
 
@@ -425,7 +433,10 @@ static void sfs_io_complete_rpc(sfs_request_t *req, sfs_io_rpc_t *rpc)
     size_t length;
 
     rpc->done = 1;
-    if (status) {
+    if (status && !req->status && sfs_client_mirror_retryable(&req->file->attr.pattern, status)) {
+        rpc->done  = 0;
+        rpc->retry = 1; /* sent again once the group has a primary that answers */
+    } else if (status) {
         const char *detail = sfs_tp_rpc_error_detail(rpc->rpc);
         char        name[SFS_CLIENT_NAME_MAX];
 
@@ -466,11 +477,62 @@ static size_t sfs_io_reap(sfs_request_t *req)
         if (!rpc->done && rpc->rpc && sfs_tp_rpc_is_done(rpc->rpc)) {
             sfs_io_complete_rpc(req, rpc);
             req->in_flight--;
-            req->finished++;
+            if (rpc->retry) {
+                req->retries++;
+            } else {
+                req->finished++;
+            }
             reaped++;
         }
     }
     return reaped;
+}
+
+/* A mirrored file's requests that found no primary: once the others in
+ * flight are done, wait (a pause, a map refresh) and send them again, to
+ * the group's primary of the new map; past the failover deadline they
+ * fail. The wait blocks, also in a non-blocking request's advance. */
+static void sfs_io_retry(sfs_request_t *req)
+{
+    int rc =
+        req->status ? req->status : sfs_client_mirror_wait(req->file->client, &req->deadline_ms);
+
+    for (size_t i = 0; i < req->rpc_count && req->retries; i++) {
+        sfs_io_rpc_t *rpc = &req->rpcs[i];
+        int           started;
+
+        if (!rpc->retry) {
+            continue;
+        }
+        rpc->retry = 0;
+        req->retries--;
+        free(rpc->iov);
+        free(rpc->bounce);
+        rpc->iov    = NULL;
+        rpc->bounce = NULL;
+        if (rc) {
+            char name[SFS_CLIENT_NAME_MAX];
+
+            rpc->done = 1;
+            req->finished++;
+            sfs_io_fail(req, rc, "%s: %s on %s: no member of its mirror group answered",
+                        req->file->path, req->write ? "write" : "read",
+                        sfs_client_target_name(req->file->client,
+                                               req->file->attr.pattern.targets[rpc->target_index],
+                                               name, sizeof(name)));
+            continue;
+        }
+        started = sfs_io_start(req, rpc);
+        if (started == 0) {
+            req->in_flight++;
+        } else if (started == 2) {
+            rpc->retry = 1;
+            req->retries++;
+        } else {
+            rpc->done = 1;
+            req->finished++;
+        }
+    }
 }
 
 /* Move the request along; with `block`, until it is finished. Completed
@@ -484,10 +546,18 @@ static void sfs_io_advance(sfs_request_t *req, int block)
     int              polled = 0;
 
     for (;;) {
+        if (req->retries && req->in_flight == 0) {
+            sfs_io_retry(req);
+        }
         while (!req->status && req->next < req->rpc_count && req->in_flight < window) {
             sfs_io_rpc_t *rpc = &req->rpcs[req->order[req->next++]];
             int           rc  = sfs_io_start(req, rpc);
 
+            if (rc == 2) {
+                rpc->retry = 1;
+                req->retries++;
+                continue;
+            }
             if (rc != 0) {
                 rpc->done = 1;
                 req->finished++;
@@ -501,7 +571,8 @@ static void sfs_io_advance(sfs_request_t *req, int block)
         if (sfs_io_reap(req)) {
             continue;
         }
-        if (req->in_flight == 0 && (req->status || req->next == req->rpc_count)) {
+        if (req->in_flight == 0 && req->retries == 0 &&
+            (req->status || req->next == req->rpc_count)) {
             return;
         }
         if (!block && polled) {
@@ -514,7 +585,7 @@ static void sfs_io_advance(sfs_request_t *req, int block)
 
 static int sfs_io_finished(const sfs_request_t *req)
 {
-    return req->in_flight == 0 && (req->status || req->next == req->rpc_count);
+    return req->in_flight == 0 && req->retries == 0 && (req->status || req->next == req->rpc_count);
 }
 
 /* Bytes a read returns: a short chunk means the end of the file may be

@@ -216,7 +216,7 @@ int sfs_client_chunk_lengths_down(sfs_client_t *client, const sfs_attr_t *attr,
         sfs_wbuf_t          wb;
 
         memset(&chunk, 0, offsetof(sfs_chunk_req_t, extents));
-        chunk.target_id = attr->pattern.targets[t];
+        chunk.target_id = sfs_client_mirror_target(client, &attr->pattern, t);
         chunk.entry_id  = attr->entry_id;
         chunk.cap       = *cap;
         sfs_wbuf_init(&wb, args[t], sizeof(args[t]));

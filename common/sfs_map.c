@@ -16,7 +16,7 @@ size_t sfs_map_packed_size(const sfs_map_t *map)
         size += 4 * 4 + 8 + 2 + strlen(map->nodes[i].host) + 4 + map->nodes[i].address_length;
     }
     for (uint32_t i = 0; i < map->target_count; i++) {
-        size += 4 * 3 + 8 * 4 + 2 + strlen(map->targets[i].dir);
+        size += 4 * 5 + 8 * 6 + 2 + strlen(map->targets[i].dir);
     }
     return size;
 }
@@ -54,6 +54,10 @@ void sfs_map_pack(sfs_wbuf_t *wb, const sfs_map_t *map)
         sfs_wbuf_u64(wb, target->bandwidth);
         sfs_wbuf_u64(wb, target->last_contact_ms);
         sfs_wbuf_str(wb, target->dir);
+        sfs_wbuf_u32(wb, target->mirror_primary);
+        sfs_wbuf_u32(wb, target->mirror_state);
+        sfs_wbuf_u64(wb, target->resync_done);
+        sfs_wbuf_u64(wb, target->resync_total);
     }
 }
 
@@ -122,7 +126,7 @@ int sfs_map_unpack(const void *data, size_t length, sfs_map_t **map_p)
     }
     map->node_count = count;
     count           = sfs_rbuf_u32(&rb);
-    if (rb.error || count > SFS_MAP_MAX_TARGETS || count > sfs_rbuf_remaining(&rb) / 46) {
+    if (rb.error || count > SFS_MAP_MAX_TARGETS || count > sfs_rbuf_remaining(&rb) / 70) {
         goto err;
     }
     if (!SFS_ALLOC_ARRAY(map->targets, count)) {
@@ -140,6 +144,10 @@ int sfs_map_unpack(const void *data, size_t length, sfs_map_t **map_p)
         target->bandwidth       = sfs_rbuf_u64(&rb);
         target->last_contact_ms = sfs_rbuf_u64(&rb);
         sfs_rbuf_str(&rb, target->dir, sizeof(target->dir));
+        target->mirror_primary = sfs_rbuf_u32(&rb);
+        target->mirror_state   = sfs_rbuf_u32(&rb);
+        target->resync_done    = sfs_rbuf_u64(&rb);
+        target->resync_total   = sfs_rbuf_u64(&rb);
     }
     map->target_count = count;
     if (rb.error || sfs_rbuf_remaining(&rb) != 0) {

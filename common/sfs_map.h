@@ -38,6 +38,11 @@ typedef struct sfs_map_target {
     uint64_t bandwidth; /* emulated disk cap, bytes/s, 0 = none */
     uint64_t last_contact_ms;
     char     dir[PATH_MAX];
+    /* a mirror group's member (docs/mirroring.md); 0s for other targets */
+    uint32_t mirror_primary; /* the group's current primary target */
+    uint32_t mirror_state;   /* SFS_MIRROR_STATE_* of this member */
+    uint64_t resync_done;    /* chunk files a resync of it has copied */
+    uint64_t resync_total;   /* of this many */
 } sfs_map_target_t;
 
 typedef struct sfs_map {

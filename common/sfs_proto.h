@@ -87,6 +87,7 @@
     _(SHUTDOWN, 13, MGMT, none, none, shutdown)                                                    \
     _(STOP, 14, ANY, none, none, stop) /* management tells a rank to stop */                       \
     _(MIRROR_LIST, 15, MGMT, none, mirror_list_reply, mirror_list)                                 \
+    _(MIRROR_REPORT, 16, MGMT, mirror_report_req, none, mirror_report)                             \
     /* metadata */                                                                                 \
     _(LOOKUP, 20, META, meta_req, open_reply, meta)                                                \
     _(CREATE, 21, META, meta_req, open_reply, meta)                                                \
@@ -272,8 +273,7 @@ void sfs_proto_attr_unpack(sfs_rbuf_t *rb, sfs_attr_t *attr);
 #define SFS_FEATURE_BYTE_LOCKS    (1ull << 5) /* LOCK/UNLOCK: byte-range locks (atomic mode) */
 #define SFS_FEATURE_DYNAMIC_ATTRS (1ull << 6) /* STAT answers sizes, SIZE registers writers */
 #define SFS_FEATURE_MIRROR        (1ull << 7) /* SFS_CHUNK_MIRRORED, MIRROR_LIST */
-/* QUOTA_*; SIZE BEGIN and RENEW answer SFS_SIZE_QUOTA (docs/quotas.md) */
-#define SFS_FEATURE_QUOTAS (1ull << 11)
+/* bit 11: SFS_FEATURE_QUOTAS, in sfs_proto_quota.h */
 /* What this version does. */
 #define SFS_FEATURES_THIS                                                                          \
     (SFS_FEATURE_MUNGE_AUTH | SFS_FEATURE_CAPABILITIES | SFS_FEATURE_FD_HANDOFF |                  \

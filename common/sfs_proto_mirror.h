@@ -11,9 +11,8 @@
 
 #include <stdint.h>
 
-/* MIRROR_LIST: the mirror groups and their members' consistency states.
- * Today every member is GOOD (failover and resync, which move the states,
- * are later work: docs/mirroring.md). */
+/* MIRROR_LIST: the mirror groups and their members' consistency states
+ * (docs/mirroring.md, "Failover"). */
 #define SFS_MIRROR_STATE_GOOD         0u
 #define SFS_MIRROR_STATE_NEEDS_RESYNC 1u
 #define SFS_MIRROR_STATE_RESYNCING    2u
@@ -32,6 +31,27 @@ typedef struct sfs_mirror_list_reply {
     uint32_t                count;
     sfs_mirror_group_info_t groups[SFS_MIRROR_LIST_MAX];
 } sfs_mirror_list_reply_t;
+
+/* MIRROR_REPORT (storage -> management): a member's consistency state as
+ * the rank serving its buddy sees it (`reporter`: that buddy's target),
+ * with a resync's progress in chunk files. */
+#define SFS_MIRROR_REPORT_MAX 64
+
+typedef struct sfs_mirror_report_entry {
+    uint32_t reporter; /* the target that saw it (the member serving alone) */
+    uint32_t target;   /* the member whose state this is */
+    uint32_t state;    /* SFS_MIRROR_STATE_* */
+    uint64_t done;     /* chunk files copied so far by a resync */
+    uint64_t total;    /* chunk files to copy (the change log's length) */
+} sfs_mirror_report_entry_t;
+
+typedef struct sfs_mirror_report_req {
+    uint32_t                  count;
+    sfs_mirror_report_entry_t entries[SFS_MIRROR_REPORT_MAX];
+} sfs_mirror_report_req_t;
+
+void sfs_proto_mirror_report_req_pack(sfs_wbuf_t *wb, const sfs_mirror_report_req_t *req);
+void sfs_proto_mirror_report_req_unpack(sfs_rbuf_t *rb, sfs_mirror_report_req_t *req);
 
 /* Pack sets wb->error for a count over SFS_MIRROR_LIST_MAX; unpack refuses
  * it and unknown states. */

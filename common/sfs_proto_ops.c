@@ -62,6 +62,7 @@ SFS_PROTO_CODEC(chunk_unlink_req)
 SFS_PROTO_CODEC(chunk_unlink_reply)
 SFS_PROTO_CODEC(chunk_list_reply)
 SFS_PROTO_CODEC(mirror_list_reply)
+SFS_PROTO_CODEC(mirror_report_req)
 SFS_PROTO_CODEC(direct_proof)
 
 static const sfs_proto_op_info_t sfs_proto_ops[SFS_OP_MAX] = {

@@ -11,6 +11,9 @@
 
 #include <stdint.h>
 
+/* HELLO feature bit: QUOTA_*; SIZE BEGIN and RENEW answer SFS_SIZE_QUOTA */
+#define SFS_FEATURE_QUOTAS (1ull << 11)
+
 /* SIZE reply to BEGIN and RENEW, in `base`: a space quota limits the
  * file's owner or group: ask QUOTA_GROW before writing past the granted
  * end, `granted` (BEGIN's; 0 from RENEW), which follows `size` on the wire

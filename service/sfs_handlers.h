@@ -8,7 +8,7 @@
  *   sfs_meta_handlers.c     meta, meta_admin, counter
  *   sfs_meta_lock_rpc.c     lock (LOCK, UNLOCK)
  *   sfs_storage_handlers.c  chunk, chunk_unlink
- *   sfs_mgmt_mirror.c       mirror_list
+ *   sfs_mgmt_mirror.c       mirror_list, mirror_report
  * The dispatcher (sfs_service.c) calls a handler only on a rank that has
  * the operation's role; each handler decodes its request with the
  * operation's codec and replies exactly once.

@@ -44,6 +44,7 @@ void sfs_mgmt_destroy(sfs_mgmt_t *mgmt)
     for (uint32_t i = 0; i < mgmt->node_count; i++) {
         free(mgmt->nodes[i].address);
     }
+    free(mgmt->mirrors);
     free(mgmt->stops);
     free(mgmt->nodes);
     free(mgmt->targets);
@@ -145,6 +146,7 @@ int sfs_mgmt_build_map(sfs_mgmt_t *mgmt, sfs_map_t *map)
         dst->last_contact_ms = node ? now - node->last_contact_ms : UINT64_MAX;
         snprintf(dst->dir, sizeof(dst->dir), "%s", src->dir);
     }
+    sfs_mgmt_mirror_map(mgmt, map);
     return 0;
 }
 
@@ -240,6 +242,9 @@ void sfs_mgmt_timer(sfs_mgmt_t *mgmt)
         node->state = state;
         mgmt->version++;
         changed = 1;
+        if (state == SFS_STATE_OFFLINE) {
+            sfs_mgmt_mirror_failover(mgmt, node->node_id);
+        }
     }
     /* the metadata role in this process chooses new files' targets: it
      * refreshes its map now rather than at its next heartbeat */

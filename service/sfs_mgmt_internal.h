@@ -43,6 +43,16 @@ typedef struct sfs_mgmt_stop {
     uint32_t       node_id;
 } sfs_mgmt_stop_t;
 
+/* A mirror group as management knows it (sfs_mgmt_mirror.c); [0] is the
+ * config's primary, [1] its secondary. */
+typedef struct sfs_mgmt_mirror {
+    uint32_t member[2];
+    uint32_t state[2]; /* SFS_MIRROR_STATE_* */
+    uint64_t done[2];  /* a resync's progress, in chunk files */
+    uint64_t total[2];
+    uint32_t primary; /* the member serving the group now */
+} sfs_mgmt_mirror_t;
+
 struct sfs_mgmt {
     sfs_service_t     *service;
     sfs_mgmt_node_t   *nodes;
@@ -56,6 +66,7 @@ struct sfs_mgmt {
     uint64_t           shutdown_deadline_ms;
     sfs_mgmt_stop_t   *stops;
     uint32_t           stop_count;
+    sfs_mgmt_mirror_t *mirrors; /* one per config mirror group, made on first use */
 };
 
 sfs_mgmt_node_t   *sfs_mgmt_find_node(sfs_mgmt_t *mgmt, uint32_t node_id);
@@ -63,6 +74,14 @@ sfs_mgmt_target_t *sfs_mgmt_find_target(sfs_mgmt_t *mgmt, uint32_t target_id);
 /* The map as of now; its nodes' addresses are borrowed from the registry.
  * Free map->nodes and map->targets. */
 int sfs_mgmt_build_map(sfs_mgmt_t *mgmt, sfs_map_t *map);
+/* The mirror groups' states (made from the config on first use; NULL
+ * when out of memory or without groups), and their members' lines of a
+ * map being built (sfs_mgmt_mirror.c). */
+sfs_mgmt_mirror_t *sfs_mgmt_mirrors(sfs_mgmt_t *mgmt);
+void               sfs_mgmt_mirror_map(sfs_mgmt_t *mgmt, sfs_map_t *map);
+/* Rank `node_id` went offline: promote the secondary of each group whose
+ * primary it served (if good and online). Non-zero if the map changed. */
+int sfs_mgmt_mirror_failover(sfs_mgmt_t *mgmt, uint32_t node_id);
 /* Pure (unit-tested): how long a rank may be silent before it is
  * probably-offline, and the state after `silent_ms` of silence. */
 uint64_t sfs_mgmt_suspect_after_ms(const sfs_config_t *config);

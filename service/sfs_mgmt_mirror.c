@@ -1,21 +1,125 @@
 /*
- * MIRROR_LIST on management: the config's mirror groups, which member is
- * primary, and each member's consistency state (docs/mirroring.md). The
- * states are all GOOD until failover and resync exist to change them; the
- * primary is the config's (no failover swaps it yet). Anyone may ask: the
- * groups are no secret (the map's targets are not either).
+ * Mirror groups on management (docs/mirroring.md): MIRROR_LIST (the
+ * groups, which member serves each now, the members' consistency states)
+ * and MIRROR_REPORT (a storage rank serving a group alone says its buddy
+ * needs a resync, or how a resync goes). The states live here, in memory,
+ * made from the config on first use. Failover: once a group's primary has
+ * been silent for the offline timeout, its secondary is promoted if it is
+ * online and good (never one that needs a resync), and the map names it.
+ * A primary whose buddy is away
+ * re-sends its report every heartbeat while it lasts, so a management
+ * that restarted learns them again. Anyone may list: the groups are no
+ * secret (the map's targets are not either).
  */
 #define SFS_LOG_FAC "mgmt"
 #include "sfs_handlers.h"
 
+#include "sfs_mgmt_internal.h"
+
 #include "sfs_errno.h"
 #include "sfs_log.h"
+#include "sfs_time.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
+
+sfs_mgmt_mirror_t *sfs_mgmt_mirrors(sfs_mgmt_t *mgmt)
+{
+    const sfs_config_t *config = mgmt->service->config;
+
+    if (!mgmt->mirrors && config->mirror_group_count) {
+        mgmt->mirrors = calloc(config->mirror_group_count, sizeof(*mgmt->mirrors));
+        for (uint32_t i = 0; mgmt->mirrors && i < config->mirror_group_count; i++) {
+            mgmt->mirrors[i].member[0] = config->mirror_groups[i].primary;
+            mgmt->mirrors[i].member[1] = config->mirror_groups[i].secondary;
+            mgmt->mirrors[i].primary   = config->mirror_groups[i].primary;
+        }
+    }
+    return mgmt->mirrors;
+}
+
+/* The group of `target` and the member's index in it (0 or 1). */
+static sfs_mgmt_mirror_t *sfs_mgmt_mirror_of(sfs_mgmt_t *mgmt, uint32_t target, int *which_p)
+{
+    sfs_mgmt_mirror_t *groups = sfs_mgmt_mirrors(mgmt);
+
+    for (uint32_t i = 0; groups && i < mgmt->service->config->mirror_group_count; i++) {
+        for (int m = 0; m < 2; m++) {
+            if (groups[i].member[m] == target) {
+                *which_p = m;
+                return &groups[i];
+            }
+        }
+    }
+    return NULL;
+}
+
+void sfs_mgmt_mirror_map(sfs_mgmt_t *mgmt, sfs_map_t *map)
+{
+    for (uint32_t i = 0; i < map->target_count; i++) {
+        sfs_map_target_t  *t = &map->targets[i];
+        int                m;
+        sfs_mgmt_mirror_t *g = sfs_mgmt_mirror_of(mgmt, t->target_id, &m);
+
+        if (g) {
+            t->mirror_primary = g->primary;
+            t->mirror_state   = g->state[m];
+            t->resync_done    = g->done[m];
+            t->resync_total   = g->total[m];
+        }
+    }
+}
+
+/* The state of the rank serving `target` now (offline if unknown). */
+static uint32_t sfs_mgmt_mirror_node_state(sfs_mgmt_t *mgmt, uint32_t target, uint64_t now)
+{
+    sfs_mgmt_target_t *t    = sfs_mgmt_find_target(mgmt, target);
+    sfs_mgmt_node_t   *node = t ? sfs_mgmt_find_node(mgmt, t->node_id) : NULL;
+
+    return node ? sfs_mgmt_state_after(mgmt->service->config, now - node->last_contact_ms)
+                : SFS_STATE_OFFLINE;
+}
+
+int sfs_mgmt_mirror_failover(sfs_mgmt_t *mgmt, uint32_t node_id)
+{
+    const sfs_config_t *config  = mgmt->service->config;
+    sfs_mgmt_mirror_t  *groups  = sfs_mgmt_mirrors(mgmt);
+    uint64_t            now     = sfs_time_ms();
+    int                 changed = 0;
+
+    for (uint32_t i = 0; groups && i < config->mirror_group_count; i++) {
+        sfs_mgmt_mirror_t *g   = &groups[i];
+        int                p   = g->primary == g->member[1];
+        sfs_mgmt_target_t *old = sfs_mgmt_find_target(mgmt, g->primary);
+
+        if (!old || old->node_id != node_id) {
+            continue;
+        }
+        if (g->state[!p] != SFS_MIRROR_STATE_GOOD ||
+            sfs_mgmt_mirror_node_state(mgmt, g->member[!p], now) != SFS_STATE_ONLINE) {
+            sfs_error("mirror group %u: primary %u lost (offline timeout %.1f s), and its "
+                      "secondary %u cannot take over (%s, %s): the group is down",
+                      config->mirror_groups[i].id, g->primary,
+                      (double)config->offline_timeout_ms / 1000.0, g->member[!p],
+                      sfs_mirror_state_name(g->state[!p]),
+                      sfs_state_name(sfs_mgmt_mirror_node_state(mgmt, g->member[!p], now)));
+            continue;
+        }
+        sfs_warn("mirror group %u: primary %u offline for the offline timeout (%.1f s): "
+                 "target %u is its primary now, %u needs a resync",
+                 config->mirror_groups[i].id, g->primary,
+                 (double)config->offline_timeout_ms / 1000.0, g->member[!p], g->primary);
+        g->state[p] = SFS_MIRROR_STATE_NEEDS_RESYNC;
+        g->primary  = g->member[!p];
+        changed     = 1;
+    }
+    return changed;
+}
 
 void sfs_handle_mirror_list(sfs_service_t *service, sfs_tp_request_t *req)
 {
     const sfs_config_t      *config = service->config;
+    sfs_mgmt_mirror_t       *groups = sfs_mgmt_mirrors(service->mgmt);
     sfs_mirror_list_reply_t *reply;
     sfs_none_t               none;
     uint8_t                 *args;
@@ -26,7 +130,7 @@ void sfs_handle_mirror_list(sfs_service_t *service, sfs_tp_request_t *req)
     }
     reply = calloc(1, sizeof(*reply));
     args  = malloc(SFS_PROTO_ARGS_MAX);
-    if (!reply || !args) {
+    if (!reply || !args || (config->mirror_group_count && !groups)) {
         free(reply);
         free(args);
         sfs_tp_request_reply_error(req, -ENOMEM, "out of memory");
@@ -34,12 +138,14 @@ void sfs_handle_mirror_list(sfs_service_t *service, sfs_tp_request_t *req)
     }
     for (uint32_t i = 0; i < config->mirror_group_count && i < SFS_MIRROR_LIST_MAX; i++) {
         sfs_mirror_group_info_t *g = &reply->groups[reply->count++];
+        int                      p = groups[i].primary == groups[i].member[1];
 
+        /* the member serving now first: after a failover, the old secondary */
         g->group_id        = config->mirror_groups[i].id;
-        g->primary         = config->mirror_groups[i].primary;
-        g->secondary       = config->mirror_groups[i].secondary;
-        g->primary_state   = SFS_MIRROR_STATE_GOOD;
-        g->secondary_state = SFS_MIRROR_STATE_GOOD;
+        g->primary         = groups[i].member[p];
+        g->secondary       = groups[i].member[!p];
+        g->primary_state   = groups[i].state[p];
+        g->secondary_state = groups[i].state[!p];
     }
     sfs_wbuf_init(&wb, args, SFS_PROTO_ARGS_MAX);
     sfs_proto_mirror_list_reply_pack(&wb, reply);
@@ -51,4 +157,54 @@ void sfs_handle_mirror_list(sfs_service_t *service, sfs_tp_request_t *req)
     }
     free(reply);
     free(args);
+}
+
+void sfs_handle_mirror_report(sfs_service_t *service, sfs_tp_request_t *req)
+{
+    sfs_mgmt_t              *mgmt = service->mgmt;
+    sfs_mirror_report_req_t *report;
+    int                      changed = 0;
+
+    if (!(sfs_tp_session_cred(sfs_tp_request_session(req))->flags & SFS_CRED_SERVER)) {
+        sfs_tp_request_reply_error(req, -EPERM, "only server ranks may report mirror states");
+        return;
+    }
+    report = malloc(sizeof(*report));
+    if (!report) {
+        sfs_tp_request_reply_error(req, -ENOMEM, "out of memory");
+        return;
+    }
+    if (sfs_handler_decode(req, report, sizeof(*report), 0) != 0) {
+        free(report);
+        return;
+    }
+    for (uint32_t i = 0; i < report->count; i++) {
+        const sfs_mirror_report_entry_t *e = &report->entries[i];
+        int                              m, r;
+        sfs_mgmt_mirror_t               *g = sfs_mgmt_mirror_of(mgmt, e->target, &m);
+
+        if (!g || sfs_mgmt_mirror_of(mgmt, e->reporter, &r) != g || r == m) {
+            sfs_tp_request_reply_error(req, -EINVAL,
+                                       "mirror report: targets %" PRIu32 " and %" PRIu32
+                                       " are not the two members of one mirror group",
+                                       e->reporter, e->target);
+            free(report);
+            return;
+        }
+        if (g->state[m] != e->state) {
+            sfs_warn("mirror: target %" PRIu32 " (buddy of %" PRIu32 "): %s -> %s", e->target,
+                     e->reporter, sfs_mirror_state_name(g->state[m]),
+                     sfs_mirror_state_name(e->state));
+            changed = 1;
+        }
+        changed |= g->done[m] != e->done || g->total[m] != e->total;
+        g->state[m] = e->state;
+        g->done[m]  = e->done;
+        g->total[m] = e->total;
+    }
+    if (changed) {
+        mgmt->version++; /* the map shows the states */
+    }
+    free(report);
+    sfs_tp_request_reply(req, 0, NULL, 0, NULL, 0, NULL, NULL);
 }

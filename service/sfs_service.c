@@ -400,6 +400,9 @@ int sfs_service_progress(sfs_service_t *service, int timeout_ms)
     int rc = sfs_tp_worker_progress(service->worker, timeout_ms);
 
     sfs_service_heartbeat(service);
+    if (service->storage) {
+        sfs_storage_mirror_tick(service->storage);
+    }
     if (service->mgmt) {
         sfs_mgmt_timer(service->mgmt);
     }

@@ -78,8 +78,10 @@ typedef struct sfs_target_report {
 uint32_t sfs_storage_report(sfs_storage_t *storage, sfs_target_report_t *reports, uint32_t max);
 /* Whether a target of this rank has news for management now
  * (sfs_chunk_target_has_news). */
-int  sfs_storage_has_news(sfs_storage_t *storage);
-int  sfs_storage_flush(sfs_storage_t *storage);
+int sfs_storage_has_news(sfs_storage_t *storage);
+int sfs_storage_flush(sfs_storage_t *storage);
+/* From the progress loop: mirror states to management (sfs_storage_mirror.c). */
+void sfs_storage_mirror_tick(sfs_storage_t *storage);
 void sfs_storage_destroy(sfs_storage_t *storage);
 
 #endif

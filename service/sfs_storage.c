@@ -74,6 +74,10 @@ int sfs_storage_create(sfs_service_t *service, sfs_storage_t **storage_p)
     if (rc) {
         goto err;
     }
+    rc = sfs_storage_mirror_init(storage);
+    if (rc) {
+        goto err;
+    }
     *storage_p = storage;
     return 0;
 
@@ -100,6 +104,7 @@ void sfs_storage_destroy(sfs_storage_t *storage)
             sfs_tp_worker_progress(storage->service->worker, 10);
         }
     }
+    sfs_storage_mirror_fini(storage);
     for (uint32_t i = 0; i < storage->target_count; i++) {
         sfs_chunk_target_close(storage->targets[i]);
     }

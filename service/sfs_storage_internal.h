@@ -27,6 +27,8 @@ struct sfs_storage {
      * overlapping earlier one (sfs_storage_mirror.c) */
     struct sfs_storage_op *mirror_head, *mirror_tail;
     uint64_t               mirror_forwards;
+    /* this rank's group members: change logs, reports to management */
+    struct sfs_storage_mirrors *mirrors;
 };
 
 typedef struct sfs_storage_op {
@@ -76,9 +78,18 @@ void sfs_storage_submit(sfs_storage_t *storage, sfs_storage_op_t *op, uint64_t b
  * Start: in order behind overlapping earlier requests. Step (from done):
  * non-zero while the op goes on (to the buddy); zero when it is to be
  * answered now. */
-int  sfs_storage_mirror_admit(sfs_storage_t *storage, sfs_storage_op_t *op);
-void sfs_storage_mirror_start(sfs_storage_t *storage, sfs_storage_op_t *op, uint64_t bytes);
-int  sfs_storage_mirror_step(sfs_storage_op_t *op);
+/* This rank's group members (sfs_storage_mirror_state.c): their change
+ * logs (NULL for a target in no group), and "tell management". */
+int                    sfs_storage_mirror_init(sfs_storage_t *storage);
+void                   sfs_storage_mirror_fini(sfs_storage_t *storage);
+struct sfs_mirror_log *sfs_storage_mirror_log(sfs_storage_t *storage, uint32_t target_id);
+void                   sfs_storage_mirror_changed(sfs_storage_t *storage);
+/* The member serving `group` now, as the last map says (the config's
+ * primary before any map). */
+uint32_t sfs_storage_mirror_primary(sfs_storage_t *storage, const sfs_config_mirror_group_t *group);
+int      sfs_storage_mirror_admit(sfs_storage_t *storage, sfs_storage_op_t *op);
+void     sfs_storage_mirror_start(sfs_storage_t *storage, sfs_storage_op_t *op, uint64_t bytes);
+int      sfs_storage_mirror_step(sfs_storage_op_t *op);
 
 /* Free an op that was never run (its data buffer is the caller's). */
 void sfs_storage_op_free(sfs_storage_op_t *op);

@@ -12,6 +12,13 @@
  * byte-identical. A TRUNCATE overlaps everything of its chunk file; FSYNC
  * and CHUNK_UNLINK change no bytes others depend on and never wait.
  *
+ * Failover (docs/mirroring.md): when the buddy cannot be reached (the
+ * forward fails as unreachable or passes its deadline), the primary serves
+ * alone: the request is answered from its own copy, and the chunk file is
+ * recorded in the target's change log (sfs_mirror_log.h) before the
+ * answer, so that the buddy, now needs-resync, can be resynced with what
+ * changed. Later requests skip the forward until a resync is done.
+ *
  * Nothing here blocks the progress thread on the buddy: the forward is an
  * RPC whose reply comes back as an event (two primaries forwarding to each
  * other cannot deadlock); the disk work stays on the disk threads. A buddy
@@ -24,6 +31,7 @@
 
 #include "sfs_errno.h"
 #include "sfs_log.h"
+#include "sfs_mirror_log.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -35,7 +43,8 @@ int sfs_storage_mirror_admit(sfs_storage_t *storage, sfs_storage_op_t *op)
     const sfs_config_t              *config = storage->service->config;
     const sfs_config_mirror_group_t *group;
     uint32_t                         target_id = op->chunk.target_id;
-    int                              flagged   = 0;
+    uint32_t                         primary;
+    int                              flagged = 0;
 
     switch (op->opcode) {
     case SFS_OP_WRITE:
@@ -55,21 +64,40 @@ int sfs_storage_mirror_admit(sfs_storage_t *storage, sfs_storage_op_t *op)
         return 0; /* an unmirrored file's request: no group to look up */
     }
     group = sfs_config_mirror_group_of(config, target_id);
-    if (group && group->primary == target_id) {
-        if (flagged || op->opcode == SFS_OP_CHUNK_UNLINK) {
-            op->mirror   = 1;
-            op->buddy_id = group->secondary;
+    if (!group) {
+        if (!flagged) {
+            return 0; /* CHUNK_UNLINK on a target in no group */
         }
+        sfs_tp_request_reply_error(op->req, -EINVAL,
+                                   "%s of a mirrored file on target %" PRIu32
+                                   ", which is in no mirror group",
+                                   sfs_op_name(op->opcode), target_id);
+        return -EINVAL;
+    }
+    primary = sfs_storage_mirror_primary(storage, group);
+    if (!flagged && primary == target_id && group->primary != target_id) {
+        /* a CHUNK_UNLINK on a promoted secondary: not passed on (the
+         * metadata server sends its own to the config's primary; a resync's
+         * to a returning member that still takes itself for the primary
+         * would come back here and bounce) */
+        return 0;
+    }
+    if (primary == target_id) {
+        /* the group's primary now: the config's, or its secondary promoted */
+        op->mirror   = 1;
+        op->buddy_id = group->primary == target_id ? group->secondary : group->primary;
         return 0;
     }
     if (!flagged) {
-        return 0; /* CHUNK_UNLINK on a target that is no group's primary */
+        return 0; /* CHUNK_UNLINK on the member that is not primary now */
     }
-    sfs_tp_request_reply_error(
-        op->req, -EINVAL,
-        "%s of a mirrored file on target %" PRIu32 ", which is not the primary of a mirror group%s",
-        sfs_op_name(op->opcode), target_id, group ? " (it is a secondary)" : "");
-    return -EINVAL;
+    /* a client with an older map (or ours is older): it asks the map again */
+    sfs_tp_request_reply_error(op->req, -ESTALE,
+                               "%s of a mirrored file on target %" PRIu32
+                               ", which is not the primary of mirror group %" PRIu32
+                               " now (target %" PRIu32 " is)",
+                               sfs_op_name(op->opcode), target_id, group->id, primary);
+    return -ESTALE;
 }
 
 /* The chunk file bytes an op changes: [lo, hi); [0, 0) for none. */
@@ -171,12 +199,78 @@ static void sfs_storage_mirror_leave(sfs_storage_op_t *op)
     } while (w);
 }
 
+/* Errors that say the buddy is not there (not that it refused the request). */
+static int sfs_storage_mirror_unreachable(int rc)
+{
+    switch (rc) {
+    case -ETIMEDOUT:
+    case -ECONNRESET:
+    case -ECONNREFUSED:
+    case -ECONNABORTED:
+    case -EHOSTUNREACH:
+    case -ENETUNREACH:
+    case -ENOTCONN:
+    case -EPIPE:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* The chunk file an op changes, for the change log (0: changes none). */
+static int sfs_storage_mirror_changes(const sfs_storage_op_t *op)
+{
+    return op->opcode != SFS_OP_FSYNC;
+}
+
+/* The buddy is away: record the op's chunk file (durably, before the op is
+ * answered) and go on alone. 0, or the error (detail set). */
+static int sfs_storage_mirror_alone(sfs_storage_op_t *op, const char *why)
+{
+    sfs_mirror_log_t *log = sfs_storage_mirror_log(op->storage, op->chunk.target_id);
+    int               was, rc;
+
+    if (!log) {
+        return 0; /* not a group member here: cannot happen for an admitted op */
+    }
+    was = sfs_mirror_log_degraded(log);
+    sfs_error_clear();
+    if (op->opcode == SFS_OP_CHUNK_UNLINK) {
+        /* a removed chunk file is resynced as "absent here: remove there" */
+        rc = sfs_mirror_log_begin(log);
+        for (uint32_t i = 0; rc == 0 && i < op->unlink->count; i++) {
+            rc = sfs_mirror_log_note(log, op->unlink->entry_ids[i]);
+        }
+    } else if (sfs_storage_mirror_changes(op)) {
+        rc = sfs_mirror_log_note(log, op->chunk.entry_id);
+    } else {
+        rc = sfs_mirror_log_begin(log);
+    }
+    if (rc) {
+        snprintf(op->detail, sizeof(op->detail),
+                 "mirror: target %" PRIu32 " cannot serve alone (its buddy %" PRIu32
+                 " is unreachable): %s",
+                 op->chunk.target_id, op->buddy_id,
+                 sfs_error_detail()[0] ? sfs_error_detail() : sfs_strerror(rc));
+        return rc;
+    }
+    if (!was) {
+        sfs_warn("mirror: target %" PRIu32 " (the secondary of %" PRIu32 ") is lost (%s): "
+                 "target %" PRIu32 " serves alone, %" PRIu32 " needs a resync",
+                 op->buddy_id, op->chunk.target_id, why, op->chunk.target_id, op->buddy_id);
+        sfs_storage_mirror_changed(op->storage);
+    }
+    return 0;
+}
+
 static void sfs_storage_mirror_forwarded(void *arg)
 {
     sfs_storage_op_t *op = arg;
     int               rc = sfs_tp_rpc_status(op->forward);
 
-    if (rc) {
+    if (rc && sfs_storage_mirror_unreachable(rc)) {
+        op->status = sfs_storage_mirror_alone(op, sfs_tp_rpc_error_detail(op->forward));
+    } else if (rc) {
         op->status = rc;
         snprintf(op->detail, sizeof(op->detail),
                  "mirror: target %" PRIu32 " (the secondary of %" PRIu32 "): %s", op->buddy_id,
@@ -250,6 +344,14 @@ static int sfs_storage_mirror_send(sfs_storage_op_t *op)
     }
     params.cb     = sfs_storage_mirror_reply_cb;
     params.cb_arg = op;
+    /* a lost buddy must be given up before the client gives up on us */
+    params.timeout_ms = service->config->rpc_timeout_ms / 2;
+    if (params.timeout_ms > service->config->offline_timeout_ms) {
+        params.timeout_ms = service->config->offline_timeout_ms;
+    }
+    if (params.timeout_ms == 0) {
+        params.timeout_ms = 1;
+    }
     return sfs_tp_rpc_start(conn, &params, &op->forward);
 }
 
@@ -259,7 +361,17 @@ int sfs_storage_mirror_step(sfs_storage_op_t *op)
 
     if (op->mirror_stage == 0 && op->status == 0) {
         sfs_chunk_target_t *local = sfs_storage_find(storage, op->buddy_id);
+        sfs_mirror_log_t   *log   = sfs_storage_mirror_log(storage, op->chunk.target_id);
 
+        if (log && sfs_mirror_log_degraded(log)) {
+            /* the buddy needs a resync already: alone, without trying it */
+            op->status       = sfs_storage_mirror_alone(op, "needs a resync");
+            op->mirror_stage = 2;
+            if (op->mirror_prev || op->mirror_next || storage->mirror_head == op) {
+                sfs_storage_mirror_leave(op);
+            }
+            return 0;
+        }
         op->mirror_stage   = 1;
         op->primary_length = op->length;
         storage->mirror_forwards++;
@@ -275,10 +387,18 @@ int sfs_storage_mirror_step(sfs_storage_op_t *op)
             return 1;
         }
         storage->in_flight--;
-        snprintf(op->detail, sizeof(op->detail),
-                 "mirror: target %" PRIu32 " (the secondary of %" PRIu32 ") unreachable: %s",
-                 op->buddy_id, op->chunk.target_id,
-                 sfs_error_detail()[0] ? sfs_error_detail() : sfs_strerror(op->status));
+        if (sfs_storage_mirror_unreachable(op->status)) {
+            char why[SFS_ERROR_DETAIL_MAX];
+
+            snprintf(why, sizeof(why), "%s",
+                     sfs_error_detail()[0] ? sfs_error_detail() : sfs_strerror(op->status));
+            op->status = sfs_storage_mirror_alone(op, why);
+        } else {
+            snprintf(op->detail, sizeof(op->detail),
+                     "mirror: target %" PRIu32 " (the secondary of %" PRIu32 ") unreachable: %s",
+                     op->buddy_id, op->chunk.target_id,
+                     sfs_error_detail()[0] ? sfs_error_detail() : sfs_strerror(op->status));
+        }
     }
     if (op->mirror_stage == 1) {
         op->length = op->primary_length; /* the client's view is the primary's */

@@ -23,6 +23,12 @@ tests_unit_service_test_dirlock_SOURCES  = tests/unit/service/test_dirlock.c ser
 tests_unit_service_test_dirlock_CPPFLAGS = $(SFS_CPPFLAGS_SERVICE)
 tests_unit_service_test_dirlock_CFLAGS   = $(SFS_UNIT_CFLAGS)
 tests_unit_service_test_dirlock_LDADD    = libsfs_common.la $(SFS_UNIT_LDADD)
+check_PROGRAMS += tests/unit/service/test_mirror_log
+tests_unit_service_test_mirror_log_SOURCES  = tests/unit/service/test_mirror_log.c \
+	service/sfs_mirror_log.c
+tests_unit_service_test_mirror_log_CPPFLAGS = $(SFS_CPPFLAGS_SERVICE)
+tests_unit_service_test_mirror_log_CFLAGS   = $(SFS_UNIT_CFLAGS)
+tests_unit_service_test_mirror_log_LDADD    = libsfs_common.la $(SFS_UNIT_LDADD)
 check_PROGRAMS += tests/unit/service/test_meta_counter
 tests_unit_service_test_meta_counter_SOURCES  = tests/unit/service/test_meta_counter.c \
 	service/sfs_meta_counter.c
@@ -68,6 +74,11 @@ tests_unit_service_test_meta_chooser_SOURCES  = tests/unit/service/test_meta_cho
 tests_unit_service_test_meta_chooser_CPPFLAGS = $(SFS_CPPFLAGS_SERVICE)
 tests_unit_service_test_meta_chooser_CFLAGS   = $(SFS_UNIT_CFLAGS)
 tests_unit_service_test_meta_chooser_LDADD    = libsfs_common.la $(SFS_UNIT_LDADD)
+check_PROGRAMS += tests/unit/service/test_mgmt_mirror
+tests_unit_service_test_mgmt_mirror_SOURCES  = tests/unit/service/test_mgmt_mirror.c
+tests_unit_service_test_mgmt_mirror_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/service
+tests_unit_service_test_mgmt_mirror_CFLAGS   = $(SFS_UNIT_CFLAGS)
+tests_unit_service_test_mgmt_mirror_LDADD    = libsfs_service.la $(SFS_CORE_LIBS) $(SFS_UNIT_LDADD)
 check_PROGRAMS += tests/unit/service/test_mgmt
 tests_unit_service_test_mgmt_SOURCES  = tests/unit/service/test_mgmt.c
 tests_unit_service_test_mgmt_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/service

@@ -58,6 +58,22 @@ int ctl_listnodes(ctl_t *ctl, int argc, char **argv)
     return 0;
 }
 
+/* A mirror group member's role, consistency state and resync progress:
+ * "primary good", "secondary resyncing 3/10"; "-" for other targets. */
+static void ctl_mirror_column(const sfs_map_target_t *t, char *buf, size_t size)
+{
+    const char *role = t->mirror_primary == t->target_id ? "primary" : "secondary";
+
+    if (!t->mirror_primary) {
+        snprintf(buf, size, "-");
+    } else if (t->mirror_state == SFS_MIRROR_STATE_RESYNCING) {
+        snprintf(buf, size, "%s %s %llu/%llu", role, sfs_mirror_state_name(t->mirror_state),
+                 (unsigned long long)t->resync_done, (unsigned long long)t->resync_total);
+    } else {
+        snprintf(buf, size, "%s %s", role, sfs_mirror_state_name(t->mirror_state));
+    }
+}
+
 int ctl_listtargets(ctl_t *ctl, int argc, char **argv)
 {
     sfs_map_t *map;
@@ -69,18 +85,19 @@ int ctl_listtargets(ctl_t *ctl, int argc, char **argv)
     if (rc) {
         return ctl_fail("listtargets", rc);
     }
-    printf("%-7s %-5s %-16s %-17s %10s %10s %5s  %s\n", "TARGET", "NODE", "HOST", "STATE",
-           "CAPACITY", "FREE", "FREE%", "DIR");
+    printf("%-7s %-5s %-16s %-17s %10s %10s %5s  %-24s %s\n", "TARGET", "NODE", "HOST", "STATE",
+           "CAPACITY", "FREE", "FREE%", "MIRROR", "DIR");
     for (uint32_t i = 0; i < map->target_count; i++) {
         const sfs_map_target_t *t    = &map->targets[i];
         const sfs_map_node_t   *node = sfs_map_find_node(map, t->node_id);
-        char                    cap[32], free_text[32];
+        char                    cap[32], free_text[32], mirror[64];
 
-        printf("%-7u %-5u %-16s %-17s %10s %10s %4.0f%%  %s\n", t->target_id, t->node_id,
+        ctl_mirror_column(t, mirror, sizeof(mirror));
+        printf("%-7u %-5u %-16s %-17s %10s %10s %4.0f%%  %-24s %s\n", t->target_id, t->node_id,
                node ? node->host : "?", sfs_state_name(t->state),
                ctl_size(t->capacity, cap, sizeof(cap)),
                ctl_size(t->free, free_text, sizeof(free_text)),
-               t->capacity ? 100.0 * (double)t->free / (double)t->capacity : 0.0, t->dir);
+               t->capacity ? 100.0 * (double)t->free / (double)t->capacity : 0.0, mirror, t->dir);
     }
     sfs_map_destroy(map);
     return 0;

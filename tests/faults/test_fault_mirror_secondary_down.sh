@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # kill -9 of the storage rank that holds the secondaries of both mirror
-# groups (docs/mirroring.md): today a mirrored write then fails within the
-# timeout with an error naming the secondary, and the primaries keep
-# serving reads of mirrored files. Failover (the survivor serving alone,
-# the job seeing a pause and never an error: issue 11 item 3) is not done:
-# the test ends as an expected failure saying so.
+# groups (docs/mirroring.md, "Failover: a secondary lost"): the primaries
+# serve alone. A mirrored write goes on (the job sees a pause, printed,
+# never an error), the secondaries are marked needs-resync (mirror list,
+# listtargets), each primary's change log lists the chunk file written
+# meanwhile and not the one written before, later writes pay no pause,
+# and every mirrored file reads back. An unmirrored file on the lost
+# targets still fails fast, naming the target.
 source "$SFS_SRC/tests/lib/sfs_test_lib.sh"
 sfs_test_users
 user=sfsalice
@@ -19,13 +21,23 @@ mirror:
     - {primary: 103, secondary: 104}
   same_host: true
 YAML
+# short timeouts, so the test is short: a forward to a lost buddy is given
+# up after min(rpc / 2, offline) = 3 s
+sed -i 's/^timeouts:.*/timeouts: {rpc: 6s, connect: 2s, heartbeat: 500ms, offline: 4s}/' \
+    "$SFS_STATE/stripefs.yaml"
+grep -q "^timeouts: {rpc: 6s" "$SFS_STATE/stripefs.yaml" || sfs_fail "timeouts not set: $(grep timeouts "$SFS_STATE/stripefs.yaml")"
 sfs_start_service 3
 home=$(sfs_user_home "$user")
 head -c 4000000 /dev/urandom >"$home/blob" && chown "$user" "$home/blob"
-sfs_ctl mkdir -m 0777 /m || sfs_fail "mkdir"
+head -c 3000000 /dev/urandom >"$home/blob2" && chown "$user" "$home/blob2"
+sfs_ctl mkdir -m 0777 /m /u || sfs_fail "mkdir"
+sfs_ctl setpattern --no-mirror --numtargets 4 /u >/dev/null || sfs_fail "setpattern /u"
 sfs_as "$user" "$SFS_CTL" mkdir /m/mine || sfs_fail "mkdir as $user"
-sfs_as "$user" "$SFS_CTL" setpattern --mirror --numtargets 2 /m/mine >/dev/null || sfs_fail "setpattern"
+sfs_as "$user" "$SFS_CTL" setpattern --mirror --numtargets 2 --chunksize 64k /m/mine >/dev/null ||
+    sfs_fail "setpattern"
 sfs_as "$user" "$SFS_CTL" put "$home/blob" /m/mine/before || sfs_fail "put before the fault"
+sfs_as "$user" "$SFS_CTL" put "$home/blob" /u/plain || sfs_fail "unmirrored put before the fault"
+sfs_ctl mirror list | grep -q "needs-resync" && sfs_fail "a member needs a resync before the fault: $(sfs_ctl mirror list)"
 
 victim=$(sfs_ctl listnodes | awk '$1 == 2 {print $5}')
 [ -n "$victim" ] || sfs_fail "no pid for rank 2 in listnodes"
@@ -36,15 +48,62 @@ sfs_log "injected: SIGKILL to storage rank 2 (pid $victim): the secondaries 102 
 out=$(sfs_as "$user" "$SFS_CTL" put "$home/blob" /m/mine/after 2>&1)
 rc=$?
 took=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN {printf "%.1f", b - a}')
-echo "mirrored write with the secondaries down: exit $rc after $took s: $out"
-# reads come from the primaries, which are alive
-sfs_as "$user" "$SFS_CTL" get /m/mine/before - | cmp - "$home/blob" ||
-    sfs_fail "a mirrored file written before the fault does not read back from its primaries"
-echo "ok: a mirrored file reads back from its primaries with the secondaries down"
-if [ $rc -ne 0 ]; then
-    echo "$out" | grep -qE "target 10[24]" || sfs_fail "the failed mirrored write does not name the secondary: $out"
-    awk -v t="$took" 'BEGIN {exit !(t < 20)}' || sfs_fail "the failed write took $took s"
-    echo "ok: the mirrored write fails in $took s naming the secondary"
-    sfs_known_bug "failover is not done (issue 11 item 3): with the secondaries' rank down a mirrored write fails ($took s) instead of going on with the primary alone"
-fi
-sfs_fail "the mirrored write succeeded with both secondaries down: was it on both copies?"
+echo "mirrored write with the secondaries down: exit $rc, the pause: $took s (offline timeout 4 s, forward deadline 3 s) $out"
+[ $rc -eq 0 ] || sfs_fail "the mirrored write failed with the secondaries down: $out"
+awk -v t="$took" 'BEGIN {exit !(t < 12)}' || sfs_fail "the mirrored write took $took s"
+
+t0=$(date +%s.%N)
+sfs_as "$user" "$SFS_CTL" put "$home/blob2" /m/mine/later || sfs_fail "a later mirrored write failed"
+later=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN {printf "%.1f", b - a}')
+echo "a later mirrored write, the buddy known lost: $later s"
+awk -v t="$later" 'BEGIN {exit !(t < 2.5)}' || sfs_fail "a later mirrored write still waits for the lost buddy ($later s)"
+
+for f in before:blob after:blob later:blob2; do
+    sfs_as "$user" "$SFS_CTL" get "/m/mine/${f%%:*}" - | cmp - "$home/${f##*:}" ||
+        sfs_fail "mirrored file ${f%%:*} does not read back from its primaries"
+done
+echo "ok: every mirrored file reads back from its primaries"
+
+# management learns the states from the primaries
+for _ in $(seq 50); do
+    [ "$(sfs_ctl mirror list | grep -c needs-resync)" -eq 2 ] && break
+    sleep 0.1
+done
+sfs_ctl mirror list
+sfs_ctl mirror list | grep -E "^1 .*101 @.* good .*102 @.*needs-resync" >/dev/null ||
+    sfs_fail "mirror list does not show 102 needs-resync"
+sfs_ctl mirror list | grep -E "^2 .*103 @.* good .*104 @.*needs-resync" >/dev/null ||
+    sfs_fail "mirror list does not show 104 needs-resync"
+targets=$(sfs_ctl listtargets)
+echo "$targets"
+for t in 102 104; do
+    echo "$targets" | grep -qE "^$t .*secondary needs-resync" || sfs_fail "listtargets: $t is not needs-resync"
+done
+for t in 101 103; do
+    echo "$targets" | grep -qE "^$t .*primary good" || sfs_fail "listtargets: $t is not a good primary"
+done
+
+# the change logs: the file written while the buddy was away, not the other
+id_of() { printf "%d" "0x$(sfs_ctl getentryinfo "$1" | awk '/^EntryID:/ {print $2}')"; }
+before_id=$(id_of /m/mine/before)
+after_id=$(id_of /m/mine/after)
+for t in 101 103; do
+    dir=$(echo "$targets" | awk -v t=$t '$1 == t {print $NF}')
+    log="$dir/mirror-changes"
+    [ -f "$log" ] || sfs_fail "no change log $log"
+    head -n 1 "$log" | grep -qx "stripefs mirror changes: target $t buddy $((t + 1))" ||
+        sfs_fail "$log: bad header: $(head -n 1 "$log")"
+    grep -qx "$after_id" "$log" || sfs_fail "$log does not list /m/mine/after ($after_id): $(cat "$log")"
+    grep -qx "$before_id" "$log" && sfs_fail "$log lists /m/mine/before, written before the fault"
+    echo "ok: $log lists $(($(wc -l <"$log") - 1)) chunk files"
+done
+
+# unmirrored files keep failing fast, naming the lost target (a file with
+# chunks on 102 and 104, written again)
+t0=$(date +%s.%N)
+out=$(sfs_as "$user" "$SFS_CTL" put "$home/blob" /u/plain 2>&1) &&
+    sfs_fail "an unmirrored write to the lost targets succeeded"
+took=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN {printf "%.1f", b - a}')
+echo "$out" | grep -qE "target 10[24]" || sfs_fail "the unmirrored failure does not name 102/104: $out"
+awk -v t="$took" 'BEGIN {exit !(t < 15)}' || sfs_fail "the unmirrored write failed only after $took s"
+echo "ok: an unmirrored write fails in $took s naming the target: $out"

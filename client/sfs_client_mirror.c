@@ -1,0 +1,62 @@
+/*
+ * Mirrored files on the client side of failover (docs/mirroring.md,
+ * "Failover: a primary lost"): a mirrored file's requests go to its group's
+ * current primary, as the map says (the pattern names the config's
+ * primaries), and a request that finds no answer there, or a member that
+ * is no longer primary (ESTALE), is sent again after a map refresh, until
+ * management has promoted the survivor or the failover deadline passes:
+ * the job sees a pause, not an error.
+ */
+#define SFS_LOG_FAC "client"
+#include "sfs_client_internal.h"
+
+#include "sfs_errno.h"
+#include "sfs_log.h"
+#include "sfs_time.h"
+
+#include <errno.h>
+
+uint32_t sfs_client_mirror_target(sfs_client_t *client, const sfs_pattern_t *pattern,
+                                  uint32_t index)
+{
+    uint32_t                target = pattern->targets[index];
+    const sfs_map_t        *map;
+    const sfs_map_target_t *t;
+
+    if (pattern->type != SFS_PATTERN_MIRROR) {
+        return target; /* no map look-up on an unmirrored file's path */
+    }
+    map = sfs_cluster_map(client->cluster);
+    t   = map ? sfs_map_find_target(map, target) : NULL;
+    return t && t->mirror_primary ? t->mirror_primary : target;
+}
+
+int sfs_client_mirror_retryable(const sfs_pattern_t *pattern, int rc)
+{
+    return pattern->type == SFS_PATTERN_MIRROR && (rc == -ESTALE || sfs_client_no_answer(rc)) &&
+           rc != -ECANCELED;
+}
+
+int sfs_client_mirror_wait(sfs_client_t *client, uint64_t *deadline_ms)
+{
+    const sfs_map_t *map = sfs_cluster_map(client->cluster);
+    uint64_t         now = sfs_time_ms();
+    uint64_t         until;
+
+    if (*deadline_ms == 0) {
+        /* the offline timeout (<= 20 s by default) and a promotion, with
+         * room: three RPC timeouts */
+        *deadline_ms = now + 3ull * (map && map->rpc_timeout_ms ? map->rpc_timeout_ms : 30000);
+        sfs_info("a mirror group's member does not answer: waiting for its failover");
+    }
+    if (now >= *deadline_ms) {
+        return -ETIMEDOUT;
+    }
+    until = now + 250;
+    while (sfs_time_ms() < until) {
+        sfs_tp_worker_progress(client->worker, 50);
+    }
+    (void)sfs_cluster_refresh_map(client->cluster); /* the last map serves if it fails */
+    sfs_error_clear();
+    return 0;
+}

@@ -1,0 +1,252 @@
+/*
+ * The mirror states of this rank's group members (docs/mirroring.md,
+ * "Failover"): a change log per member target (sfs_mirror_log.h), kept
+ * while its buddy is away, and MIRROR_REPORT to management whenever a
+ * state changes (and every heartbeat while a buddy needs a resync, so a
+ * management that restarted learns it again), and the resync of a buddy
+ * that came back (sfs_mirror_resync.h). Which member is a group's
+ * primary now comes from the cluster map, asked for every heartbeat
+ * without waiting (a rank with the metadata role has its map kept fresh by
+ * that role).
+ */
+#define SFS_LOG_FAC "storage"
+#include "sfs_service.h"
+
+#include "sfs_storage_internal.h"
+
+#include "sfs_errno.h"
+#include "sfs_log.h"
+#include "sfs_mirror_log.h"
+#include "sfs_mirror_resync.h"
+#include "sfs_time.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct sfs_storage_mirrors {
+    sfs_mirror_log_t    **logs; /* one per local target that is a group member */
+    sfs_mirror_resync_t **resyncs;
+    uint32_t              count;
+    int                   dirty; /* a state changed since management last heard it */
+    uint64_t              next_report_ms;
+    sfs_tp_rpc_t         *report;
+    uint8_t              *args;
+    uint64_t              next_map_ms;
+};
+
+int sfs_storage_mirror_init(sfs_storage_t *storage)
+{
+    const sfs_config_t         *config = storage->service->config;
+    struct sfs_storage_mirrors *m;
+    int                         rc;
+
+    if (!config->mirror_group_count) {
+        return 0;
+    }
+    m = calloc(1, sizeof(*m));
+    if (!m || !(m->logs = calloc(storage->target_count, sizeof(*m->logs))) ||
+        !(m->resyncs = calloc(storage->target_count, sizeof(*m->resyncs))) ||
+        !(m->args = malloc(SFS_PROTO_ARGS_MAX))) {
+        if (m) {
+            free(m->logs);
+            free(m->resyncs);
+        }
+        free(m);
+        return -ENOMEM;
+    }
+    storage->mirrors = m;
+    for (uint32_t i = 0; i < storage->target_count; i++) {
+        uint32_t                         id = sfs_chunk_target_id(storage->targets[i]);
+        const sfs_config_mirror_group_t *g  = sfs_config_mirror_group_of(config, id);
+
+        if (!g) {
+            continue;
+        }
+        rc = sfs_mirror_log_open(sfs_chunk_target_dir(storage->targets[i]), id,
+                                 g->primary == id ? g->secondary : g->primary, &m->logs[m->count]);
+        if (rc) {
+            return rc; /* the caller's destroy frees what was made */
+        }
+        rc =
+            sfs_mirror_resync_create(storage->targets[i], m->logs[m->count], &m->resyncs[m->count]);
+        if (rc) {
+            sfs_mirror_log_close(m->logs[m->count]);
+            return rc;
+        }
+        if (sfs_mirror_log_degraded(m->logs[m->count])) {
+            m->dirty = 1;
+        }
+        m->count++;
+    }
+    return 0;
+}
+
+void sfs_storage_mirror_fini(sfs_storage_t *storage)
+{
+    struct sfs_storage_mirrors *m = storage->mirrors;
+
+    if (!m) {
+        return;
+    }
+    if (m->report) {
+        sfs_tp_rpc_release(m->report);
+    }
+    for (uint32_t i = 0; i < m->count; i++) {
+        sfs_mirror_resync_destroy(m->resyncs[i]);
+        sfs_mirror_log_close(m->logs[i]);
+    }
+    free(m->logs);
+    free(m->resyncs);
+    free(m->args);
+    free(m);
+    storage->mirrors = NULL;
+}
+
+sfs_mirror_log_t *sfs_storage_mirror_log(sfs_storage_t *storage, uint32_t target_id)
+{
+    struct sfs_storage_mirrors *m = storage->mirrors;
+
+    for (uint32_t i = 0; m && i < m->count; i++) {
+        if (sfs_mirror_log_target(m->logs[i]) == target_id) {
+            return m->logs[i];
+        }
+    }
+    return NULL;
+}
+
+uint32_t sfs_storage_mirror_primary(sfs_storage_t *storage, const sfs_config_mirror_group_t *group)
+{
+    const sfs_map_t *map =
+        storage->service->cluster ? sfs_cluster_map(storage->service->cluster) : NULL;
+    const sfs_map_target_t *t = map ? sfs_map_find_target(map, group->primary) : NULL;
+
+    return t && t->mirror_primary ? t->mirror_primary : group->primary;
+}
+
+/* Ask for the map (never waiting), for the groups' current primaries. */
+static void sfs_storage_mirror_map(sfs_storage_t *storage, uint64_t now)
+{
+    struct sfs_storage_mirrors *m       = storage->mirrors;
+    sfs_cluster_t              *cluster = storage->service->cluster;
+    int                         rc;
+
+    if (storage->service->meta) {
+        return; /* the metadata role's timer keeps this process's map fresh */
+    }
+    rc = sfs_cluster_refresh_map_poll(cluster);
+    if (rc < 0) {
+        sfs_debug("cluster map not refreshed (the last one serves): %s", sfs_error_detail());
+    }
+    if (now < m->next_map_ms) {
+        return;
+    }
+    m->next_map_ms = now + storage->service->config->heartbeat_interval_ms;
+    rc             = sfs_cluster_refresh_map_start(cluster, 0);
+    if (rc && rc != -EALREADY) {
+        sfs_debug("cannot ask management for the cluster map: %s", sfs_error_detail());
+    }
+}
+
+/* A primary whose buddy the map has offline serves alone from now on,
+ * without a forward failing first: a secondary just promoted, whose old
+ * primary is gone, logs every change from its first request on. */
+static void sfs_storage_mirror_map_says(sfs_storage_t *storage, sfs_mirror_log_t *log)
+{
+    const sfs_map_t        *map  = sfs_cluster_map(storage->service->cluster);
+    uint32_t                self = sfs_mirror_log_target(log);
+    const sfs_map_target_t *me   = map ? sfs_map_find_target(map, self) : NULL;
+    const sfs_map_target_t *buddy =
+        map ? sfs_map_find_target(map, sfs_mirror_log_buddy(log)) : NULL;
+
+    if (sfs_mirror_log_degraded(log) || !me || me->mirror_primary != self || !buddy ||
+        buddy->state != SFS_STATE_OFFLINE) {
+        return;
+    }
+    if (sfs_mirror_log_begin(log) != 0) {
+        sfs_warn("target %" PRIu32 ": %s", self, sfs_error_detail());
+        return;
+    }
+    sfs_storage_mirror_changed(storage);
+}
+
+void sfs_storage_mirror_changed(sfs_storage_t *storage)
+{
+    if (storage->mirrors) {
+        storage->mirrors->dirty = 1;
+    }
+}
+
+static void sfs_storage_mirror_report_send(sfs_storage_t *storage)
+{
+    struct sfs_storage_mirrors *m       = storage->mirrors;
+    sfs_service_t              *service = storage->service;
+    sfs_mirror_report_req_t    *req     = calloc(1, sizeof(*req));
+    sfs_tp_rpc_params_t         params;
+    sfs_tp_conn_t              *conn;
+    sfs_wbuf_t                  wb;
+
+    if (!req) {
+        return; /* tried again at the next tick */
+    }
+    for (uint32_t i = 0; i < m->count && req->count < SFS_MIRROR_REPORT_MAX; i++) {
+        sfs_mirror_report_entry_t *e = &req->entries[req->count++];
+
+        e->reporter = sfs_mirror_log_target(m->logs[i]);
+        e->target   = sfs_mirror_log_buddy(m->logs[i]);
+        e->state    = sfs_mirror_resync_state(m->resyncs[i], &e->done, &e->total);
+    }
+    sfs_wbuf_init(&wb, m->args, SFS_PROTO_ARGS_MAX);
+    sfs_proto_mirror_report_req_pack(&wb, req);
+    free(req);
+    if (wb.error || sfs_cluster_mgmt_conn(service->cluster, &conn) != 0) {
+        return;
+    }
+    memset(&params, 0, sizeof(params));
+    params.opcode      = SFS_OP_MIRROR_REPORT;
+    params.args        = m->args;
+    params.args_length = wb.length;
+    if (sfs_tp_rpc_start(conn, &params, &m->report) != 0) {
+        m->report = NULL;
+        return;
+    }
+    m->dirty = 0;
+}
+
+void sfs_storage_mirror_tick(sfs_storage_t *storage)
+{
+    struct sfs_storage_mirrors *m        = storage->mirrors;
+    uint64_t                    now      = sfs_time_ms();
+    int                         degraded = 0;
+
+    if (!m || !storage->service->cluster || !storage->service->registered) {
+        return;
+    }
+    sfs_storage_mirror_map(storage, now);
+    for (uint32_t i = 0; i < m->count; i++) {
+        sfs_storage_mirror_map_says(storage, m->logs[i]);
+        if (sfs_mirror_resync_tick(m->resyncs[i], storage->service->cluster,
+                                   sfs_cluster_map(storage->service->cluster), now)) {
+            m->dirty = 1;
+        }
+    }
+    if (m->report) {
+        if (!sfs_tp_rpc_is_done(m->report)) {
+            return;
+        }
+        if (sfs_tp_rpc_status(m->report) != 0) {
+            sfs_warn("mirror report to management failed: %s", sfs_tp_rpc_error_detail(m->report));
+            m->dirty = 1;
+        }
+        sfs_tp_rpc_release(m->report);
+        m->report = NULL;
+    }
+    for (uint32_t i = 0; i < m->count; i++) {
+        degraded |= sfs_mirror_log_degraded(m->logs[i]);
+    }
+    if (!m->dirty && !(degraded && now >= m->next_report_ms)) {
+        return;
+    }
+    m->next_report_ms = now + storage->service->config->heartbeat_interval_ms;
+    sfs_storage_mirror_report_send(storage);
+}
