@@ -75,6 +75,8 @@ struct sfs_file {
     pid_t             writer_pid;        /* ... from this process (not a forked copy) */
     uint64_t          size_view;         /* the size as this open made it, if size_view_ok: */
     int               size_view_ok;      /* the first writer, and none of its writes failed */
+    int               quota_limited;     /* SIZE BEGIN: a space quota applies (sfs_quota.c) */
+    uint64_t          quota_granted;     /* ... writes up to here were granted */
 };
 
 /* sfs_file_size.c: the kept size (docs/metadata.md). Register this open as
@@ -90,6 +92,10 @@ void sfs_file_writer_end(sfs_file_t *file);
 void sfs_file_writer_extends(sfs_file_t *file, const sfs_file_extent_t *extents, size_t count);
 void sfs_file_writer_failed(sfs_file_t *file);
 void sfs_file_writer_truncated(sfs_file_t *file, uint64_t size);
+/* sfs_quota.c: before a write of these extents goes out, where a space
+ * quota applies: ask QUOTA_GROW for what passes the granted end (0, or
+ * -EDQUOT naming the quota and the file). */
+int sfs_file_quota_grow(sfs_file_t *file, const sfs_file_extent_t *extents, size_t count);
 /* sfs_stat through STAT: -EOPNOTSUPP from a server without it. */
 int sfs_client_stat_kept(sfs_client_t *client, const sfs_meta_req_t *req, sfs_stat_t *stat);
 

@@ -88,12 +88,14 @@ int sfs_file_open(sfs_client_t *client, const char *path, int flags, uint32_t mo
         rc = sfs_error_set(-EIO, "%s has no valid stripe pattern (run stripefs-fsck)", file->path);
         goto err;
     }
-    if (created == SFS_CREATED_WRITER) {
+    if (created == SFS_CREATED_WRITER || created == SFS_CREATED_WRITER_QUOTA) {
         /* registered by the CREATE's own commit, with the size known: 0 */
         file->writer_registered = 1;
         file->writer_pid        = getpid();
         file->size_view_ok      = 1;
         file->size_view         = 0;
+        file->quota_limited     = created == SFS_CREATED_WRITER_QUOTA; /* nothing granted yet */
+        file->quota_granted     = 0;
     }
     if ((flags & SFS_O_TRUNC) && !created && (flags & 0x3) != SFS_O_RDONLY) {
         rc = sfs_file_truncate(file, 0);
@@ -311,6 +313,12 @@ int sfs_file_truncate(sfs_file_t *file, uint64_t size)
         return sfs_error_set(-EFBIG, "%s: size %lu too large", file->path, (unsigned long)size);
     }
     rc = sfs_file_writer_begin(file);
+    if (rc == 0) {
+        /* a space quota counts sizes: growing by truncate is charged too */
+        sfs_file_extent_t grown = {.offset = 0, .length = size};
+
+        rc = sfs_file_quota_grow(file, &grown, 1);
+    }
     if (rc == 0) {
         rc = sfs_file_each_target(file, SFS_OP_TRUNCATE, size);
         if (rc) {

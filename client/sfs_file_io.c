@@ -640,7 +640,8 @@ static int sfs_io_create(sfs_file_t *file, int write, const sfs_file_extent_t *e
         sfs_file_kill_privs(file);
     }
     sfs_file_cap_refresh(file);
-    if (write && (rc = sfs_file_writer_begin(file)) != 0) {
+    if (write && ((rc = sfs_file_writer_begin(file)) != 0 ||
+                  (rc = sfs_file_quota_grow(file, extents, extent_count)) != 0)) {
         return rc;
     }
     if (!write && (file->flags & 0x3) == SFS_O_WRONLY) {

@@ -84,8 +84,10 @@ int sfs_file_writer_begin(sfs_file_t *file)
     }
     file->writer_registered = 1;
     file->writer_pid        = getpid();
-    file->size_view_ok      = reply.base;
+    file->size_view_ok      = reply.base & 1u;
     file->size_view         = reply.size;
+    file->quota_limited     = (reply.base & SFS_SIZE_QUOTA) != 0;
+    file->quota_granted     = reply.granted; /* writes up to here are charged already */
     return rc;
 }
 
@@ -99,6 +101,9 @@ void sfs_file_writer_renew(sfs_file_t *file)
         sfs_debug("%s: write registration not renewed: %s", file->path, sfs_error_detail());
         sfs_error_clear();
         file->writer_registered = 0;
+    } else if (file->writer_registered && file->writer_pid == getpid()) {
+        /* a quota set since BEGIN applies from here on */
+        file->quota_limited = (reply.base & SFS_SIZE_QUOTA) != 0;
     }
 }
 

@@ -107,6 +107,9 @@
     _(UNLOCK, 35, META, unlock_req, none, lock)        /* release, or cancel a queued LOCK */      \
     _(STAT, 36, META, meta_req, stat_reply, meta)      /* payload: sfs_dirent_plus_t each */       \
     _(SIZE, 37, META, size_req, size_reply, meta_size) /* writers and the kept size */             \
+    _(QUOTA_SET, 50, META, quota_req, none, meta_quota)                                            \
+    _(QUOTA_GET, 51, META, quota_req, page_reply, meta_quota) /* payload: sfs_quota_entry_t */     \
+    _(QUOTA_GROW, 52, META, quota_grow_req, quota_grow_reply, meta_quota)                          \
     /* storage */                                                                                  \
     _(WRITE, 40, STORAGE, chunk_req, length_reply, chunk) /* payload: the data */                  \
     _(READ, 41, STORAGE, chunk_req, length_reply, chunk)  /* reply payload: the data */            \
@@ -270,11 +273,12 @@ void sfs_proto_attr_unpack(sfs_rbuf_t *rb, sfs_attr_t *attr);
 #define SFS_FEATURE_BYTE_LOCKS    (1ull << 5) /* LOCK/UNLOCK: byte-range locks (atomic mode) */
 #define SFS_FEATURE_DYNAMIC_ATTRS (1ull << 6) /* STAT answers sizes, SIZE registers writers */
 #define SFS_FEATURE_MIRROR        (1ull << 7) /* SFS_CHUNK_MIRRORED, MIRROR_LIST */
+/* bit 11: SFS_FEATURE_QUOTAS, in sfs_proto_quota.h */
 /* What this version does. */
 #define SFS_FEATURES_THIS                                                                          \
     (SFS_FEATURE_MUNGE_AUTH | SFS_FEATURE_CAPABILITIES | SFS_FEATURE_FD_HANDOFF |                  \
      SFS_FEATURE_DIRECT_COPY | SFS_FEATURE_TYPED_CURSORS | SFS_FEATURE_BYTE_LOCKS |                \
-     SFS_FEATURE_DYNAMIC_ATTRS | SFS_FEATURE_MIRROR)
+     SFS_FEATURE_DYNAMIC_ATTRS | SFS_FEATURE_MIRROR | SFS_FEATURE_QUOTAS)
 /* What a server needs of its clients: without capabilities a client's I/O
  * is refused, an older client's listings would be misread, and one that
  * does not know mirroring would write a mirrored file's primary only. */
@@ -448,7 +452,7 @@ void sfs_proto_meta_req_unpack(sfs_rbuf_t *rb, uint32_t opcode, sfs_meta_req_t *
 
 typedef struct sfs_open_reply {
     sfs_attr_t attr;
-    uint8_t    created; /* CREATE: 0, 1, or SFS_CREATED_WRITER */
+    uint8_t    created; /* CREATE: 0, 1, SFS_CREATED_WRITER or SFS_CREATED_WRITER_QUOTA */
     uint8_t    has_cap; /* LOOKUP, CREATE of a file */
     sfs_cap_t  cap;
 } sfs_open_reply_t;
@@ -506,8 +510,9 @@ void sfs_proto_size_req_unpack(sfs_rbuf_t *rb, sfs_size_req_t *req);
 typedef struct sfs_size_reply {
     uint32_t writers; /* registered after the operation */
     uint8_t  stored;  /* STORE, END: whether the size was kept */
-    uint8_t  base;    /* BEGIN: the first writer, and `size` is the file's size */
+    uint8_t  base;    /* BEGIN: 1 the first writer, and `size` is the file's size; SFS_SIZE_QUOTA */
     uint64_t size;
+    uint64_t granted; /* on the wire only with SFS_SIZE_QUOTA: BEGIN's space grant (quotas) */
 } sfs_size_reply_t;
 
 void sfs_proto_size_reply_pack(sfs_wbuf_t *wb, const sfs_size_reply_t *reply);
@@ -787,8 +792,9 @@ int sfs_proto_fd_handoff_msg_unpack(const uint8_t *msg, size_t length, sfs_proto
 /* Total bytes the extents of a request cover. */
 uint64_t sfs_chunk_req_bytes(const sfs_chunk_req_t *req);
 
-/* the codecs of LOCK/UNLOCK and MIRROR_LIST, in headers of their own */
+/* the codecs of LOCK/UNLOCK, MIRROR_LIST and QUOTA_*, in headers of their own */
 #include "sfs_proto_lock.h"
 #include "sfs_proto_mirror.h"
+#include "sfs_proto_quota.h"
 
 #endif

@@ -53,6 +53,9 @@ SFS_PROTO_CODEC(unlock_req)
 SFS_PROTO_CODEC(stat_reply)
 SFS_PROTO_CODEC(size_req)
 SFS_PROTO_CODEC(size_reply)
+SFS_PROTO_CODEC(quota_req)
+SFS_PROTO_CODEC(quota_grow_req)
+SFS_PROTO_CODEC(quota_grow_reply)
 SFS_PROTO_CODEC_BY_OP(chunk_req)
 SFS_PROTO_CODEC(length_reply)
 SFS_PROTO_CODEC(chunk_unlink_req)
@@ -131,7 +134,7 @@ const char *sfs_features_string(uint64_t features, char *buf, size_t size)
 {
     static const char *const names[] = {"MUNGE authentication", "capabilities",  "fd handoff",
                                         "direct copy",          "typed cursors", "byte-range locks",
-                                        "dynamic attributes",   "mirroring"};
+                                        "dynamic attributes",   "mirroring",     [11] = "quotas"};
     size_t                   used    = 0;
 
     buf[0] = '\0';

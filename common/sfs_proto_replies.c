@@ -56,7 +56,7 @@ void sfs_proto_open_reply_unpack(sfs_rbuf_t *rb, uint32_t opcode, sfs_open_reply
     }
     if (opcode == SFS_OP_CREATE) {
         reply->created = sfs_rbuf_u8(rb);
-        if (reply->created > SFS_CREATED_WRITER) {
+        if (reply->created > SFS_CREATED_WRITER_QUOTA) {
             rb->error = -EBADMSG;
         }
     }
@@ -152,6 +152,9 @@ void sfs_proto_size_reply_pack(sfs_wbuf_t *wb, const sfs_size_reply_t *reply)
     sfs_wbuf_u8(wb, reply->stored);
     sfs_wbuf_u8(wb, reply->base);
     sfs_wbuf_u64(wb, reply->size);
+    if (reply->base & SFS_SIZE_QUOTA) {
+        sfs_wbuf_u64(wb, reply->granted);
+    }
 }
 
 void sfs_proto_size_reply_unpack(sfs_rbuf_t *rb, sfs_size_reply_t *reply)
@@ -160,7 +163,8 @@ void sfs_proto_size_reply_unpack(sfs_rbuf_t *rb, sfs_size_reply_t *reply)
     reply->stored  = sfs_rbuf_u8(rb);
     reply->base    = sfs_rbuf_u8(rb);
     reply->size    = sfs_rbuf_u64(rb);
-    if (reply->stored > 1 || reply->base > 1) {
+    reply->granted = (reply->base & SFS_SIZE_QUOTA) ? sfs_rbuf_u64(rb) : 0;
+    if (reply->stored > 1 || (reply->base & ~(1u | SFS_SIZE_QUOTA))) {
         rb->error = -EBADMSG;
     }
 }

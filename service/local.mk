@@ -39,3 +39,6 @@ stripefs_server_SOURCES  = service/sfs_server_main.c service/sfs_server.h servic
 stripefs_server_CPPFLAGS = $(SFS_CPPFLAGS_SERVICE)
 stripefs_server_CFLAGS   = $(AM_CFLAGS) $(MPI_OMPI_CFLAGS)
 stripefs_server_LDADD    = libsfs_service.la $(SFS_CORE_LIBS) $(MPI_OMPI_LIBS)
+# quotas (docs/quotas.md): usage and limits in the store, and their requests
+libsfs_service_la_SOURCES += service/sfs_meta_quota.c service/sfs_meta_quota.h \
+	service/sfs_meta_quota_check.c service/sfs_meta_quota_rpc.c

@@ -9,6 +9,7 @@
 #include "sfs_service.h"
 
 #include "sfs_meta_internal.h"
+#include "sfs_meta_quota.h"
 
 #include "sfs_alloc.h"
 #include "sfs_log.h"
@@ -97,6 +98,9 @@ int sfs_meta_create(sfs_service_t *service, sfs_meta_t **meta_p)
     params.stripe_count = service->config->default_stripe_count;
     params.mirror = service->config->mirror_default && service->config->mirror_group_count > 0;
     rc            = sfs_meta_store_open(&params, &meta->store);
+    if (rc == 0) {
+        rc = sfs_meta_quota_upgrade(meta->store); /* docs/quotas.md */
+    }
     if (rc) {
         goto err;
     }

@@ -44,6 +44,8 @@ int sfs_meta_is_write(const sfs_meta_op_t *op)
     case SFS_OP_SETATTR:
     case SFS_META_OP_DELETES_DONE:
     case SFS_OP_SIZE:
+    case SFS_OP_QUOTA_SET:
+    case SFS_OP_QUOTA_GROW:
         return 1;
     default:
         return 0;

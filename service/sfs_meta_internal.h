@@ -12,6 +12,7 @@
  *   sfs_meta_lock*.c    byte-range locks, LOCK/UNLOCK (its own header)
  *   sfs_ns_size.c       the kept sizes: writers' registrations (metadata thread)
  *   sfs_meta_delete.c   background deletion of removed files' chunk files
+ *   sfs_meta_quota_rpc.c QUOTA_*: handler, run, reply (store part: sfs_meta_quota.h)
  */
 #ifndef SFS_META_INTERNAL_H
 #define SFS_META_INTERNAL_H
@@ -26,6 +27,7 @@
 #include "sfs_meta_store.h"
 
 #include <pthread.h>
+#include <sys/uio.h>
 
 #define SFS_META_BATCH_MAX       1024
 #define SFS_META_READDIR_MAX     4096
@@ -44,7 +46,8 @@ typedef struct sfs_meta_op {
     sfs_cred_t           cred; /* the caller's, proven in its session */
     sfs_meta_req_t       args;
     sfs_size_req_t       size;       /* SIZE */
-    sfs_size_reply_t     size_reply; /* SIZE */
+    sfs_size_reply_t     size_reply; /* SIZE; QUOTA_GROW (size: granted, stored: limited) */
+    sfs_quota_req_t      quota;      /* QUOTA_SET, QUOTA_GET */
     uint32_t             stored;     /* STAT: the kept size is exact */
     int                  status;
     char                 detail[SFS_ERROR_DETAIL_MAX];
@@ -133,6 +136,11 @@ int  sfs_meta_is_write(const sfs_meta_op_t *op);
 /* sfs_meta_run.c: run `op` in `txn` (metadata thread); sets op->status
  * and, on failure, op->detail. */
 void sfs_meta_run_op(sfs_meta_t *meta, sfs_meta_txn_t *txn, sfs_meta_op_t *op, uint64_t now);
+/* QUOTA_* (sfs_meta_quota_rpc.c): the work in the batch's transaction
+ * (returns the status), then the reply's arguments and payload (0 or
+ * -ENOMEM; the payload lives in op->list_data). */
+int sfs_meta_quota_run(sfs_meta_txn_t *txn, sfs_meta_op_t *op);
+int sfs_meta_quota_reply(sfs_meta_op_t *op, sfs_wbuf_t *wb, struct iovec *payload);
 
 /* sfs_meta_reply.c (progress thread) */
 void sfs_meta_free_op(sfs_meta_op_t *op);

@@ -38,7 +38,7 @@ static void sfs_meta_open_reply(sfs_meta_t *meta, const sfs_meta_op_t *op, sfs_w
 
     memset(&reply, 0, sizeof(reply));
     reply.attr    = op->attr;
-    reply.created = (uint8_t)op->created; /* 0, 1 or SFS_CREATED_WRITER */
+    reply.created = (uint8_t)op->created; /* 0, 1, SFS_CREATED_WRITER(_QUOTA) */
     if (op->attr.type == SFS_TYPE_FILE &&
         (op->opcode == SFS_OP_LOOKUP || op->opcode == SFS_OP_CREATE)) {
         sfs_cap_t *cap = &reply.cap;
@@ -142,6 +142,18 @@ static void sfs_meta_reply(sfs_meta_t *meta, sfs_meta_op_t *op)
     case SFS_OP_SIZE:
         sfs_proto_size_reply_pack(&wb, &op->size_reply);
         break;
+    case SFS_OP_QUOTA_GET:
+    case SFS_OP_QUOTA_GROW:
+        if (sfs_meta_quota_reply(op, &wb, &iov) != 0) {
+            sfs_tp_request_reply_error(op->req, -ENOMEM, "out of memory");
+            sfs_meta_free_op(op);
+            return;
+        }
+        if (iov.iov_len == 0) {
+            break;
+        }
+        sfs_tp_request_reply(op->req, 0, args, wb.length, &iov, 1, sfs_meta_release_op, op);
+        return;
     case SFS_OP_META_STATFS:
         sfs_proto_meta_statfs_pack(&wb, &op->stats);
         break;

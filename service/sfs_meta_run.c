@@ -314,6 +314,11 @@ void sfs_meta_run_op(sfs_meta_t *meta, sfs_meta_txn_t *txn, sfs_meta_op_t *op, u
     case SFS_META_OP_FLUSH:
         op->status = 0;
         break;
+    case SFS_OP_QUOTA_SET:
+    case SFS_OP_QUOTA_GET:
+    case SFS_OP_QUOTA_GROW:
+        op->status = sfs_meta_quota_run(txn, op);
+        break;
     default:
         op->status = sfs_error_set(-EOPNOTSUPP, "metadata: operation %u", op->opcode);
         break;

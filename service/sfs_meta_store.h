@@ -79,7 +79,8 @@ int sfs_ns_lookup(sfs_meta_txn_t *txn, const sfs_cred_t *cred, const char *path,
  * -EISDIR for a directory). *created_p says which happened: 0 opened, 1
  * created, SFS_CREATED_WRITER created with the asking open registered as
  * its writer (SFS_CREATE_WRITER: the same record as a SIZE BEGIN of the
- * new, empty file would leave). */
+ * new, empty file would leave), SFS_CREATED_WRITER_QUOTA the same with a
+ * space quota applying (docs/quotas.md). */
 int sfs_ns_create(sfs_meta_txn_t *txn, const sfs_ns_create_args_t *args, sfs_attr_t *attr,
                   int *created_p);
 int sfs_ns_mkdir(sfs_meta_txn_t *txn, const sfs_cred_t *cred, const char *path, uint32_t mode,

@@ -7,6 +7,8 @@
 #define SFS_LOG_FAC "meta"
 #include "sfs_meta_store_internal.h"
 
+#include "sfs_meta_quota.h"
+
 #include "sfs_buf.h"
 #include "sfs_errno.h"
 
@@ -41,7 +43,8 @@ static void sfs_meta_dynattr_pack(sfs_wbuf_t *wb, const sfs_attr_t *attr)
     sfs_wbuf_u64(wb, attr->write_until_s);
 }
 
-int sfs_meta_get_inode(sfs_meta_txn_t *txn, uint64_t id, sfs_attr_t *attr)
+/* The inode `id`, or a bare -ENOENT when there is none. */
+static int sfs_meta_find_inode(sfs_meta_txn_t *txn, uint64_t id, sfs_attr_t *attr)
 {
     uint8_t    keybuf[8];
     MDB_val    key = {8, keybuf}, val;
@@ -51,10 +54,7 @@ int sfs_meta_get_inode(sfs_meta_txn_t *txn, uint64_t id, sfs_attr_t *attr)
     sfs_meta_put_be64(keybuf, id);
     rc = mdb_get(txn->txn, txn->store->inodes, &key, &val);
     if (rc == MDB_NOTFOUND) {
-        return sfs_error_set(-EIO,
-                             "metadata store: entry %016lx is named but has no inode "
-                             "(run stripefs-fsck)",
-                             (unsigned long)id);
+        return -ENOENT;
     }
     if (rc) {
         return sfs_meta_mdb_error(rc, "reading an inode");
@@ -72,6 +72,19 @@ int sfs_meta_get_inode(sfs_meta_txn_t *txn, uint64_t id, sfs_attr_t *attr)
     return 0;
 }
 
+int sfs_meta_get_inode(sfs_meta_txn_t *txn, uint64_t id, sfs_attr_t *attr)
+{
+    int rc = sfs_meta_find_inode(txn, id, attr);
+
+    if (rc == -ENOENT) {
+        return sfs_error_set(-EIO,
+                             "metadata store: entry %016lx is named but has no inode "
+                             "(run stripefs-fsck)",
+                             (unsigned long)id);
+    }
+    return rc;
+}
+
 int sfs_meta_put_inode(sfs_meta_txn_t *txn, const sfs_attr_t *attr)
 {
     uint8_t    keybuf[8], valbuf[SFS_META_ATTR_MAX];
@@ -79,6 +92,17 @@ int sfs_meta_put_inode(sfs_meta_txn_t *txn, const sfs_attr_t *attr)
     sfs_wbuf_t wb;
     int        rc;
 
+    sfs_attr_t old;
+
+    /* quota usage changes in the same transaction as what it counts */
+    rc = sfs_meta_find_inode(txn, attr->entry_id, &old);
+    if (rc == -EIO) {
+        sfs_error_clear(); /* a corrupt one (fsck rewriting it) was counted by no one */
+    }
+    if ((rc && rc != -ENOENT && rc != -EIO) ||
+        (rc = sfs_meta_quota_charge(txn, rc ? NULL : &old, attr)) != 0) {
+        return rc;
+    }
     sfs_meta_put_be64(keybuf, attr->entry_id);
     sfs_wbuf_init(&wb, valbuf, sizeof(valbuf));
     sfs_wbuf_u8(&wb, SFS_META_RECORD_VERSION);
@@ -95,10 +119,20 @@ int sfs_meta_put_inode(sfs_meta_txn_t *txn, const sfs_attr_t *attr)
 
 int sfs_meta_del_inode(sfs_meta_txn_t *txn, uint64_t id)
 {
-    uint8_t keybuf[8];
-    MDB_val key = {8, keybuf};
-    int     rc;
+    uint8_t    keybuf[8];
+    MDB_val    key = {8, keybuf};
+    sfs_attr_t old;
+    int        rc = sfs_meta_find_inode(txn, id, &old);
 
+    if (rc == 0) {
+        rc = sfs_meta_quota_charge(txn, &old, NULL);
+    } else if (rc == -EIO) {
+        sfs_error_clear(); /* a corrupt one (fsck removing it) was counted by no one */
+        rc = 0;
+    }
+    if (rc && rc != -ENOENT) {
+        return rc;
+    }
     sfs_meta_put_be64(keybuf, id);
     rc = mdb_del(txn->txn, txn->store->inodes, &key, NULL);
     return rc ? sfs_meta_mdb_error(rc, "removing an inode") : 0;

@@ -7,6 +7,8 @@
 #define SFS_LOG_FAC "meta"
 #include "sfs_meta_store_internal.h"
 
+#include "sfs_meta_quota.h"
+
 #include "sfs_buf.h"
 #include "sfs_errno.h"
 
@@ -252,5 +254,5 @@ int sfs_ns_check(sfs_meta_txn_t *txn, int repair, sfs_ns_report_fn report, void 
             stats->repaired += rc == 0;
         }
     }
-    return rc;
+    return rc ? rc : sfs_meta_quota_check(txn, repair, report, arg, stats);
 }

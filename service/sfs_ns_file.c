@@ -5,6 +5,7 @@
  */
 #define SFS_LOG_FAC "meta"
 #include "sfs_meta_store_internal.h"
+#include "sfs_meta_quota.h"
 #include "sfs_ns_pattern.h"
 #include "sfs_perm.h"
 
@@ -39,7 +40,7 @@ int sfs_ns_create(sfs_meta_txn_t *txn, const sfs_ns_create_args_t *args, sfs_att
     const char *name;
     uint64_t    id;
     uint32_t    type;
-    int         rc, picked;
+    int         rc, picked, limited = 0;
 
     *created_p = 0;
     rc         = sfs_meta_resolve_parent(txn, args->cred, args->path, &parent, &name);
@@ -114,7 +115,10 @@ int sfs_ns_create(sfs_meta_txn_t *txn, const sfs_ns_create_args_t *args, sfs_att
         attr->write_gen     = 1;
         attr->write_until_s = args->now_ns / 1000000000u + args->lease_s;
     }
-    if ((rc = sfs_meta_put_inode(txn, attr)) ||
+    if ((rc = sfs_meta_quota_may_create(txn, attr, args->path)) ||
+        ((args->flags & SFS_CREATE_WRITER) &&
+         (rc = limited = sfs_meta_quota_limited(txn, attr)) < 0) ||
+        (rc = sfs_meta_put_inode(txn, attr)) ||
         (rc = sfs_meta_put_dentry(txn, parent.entry_id, name, attr->entry_id, SFS_TYPE_FILE)) ||
         (rc = sfs_meta_counter_add(txn, "files", 1, NULL))) {
         return rc;
@@ -122,7 +126,11 @@ int sfs_ns_create(sfs_meta_txn_t *txn, const sfs_ns_create_args_t *args, sfs_att
     parent.mtime_ns = parent.ctime_ns = args->now_ns;
     rc                                = sfs_meta_put_inode(txn, &parent);
     if (rc == 0) {
-        *created_p = (args->flags & SFS_CREATE_WRITER) ? (int)SFS_CREATED_WRITER : 1;
+        /* a writer of a file under a space quota asks QUOTA_GROW before
+         * its first write (docs/quotas.md) */
+        *created_p = !(args->flags & SFS_CREATE_WRITER) ? 1
+                     : limited                          ? (int)SFS_CREATED_WRITER_QUOTA
+                                                        : (int)SFS_CREATED_WRITER;
     }
     return rc;
 }
@@ -202,11 +210,19 @@ int sfs_ns_setattr(sfs_meta_txn_t *txn, const sfs_cred_t *cred, const char *path
         return sfs_error_set(-EACCES, "'%.200s': permission denied (write)", path);
     }
     if (mask & SFS_SETATTR_OWNER) {
+        sfs_attr_t before = *attr;
+
         if (sfs_perm_chown(cred, attr, uid, gid) != 0) {
             return sfs_error_set(-EPERM,
                                  "'%.200s': operation not permitted (only root gives a file away; "
                                  "its owner may change its group to one of their own)",
                                  path);
+        }
+        /* a user's chgrp into a group at its limit is refused, as on ext4
+         * (root's is not) */
+        if (!sfs_cred_privileged(cred) &&
+            (rc = sfs_meta_quota_may_move(txn, &before, attr, path)) != 0) {
+            return rc;
         }
     }
     if (explicit_times || now_times) {

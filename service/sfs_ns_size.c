@@ -10,6 +10,7 @@
  */
 #define SFS_LOG_FAC "meta"
 #include "sfs_meta_store_internal.h"
+#include "sfs_meta_quota.h"
 #include "sfs_perm.h"
 
 #include "sfs_errno.h"
@@ -103,5 +104,20 @@ int sfs_ns_size(sfs_meta_txn_t *txn, const sfs_cred_t *cred, const sfs_size_req_
         return sfs_error_set(-EINVAL, "SIZE: operation %u", req->op);
     }
     reply->writers = attr->writers;
+    if (req->op == SFS_SIZE_OP_BEGIN || req->op == SFS_SIZE_OP_RENEW) {
+        /* a space quota applies: BEGIN grants a first step (in this same
+         * commit), writes past it ask QUOTA_GROW (docs/quotas.md) */
+        int limited = 0;
+
+        if (req->op == SFS_SIZE_OP_BEGIN) {
+            rc = sfs_meta_quota_grant(txn, attr, attr->size, &reply->granted, &limited);
+        } else {
+            rc = limited = sfs_meta_quota_limited(txn, attr);
+        }
+        if (rc < 0) {
+            return rc;
+        }
+        reply->base |= limited ? SFS_SIZE_QUOTA : 0;
+    }
     return sfs_meta_put_inode(txn, attr);
 }

@@ -40,6 +40,11 @@ tests_unit_service_test_perm_SOURCES  = tests/unit/service/test_perm.c service/s
 tests_unit_service_test_perm_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/service
 tests_unit_service_test_perm_CFLAGS   = $(SFS_UNIT_CFLAGS)
 tests_unit_service_test_perm_LDADD    = libsfs_common.la $(SFS_UNIT_LDADD)
+check_PROGRAMS += tests/unit/service/test_meta_quota
+tests_unit_service_test_meta_quota_SOURCES  = tests/unit/service/test_meta_quota.c
+tests_unit_service_test_meta_quota_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/service
+tests_unit_service_test_meta_quota_CFLAGS   = $(SFS_UNIT_CFLAGS)
+tests_unit_service_test_meta_quota_LDADD    = libsfs_service.la $(SFS_CORE_LIBS) $(SFS_UNIT_LDADD)
 check_PROGRAMS += tests/unit/service/test_ns_pattern
 tests_unit_service_test_ns_pattern_SOURCES  = tests/unit/service/test_ns_pattern.c
 tests_unit_service_test_ns_pattern_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/service
@@ -83,6 +88,10 @@ check_PROGRAMS += tests/unit/common/test_proto_ops
 tests_unit_common_test_proto_ops_SOURCES = tests/unit/common/test_proto_ops.c
 tests_unit_common_test_proto_ops_CFLAGS  = $(SFS_UNIT_CFLAGS)
 tests_unit_common_test_proto_ops_LDADD   = libsfs_common.la $(SFS_UNIT_LDADD)
+check_PROGRAMS += tests/unit/common/test_proto_quota
+tests_unit_common_test_proto_quota_SOURCES = tests/unit/common/test_proto_quota.c
+tests_unit_common_test_proto_quota_CFLAGS  = $(SFS_UNIT_CFLAGS)
+tests_unit_common_test_proto_quota_LDADD   = libsfs_common.la $(SFS_UNIT_LDADD)
 endif
 
 include tests/unit/config.mk

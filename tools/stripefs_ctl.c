@@ -108,6 +108,11 @@ static const ctl_verb_t ctl_verbs[] = {
      "--mirror: each chunk on both targets of a mirror group, N counts groups)."},
     {"mirror", ctl_mirror, 0, 0, "mirror list",
      "List the mirror groups: their primary and secondary targets and consistency states."},
+    {"quota", ctl_quota, 0, 0,
+     "quota set --user NAME|--group NAME [--files N] [--space SIZE] | show [--user NAME|--group "
+     "NAME] | list",
+     "Set (administrators) or show per-user and per-group limits of files and space, and "
+     "their usage (docs/quotas.md)."},
     {"getentryinfo", ctl_getentryinfo, 1, 0, "getentryinfo PATH",
      "Show a file's or directory's entry id, stripe pattern and targets."},
     {"mkdir", ctl_mkdir, 1, 0, "mkdir [-p] [-m MODE] PATH...", "Make directories."},

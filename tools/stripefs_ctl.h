@@ -60,6 +60,8 @@ int ctl_genconfig(ctl_t *ctl, int argc, char **argv);
 int ctl_hosts_of(ctl_t *ctl, int argc, char **argv);
 /* stripefs_ctl_mirror.c */
 int ctl_mirror(ctl_t *ctl, int argc, char **argv);
+/* stripefs_ctl_quota.c */
+int ctl_quota(ctl_t *ctl, int argc, char **argv);
 /* stripefs_ctl_info.c */
 int ctl_info(ctl_t *ctl, int argc, char **argv);
 
