@@ -6,7 +6,8 @@ libsfs_common_la_SOURCES = \
 	common/sfs_alloc.h \
 	common/sfs_config.c common/sfs_config.h common/sfs_config_internal.h \
 	common/sfs_config_yaml.c common/sfs_config_check.c common/sfs_config_write.c \
-	common/sfs_config_generate.c common/sfs_config_mirror.c common/sfs_units.c \
+	common/sfs_config_generate.c common/sfs_config_mirror.c common/sfs_config_pool.c \
+	common/sfs_units.c \
 	common/sfs_tunable.c common/sfs_tunable.h common/sfs_name_prefix.c common/sfs_name_prefix.h
 libsfs_common_la_CPPFLAGS = $(SFS_CPPFLAGS_COMMON)
 libsfs_common_la_CFLAGS  = $(AM_CFLAGS) $(YAML_CFLAGS)

@@ -25,6 +25,7 @@
  *              trusted_hosts: [imaging-01, imaging-02]}   # mode munge or shared-secret
  *   mirror: {groups: [{primary: 101, secondary: 201}], default: false, same_host: false}
  *                                           # sfs_config_mirror.c
+ *   pools: [{name: hdd, targets: [101, 201]}]   # sfs_config_pool.c
  *
  * Relative paths are taken relative to the config file's directory and every
  * path is cleaned lexically ("a/./b/../c" is "a/c"), so dirs compare equal
@@ -248,6 +249,7 @@ static const sfs_config_key_t sfs_config_top_keys[] = {
      .type      = SFS_CONFIG_TYPE_SECTION,
      .keys      = sfs_config_mirror_keys,
      .key_count = 3}, /* sfs_config_mirror_key_count (not a constant expression here) */
+    {.name = "pools", .type = SFS_CONFIG_TYPE_LIST, .parse = sfs_config_parse_pools},
 };
 
 /* ------------------------------------------------------------------ */
@@ -441,6 +443,7 @@ void sfs_config_destroy(sfs_config_t *config)
     free(config->hosts);
     free(config->targets);
     free(config->mirror_groups);
+    sfs_config_pool_free(config);
     free(config);
 }
 

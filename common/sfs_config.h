@@ -46,6 +46,24 @@ typedef struct sfs_config_mirror_group {
     int      line;
 } sfs_config_mirror_group_t;
 
+/* A storage pool (docs/pools.md): a named set of targets that the files of
+ * a directory set to it use, and only they. Targets in no named pool are
+ * in the pool `default` (id SFS_CONFIG_POOL_DEFAULT), which is not listed
+ * here. */
+#define SFS_CONFIG_POOL_NONE     0u /* a directory with no pool: any target */
+#define SFS_CONFIG_POOL_DEFAULT  1u
+#define SFS_CONFIG_POOL_NAME_MAX 64
+#define SFS_CONFIG_MAX_POOLS     64
+
+typedef struct sfs_config_pool {
+    uint32_t  id; /* 2, 3, ... in the order of the config */
+    char      name[SFS_CONFIG_POOL_NAME_MAX];
+    uint32_t *targets; /* target ids, in the config's order */
+    uint32_t  target_count;
+    uint32_t  target_alloc;
+    int       line;
+} sfs_config_pool_t;
+
 typedef struct sfs_config {
     char path[PATH_MAX]; /* file it was loaded from ("" if parsed from memory) */
     char cluster_name[SFS_CONFIG_NAME_MAX];
@@ -69,6 +87,9 @@ typedef struct sfs_config {
     uint32_t                   mirror_group_count;
     int                        mirror_default;   /* mirror.default: the root mirrors new files */
     int                        mirror_same_host; /* mirror.same_host: one-host trials only */
+
+    sfs_config_pool_t *pools; /* pools: (the named ones; `default` is implied) */
+    uint32_t           pool_count;
 
     uint64_t default_chunk_size;   /* default 512 KiB */
     uint32_t default_stripe_count; /* default 4 (capped at target_count when used) */
@@ -151,6 +172,18 @@ int sfs_parse_duration_ms(const char *text, uint32_t *ms_p);
 /* The mirror group target `target_id` belongs to, or NULL. */
 const sfs_config_mirror_group_t *sfs_config_mirror_group_of(const sfs_config_t *config,
                                                             uint32_t            target_id);
+
+/* The pool target `target_id` is in: a named pool's id, else
+ * SFS_CONFIG_POOL_DEFAULT. */
+uint32_t sfs_config_pool_of(const sfs_config_t *config, uint32_t target_id);
+
+/* The id of the pool called `name` ("default" included) into *id_p; -ENOENT
+ * with a message naming the pool and the config when there is none. */
+int sfs_config_pool_find(const sfs_config_t *config, const char *name, uint32_t *id_p);
+
+/* The name of pool `id` ("default" for SFS_CONFIG_POOL_DEFAULT, "none" for
+ * SFS_CONFIG_POOL_NONE), or NULL for an unknown id. */
+const char *sfs_config_pool_name(const sfs_config_t *config, uint32_t id);
 
 /* Format bytes as "12.0T", "512K", "3.4G" into buf. */
 const char *sfs_format_size(uint64_t bytes, char *buf, size_t buflen);

@@ -311,6 +311,10 @@ int sfs_config_validate(sfs_config_ctx_t *ctx)
     if (rc != 0) {
         return rc;
     }
+    rc = sfs_config_pool_validate(ctx);
+    if (rc != 0) {
+        return rc;
+    }
     if (config->offline_timeout_ms <= config->heartbeat_interval_ms) {
         return sfs_config_fail(
             ctx, ctx->lines[SFS_CONFIG_LINE_OFFLINE], "timeouts.offline",

@@ -8,6 +8,7 @@
  *   sfs_config_check.c     paths and names, checks across keys, host rules
  *   sfs_config_write.c     writing YAML
  *   sfs_config_generate.c  genconfig and the one-host generator
+ *   sfs_config_mirror.c    mirror groups; sfs_config_pool.c storage pools
  */
 #ifndef SFS_CONFIG_INTERNAL_H
 #define SFS_CONFIG_INTERNAL_H
@@ -79,6 +80,7 @@ typedef struct sfs_config_ctx {
     int                        hosts_given;
     int                        lines[SFS_CONFIG_LINE_COUNT];
     uint32_t                   mirror_alloc;
+    uint32_t                   pool_alloc;
 } sfs_config_ctx_t;
 
 typedef enum {
@@ -196,6 +198,18 @@ extern const size_t           sfs_config_mirror_key_count;
 /* The checks of mirror groups: known targets, two hosts (unless
  * mirror.same_host), no target in two groups. */
 int sfs_config_mirror_validate(sfs_config_ctx_t *ctx);
+
+/* --- sfs_config_pool.c ------------------------------------------- */
+
+/* The `pools:` list: {name: hdd, targets: [101, 201]} each. */
+int sfs_config_parse_pools(sfs_config_ctx_t *ctx, const char *path, void *object);
+
+/* The checks of pools: names (not `default` or `none`, no two alike), known
+ * targets, no target in two pools, a mirror group's members in one pool. */
+int sfs_config_pool_validate(sfs_config_ctx_t *ctx);
+
+/* Free the pools' target lists and the pools. */
+void sfs_config_pool_free(sfs_config_t *config);
 
 /* --- sfs_config_write.c ------------------------------------------ */
 

@@ -272,6 +272,40 @@ static int sfs_config_emit_mirror(yaml_emitter_t *emitter, const sfs_config_t *c
     return rc;
 }
 
+/* pools: - {name: hdd, targets: [101, 201]} */
+static int sfs_config_emit_pools(yaml_emitter_t *emitter, const sfs_config_t *config)
+{
+    int rc = 0;
+
+    if (config->pool_count == 0) {
+        return 0;
+    }
+    SFS_CONFIG_STEP(rc, sfs_config_emit_list_start(emitter, "pools"));
+    for (uint32_t i = 0; i < config->pool_count && rc == 0; i++) {
+        const sfs_config_pool_t *pool = &config->pools[i];
+        yaml_event_t             event;
+        char                     id[16];
+
+        SFS_CONFIG_STEP(rc, sfs_config_emit_mapping_start(emitter, NULL, 1));
+        SFS_CONFIG_STEP(rc, SFS_CONFIG_EMIT_STRING(emitter, "name", pool->name));
+        SFS_CONFIG_STEP(rc, sfs_config_emit_scalar(emitter, "targets", 0));
+        if (rc == 0) {
+            int ok = yaml_sequence_start_event_initialize(&event, NULL, NULL, 1,
+                                                          YAML_FLOW_SEQUENCE_STYLE);
+
+            rc = sfs_config_emit(emitter, &event, ok);
+        }
+        for (uint32_t t = 0; t < pool->target_count; t++) {
+            snprintf(id, sizeof(id), "%" PRIu32, pool->targets[t]);
+            SFS_CONFIG_STEP(rc, sfs_config_emit_scalar(emitter, id, 0));
+        }
+        SFS_CONFIG_STEP(rc, sfs_config_emit_list_end(emitter));
+        SFS_CONFIG_STEP(rc, sfs_config_emit_mapping_end(emitter));
+    }
+    SFS_CONFIG_STEP(rc, sfs_config_emit_list_end(emitter));
+    return rc;
+}
+
 static int sfs_config_emit_settings(yaml_emitter_t *emitter, const sfs_config_t *config)
 {
     char text[32];
@@ -367,6 +401,7 @@ static int sfs_config_emit_settings(yaml_emitter_t *emitter, const sfs_config_t 
     }
     SFS_CONFIG_STEP(rc, sfs_config_emit_mapping_end(emitter));
     SFS_CONFIG_STEP(rc, sfs_config_emit_mirror(emitter, config));
+    SFS_CONFIG_STEP(rc, sfs_config_emit_pools(emitter, config));
     return rc;
 }
 

@@ -24,7 +24,7 @@ FUZZ_COMMON_DEPS = $(top_srcdir)/common/sfs_errno.h $(top_srcdir)/common/sfs_log
 FUZZ_CONFIG_SRCS = $(top_srcdir)/tests/fuzz/fuzz_config.c $(top_srcdir)/common/sfs_config.c \
 	$(top_srcdir)/common/sfs_config_yaml.c $(top_srcdir)/common/sfs_config_check.c \
 	$(top_srcdir)/common/sfs_config_write.c $(top_srcdir)/common/sfs_config_generate.c \
-	$(top_srcdir)/common/sfs_config_mirror.c \
+	$(top_srcdir)/common/sfs_config_mirror.c $(top_srcdir)/common/sfs_config_pool.c \
 	$(FUZZ_COMMON_SRCS)
 FUZZ_CONFIG_DEPS = $(top_srcdir)/common/sfs_config.h $(top_srcdir)/common/sfs_config_internal.h \
 	$(FUZZ_COMMON_DEPS)

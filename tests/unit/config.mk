@@ -17,6 +17,11 @@ tests_unit_common_test_config_mirror_SOURCES = tests/unit/common/test_config_mir
 	tests/unit/common/test_config_lib.c tests/unit/common/test_config_lib.h
 tests_unit_common_test_config_mirror_CFLAGS  = $(SFS_CONFIG_TEST_CFLAGS)
 tests_unit_common_test_config_mirror_LDADD   = libsfs_common.la $(SFS_UNIT_LDADD)
+check_PROGRAMS += tests/unit/common/test_config_pool
+tests_unit_common_test_config_pool_SOURCES = tests/unit/common/test_config_pool.c \
+	tests/unit/common/test_config_lib.c tests/unit/common/test_config_lib.h
+tests_unit_common_test_config_pool_CFLAGS  = $(SFS_CONFIG_TEST_CFLAGS)
+tests_unit_common_test_config_pool_LDADD   = libsfs_common.la $(SFS_UNIT_LDADD)
 check_PROGRAMS += tests/unit/common/test_units
 tests_unit_common_test_units_SOURCES = tests/unit/common/test_units.c
 tests_unit_common_test_units_CFLAGS  = $(SFS_UNIT_CFLAGS)

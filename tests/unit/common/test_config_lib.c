@@ -178,6 +178,15 @@ void assert_config_equal(const sfs_config_t *a, const sfs_config_t *b)
         assert_int_equal(a->mirror_groups[i].secondary, b->mirror_groups[i].secondary);
     }
     assert_int_equal(a->mirror_default, b->mirror_default);
+    assert_int_equal(a->pool_count, b->pool_count);
+    for (uint32_t i = 0; i < a->pool_count; i++) {
+        assert_int_equal(a->pools[i].id, b->pools[i].id);
+        assert_string_equal(a->pools[i].name, b->pools[i].name);
+        assert_int_equal(a->pools[i].target_count, b->pools[i].target_count);
+        for (uint32_t t = 0; t < a->pools[i].target_count; t++) {
+            assert_int_equal(a->pools[i].targets[t], b->pools[i].targets[t]);
+        }
+    }
     assert_int_equal(a->mirror_same_host, b->mirror_same_host);
 }
 
