@@ -279,6 +279,9 @@ void sfs_proto_meta_req_pack(sfs_wbuf_t *wb, uint32_t opcode, const sfs_meta_req
         sfs_wbuf_u64(wb, req->chunk_size);
         sfs_wbuf_u32(wb, req->stripe_count);
         sfs_wbuf_u32(wb, req->start_target);
+        if (req->flags & SFS_PATTERN_REQ_POOL) {
+            sfs_wbuf_str(wb, req->pool);
+        }
         break;
     case SFS_OP_RENAME:
         sfs_wbuf_str(wb, req->new_path);
@@ -330,6 +333,7 @@ void sfs_proto_meta_req_unpack(sfs_rbuf_t *rb, uint32_t opcode, sfs_meta_req_t *
     req->max_entries   = 0;
     req->atime_ns      = 0;
     req->mtime_ns      = 0;
+    req->pool[0]       = '\0';
 
     sfs_rbuf_str(rb, req->path, sizeof(req->path));
     switch (opcode) {
@@ -343,6 +347,9 @@ void sfs_proto_meta_req_unpack(sfs_rbuf_t *rb, uint32_t opcode, sfs_meta_req_t *
         req->chunk_size   = sfs_rbuf_u64(rb);
         req->stripe_count = sfs_rbuf_u32(rb);
         req->start_target = sfs_rbuf_u32(rb);
+        if (req->flags & SFS_PATTERN_REQ_POOL) {
+            sfs_rbuf_str(rb, req->pool, sizeof(req->pool));
+        }
         break;
     case SFS_OP_RENAME:
         sfs_rbuf_str(rb, req->new_path, sizeof(req->new_path));

@@ -80,6 +80,8 @@
     _(NET_INFO, 4, ANY, none, net_info_reply, net_info) /* payload: sfs_net_session_t each */      \
     _(BYE, 5, ANY, none, none, transport)               /* no reply */                             \
     _(DIRECT, 6, ANY, direct_proof, none, transport)    /* a unix datagram, not UCX */             \
+    /* storage pools (sfs_proto_pool.h) */                                                         \
+    _(POOL_LIST, 8, MGMT, none, pool_list_reply, pool_list)                                        \
     /* management */                                                                               \
     _(REGISTER, 10, MGMT, register_req, none, register)                                            \
     _(HEARTBEAT, 11, MGMT, heartbeat_req, heartbeat_reply, heartbeat)                              \
@@ -110,6 +112,7 @@
     _(QUOTA_SET, 50, META, quota_req, none, meta_quota)                                            \
     _(QUOTA_GET, 51, META, quota_req, page_reply, meta_quota) /* payload: sfs_quota_entry_t */     \
     _(QUOTA_GROW, 52, META, quota_grow_req, quota_grow_reply, meta_quota)                          \
+    _(POOL_GET, 38, META, meta_req, pool_reply, meta) /* an entry's storage pool */                \
     /* storage */                                                                                  \
     _(WRITE, 40, STORAGE, chunk_req, length_reply, chunk) /* payload: the data */                  \
     _(READ, 41, STORAGE, chunk_req, length_reply, chunk)  /* reply payload: the data */            \
@@ -219,6 +222,10 @@ typedef struct sfs_attr {
      * for new files, stripe_count = desired count, no targets. */
     sfs_pattern_t pattern;
     uint32_t      pattern_targets; /* entries of pattern.targets that are valid */
+    /* Directories: the storage pool new entries take (0: none, any target);
+     * files: the pool their targets were chosen from (docs/pools.md). Not
+     * in sfs_proto_attr_pack: the inode record and POOL_GET carry it. */
+    uint32_t pool;
     /* Files: the dynamic attributes the metadata server keeps (docs/metadata.md).
      * Not in sfs_proto_attr_pack: the inode record and STAT's reply carry
      * them. */
@@ -274,11 +281,14 @@ void sfs_proto_attr_unpack(sfs_rbuf_t *rb, sfs_attr_t *attr);
 #define SFS_FEATURE_DYNAMIC_ATTRS (1ull << 6) /* STAT answers sizes, SIZE registers writers */
 #define SFS_FEATURE_MIRROR        (1ull << 7) /* SFS_CHUNK_MIRRORED, MIRROR_LIST */
 /* bit 11: SFS_FEATURE_QUOTAS, in sfs_proto_quota.h */
+
+/* storage pools (docs/pools.md) */
+#define SFS_FEATURE_POOLS (1ull << 10) /* POOL_LIST, POOL_GET, SFS_PATTERN_REQ_POOL */
 /* What this version does. */
 #define SFS_FEATURES_THIS                                                                          \
     (SFS_FEATURE_MUNGE_AUTH | SFS_FEATURE_CAPABILITIES | SFS_FEATURE_FD_HANDOFF |                  \
      SFS_FEATURE_DIRECT_COPY | SFS_FEATURE_TYPED_CURSORS | SFS_FEATURE_BYTE_LOCKS |                \
-     SFS_FEATURE_DYNAMIC_ATTRS | SFS_FEATURE_MIRROR | SFS_FEATURE_QUOTAS)
+     SFS_FEATURE_DYNAMIC_ATTRS | SFS_FEATURE_MIRROR | SFS_FEATURE_POOLS | SFS_FEATURE_QUOTAS)
 /* What a server needs of its clients: without capabilities a client's I/O
  * is refused, an older client's listings would be misread, and one that
  * does not know mirroring would write a mirrored file's primary only. */
@@ -374,6 +384,13 @@ void sfs_cap_unpack(sfs_rbuf_t *rb, sfs_cap_t *cap);
  * are mirrored (MIRROR) or not (NO_MIRROR); neither: as it was. */
 #define SFS_PATTERN_REQ_MIRROR    0x2u
 #define SFS_PATTERN_REQ_NO_MIRROR 0x4u
+/* CREATE: the file's targets come from storage pool `pool` (a name), not
+ * its directory's; SETPATTERN: the directory's new files and directories
+ * take that pool ("none": no pool, any target). The name follows
+ * start_target on the wire only with this flag; a server without
+ * SFS_FEATURE_POOLS does not know it. */
+#define SFS_PATTERN_REQ_POOL 0x8u
+#define SFS_POOL_NAME_MAX    64 /* a pool's name and its NUL */
 
 typedef struct sfs_meta_req {
     char     path[SFS_PATH_MAX];
@@ -389,7 +406,8 @@ typedef struct sfs_meta_req {
     uint32_t start_target; /* CREATE: first target id wanted, 0 = chooser decides */
     uint64_t atime_ns;
     uint64_t mtime_ns;
-    uint32_t max_entries; /* READDIR, META_LIST, META_PENDING: 0 = the server's page */
+    uint32_t max_entries;             /* READDIR, META_LIST, META_PENDING: 0 = the server's page */
+    char     pool[SFS_POOL_NAME_MAX]; /* CREATE/SETPATTERN with SFS_PATTERN_REQ_POOL */
 } sfs_meta_req_t;
 
 #define SFS_CHECK_REPAIR 0x1u /* META_CHECK: fix what is safe to fix */
@@ -792,9 +810,10 @@ int sfs_proto_fd_handoff_msg_unpack(const uint8_t *msg, size_t length, sfs_proto
 /* Total bytes the extents of a request cover. */
 uint64_t sfs_chunk_req_bytes(const sfs_chunk_req_t *req);
 
-/* the codecs of LOCK/UNLOCK, MIRROR_LIST and QUOTA_*, in headers of their own */
+/* the codecs of LOCK/UNLOCK, MIRROR_LIST, QUOTA_* and the pools', in headers of their own */
 #include "sfs_proto_lock.h"
 #include "sfs_proto_mirror.h"
+#include "sfs_proto_pool.h"
 #include "sfs_proto_quota.h"
 
 #endif

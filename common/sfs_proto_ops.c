@@ -63,6 +63,8 @@ SFS_PROTO_CODEC(chunk_unlink_reply)
 SFS_PROTO_CODEC(chunk_list_reply)
 SFS_PROTO_CODEC(mirror_list_reply)
 SFS_PROTO_CODEC(mirror_report_req)
+SFS_PROTO_CODEC(pool_list_reply)
+SFS_PROTO_CODEC(pool_reply)
 SFS_PROTO_CODEC(direct_proof)
 
 static const sfs_proto_op_info_t sfs_proto_ops[SFS_OP_MAX] = {
@@ -132,10 +134,11 @@ int sfs_proto_encode(uint32_t opcode, int reply, const void *in, size_t in_size,
 
 const char *sfs_features_string(uint64_t features, char *buf, size_t size)
 {
-    static const char *const names[] = {"MUNGE authentication", "capabilities",  "fd handoff",
-                                        "direct copy",          "typed cursors", "byte-range locks",
-                                        "dynamic attributes",   "mirroring",     [11] = "quotas"};
-    size_t                   used    = 0;
+    static const char *const names[] = {
+        "MUNGE authentication", "capabilities",     "fd handoff",         "direct copy",
+        "typed cursors",        "byte-range locks", "dynamic attributes", "mirroring",
+        [10] = "storage pools", [11] = "quotas"};
+    size_t used = 0;
 
     buf[0] = '\0';
     for (unsigned bit = 0; bit < 64 && used < size; bit++) {

@@ -9,6 +9,7 @@
  *   sfs_meta_lock_rpc.c     lock (LOCK, UNLOCK)
  *   sfs_storage_handlers.c  chunk, chunk_unlink
  *   sfs_mgmt_mirror.c       mirror_list, mirror_report
+ *   sfs_mgmt_pool.c         pool_list
  * The dispatcher (sfs_service.c) calls a handler only on a rank that has
  * the operation's role; each handler decodes its request with the
  * operation's codec and replies exactly once.

@@ -156,6 +156,17 @@ static uint64_t sfs_meta_weight(const sfs_meta_target_t *t, int last_resort)
     return last_resort ? t->suspect : t->weight;
 }
 
+/* In the filter (a storage pool's target), or any target without one. */
+static int sfs_meta_in_filter(const sfs_meta_filter_t *filter, uint32_t id)
+{
+    for (uint32_t i = 0; filter && i < filter->count; i++) {
+        if (filter->ids[i] == id) {
+            return 1;
+        }
+    }
+    return !filter;
+}
+
 /* Why the start target `t` cannot take the file, as a negative errno with
  * its message; 0 when it can. */
 static int sfs_meta_start_refusal(const sfs_meta_target_t *t, int last_resort)
@@ -176,8 +187,8 @@ static int sfs_meta_start_refusal(const sfs_meta_target_t *t, int last_resort)
 /* Checks under the lock: the start target exists and can take the file,
  * something is usable. Returns the number of usable targets or a negative
  * errno; *last_resort_p is set when only probably-offline targets are. */
-static int sfs_meta_choose_check(const sfs_meta_chooser_t *chooser, uint32_t start_target,
-                                 int64_t *total_p, int *last_resort_p)
+static int sfs_meta_choose_check(const sfs_meta_chooser_t *chooser, const sfs_meta_filter_t *filter,
+                                 uint32_t start_target, int64_t *total_p, int *last_resort_p)
 {
     const sfs_meta_target_t *start  = NULL;
     uint32_t                 online = 0, usable = 0, suspects = 0;
@@ -188,23 +199,32 @@ static int sfs_meta_choose_check(const sfs_meta_chooser_t *chooser, uint32_t sta
     for (uint32_t i = 0; i < chooser->target_count; i++) {
         const sfs_meta_target_t *t = &chooser->targets[i];
 
+        if (t->id == start_target) {
+            start = t;
+        }
+        if (!sfs_meta_in_filter(filter, t->id)) {
+            continue;
+        }
         online += t->online != 0;
         usable += t->weight != 0;
         suspects += t->suspect != 0;
         *total_p += (int64_t)t->weight;
-        if (t->id == start_target) {
-            start = t;
-        }
     }
     if (start_target && !start) {
         return sfs_error_set(
             -EINVAL, "storage target %u does not exist (the cluster has %u target%s)", start_target,
             chooser->target_count, chooser->target_count == 1 ? "" : "s");
     }
+    if (start && !sfs_meta_in_filter(filter, start_target)) {
+        return sfs_error_set(-EINVAL, "start target %u is not in the file's storage pool",
+                             start_target);
+    }
     if (usable == 0 && suspects != 0) {
         *last_resort_p = 1;
         for (uint32_t i = 0; i < chooser->target_count; i++) {
-            *total_p += (int64_t)chooser->targets[i].suspect;
+            if (sfs_meta_in_filter(filter, chooser->targets[i].id)) {
+                *total_p += (int64_t)chooser->targets[i].suspect;
+            }
         }
         usable = suspects;
     } else if (online == 0) {
@@ -236,11 +256,12 @@ static int sfs_meta_distance(const sfs_meta_target_t *t, sfs_meta_target_t *cons
     return distance;
 }
 
-/* Whether `t` may be one of this file's targets. (A storage pool's target
- * list, when there is one, is one more check here.) */
-static int sfs_meta_candidate(const sfs_meta_target_t *t, int last_resort)
+/* Whether `t` may be one of this file's targets: usable, and in the
+ * filter (its storage pool) when there is one. */
+static int sfs_meta_candidate(const sfs_meta_target_t *t, int last_resort,
+                              const sfs_meta_filter_t *filter)
 {
-    return sfs_meta_weight(t, last_resort) != 0;
+    return sfs_meta_weight(t, last_resort) != 0 && sfs_meta_in_filter(filter, t->id);
 }
 
 /* The file's first target among those picked, by smooth weighted
@@ -269,6 +290,12 @@ static void sfs_meta_rotate(sfs_meta_target_t **picked, uint32_t n, int last_res
 
 int sfs_meta_choose(void *arg, uint32_t count, uint32_t start_target, uint32_t *targets)
 {
+    return sfs_meta_choose_in(arg, NULL, count, start_target, targets);
+}
+
+int sfs_meta_choose_in(void *arg, const sfs_meta_filter_t *filter, uint32_t count,
+                       uint32_t start_target, uint32_t *targets)
+{
     sfs_meta_chooser_t *chooser = arg;
     sfs_meta_target_t  *picked[SFS_STRIPE_COUNT_MAX];
     uint32_t            n = 0;
@@ -276,7 +303,7 @@ int sfs_meta_choose(void *arg, uint32_t count, uint32_t start_target, uint32_t *
     int                 usable, last_resort;
 
     pthread_mutex_lock(&chooser->lock);
-    usable = sfs_meta_choose_check(chooser, start_target, &total, &last_resort);
+    usable = sfs_meta_choose_check(chooser, filter, start_target, &total, &last_resort);
     if (usable < 0) {
         pthread_mutex_unlock(&chooser->lock);
         return usable;
@@ -300,7 +327,7 @@ int sfs_meta_choose(void *arg, uint32_t count, uint32_t start_target, uint32_t *
             sfs_meta_target_t *t = &chooser->targets[i];
             int                distance, taken = 0;
 
-            if (!sfs_meta_candidate(t, last_resort)) {
+            if (!sfs_meta_candidate(t, last_resort, filter)) {
                 continue;
             }
             t->current += (int64_t)sfs_meta_weight(t, last_resort);

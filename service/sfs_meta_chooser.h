@@ -80,6 +80,17 @@ int sfs_meta_chooser_set_draining(sfs_meta_chooser_t *chooser, uint32_t target_i
  * target offline), -ENOSPC (all full, or the start target), -EBUSY (the
  * start target draining), each with sfs_error_set. */
 int sfs_meta_choose(void *arg, uint32_t count, uint32_t start_target, uint32_t *targets);
+/* The candidates a choice may take (a storage pool's targets,
+ * service/sfs_meta_pool.c): NULL takes every target. Targets not in it
+ * count for nothing: not online, not usable, no weight. */
+typedef struct sfs_meta_filter {
+    const uint32_t *ids;
+    uint32_t        count;
+} sfs_meta_filter_t;
+/* sfs_meta_choose among `filter`'s targets only (a start target outside
+ * it is refused with -EINVAL). */
+int sfs_meta_choose_in(void *arg, const sfs_meta_filter_t *filter, uint32_t count,
+                       uint32_t start_target, uint32_t *targets);
 /* The cluster's targets and how many are usable now. */
 void sfs_meta_chooser_counts(sfs_meta_chooser_t *chooser, uint32_t *total, uint32_t *usable);
 

@@ -13,6 +13,7 @@
 #include "sfs_log.h"
 #include "sfs_time.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -154,6 +155,14 @@ static void sfs_meta_reply(sfs_meta_t *meta, sfs_meta_op_t *op)
         }
         sfs_tp_request_reply(op->req, 0, args, wb.length, &iov, 1, sfs_meta_release_op, op);
         return;
+    case SFS_OP_POOL_GET: {
+        const char      *name  = sfs_config_pool_name(meta->service->config, op->attr.pool);
+        sfs_pool_reply_t reply = {.pool = op->attr.pool};
+
+        snprintf(reply.name, sizeof(reply.name), "%s", name ? name : "?");
+        sfs_proto_pool_reply_pack(&wb, &reply);
+        break;
+    }
     case SFS_OP_META_STATFS:
         sfs_proto_meta_statfs_pack(&wb, &op->stats);
         break;

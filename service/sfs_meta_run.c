@@ -7,6 +7,7 @@
 #include "sfs_service.h"
 
 #include "sfs_meta_internal.h"
+#include "sfs_meta_pool.h"
 #include "sfs_meta_store_internal.h"
 
 #include "sfs_log.h"
@@ -57,22 +58,24 @@ typedef struct sfs_meta_pick {
     const sfs_config_t *config; /* its mirror groups */
     uint32_t            asked;
     int                 picked;
+    uint32_t            candidates; /* targets of the file's pool (the cluster's: none) */
 } sfs_meta_pick_t;
 
-static int sfs_meta_choose_noted(void *arg, uint32_t count, uint32_t start_target,
+static int sfs_meta_choose_noted(void *arg, uint32_t pool, uint32_t count, uint32_t start_target,
                                  uint32_t *targets)
 {
     sfs_meta_pick_t *pick = arg;
 
     pick->asked  = count;
-    pick->picked = sfs_meta_choose(pick->chooser, count, start_target, targets);
+    pick->picked = sfs_meta_pool_choose(pick->chooser, pick->config, pool, count, start_target,
+                                        targets, &pick->candidates);
     return pick->picked;
 }
 
 /* A mirrored file's targets: the primaries of mirror groups (each chunk's
  * copy goes to the group's secondary), in the chooser's order. */
-static int sfs_meta_choose_primaries(void *arg, uint32_t count, uint32_t start_target,
-                                     uint32_t *targets)
+static int sfs_meta_choose_primaries(void *arg, uint32_t pool, uint32_t count,
+                                     uint32_t start_target, uint32_t *targets)
 {
     sfs_meta_pick_t    *pick   = arg;
     const sfs_config_t *config = pick->config;
@@ -96,7 +99,9 @@ static int sfs_meta_choose_primaries(void *arg, uint32_t count, uint32_t start_t
     {
         const sfs_config_mirror_group_t *start = sfs_config_mirror_group_of(config, start_target);
 
-        got = sfs_meta_choose(pick->chooser, total, start ? start->primary : 0, all);
+        /* a group's members are in one pool (the config's rule) */
+        got = sfs_meta_pool_choose(pick->chooser, config, pool, total, start ? start->primary : 0,
+                                   all, NULL);
     }
     for (int i = 0; i < got && n < count; i++) {
         const sfs_config_mirror_group_t *group = sfs_config_mirror_group_of(config, all[i]);
@@ -126,8 +131,8 @@ static void sfs_meta_warn_fewer(sfs_meta_t *meta, const char *path, const sfs_me
 
     sfs_meta_chooser_counts(&meta->chooser, &total, &usable);
     if (pick->picked < 0 || (uint32_t)pick->picked >= pick->asked ||
-        (uint32_t)pick->picked >= total) {
-        return; /* as asked, or a pattern wider than the cluster (by design) */
+        (uint32_t)pick->picked >= total || (uint32_t)pick->picked >= pick->candidates) {
+        return; /* as asked, or a pattern wider than the cluster or the pool (by design) */
     }
     if (last_ms && now - last_ms < 1000) {
         unsaid++;
@@ -139,6 +144,21 @@ static void sfs_meta_warn_fewer(sfs_meta_t *meta, const char *path, const sfs_me
              path, pick->picked, pick->picked == 1 ? "" : "s", pick->asked, usable, total, unsaid);
     last_ms = now;
     unsaid  = 0;
+}
+
+/* SETPATTERN --pool NAME: the directory's new entries take that pool
+ * ("none": no pool); its owner's right was checked by sfs_ns_setpattern. */
+static int sfs_meta_set_pool(sfs_meta_t *meta, sfs_meta_txn_t *txn, const sfs_meta_req_t *a,
+                             sfs_attr_t *attr)
+{
+    uint32_t pool;
+    int      rc = sfs_meta_pool_resolve(meta->service->config, a->path, a->pool, &pool);
+
+    if (rc) {
+        return rc;
+    }
+    attr->pool = pool;
+    return sfs_meta_put_inode(txn, attr);
 }
 
 /* The permission an open's SFS_OPEN_* flags need. */
@@ -218,7 +238,7 @@ void sfs_meta_run_op(sfs_meta_t *meta, sfs_meta_txn_t *txn, sfs_meta_op_t *op, u
             .uid        = a->uid,
             .gid        = a->gid,
             .flags      = a->flags & (SFS_CREATE_EXCL | SFS_CREATE_WRITER | SFS_PATTERN_REQ_MIRROR |
-                                 SFS_PATTERN_REQ_NO_MIRROR),
+                                 SFS_PATTERN_REQ_NO_MIRROR | SFS_PATTERN_REQ_POOL),
             .lease_s    = sfs_meta_write_lease_s(meta),
             .chunk_size = a->chunk_size,
             .stripe_count  = a->stripe_count,
@@ -229,7 +249,14 @@ void sfs_meta_run_op(sfs_meta_t *meta, sfs_meta_txn_t *txn, sfs_meta_op_t *op, u
             .choose_arg    = &pick,
         };
 
-        op->status = sfs_ns_create(txn, &create, &op->attr, &op->created);
+        /* a create that names a pool (the MPI-IO hint stripefs_pool) */
+        op->status =
+            (a->flags & SFS_PATTERN_REQ_POOL)
+                ? sfs_meta_pool_resolve(meta->service->config, a->path, a->pool, &create.pool)
+                : 0;
+        if (op->status == 0) {
+            op->status = sfs_ns_create(txn, &create, &op->attr, &op->created);
+        }
         if (op->status == 0 && op->created) {
             sfs_meta_warn_fewer(meta, a->path, &pick);
         }
@@ -264,6 +291,12 @@ void sfs_meta_run_op(sfs_meta_t *meta, sfs_meta_txn_t *txn, sfs_meta_op_t *op, u
         if (op->status == 0 && (a->flags & (SFS_PATTERN_REQ_MIRROR | SFS_PATTERN_REQ_NO_MIRROR))) {
             op->status = sfs_meta_set_mirror(meta, txn, a, &op->attr);
         }
+        if (op->status == 0 && (a->flags & SFS_PATTERN_REQ_POOL)) {
+            op->status = sfs_meta_set_pool(meta, txn, a, &op->attr);
+        }
+        break;
+    case SFS_OP_POOL_GET:
+        op->status = sfs_ns_lookup(txn, &op->cred, a->path, 0, &op->attr);
         break;
     case SFS_OP_SETATTR:
         op->status = sfs_ns_setattr(txn, &op->cred, a->path, a->flags, a->mode, a->uid, a->gid,

@@ -24,10 +24,11 @@
 typedef struct sfs_meta_store sfs_meta_store_t;
 typedef struct sfs_meta_txn   sfs_meta_txn_t;
 
-/* Picks `count` target ids for a new file (at most SFS_STRIPE_COUNT_MAX);
- * `start_target` non-zero asks for that target first. Returns how many it
- * picked (>= 1) or a negative errno when none is usable. */
-typedef int (*sfs_meta_choose_fn)(void *arg, uint32_t count, uint32_t start_target,
+/* Picks `count` target ids for a new file (at most SFS_STRIPE_COUNT_MAX),
+ * all in storage pool `pool` (SFS_POOL_NONE: any target); `start_target`
+ * non-zero asks for that target first. Returns how many it picked (>= 1)
+ * or a negative errno when none is usable. */
+typedef int (*sfs_meta_choose_fn)(void *arg, uint32_t pool, uint32_t count, uint32_t start_target,
                                   uint32_t *targets);
 
 typedef struct sfs_meta_store_params {
@@ -57,8 +58,9 @@ typedef struct sfs_ns_create_args {
     uint32_t           mode;
     uint32_t           uid; /* owner, only when a server asks (SFS_CRED_SERVER) */
     uint32_t           gid;
-    uint32_t           flags;        /* SFS_CREATE_EXCL, _WRITER, SFS_PATTERN_REQ_(NO_)MIRROR */
-    uint64_t           lease_s;      /* SFS_CREATE_WRITER: the registration's life */
+    uint32_t           flags;   /* SFS_CREATE_EXCL, _WRITER, SFS_PATTERN_REQ_(NO_)MIRROR, _POOL */
+    uint64_t           lease_s; /* SFS_CREATE_WRITER: the registration's life */
+    uint32_t           pool;    /* with SFS_PATTERN_REQ_POOL; else the directory's */
     uint64_t           chunk_size;   /* 0: the directory's */
     uint32_t           stripe_count; /* 0: the directory's */
     uint32_t           start_target;
@@ -104,7 +106,8 @@ int sfs_ns_readdir_plus(sfs_meta_txn_t *txn, const sfs_cred_t *cred, const char 
                         sfs_dirent_plus_t *entries, sfs_dirent_t *scratch, uint32_t *count_p,
                         int *eof_p);
 /* A directory's default pattern for new files (0 = keep): its owner or an
- * administrator. */
+ * administrator. A directory's storage pool is set the same way, by the
+ * caller with the directory `attr` returns (sfs_meta_run.c). */
 int sfs_ns_setpattern(sfs_meta_txn_t *txn, const sfs_cred_t *cred, const char *path,
                       uint64_t chunk_size, uint32_t stripe_count, uint64_t now_ns,
                       sfs_attr_t *attr);

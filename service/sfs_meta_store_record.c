@@ -14,9 +14,9 @@
 
 #include <string.h>
 
-/* The dynamic attributes after the attribute block. A record written
- * before they existed ends there: its size is unknown (the next stat asks
- * the targets once and keeps what they say). */
+/* The dynamic attributes after the attribute block, then the storage
+ * pool. A record written before they existed ends there: its size is
+ * unknown (the next stat asks the targets once and keeps what they say). */
 static void sfs_meta_dynattr_unpack(sfs_rbuf_t *rb, sfs_attr_t *attr)
 {
     attr->size          = 0;
@@ -24,6 +24,7 @@ static void sfs_meta_dynattr_unpack(sfs_rbuf_t *rb, sfs_attr_t *attr)
     attr->writers       = 0;
     attr->write_gen     = 0;
     attr->write_until_s = 0;
+    attr->pool          = 0;
     if (rb->error || sfs_rbuf_remaining(rb) == 0) {
         return;
     }
@@ -32,6 +33,10 @@ static void sfs_meta_dynattr_unpack(sfs_rbuf_t *rb, sfs_attr_t *attr)
     attr->writers       = sfs_rbuf_u32(rb);
     attr->write_gen     = sfs_rbuf_u64(rb);
     attr->write_until_s = sfs_rbuf_u64(rb);
+    /* the storage pool; a record written before pools ends here (none) */
+    if (!rb->error && sfs_rbuf_remaining(rb) >= 4) {
+        attr->pool = sfs_rbuf_u32(rb);
+    }
 }
 
 static void sfs_meta_dynattr_pack(sfs_wbuf_t *wb, const sfs_attr_t *attr)
@@ -41,6 +46,7 @@ static void sfs_meta_dynattr_pack(sfs_wbuf_t *wb, const sfs_attr_t *attr)
     sfs_wbuf_u32(wb, attr->writers);
     sfs_wbuf_u64(wb, attr->write_gen);
     sfs_wbuf_u64(wb, attr->write_until_s);
+    sfs_wbuf_u32(wb, attr->pool);
 }
 
 /* The inode `id`, or a bare -ENOENT when there is none. */

@@ -53,6 +53,7 @@ int sfs_ns_mkdir(sfs_meta_txn_t *txn, const sfs_cred_t *cred, const char *path, 
     attr->nlink                                      = 2;
     attr->pattern                                    = parent.pattern; /* inherited default */
     attr->pattern_targets                            = 0;
+    attr->pool                                       = parent.pool; /* inherited too */
     if ((rc = sfs_meta_put_inode(txn, attr)) ||
         (rc = sfs_meta_put_dentry(txn, parent.entry_id, name, attr->entry_id, SFS_TYPE_DIR)) ||
         (rc = sfs_meta_counter_add(txn, "dirs", 1, NULL))) {

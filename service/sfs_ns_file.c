@@ -89,8 +89,11 @@ int sfs_ns_create(sfs_meta_txn_t *txn, const sfs_ns_create_args_t *args, sfs_att
         return sfs_error_set(-EINVAL, "'%.200s': mirrored files cannot be created here",
                              args->path);
     }
-    picked = (attr->pattern.type == SFS_PATTERN_MIRROR ? args->choose_mirror : args->choose)(
-        args->choose_arg, attr->pattern.stripe_count, args->start_target, attr->pattern.targets);
+    /* the pool the directory is set to, unless the create names one */
+    attr->pool = (args->flags & SFS_PATTERN_REQ_POOL) ? args->pool : parent.pool;
+    picked     = (attr->pattern.type == SFS_PATTERN_MIRROR ? args->choose_mirror : args->choose)(
+        args->choose_arg, attr->pool, attr->pattern.stripe_count, args->start_target,
+        attr->pattern.targets);
     if (picked < 0) {
         return picked;
     }

@@ -34,7 +34,7 @@ static void test_every_op_in_the_table(void **state)
         assert_true(info->request_size > 0 && info->reply_size > 0);
         assert_true(info->handler[0] != '\0');
     }
-    assert_int_equal(ops, 42);
+    assert_int_equal(ops, 43);
     assert_string_equal(sfs_proto_op_info(SFS_OP_MIRROR_LIST)->reply_codec, "mirror_list_reply");
     assert_string_equal(sfs_proto_op_info(SFS_OP_MIRROR_REPORT)->request_codec,
                         "mirror_report_req");
@@ -176,6 +176,69 @@ static void test_mirror_list(void **state)
                      -EBADMSG);
 }
 
+/* The pools' wire: POOL_LIST round trip and its limits, POOL_GET, and a
+ * CREATE's pool name carried only with SFS_PATTERN_REQ_POOL. */
+static void test_pool_codecs(void **state)
+{
+    static sfs_pool_list_reply_t list, got;
+    static uint8_t               buf[SFS_PROTO_ARGS_MAX];
+    static sfs_meta_req_t        req, back;
+    sfs_pool_reply_t             pool = {.pool = 2, .name = "hdd"}, pool_back;
+    sfs_wbuf_t                   wb;
+    size_t                       plain;
+
+    (void)state;
+    list.count        = 2;
+    list.pools[0]     = (sfs_pool_info_t){.id = 1, .name = "default", .first = 0};
+    list.pools[1]     = (sfs_pool_info_t){.id = 2, .name = "hdd", .first = 0, .target_count = 2};
+    list.target_total = 2;
+    list.targets[0]   = 101;
+    list.targets[1]   = 201;
+    sfs_wbuf_init(&wb, buf, sizeof(buf));
+    assert_int_equal(sfs_proto_encode(SFS_OP_POOL_LIST, 1, &list, sizeof(list), &wb), 0);
+    assert_int_equal(sfs_proto_decode(SFS_OP_POOL_LIST, 1, buf, wb.length, &got, sizeof(got)), 0);
+    assert_int_equal(got.count, 2);
+    assert_string_equal(got.pools[1].name, "hdd");
+    assert_int_equal(got.pools[1].target_count, 2);
+    assert_int_equal(got.targets[got.pools[1].first + 1], 201);
+    assert_int_equal(got.pools[0].target_count, 0);
+    /* a pool whose targets lie outside the list is not sent */
+    list.pools[1].first = 1;
+    sfs_wbuf_init(&wb, buf, sizeof(buf));
+    assert_int_not_equal(sfs_proto_encode(SFS_OP_POOL_LIST, 1, &list, sizeof(list), &wb), 0);
+    sfs_wbuf_init(&wb, buf, sizeof(buf));
+    sfs_wbuf_u32(&wb, SFS_POOL_LIST_MAX + 1);
+    assert_int_equal(sfs_proto_decode(SFS_OP_POOL_LIST, 1, buf, wb.length, &got, sizeof(got)),
+                     -EBADMSG);
+    sfs_wbuf_init(&wb, buf, sizeof(buf));
+    sfs_wbuf_u32(&wb, 1);
+    sfs_wbuf_u32(&wb, 2);
+    sfs_wbuf_str(&wb, "big");
+    sfs_wbuf_u32(&wb, SFS_POOL_LIST_TARGETS + 1);
+    assert_int_equal(sfs_proto_decode(SFS_OP_POOL_LIST, 1, buf, wb.length, &got, sizeof(got)),
+                     -EBADMSG);
+
+    sfs_wbuf_init(&wb, buf, sizeof(buf));
+    assert_int_equal(sfs_proto_encode(SFS_OP_POOL_GET, 1, &pool, sizeof(pool), &wb), 0);
+    assert_int_equal(
+        sfs_proto_decode(SFS_OP_POOL_GET, 1, buf, wb.length, &pool_back, sizeof(pool_back)), 0);
+    assert_int_equal(pool_back.pool, 2);
+    assert_string_equal(pool_back.name, "hdd");
+
+    snprintf(req.path, sizeof(req.path), "/d/f");
+    snprintf(req.pool, sizeof(req.pool), "nvme");
+    sfs_wbuf_init(&wb, buf, sizeof(buf));
+    assert_int_equal(sfs_proto_encode(SFS_OP_CREATE, 0, &req, sizeof(req), &wb), 0);
+    plain     = wb.length; /* no flag: no name on the wire (what older servers read) */
+    req.flags = SFS_PATTERN_REQ_POOL;
+    sfs_wbuf_init(&wb, buf, sizeof(buf));
+    assert_int_equal(sfs_proto_encode(SFS_OP_CREATE, 0, &req, sizeof(req), &wb), 0);
+    assert_int_equal(wb.length, plain + 2 + 4);
+    assert_int_equal(sfs_proto_decode(SFS_OP_CREATE, 0, buf, wb.length, &back, sizeof(back)), 0);
+    assert_string_equal(back.pool, "nvme");
+    assert_int_equal(back.flags, SFS_PATTERN_REQ_POOL);
+}
+
 /* STAT and SIZE (the kept size): what is sent comes back, unknown
  * operations and flags are refused, the listing's flag travels. */
 static void test_kept_size_codecs(void **state)
@@ -308,6 +371,7 @@ int main(void)
         cmocka_unit_test(test_chunk_unlink_ids),
         cmocka_unit_test(test_listing_cursors),
         cmocka_unit_test(test_mirror_list),
+        cmocka_unit_test(test_pool_codecs),
         cmocka_unit_test(test_hello_features),
         cmocka_unit_test(test_lock_codecs),
         cmocka_unit_test(test_kept_size_codecs),

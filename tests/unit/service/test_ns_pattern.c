@@ -15,6 +15,7 @@
 #include "sfs_errno.h"
 #include "sfs_layout.h"
 #include "sfs_meta_store.h"
+#include "sfs_meta_store_internal.h" /* sfs_meta_put_inode: a directory's pool */
 #include "sfs_ns_pattern.h"
 
 #include <ftw.h>
@@ -71,10 +72,14 @@ typedef struct {
     sfs_ns_create_args_t create;
 } store_fixture_t;
 
-static int choose_first(void *arg, uint32_t count, uint32_t start_target, uint32_t *targets)
+static uint32_t chosen_pool = 99; /* the pool the last choice was asked for */
+
+static int choose_first(void *arg, uint32_t pool, uint32_t count, uint32_t start_target,
+                        uint32_t *targets)
 {
     (void)arg;
     (void)start_target;
+    chosen_pool = pool;
     for (uint32_t i = 0; i < count; i++) {
         targets[i] = 101 + i;
     }
@@ -179,9 +184,11 @@ static void test_create_hint_says_why(void **state)
 }
 
 /* A mirrored file's targets come from the mirror chooser (groups' primaries). */
-static int choose_primaries(void *arg, uint32_t count, uint32_t start_target, uint32_t *targets)
+static int choose_primaries(void *arg, uint32_t pool, uint32_t count, uint32_t start_target,
+                            uint32_t *targets)
 {
     (void)arg;
+    (void)pool;
     (void)start_target;
     for (uint32_t i = 0; i < count && i < 2; i++) {
         targets[i] = 201 + 100 * i;
@@ -257,6 +264,40 @@ static void test_mirrored_root(void **state)
     nftw(dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
 }
 
+/* A directory's storage pool: new subdirectories inherit it, new files
+ * are chosen in it (and keep it), a create that names a pool gets that
+ * one; without a pool (0) the choice may take any target. */
+static void test_pool_inherited(void **state)
+{
+    store_fixture_t *f = *state;
+    sfs_attr_t       attr;
+    int              created = -1;
+
+    f->create.path = "/d/nopool";
+    assert_int_equal(sfs_ns_create(f->txn, &f->create, &attr, &created), 0);
+    assert_int_equal(chosen_pool, SFS_POOL_NONE);
+    assert_int_equal(attr.pool, SFS_POOL_NONE);
+    assert_int_equal(sfs_ns_lookup(f->txn, &f->server, "/d", 0, &attr), 0);
+    attr.pool = 3;
+    assert_int_equal(sfs_meta_put_inode(f->txn, &attr), 0);
+    assert_int_equal(sfs_ns_mkdir(f->txn, &f->server, "/d/sub", 0755, 0, 0, 1, &attr), 0);
+    assert_int_equal(attr.pool, 3);
+    assert_int_equal(sfs_ns_mkdir(f->txn, &f->server, "/d/sub/deeper", 0755, 0, 0, 1, &attr), 0);
+    assert_int_equal(attr.pool, 3);
+    f->create.path = "/d/sub/deeper/f";
+    assert_int_equal(sfs_ns_create(f->txn, &f->create, &attr, &created), 0);
+    assert_int_equal(created, 1);
+    assert_int_equal(chosen_pool, 3);
+    assert_int_equal(sfs_ns_lookup(f->txn, &f->server, "/d/sub/deeper/f", 0, &attr), 0);
+    assert_int_equal(attr.pool, 3); /* kept in the inode record */
+    f->create.path  = "/d/sub/hinted";
+    f->create.flags = SFS_PATTERN_REQ_POOL;
+    f->create.pool  = 2;
+    assert_int_equal(sfs_ns_create(f->txn, &f->create, &attr, &created), 0);
+    assert_int_equal(chosen_pool, 2);
+    assert_int_equal(attr.pool, 2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -266,6 +307,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_create_hint_says_why, store_setup, store_teardown),
         cmocka_unit_test_setup_teardown(test_create_mirrored, store_setup, store_teardown),
         cmocka_unit_test(test_mirrored_root),
+        cmocka_unit_test_setup_teardown(test_pool_inherited, store_setup, store_teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

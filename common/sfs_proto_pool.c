@@ -1,0 +1,70 @@
+/*
+ * The codecs of POOL_LIST and POOL_GET (sfs_proto_pool.h).
+ */
+#include "sfs_proto.h"
+
+#include <errno.h>
+#include <string.h>
+
+void sfs_proto_pool_list_reply_pack(sfs_wbuf_t *wb, const sfs_pool_list_reply_t *reply)
+{
+    if (reply->count > SFS_POOL_LIST_MAX || reply->target_total > SFS_POOL_LIST_TARGETS) {
+        wb->error = -EINVAL;
+        return;
+    }
+    sfs_wbuf_u32(wb, reply->count);
+    for (uint32_t i = 0; i < reply->count; i++) {
+        const sfs_pool_info_t *pool = &reply->pools[i];
+
+        if (pool->first > reply->target_total ||
+            pool->target_count > reply->target_total - pool->first) {
+            wb->error = -EINVAL;
+            return;
+        }
+        sfs_wbuf_u32(wb, pool->id);
+        sfs_wbuf_str(wb, pool->name);
+        sfs_wbuf_u32(wb, pool->target_count);
+        for (uint32_t t = 0; t < pool->target_count; t++) {
+            sfs_wbuf_u32(wb, reply->targets[pool->first + t]);
+        }
+    }
+}
+
+void sfs_proto_pool_list_reply_unpack(sfs_rbuf_t *rb, sfs_pool_list_reply_t *reply)
+{
+    reply->target_total = 0;
+    reply->count        = sfs_rbuf_u32(rb);
+    if (reply->count > SFS_POOL_LIST_MAX) {
+        reply->count = 0;
+        rb->error    = -EBADMSG;
+        return;
+    }
+    for (uint32_t i = 0; i < reply->count && !rb->error; i++) {
+        sfs_pool_info_t *pool = &reply->pools[i];
+
+        pool->id = sfs_rbuf_u32(rb);
+        sfs_rbuf_str(rb, pool->name, sizeof(pool->name));
+        pool->first        = reply->target_total;
+        pool->target_count = sfs_rbuf_u32(rb);
+        if (rb->error || pool->target_count > SFS_POOL_LIST_TARGETS - reply->target_total) {
+            reply->count = i;
+            rb->error    = rb->error ? rb->error : -EBADMSG;
+            return;
+        }
+        for (uint32_t t = 0; t < pool->target_count; t++) {
+            reply->targets[reply->target_total++] = sfs_rbuf_u32(rb);
+        }
+    }
+}
+
+void sfs_proto_pool_reply_pack(sfs_wbuf_t *wb, const sfs_pool_reply_t *reply)
+{
+    sfs_wbuf_u32(wb, reply->pool);
+    sfs_wbuf_str(wb, reply->name);
+}
+
+void sfs_proto_pool_reply_unpack(sfs_rbuf_t *rb, sfs_pool_reply_t *reply)
+{
+    reply->pool = sfs_rbuf_u32(rb);
+    sfs_rbuf_str(rb, reply->name, sizeof(reply->name));
+}
