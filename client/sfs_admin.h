@@ -35,6 +35,12 @@ int sfs_admin_shutdown(sfs_client_t *client);
  * consistency states. */
 int sfs_admin_mirror_list(sfs_client_t *client, sfs_mirror_list_reply_t *reply);
 
+/* POOL_LIST: the storage pools management knows (sfs_pool.c). */
+int sfs_admin_pool_list(sfs_client_t *client, sfs_pool_list_reply_t *reply);
+/* POOL_GET: the storage pool of an entry (a directory's new entries'; a
+ * file's targets'). */
+int sfs_admin_pool_get(sfs_client_t *client, const char *path, sfs_pool_reply_t *reply);
+
 /* Chunk files of a target after entry id `after` (for fsck). */
 int sfs_admin_chunk_list(sfs_client_t *client, uint32_t target_id, uint64_t after, uint32_t max,
                          uint64_t *ids, uint64_t *lengths, uint32_t *count_p);

@@ -31,7 +31,7 @@
     (SFS_O_WRONLY | SFS_O_RDWR | SFS_O_CREAT | SFS_O_EXCL | SFS_O_TRUNC | SFS_O_SYNC | SFS_O_DSYNC)
 #define SFS_OPEN_PARAM_KNOWN                                                                       \
     (SFS_OPEN_PARAM_CHUNK_SIZE | SFS_OPEN_PARAM_STRIPE_COUNT | SFS_OPEN_PARAM_START_TARGET |       \
-     SFS_OPEN_PARAM_MIRROR)
+     SFS_OPEN_PARAM_MIRROR | SFS_OPEN_PARAM_POOL)
 #define SFS_CLIENT_PARAM_KNOWN                                                                     \
     (SFS_CLIENT_PARAM_CONFIG | SFS_CLIENT_PARAM_MGMT | SFS_CLIENT_PARAM_CONNAUTH |                 \
      SFS_CLIENT_PARAM_TIMEOUT | SFS_CLIENT_PARAM_PROGRAM | SFS_CLIENT_PARAM_ADMIN)

@@ -70,6 +70,15 @@ int sfs_file_open(sfs_client_t *client, const char *path, int flags, uint32_t mo
         if (params && (params->field_mask & SFS_OPEN_PARAM_MIRROR)) {
             req->flags |= params->mirror ? SFS_PATTERN_REQ_MIRROR : SFS_PATTERN_REQ_NO_MIRROR;
         }
+        if (params && (params->field_mask & SFS_OPEN_PARAM_POOL)) {
+            if (!params->pool || !params->pool[0] || strlen(params->pool) >= SFS_POOL_NAME_MAX) {
+                rc = sfs_error_set(-EINVAL, "%s: '%.80s' is not a storage pool name", file->path,
+                                   params->pool ? params->pool : "(null)");
+                goto err;
+            }
+            req->flags |= SFS_PATTERN_REQ_POOL;
+            snprintf(req->pool, sizeof(req->pool), "%s", params->pool);
+        }
         rc = sfs_client_meta_attr(client, SFS_OP_CREATE, req, &file->attr, &created, &file->cap);
     } else {
         rc = sfs_client_meta_attr(client, SFS_OP_LOOKUP, req, &file->attr, NULL, &file->cap);

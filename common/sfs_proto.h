@@ -80,9 +80,8 @@
     _(NET_INFO, 4, ANY, none, net_info_reply, net_info) /* payload: sfs_net_session_t each */      \
     _(BYE, 5, ANY, none, none, transport)               /* no reply */                             \
     _(DIRECT, 6, ANY, direct_proof, none, transport)    /* a unix datagram, not UCX */             \
-    /* storage pools (sfs_proto_pool.h) */                                                         \
-    _(POOL_LIST, 8, MGMT, none, pool_list_reply, pool_list)                                        \
     /* management */                                                                               \
+    _(POOL_LIST, 8, MGMT, none, pool_list_reply, pool_list) /* storage pools */                    \
     _(REGISTER, 10, MGMT, register_req, none, register)                                            \
     _(HEARTBEAT, 11, MGMT, heartbeat_req, heartbeat_reply, heartbeat)                              \
     _(GET_MAP, 12, MGMT, none, none, get_map) /* payload: the map (sfs_map.h) */                   \
@@ -222,9 +221,8 @@ typedef struct sfs_attr {
      * for new files, stripe_count = desired count, no targets. */
     sfs_pattern_t pattern;
     uint32_t      pattern_targets; /* entries of pattern.targets that are valid */
-    /* Directories: the storage pool new entries take (0: none, any target);
-     * files: the pool their targets were chosen from (docs/pools.md). Not
-     * in sfs_proto_attr_pack: the inode record and POOL_GET carry it. */
+    /* The storage pool (docs/pools.md): a directory's new entries take it, a
+     * file's targets came from it; 0: any target. Not in sfs_proto_attr_pack. */
     uint32_t pool;
     /* Files: the dynamic attributes the metadata server keeps (docs/metadata.md).
      * Not in sfs_proto_attr_pack: the inode record and STAT's reply carry
@@ -282,7 +280,6 @@ void sfs_proto_attr_unpack(sfs_rbuf_t *rb, sfs_attr_t *attr);
 #define SFS_FEATURE_MIRROR        (1ull << 7) /* SFS_CHUNK_MIRRORED, MIRROR_LIST */
 /* bit 11: SFS_FEATURE_QUOTAS, in sfs_proto_quota.h */
 
-/* storage pools (docs/pools.md) */
 #define SFS_FEATURE_POOLS (1ull << 10) /* POOL_LIST, POOL_GET, SFS_PATTERN_REQ_POOL */
 /* What this version does. */
 #define SFS_FEATURES_THIS                                                                          \
@@ -384,11 +381,9 @@ void sfs_cap_unpack(sfs_rbuf_t *rb, sfs_cap_t *cap);
  * are mirrored (MIRROR) or not (NO_MIRROR); neither: as it was. */
 #define SFS_PATTERN_REQ_MIRROR    0x2u
 #define SFS_PATTERN_REQ_NO_MIRROR 0x4u
-/* CREATE: the file's targets come from storage pool `pool` (a name), not
- * its directory's; SETPATTERN: the directory's new files and directories
- * take that pool ("none": no pool, any target). The name follows
- * start_target on the wire only with this flag; a server without
- * SFS_FEATURE_POOLS does not know it. */
+/* CREATE: targets from storage pool `pool` (a name), not the directory's;
+ * SETPATTERN: the directory's new entries take it ("none": any target). On
+ * the wire only with the flag, after start_target (SFS_FEATURE_POOLS). */
 #define SFS_PATTERN_REQ_POOL 0x8u
 #define SFS_POOL_NAME_MAX    64 /* a pool's name and its NUL */
 

@@ -27,7 +27,8 @@ int sfs_meta_pool_resolve(const sfs_config_t *config, const char *path, const ch
         char detail[SFS_ERROR_DETAIL_MAX];
 
         snprintf(detail, sizeof(detail), "%s", sfs_error_detail());
-        return sfs_error_set(-ENOENT, "'%.200s': %s", path, detail);
+        /* a bad argument, not a missing file (MPI-IO would say NO_SUCH_FILE) */
+        return sfs_error_set(-EINVAL, "'%.200s': %s", path, detail);
     }
     return 0;
 }

@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 /* The id of pool `name` for entry `path` ("none": SFS_POOL_NONE, no pool);
- * -ENOENT naming the pool and the path when the config has no such pool. */
+ * -EINVAL naming the pool and the path when the config has no such pool. */
 int sfs_meta_pool_resolve(const sfs_config_t *config, const char *path, const char *name,
                           uint32_t *pool_p);
 

@@ -97,15 +97,17 @@ static const ctl_verb_t ctl_verbs[] = {
      "List the server ranks with their roles, state and time since last contact."},
     {"listtargets", ctl_listtargets, 1, 1, "listtargets",
      "List the storage targets with state, capacity and free space."},
-    {"df", ctl_df, 1, 1, "df", "Free space per target and in total, and metadata counts."},
+    {"df", ctl_df, 1, 1, "df",
+     "Free space per target, per storage pool and in total, and metadata counts."},
     {"net", ctl_net, 1, 1, "net",
      "Show how this host reaches each server and who is connected to each."},
     {"check-servers", ctl_check_servers, 1, 1, "check-servers",
      "Ping every server rank; exit 1 if any is unreachable."},
     {"setpattern", ctl_setpattern, 1, 0,
-     "setpattern [--chunksize SIZE] [--numtargets N] [--mirror|--no-mirror] DIR",
+     "setpattern [--chunksize SIZE] [--numtargets N] [--mirror|--no-mirror] [--pool NAME] DIR",
      "Set the stripe pattern new files in DIR get (chunk size 64K..4G, power of two; "
-     "--mirror: each chunk on both targets of a mirror group, N counts groups)."},
+     "--mirror: each chunk on both targets of a mirror group, N counts groups; --pool: only "
+     "that storage pool's targets, for new subdirectories too; none: any target)."},
     {"mirror", ctl_mirror, 0, 0, "mirror list",
      "List the mirror groups: their primary and secondary targets and consistency states."},
     {"quota", ctl_quota, 0, 0,
@@ -113,6 +115,9 @@ static const ctl_verb_t ctl_verbs[] = {
      "NAME] | list",
      "Set (administrators) or show per-user and per-group limits of files and space, and "
      "their usage (docs/quotas.md)."},
+    {"pool", ctl_pool, 0, 0, "pool list",
+     "List the storage pools with their targets and space (create, add, remove: edit the "
+     "config)."},
     {"getentryinfo", ctl_getentryinfo, 1, 0, "getentryinfo PATH",
      "Show a file's or directory's entry id, stripe pattern and targets."},
     {"mkdir", ctl_mkdir, 1, 0, "mkdir [-p] [-m MODE] PATH...", "Make directories."},

@@ -62,6 +62,10 @@ int ctl_hosts_of(ctl_t *ctl, int argc, char **argv);
 int ctl_mirror(ctl_t *ctl, int argc, char **argv);
 /* stripefs_ctl_quota.c */
 int ctl_quota(ctl_t *ctl, int argc, char **argv);
+/* stripefs_ctl_pool.c */
+int ctl_pool(ctl_t *ctl, int argc, char **argv);
+/* df's lines per storage pool (nothing from a server without pools). */
+void ctl_pool_df(ctl_t *ctl);
 /* stripefs_ctl_info.c */
 int ctl_info(ctl_t *ctl, int argc, char **argv);
 

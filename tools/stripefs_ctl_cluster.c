@@ -177,6 +177,7 @@ int ctl_df(ctl_t *ctl, int argc, char **argv)
         ctl_df_shared(map);
         sfs_map_destroy(map);
     }
+    ctl_pool_df(ctl);
     printf("METADATA: %" PRIu64 " files, %" PRIu64 " directories, %" PRIu64
            " removed files awaiting chunk deletion\n",
            meta.files, meta.dirs, meta.pending_chunk_deletes);

@@ -14,17 +14,33 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* "Storage pool: hdd (id 2)" for an entry; nothing from a server without
+ * pools. */
+static void ctl_pool_note(ctl_t *ctl, const char *path, const char *prefix)
+{
+    sfs_pool_reply_t pool;
+
+    if (sfs_admin_pool_get(ctl->client, path, &pool) != 0) {
+        return;
+    }
+    if (pool.pool == SFS_POOL_NONE) {
+        printf("%snone (any target)\n", prefix);
+    } else {
+        printf("%s%s (id %u)\n", prefix, pool.name, pool.pool);
+    }
+}
+
 int ctl_setpattern(ctl_t *ctl, int argc, char **argv)
 {
-    static const struct option options[] = {{"chunksize", required_argument, NULL, 'c'},
-                                            {"numtargets", required_argument, NULL, 'n'},
-                                            {"mirror", no_argument, NULL, 'm'},
-                                            {"no-mirror", no_argument, NULL, 'M'},
-                                            {NULL, 0, NULL, 0}};
-    uint64_t                   chunk     = 0;
-    long                       count     = 0;
-    int                        mirror    = -1;
-    int                        opt, rc;
+    static const struct option options[] = {
+        {"chunksize", required_argument, NULL, 'c'}, {"numtargets", required_argument, NULL, 'n'},
+        {"mirror", no_argument, NULL, 'm'},          {"no-mirror", no_argument, NULL, 'M'},
+        {"pool", required_argument, NULL, 'p'},      {NULL, 0, NULL, 0}};
+    const char *pool   = NULL;
+    uint64_t    chunk  = 0;
+    long        count  = 0;
+    int         mirror = -1;
+    int         opt, rc;
 
     optind = 1;
     while ((opt = getopt_long(argc, argv, "c:n:", options, NULL)) != -1) {
@@ -52,16 +68,24 @@ int ctl_setpattern(ctl_t *ctl, int argc, char **argv)
             }
             mirror = opt == 'm';
             break;
+        case 'p':
+            pool = optarg;
+            break;
         default:
             return EXIT_USAGE;
         }
     }
-    if (optind != argc - 1 || (!chunk && !count && mirror < 0)) {
+    if (optind != argc - 1 || (!chunk && !count && mirror < 0 && !pool)) {
         fprintf(stderr, "usage: stripefs-ctl setpattern [--chunksize SIZE] [--numtargets N] "
-                        "[--mirror|--no-mirror] DIR\n");
+                        "[--mirror|--no-mirror] [--pool NAME] DIR\n");
         return EXIT_USAGE;
     }
-    rc = sfs_setpattern_mirror(ctl->client, argv[optind], chunk, (uint32_t)count, mirror);
+    rc = chunk || count || mirror >= 0
+             ? sfs_setpattern_mirror(ctl->client, argv[optind], chunk, (uint32_t)count, mirror)
+             : 0;
+    if (rc == 0 && pool) {
+        rc = sfs_setpattern_pool(ctl->client, argv[optind], pool);
+    }
     if (rc) {
         return ctl_fail("setpattern", rc);
     }
@@ -75,6 +99,7 @@ int ctl_setpattern(ctl_t *ctl, int argc, char **argv)
                    argv[optind], ctl_size(st.chunk_size, size, sizeof(size)), st.stripe_count,
                    (st.flags & SFS_STAT_MIRRORED) ? "yes" : "no");
         }
+        ctl_pool_note(ctl, argv[optind], "Storage pool: ");
     }
     return 0;
 }
@@ -169,6 +194,7 @@ int ctl_getentryinfo(ctl_t *ctl, int argc, char **argv)
     if (st.flags & SFS_STAT_MIRRORED) {
         ctl_mirror_note(ctl, &st);
     }
+    ctl_pool_note(ctl, argv[1], "+ Storage pool: ");
     if (st.type == SFS_FILE_TYPE_DIR) {
         printf("+ Number of storage targets: desired: %u\n", st.stripe_count);
     } else {

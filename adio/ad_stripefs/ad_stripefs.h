@@ -28,6 +28,8 @@
 #define ADIOI_STRIPEFS_HINT_MGMT   "stripefs_mgmt"     /* management host:port */
 #define ADIOI_STRIPEFS_HINT_AUTH   "stripefs_connauth" /* connauth file */
 #define ADIOI_STRIPEFS_HINT_MIRROR "stripefs_mirror"   /* enable/disable: a mirrored file */
+#define ADIOI_STRIPEFS_HINT_POOL   "stripefs_pool"     /* a new file's storage pool */
+#define ADIOI_STRIPEFS_POOL_MAX    64                  /* a pool name and its NUL */
 
 /* The file's client handle. */
 #define ADIOI_STRIPEFS_FILE(fd) ((sfs_file_t *)(fd)->fs_ptr)
@@ -66,6 +68,9 @@ void ADIOI_STRIPEFS_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code);
 /* The stripefs_mirror hint: 1 "enable", 0 "disable", -1 not given (the
  * directory decides). */
 int ADIOI_STRIPEFS_mirror_hint(ADIO_File fd);
+/* The stripefs_pool hint into buf (ADIOI_STRIPEFS_POOL_MAX bytes): 1 when
+ * given, 0 when not (the directory's pool). */
+int ADIOI_STRIPEFS_pool_hint(ADIO_File fd, char *buf);
 
 /* ad_stripefs_fcntl.c */
 void ADIOI_STRIPEFS_Fcntl(ADIO_File fd, int flag, ADIO_Fcntl_t *fcntl_struct, int *error_code);

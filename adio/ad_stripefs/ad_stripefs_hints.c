@@ -4,7 +4,8 @@
  * stripefs_config / stripefs_mgmt / stripefs_connauth say where the service
  * is (else STRIPEFS_* environment variables or the default config);
  * stripefs_mirror=enable|disable makes a new file mirrored or not whatever
- * its directory says (docs/mirroring.md). Every
+ * its directory says (docs/mirroring.md); stripefs_pool=NAME puts a new
+ * file on that storage pool's targets (docs/pools.md). Every
  * hint must agree across the ranks that open the file.
  */
 #include "ad_stripefs.h"
@@ -41,10 +42,10 @@ void ADIOI_STRIPEFS_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code)
             return;
         }
         /* where the service is: the string hints are kept in fd->info */
-        for (int i = 0; i < 4; i++) {
+        for (int i = 0; i < 5; i++) {
             static const char *const keys[] = {ADIOI_STRIPEFS_HINT_CONFIG, ADIOI_STRIPEFS_HINT_MGMT,
-                                               ADIOI_STRIPEFS_HINT_AUTH,
-                                               ADIOI_STRIPEFS_HINT_MIRROR};
+                                               ADIOI_STRIPEFS_HINT_AUTH, ADIOI_STRIPEFS_HINT_MIRROR,
+                                               ADIOI_STRIPEFS_HINT_POOL};
 
             ADIOI_Info_check_and_install_str(fd, users_info, keys[i], &value, (char *)myname,
                                              error_code);
@@ -80,4 +81,15 @@ int ADIOI_STRIPEFS_mirror_hint(ADIO_File fd)
         return 0;
     }
     return -1; /* "automatic" and anything else: the directory decides */
+}
+
+int ADIOI_STRIPEFS_pool_hint(ADIO_File fd, char *buf)
+{
+    int flag = 0;
+
+    buf[0] = '\0';
+    if (fd->info != MPI_INFO_NULL) {
+        MPI_Info_get(fd->info, ADIOI_STRIPEFS_HINT_POOL, ADIOI_STRIPEFS_POOL_MAX - 1, buf, &flag);
+    }
+    return flag && buf[0] != '\0';
 }

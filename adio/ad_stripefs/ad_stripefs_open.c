@@ -99,15 +99,21 @@ static int ADIOI_STRIPEFS_open_file(ADIO_File fd, sfs_client_t *client, int acce
     /* /stripefs/x names /x, as for the POSIX preload (ad_stripefs_name.h) */
     const char       *path = ADIOI_STRIPEFS_Path(fd->filename);
     sfs_open_params_t params;
-    int               flags, rc;
+    char              pool[ADIOI_STRIPEFS_POOL_MAX];
+    int               flags, rc, has_pool = ADIOI_STRIPEFS_pool_hint(fd, pool);
 
     *write_only_p = 0;
     ADIOI_STRIPEFS_open_args(
         fd, (access_mode & ADIO_WRONLY) ? ((access_mode & ~ADIO_WRONLY) | ADIO_RDWR) : access_mode,
         &flags, &params);
+    /* a create's storage pool (the name lives in `pool` for the open) */
+    params.field_mask |= has_pool ? SFS_OPEN_PARAM_POOL : 0;
+    params.pool = has_pool ? pool : NULL;
     rc = sfs_file_open(client, path, flags, ADIOI_STRIPEFS_create_mode(fd), &params, file_p);
     if (rc == -EACCES && (access_mode & ADIO_WRONLY)) {
         ADIOI_STRIPEFS_open_args(fd, access_mode, &flags, &params);
+        params.field_mask |= has_pool ? SFS_OPEN_PARAM_POOL : 0;
+        params.pool = has_pool ? pool : NULL;
         rc = sfs_file_open(client, path, flags, ADIOI_STRIPEFS_create_mode(fd), &params, file_p);
         *write_only_p = rc == 0;
     }

@@ -176,6 +176,12 @@ int sfs_setpattern(sfs_client_t *client, const char *path, uint64_t chunk_size,
 int sfs_setpattern_mirror(sfs_client_t *client, const char *path, uint64_t chunk_size,
                           uint32_t stripe_count, int mirror);
 
+/** Set a directory's storage pool: its new files use only the pool's
+ * targets, and its new subdirectories take the pool too ("none": no pool,
+ * any target). -EINVAL naming the pool when the config has none of that
+ * name; the same owner-or-administrator rule as sfs_setpattern. */
+int sfs_setpattern_pool(sfs_client_t *client, const char *path, const char *pool);
+
 typedef struct sfs_dir_entry {
     char     name[256];
     uint64_t entry_id;
@@ -233,15 +239,17 @@ enum {
     SFS_OPEN_PARAM_STRIPE_COUNT = 1u << 1,
     SFS_OPEN_PARAM_START_TARGET = 1u << 2,
     SFS_OPEN_PARAM_MIRROR       = 1u << 3,
+    SFS_OPEN_PARAM_POOL         = 1u << 4,
 };
 
 /** Pattern wishes for a file being created (ignored if it exists). */
 typedef struct sfs_open_params {
-    uint64_t field_mask;
-    uint64_t chunk_size;
-    uint32_t stripe_count;
-    uint32_t start_target;
-    int32_t  mirror; /**< 1: a mirrored file, 0: not, whatever its directory says */
+    uint64_t    field_mask;
+    uint64_t    chunk_size;
+    uint32_t    stripe_count;
+    uint32_t    start_target;
+    int32_t     mirror; /**< 1: a mirrored file, 0: not, whatever its directory says */
+    const char *pool;   /**< the storage pool its targets come from, not its directory's */
 } sfs_open_params_t;
 
 /** Open (and with SFS_O_CREAT create) a file. `flags`: one of SFS_O_RDONLY,

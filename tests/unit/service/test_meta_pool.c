@@ -155,7 +155,7 @@ static void test_names(void **state)
     assert_int_equal(pool, SFS_POOL_NONE);
     assert_int_equal(sfs_meta_pool_resolve(f->config, "/d", "default", &pool), 0);
     assert_int_equal(pool, SFS_POOL_DEFAULT);
-    assert_int_equal(sfs_meta_pool_resolve(f->config, "/d", "ssd", &pool), -ENOENT);
+    assert_int_equal(sfs_meta_pool_resolve(f->config, "/d", "ssd", &pool), -EINVAL);
     assert_detail("'/d': no storage pool 'ssd' in the config");
 }
 

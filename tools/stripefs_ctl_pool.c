@@ -1,0 +1,143 @@
+/* stripefs-ctl pool: the storage pools (docs/pools.md): list them with
+ * their targets and space, and the per-pool lines of df. Pools come from
+ * the config: create, add and remove refuse while the service runs. */
+#include "stripefs_ctl.h"
+
+#include "sfs_admin.h"
+#include "sfs_map.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A pool's space: the sums over its online targets (each target counts,
+ * even where several share one file system). */
+typedef struct ctl_pool_space {
+    uint64_t capacity, free;
+    uint32_t online;
+} ctl_pool_space_t;
+
+static ctl_pool_space_t ctl_pool_space(const sfs_pool_list_reply_t *pools,
+                                       const sfs_pool_info_t *pool, const sfs_map_t *map)
+{
+    ctl_pool_space_t space = {0, 0, 0};
+
+    for (uint32_t t = 0; t < pool->target_count && map; t++) {
+        const sfs_map_target_t *target = sfs_map_find_target(map, pools->targets[pool->first + t]);
+
+        if (target && target->state == SFS_STATE_ONLINE) {
+            space.capacity += target->capacity;
+            space.free += target->free;
+            space.online++;
+        }
+    }
+    return space;
+}
+
+/* Pools and the map, or an exit status (the error said). */
+static int ctl_pool_fetch(ctl_t *ctl, const char *verb, sfs_pool_list_reply_t **pools_p,
+                          sfs_map_t **map_p)
+{
+    sfs_pool_list_reply_t *pools = calloc(1, sizeof(*pools));
+    int                    rc;
+
+    if (!pools) {
+        return ctl_fail(verb, -ENOMEM);
+    }
+    rc = sfs_admin_pool_list(ctl->client, pools);
+    if (rc == 0) {
+        rc = sfs_admin_map(ctl->client, map_p);
+    }
+    if (rc) {
+        free(pools);
+        return ctl_fail(verb, rc);
+    }
+    *pools_p = pools;
+    return 0;
+}
+
+static int ctl_pool_list(ctl_t *ctl)
+{
+    sfs_pool_list_reply_t *pools = NULL;
+    sfs_map_t             *map   = NULL;
+    int                    rc    = ctl_pool_fetch(ctl, "pool list", &pools, &map);
+
+    if (rc || !pools) {
+        return rc;
+    }
+    printf("%-4s %-16s %10s %10s %5s  %s\n", "ID", "POOL", "CAPACITY", "FREE", "FREE%", "TARGETS");
+    for (uint32_t i = 0; i < pools->count; i++) {
+        const sfs_pool_info_t *pool  = &pools->pools[i];
+        ctl_pool_space_t       space = ctl_pool_space(pools, pool, map);
+        char                   cap[32], free_text[32];
+
+        printf("%-4u %-16s %10s %10s %4.0f%% ", pool->id, pool->name,
+               ctl_size(space.capacity, cap, sizeof(cap)),
+               ctl_size(space.free, free_text, sizeof(free_text)),
+               space.capacity ? 100.0 * (double)space.free / (double)space.capacity : 0.0);
+        if (pool->target_count == 0) {
+            printf(" (none: every target is in a named pool)");
+        }
+        for (uint32_t t = 0; t < pool->target_count; t++) {
+            uint32_t                id     = pools->targets[pool->first + t];
+            const sfs_map_target_t *target = sfs_map_find_target(map, id);
+
+            printf(" %u", id);
+            if (!target || target->state != SFS_STATE_ONLINE) {
+                printf("[%s]", target ? sfs_state_name(target->state) : "not registered");
+            }
+        }
+        printf("\n");
+    }
+    sfs_map_destroy(map);
+    free(pools);
+    return 0;
+}
+
+void ctl_pool_df(ctl_t *ctl)
+{
+    sfs_pool_list_reply_t *pools = calloc(1, sizeof(*pools));
+    sfs_map_t             *map   = NULL;
+
+    /* a server without pools has none to show: df stays as it was */
+    if (!pools || sfs_admin_pool_list(ctl->client, pools) != 0 ||
+        sfs_admin_map(ctl->client, &map) != 0) {
+        free(pools);
+        return;
+    }
+    for (uint32_t i = 0; i < pools->count; i++) {
+        const sfs_pool_info_t *pool  = &pools->pools[i];
+        ctl_pool_space_t       space = ctl_pool_space(pools, pool, map);
+        char                   a[32], b[32], c[32];
+
+        if (pool->target_count == 0) {
+            continue;
+        }
+        printf("POOL %s: %s capacity, %s used, %s free (%u of %u targets online)\n", pool->name,
+               ctl_size(space.capacity, a, sizeof(a)),
+               ctl_size(space.capacity - space.free, b, sizeof(b)),
+               ctl_size(space.free, c, sizeof(c)), space.online, pool->target_count);
+    }
+    sfs_map_destroy(map);
+    free(pools);
+}
+
+int ctl_pool(ctl_t *ctl, int argc, char **argv)
+{
+    if (argc == 2 && strcmp(argv[1], "list") == 0) {
+        return ctl_connect(ctl) ? 1 : ctl_pool_list(ctl);
+    }
+    if (argc >= 2 && (strcmp(argv[1], "create") == 0 || strcmp(argv[1], "add") == 0 ||
+                      strcmp(argv[1], "remove") == 0)) {
+        fprintf(stderr,
+                "stripefs-ctl pool %s: not supported while running: edit the config "
+                "(pools: in stripefs.yaml) and restart the service (docs/pools.md)\n",
+                argv[1]);
+        return 1;
+    }
+    fprintf(stderr, "usage: stripefs-ctl pool list\n"
+                    "       stripefs-ctl pool create|add|remove ... (not supported while "
+                    "running: edit the config)\n");
+    return EXIT_USAGE;
+}
