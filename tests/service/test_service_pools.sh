@@ -2,7 +2,8 @@
 # Storage pools (docs/pools.md) on the one-host service, as unprivileged
 # users: config refusals naming file and line; setpattern --pool (owner
 # only, unknown pools refused) and getentryinfo; subdirectories inherit the
-# pool; files in a pool's directory land on its targets only; a full pool
+# pool; files in a pool's directory land on its targets only (mirrored
+# files on the primaries of the pool's mirror groups); a full pool
 # refuses new files with ENOSPC naming it and nothing spills onto the other
 # pool's targets; the MPI-IO hint stripefs_pool puts a create in another
 # pool; pool list and df per pool; pool create/add/remove refuse.
@@ -38,7 +39,8 @@ sfs_ctl hosts-of "$cfg" >/dev/null || sfs_fail "a good pools config was refused"
 echo "ok: unknown targets, a target in two pools and empty pools are refused naming file and line"
 
 # --- the service: 4 targets, ranks 1 (101 103) and 2 (102 104); pools
-# big = 101 102 and small = 103 104, the small ones limited to 6 MiB ---
+# big = 101 102 and small = 103 104, the small ones limited to 6 MiB; one
+# mirror group in each pool ---
 sfs_start_service 3 --targets 4
 sfs_stop_service
 for t in 103 104; do
@@ -48,6 +50,11 @@ cat >>"$SFS_STATE/stripefs.yaml" <<YAML
 pools:
   - {name: big, targets: [101, 102]}
   - {name: small, targets: [103, 104]}
+mirror:
+  groups:
+    - {primary: 101, secondary: 102}
+    - {primary: 103, secondary: 104}
+  same_host: true
 YAML
 sfs_start_service 3
 sfs_ctl pool list | tee "$SFS_TEST_TMP/pools.txt"
@@ -88,6 +95,14 @@ sfs_expect_eq "$(targets_of /p/a/f1)" "103 104 " "targets of a file in the small
 sfs_expect_eq "$(targets_of /p/a/sub/deeper/f2)" "103 104 " "targets of a file two directories down"
 sfs_expect_eq "$(targets_of /p/b/f3)" "101 102 " "targets of a file in the big pool"
 sfs_ctl getentryinfo /p/a/f1 | grep -q "+ Storage pool: small" || sfs_fail "getentryinfo: a file's pool"
+# mirrored files: the primaries of the pool's groups only
+sfs_as sfsalice "$SFS_CTL" mkdir /p/a/m /p/b/m || sfs_fail "mkdir m"
+for d in /p/a/m /p/b/m; do
+    sfs_as sfsalice "$SFS_CTL" setpattern --mirror "$d" >/dev/null || sfs_fail "setpattern --mirror $d"
+    sfs_as sfsalice "$SFS_CTL" put "$home/one" "$d/f" || sfs_fail "put $d/f"
+done
+sfs_expect_eq "$(targets_of /p/a/m/f)" "103 " "the primary of a mirrored file in the small pool"
+sfs_expect_eq "$(targets_of /p/b/m/f)" "101 " "the primary of a mirrored file in the big pool"
 
 # --- fill the small pool: nothing may land on 101 or 102 meanwhile ---
 chunks_big() { find "$SFS_STATE/targets/101" "$SFS_STATE/targets/102" -type f -path '*chunks*' | sort; }
