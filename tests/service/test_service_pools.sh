@@ -2,12 +2,14 @@
 # Storage pools (docs/pools.md) on the one-host service, as unprivileged
 # users: config refusals naming file and line; setpattern --pool (owner
 # only, unknown pools refused) and getentryinfo; subdirectories inherit the
-# pool; files in a pool's directory land on its targets only (mirrored
-# files on the primaries of the pool's mirror groups); a full pool
-# refuses new files with ENOSPC naming it and nothing spills onto the other
-# pool's targets; the MPI-IO hint stripefs_pool puts a create in another
-# pool; pool list and df per pool; pool create/add/remove refuse.
+# pool; files in a pool's directory land on its targets only (mirrored files
+# on the primaries of the pool's mirror groups; through the preload too); a
+# full pool refuses new files with ENOSPC naming it (the preload's cp: "No
+# space left on device") and nothing spills onto the other pool's targets;
+# the MPI-IO hint stripefs_pool puts a create in another pool; pool list and
+# df per pool; pool create/add/remove refuse.
 source "$SFS_SRC/tests/lib/sfs_test_lib.sh"
+source "$SFS_SRC/tests/preload/preload_lib.sh"
 run_tool="$SFS_BUILD/tools/stripefs-run"
 MPI_OPEN="$SFS_BUILD/tests/progs/sfs_mpi_open"
 [ -x "$MPI_OPEN" ] || sfs_fail "tests/progs/sfs_mpi_open is not built (make check TESTS=)"
@@ -95,6 +97,9 @@ sfs_expect_eq "$(targets_of /p/a/f1)" "103 104 " "targets of a file in the small
 sfs_expect_eq "$(targets_of /p/a/sub/deeper/f2)" "103 104 " "targets of a file two directories down"
 sfs_expect_eq "$(targets_of /p/b/f3)" "101 102 " "targets of a file in the big pool"
 sfs_ctl getentryinfo /p/a/f1 | grep -q "+ Storage pool: small" || sfs_fail "getentryinfo: a file's pool"
+# through the POSIX preload too (its creates take the directory's pool)
+sfs_as sfsalice env LD_PRELOAD="$SFS_PRELOAD" cp "$home/one" /stripefs/p/a/sub/viapl || sfs_fail "cp through the preload"
+sfs_expect_eq "$(targets_of /p/a/sub/viapl)" "103 104 " "targets of a file made through the preload"
 # mirrored files: the primaries of the pool's groups only
 sfs_as sfsalice "$SFS_CTL" mkdir /p/a/m /p/b/m || sfs_fail "mkdir m"
 for d in /p/a/m /p/b/m; do
@@ -140,6 +145,7 @@ chunks_big >"$SFS_TEST_TMP/big-after.txt"
 cmp -s "$SFS_TEST_TMP/big-before.txt" "$SFS_TEST_TMP/big-after.txt" ||
     sfs_fail "chunk files appeared on the big pool's targets while the small pool filled: $(diff "$SFS_TEST_TMP/big-before.txt" "$SFS_TEST_TMP/big-after.txt" | head -n 5)"
 sfs_as sfsalice "$SFS_CTL" put "$home/one" /p/b/still || sfs_fail "the big pool stopped taking files"
+sfs_expect_fail "No space left on device" sfs_as sfsalice env LD_PRELOAD="$SFS_PRELOAD" cp "$home/one" /stripefs/p/a/viapl2
 echo "ok: a full pool refuses new files naming itself; nothing spilled onto 101 and 102"
 sfs_ctl df | tee "$SFS_TEST_TMP/df.txt" | grep "^POOL"
 grep -q "^POOL big: " "$SFS_TEST_TMP/df.txt" || sfs_fail "df: no line for pool big"
