@@ -54,9 +54,10 @@ typedef struct sfs_config_mirror_group {
 #define SFS_CONFIG_POOL_DEFAULT  1u
 #define SFS_CONFIG_POOL_NAME_MAX 64
 #define SFS_CONFIG_MAX_POOLS     64
+#define SFS_CONFIG_MAX_POOL_ID   65535
 
 typedef struct sfs_config_pool {
-    uint32_t  id; /* 2, 3, ... in the order of the config */
+    uint32_t  id; /* `id:` (2..65535), else 2, 3, ... in the order of the config */
     char      name[SFS_CONFIG_POOL_NAME_MAX];
     uint32_t *targets; /* target ids, in the config's order */
     uint32_t  target_count;

@@ -1,12 +1,14 @@
 /*
  * The config's storage pools (`pools:`): named sets of targets that the
  * files of a directory set to a pool use, and only they (docs/pools.md).
- * Targets in no named pool are in the pool `default` (id 1); named pools
- * get ids 2, 3, ... in the order of the config.
+ * Targets in no named pool are in the pool `default` (id 1). A named pool's
+ * id is what directories keep (in the metadata store): `id:` fixes it; without
+ * one, pools get 2, 3, ... in the order of the config, which reordering the
+ * list would change.
  *
  *   pools:
- *     - {name: hdd, targets: [101, 201]}
- *     - {name: nvme, targets: [301, 401]}
+ *     - {id: 2, name: hdd, targets: [101, 201]}
+ *     - {id: 3, name: nvme, targets: [301, 401]}
  */
 #define SFS_LOG_FAC "config"
 #include "sfs_config_internal.h"
@@ -82,6 +84,11 @@ static int sfs_config_parse_pool_targets(sfs_config_ctx_t *ctx, const char *path
 }
 
 static const sfs_config_key_t sfs_config_pool_keys[] = {
+    {.name = "id",
+     .type = SFS_CONFIG_TYPE_UINT,
+     SFS_CONFIG_FIELD(sfs_config_pool_t, id),
+     .min = SFS_CONFIG_POOL_DEFAULT + 1,
+     .max = SFS_CONFIG_MAX_POOL_ID},
     /* any printable text here; sfs_config_pool_validate says what a pool
      * name may hold, naming it a pool name */
     {.name     = "name",
@@ -218,6 +225,13 @@ static int sfs_config_pool_check_name(sfs_config_ctx_t *ctx, uint32_t p, const c
         if (strcmp(config->pools[o].name, pool->name) == 0) {
             return sfs_config_fail(ctx, pool->line, path,
                                    "pool '%s' is named twice (first at line %d)", pool->name,
+                                   config->pools[o].line);
+        }
+        if (config->pools[o].id == pool->id) {
+            return sfs_config_fail(ctx, pool->line, path,
+                                   "pool '%s' has id %" PRIu32 ", as pool '%s' (line %d) has: give "
+                                   "every pool an id: of its own",
+                                   pool->name, pool->id, config->pools[o].name,
                                    config->pools[o].line);
         }
     }

@@ -287,6 +287,7 @@ static int sfs_config_emit_pools(yaml_emitter_t *emitter, const sfs_config_t *co
         char                     id[16];
 
         SFS_CONFIG_STEP(rc, sfs_config_emit_mapping_start(emitter, NULL, 1));
+        SFS_CONFIG_STEP(rc, sfs_config_emit_number(emitter, "id", pool->id));
         SFS_CONFIG_STEP(rc, SFS_CONFIG_EMIT_STRING(emitter, "name", pool->name));
         SFS_CONFIG_STEP(rc, sfs_config_emit_scalar(emitter, "targets", 0));
         if (rc == 0) {

@@ -61,6 +61,16 @@ static void test_pools_parse(void **state)
     assert_null(sfs_config_pool_name(config, 9));
     sfs_config_destroy(config);
 
+    /* id: fixes a pool's id (what directories keep), whatever the order */
+    config = parse_ok(BASE_TOP STORAGE4 "pools:\n"
+                                        "  - {id: 7, name: nvme, targets: [301]}\n"
+                                        "  - {id: 2, name: hdd, targets: [101]}\n",
+                      "t.yaml");
+    assert_int_equal(config->pools[0].id, 7);
+    assert_int_equal(sfs_config_pool_of(config, 301), 7);
+    assert_string_equal(sfs_config_pool_name(config, 2), "hdd");
+    sfs_config_destroy(config);
+
     /* without pools: every target is in `default` */
     config = parse_ok(BASE_TOP STORAGE4, "t.yaml");
     assert_int_equal(config->pool_count, 0);
@@ -95,6 +105,11 @@ static void test_pools_refused(void **state)
                                    "  - {name: hdd, targets: [101]}\n"
                                    "  - {name: hdd, targets: [201]}\n",
                  "t.yaml:11: pools[1]", "pool 'hdd' is named twice (first at line 10)");
+    expect_error(BASE_TOP STORAGE4 "pools:\n"
+                                   "  - {id: 3, name: hdd, targets: [101]}\n"
+                                   "  - {name: nvme, targets: [201]}\n",
+                 "t.yaml:11: pools[1]", "pool 'nvme' has id 3, as pool 'hdd' (line 10) has");
+    expect_error(BASE_TOP STORAGE4 "pools:\n  - {id: 1, name: hdd, targets: [101]}\n", "id", NULL);
     expect_error(BASE_TOP STORAGE4 "pools:\n  - {name: hdd, targets: [abc]}\n",
                  "pools[0].targets[0]", "'abc' is not a target id");
     expect_error(BASE_TOP STORAGE4 "pools:\n  - {name: hdd, targets: [0]}\n", "pools[0].targets[0]",
@@ -121,10 +136,12 @@ static void test_imaging_pools(void **state)
     }
     assert_int_equal(config->pool_count, 2);
     assert_string_equal(config->pools[0].name, "hdd");
+    assert_int_equal(config->pools[0].id, 2);
     assert_int_equal(config->pools[0].target_count, 2);
     assert_int_equal(config->pools[0].targets[0], 101);
     assert_int_equal(config->pools[0].targets[1], 201);
     assert_string_equal(config->pools[1].name, "nvme");
+    assert_int_equal(config->pools[1].id, 3);
     assert_int_equal(config->pools[1].targets[0], 301);
     assert_int_equal(config->pools[1].targets[1], 401);
     /* the 12T drives on /mnt/14t_drive, the 7T ones on /mnt/7t_drive */
