@@ -7,7 +7,8 @@
 # full pool refuses new files with ENOSPC naming it (the preload's cp: "No
 # space left on device") and nothing spills onto the other pool's targets;
 # the MPI-IO hint stripefs_pool puts a create in another pool; pool list and
-# df per pool; pool create/add/remove refuse.
+# df per pool; pool create/add/remove refuse; the service refuses a bad
+# pools config.
 source "$SFS_SRC/tests/lib/sfs_test_lib.sh"
 source "$SFS_SRC/tests/preload/preload_lib.sh"
 run_tool="$SFS_BUILD/tools/stripefs-run"
@@ -178,3 +179,12 @@ echo "$out" | grep -q "open: MPI_ERR_NO_SUCH_FILE" && sfs_fail "an unknown pool 
 sfs_expect_fail "no such file" sfs_ctl stat /p/b/nopool
 echo "ok: an unknown pool in the hint fails the open"
 sfs_stop_service
+
+# the service itself refuses a bad pools config, naming file and line
+sed -i "s|^  - {name: small, targets: \[103, 104\]}|&\n  - {name: third, targets: [101]}|" "$SFS_STATE/stripefs.yaml"
+grep -q "name: third" "$SFS_STATE/stripefs.yaml" || sfs_fail "could not add a bad pool to the config"
+out=$(timeout 120 "${SFS_MPIRUN[@]}" -np 1 "$SFS_SERVER" --one-host --state "$SFS_STATE" --port "$SFS_PORT" 2>&1) &&
+    sfs_fail "the service started with target 101 in two pools"
+echo "$out" | grep -E "stripefs.yaml:[0-9]+: pools\[2\].targets\[0\]: target 101 is already in pool 'big'" ||
+    sfs_fail "the service refused the config without naming the pool's line: $(echo "$out" | head -n 5)"
+echo "ok: the service refuses a target in two pools"
