@@ -228,8 +228,11 @@ void sfs_meta_run_op(sfs_meta_t *meta, sfs_meta_txn_t *txn, sfs_meta_op_t *op, u
                                  &op->attr, &op->size_reply);
         break;
     case SFS_OP_CREATE: {
-        sfs_meta_pick_t pick = {
-            .chooser = &meta->chooser, .config = meta->service->config, .picked = -1};
+        sfs_meta_pick_t      pick   = {.chooser = &meta->chooser,
+                                       .config  = meta->service->config,
+                                       .picked  = -1,
+                                       .candidates =
+                                           UINT32_MAX}; /* a mirrored file's: the groups decide */
         sfs_ns_create_args_t create = {
             .cred       = &op->cred,
             .want       = sfs_meta_want(a->flags),
