@@ -18,6 +18,7 @@
 
 #include "sfs_buf.h"
 #include "sfs_layout.h"
+#include "sfs_proto_pool.h" /* storage pools: SFS_POOL_NAME_MAX, their codecs */
 
 #include <errno.h>
 #include <stdint.h>
@@ -221,9 +222,7 @@ typedef struct sfs_attr {
      * for new files, stripe_count = desired count, no targets. */
     sfs_pattern_t pattern;
     uint32_t      pattern_targets; /* entries of pattern.targets that are valid */
-    /* The storage pool (docs/pools.md): a directory's new entries take it, a
-     * file's targets came from it; 0: any target. Not in sfs_proto_attr_pack. */
-    uint32_t pool;
+    uint32_t      pool; /* storage pool of a dir's new entries / a file's targets (docs/pools.md) */
     /* Files: the dynamic attributes the metadata server keeps (docs/metadata.md).
      * Not in sfs_proto_attr_pack: the inode record and STAT's reply carry
      * them. */
@@ -381,11 +380,6 @@ void sfs_cap_unpack(sfs_rbuf_t *rb, sfs_cap_t *cap);
  * are mirrored (MIRROR) or not (NO_MIRROR); neither: as it was. */
 #define SFS_PATTERN_REQ_MIRROR    0x2u
 #define SFS_PATTERN_REQ_NO_MIRROR 0x4u
-/* CREATE: targets from storage pool `pool` (a name), not the directory's;
- * SETPATTERN: the directory's new entries take it ("none": any target). On
- * the wire only with the flag, after start_target (SFS_FEATURE_POOLS). */
-#define SFS_PATTERN_REQ_POOL 0x8u
-#define SFS_POOL_NAME_MAX    64 /* a pool's name and its NUL */
 
 typedef struct sfs_meta_req {
     char     path[SFS_PATH_MAX];
@@ -805,10 +799,9 @@ int sfs_proto_fd_handoff_msg_unpack(const uint8_t *msg, size_t length, sfs_proto
 /* Total bytes the extents of a request cover. */
 uint64_t sfs_chunk_req_bytes(const sfs_chunk_req_t *req);
 
-/* the codecs of LOCK/UNLOCK, MIRROR_LIST, QUOTA_* and the pools', in headers of their own */
+/* the codecs of LOCK/UNLOCK, MIRROR_LIST and QUOTA_*, in headers of their own */
 #include "sfs_proto_lock.h"
 #include "sfs_proto_mirror.h"
-#include "sfs_proto_pool.h"
 #include "sfs_proto_quota.h"
 
 #endif

@@ -4,15 +4,24 @@
  * (metadata: the pool of an entry). A directory's pool is set by
  * SETPATTERN and a create's by CREATE, both with SFS_PATTERN_REQ_POOL and
  * the pool's name in sfs_meta_req_t.pool.
- * Included by sfs_proto.h (which SFS_PROTO_OPS' codecs come from); an
- * includer needs only that one.
+ * Included by sfs_proto.h (which SFS_PROTO_OPS' codecs come from, and whose
+ * sfs_meta_req_t holds a pool name); an includer needs only that one. The
+ * attribute `sfs_attr_t.pool` is not in sfs_proto_attr_pack: the inode
+ * record and POOL_GET carry it.
  */
 #ifndef SFS_PROTO_POOL_H
 #define SFS_PROTO_POOL_H
 
-#include "sfs_proto.h"
+#include "sfs_buf.h"
 
 #include <stdint.h>
+
+/* CREATE: the targets come from storage pool `pool` (a name), not the
+ * directory's; SETPATTERN: the directory's new entries take it ("none":
+ * any target). On the wire (a string after start_target) only with the
+ * flag; a server without SFS_FEATURE_POOLS does not know it. */
+#define SFS_PATTERN_REQ_POOL 0x8u
+#define SFS_POOL_NAME_MAX    64 /* a pool's name and its NUL */
 
 #define SFS_POOL_NONE         0u /* an entry without a pool: any target */
 #define SFS_POOL_DEFAULT      1u /* the targets in no named pool */
