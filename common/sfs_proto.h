@@ -277,10 +277,8 @@ void sfs_proto_attr_unpack(sfs_rbuf_t *rb, sfs_attr_t *attr);
 #define SFS_FEATURE_BYTE_LOCKS    (1ull << 5) /* LOCK/UNLOCK: byte-range locks (atomic mode) */
 #define SFS_FEATURE_DYNAMIC_ATTRS (1ull << 6) /* STAT answers sizes, SIZE registers writers */
 #define SFS_FEATURE_MIRROR        (1ull << 7) /* SFS_CHUNK_MIRRORED, MIRROR_LIST */
-/* bit 11: SFS_FEATURE_QUOTAS, in sfs_proto_quota.h */
-
-#define SFS_FEATURE_POOLS (1ull << 10) /* POOL_LIST, POOL_GET, SFS_PATTERN_REQ_POOL */
-/* What this version does. */
+/* bit 10: SFS_FEATURE_POOLS, in sfs_proto_pool.h; bit 11: SFS_FEATURE_QUOTAS, in
+ * sfs_proto_quota.h. What this version does. */
 #define SFS_FEATURES_THIS                                                                          \
     (SFS_FEATURE_MUNGE_AUTH | SFS_FEATURE_CAPABILITIES | SFS_FEATURE_FD_HANDOFF |                  \
      SFS_FEATURE_DIRECT_COPY | SFS_FEATURE_TYPED_CURSORS | SFS_FEATURE_BYTE_LOCKS |                \

@@ -21,7 +21,9 @@
  * any target). On the wire (a string after start_target) only with the
  * flag; a server without SFS_FEATURE_POOLS does not know it. */
 #define SFS_PATTERN_REQ_POOL 0x8u
-#define SFS_POOL_NAME_MAX    64 /* a pool's name and its NUL */
+/* HELLO's feature bit (with the others in sfs_proto.h's SFS_FEATURES_THIS) */
+#define SFS_FEATURE_POOLS (1ull << 10) /* POOL_LIST, POOL_GET, SFS_PATTERN_REQ_POOL */
+#define SFS_POOL_NAME_MAX 64           /* a pool's name and its NUL */
 
 #define SFS_POOL_NONE         0u /* an entry without a pool: any target */
 #define SFS_POOL_DEFAULT      1u /* the targets in no named pool */
