@@ -33,8 +33,10 @@ typedef struct {
     sfs_ns_create_args_t create;
 } fixture_t;
 
-static int choose_one(void *arg, uint32_t count, uint32_t start_target, uint32_t *targets)
+static int choose_one(void *arg, uint32_t pool, uint32_t count, uint32_t start_target,
+                      uint32_t *targets)
 {
+    (void)pool;
     (void)arg;
     (void)count;
     (void)start_target;
