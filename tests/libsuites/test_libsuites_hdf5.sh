@@ -23,8 +23,9 @@
 # machine with fewer cores than processes): Open MPI with
 # --oversubscribe and mpi_yield_when_idle=1 (a waiting rank yields its core
 # instead of spinning for its whole time slice); HDF5TestExpress is left
-# unset (testframe's default, 1, is what t_cache calls its express test:
-# a tenth of its entries).
+# unset (testframe's default, 1, as testpar's make check: t_cache's express
+# test with a tenth of its entries, t_bigio without its coll_chunk tests,
+# t_shapesame running one in five of its checks).
 source "$SFS_SRC/tests/lib/sfs_test_lib.sh"
 source "$SFS_SRC/tests/libsuites/lib.sh"
 
@@ -118,6 +119,7 @@ for fl in $flavours; do
     # shellcheck disable=SC2206
     mpirun_args=(${launcher[$fl]})
     set -f # (the names hold [...]: no globbing of the list)
+    # shellcheck disable=SC2206
     plist=($list)
     set +f
     for np in $nps; do
