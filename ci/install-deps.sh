@@ -13,8 +13,9 @@ packages=(
     libucx-dev ucx-utils libyaml-dev liblmdb-dev libsodium-dev libcmocka-dev
     # user identities: MUNGE (munged is started by the service scripts and tests)
     munge libmunge-dev
-    # parallel HDF5 for the HDF5 tests
-    libhdf5-openmpi-dev hdf5-tools
+    # parallel HDF5 for the HDF5 tests, and MPICH's (the two install side by side)
+    # for the HDF5 library suite's MPICH runs (tests/libsuites)
+    libhdf5-openmpi-dev hdf5-tools libhdf5-mpich-dev
     # the library suites (tests/libsuites): PnetCDF (Debian builds it for Open MPI
     # only) with its tools (ncvalidator), and the compilers of its C++ and
     # Fortran test programs

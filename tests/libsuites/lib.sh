@@ -8,7 +8,8 @@
 # Environment (read by these scripts only):
 #   SFS_LIBSUITES        quick (default): a subset, within CI's budget;
 #                        full: every parallel test (HDF5 with 4 and 6
-#                        processes too; give the suite SFS_TEST_TIMEOUT=7200);
+#                        processes and MPICH too; give the suite
+#                        SFS_TEST_TIMEOUT=21600: hours on 2 cores);
 #                        off: skip.
 #   SFS_LIBSUITES_CACHE  where sources and builds are kept between runs
 #                        (default $SFS_BUILD/libsuites); a second run neither
