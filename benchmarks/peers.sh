@@ -11,7 +11,7 @@
 #        [--out DIR] [--build DIR] [--tmp DIR] [--keep]
 #
 # Workloads on every side, each in a fresh directory per rep:
-#   md    mdtest-easy-like: benchmarks/sfs_bench_md -a posix -u (a directory
+#   md    mdtest-easy-like: benchmarks/sfs_bench_md -s easy (a directory
 #         per rank), --items files and directories per rank, --ranks ranks;
 #         file create/stat/open-close/remove, directory create/stat/remove
 #   fio   IOR-easy-like: fio file per process, --ranks jobs of --fio-size each,
@@ -88,12 +88,14 @@ run_side() {
     bench_settle
     bench_log "rep $rep: $side: md ($BENCH_RANKS ranks x $items)"
     if ! out=$("${BENCH_MPIRUN[@]}" -np "$BENCH_RANKS" ${xenv[@]+"${xenv[@]}"} \
-        "$md" -a posix -u -d "$dir/md" -n "$items" -l "peers-$rep" </dev/null 2>&1); then
+        "$md" -s easy -d "$dir/md" -n "$items" -l "peers-$rep" -B "$side" </dev/null 2>&1); then
         failed=$((failed + 1))
         echo "$out" | tail -n 5 >&2
         bench_log "FAILED: $side md"
     fi
-    while IFS=, read -r _ _ _ _ _ _ phase _ ops errs; do
+    # csv,label,system,shape,ranks,items,bytes,phase,seconds,ops_s,errors,verify_errors,...
+    while IFS=, read -r _ _ _ _ _ _ _ phase _ ops errs verrs _; do
+        errs=$((${errs:-0} + ${verrs:-0}))
         record "$rep" "$system" "$side" md "$phase" "$ops" "$errs"
         printf '  %-16s %-16s %10.0f ops/s\n' "$side" "$phase" "$ops" >&2
         [ "${errs:-0}" = 0 ] || failed=$((failed + 1))
