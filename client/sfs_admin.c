@@ -106,9 +106,9 @@ int sfs_admin_shutdown(sfs_client_t *client)
     return rc;
 }
 
-int sfs_admin_mirror_list(sfs_client_t *client, sfs_mirror_list_reply_t *reply)
+int sfs_admin_mgmt_list(sfs_client_t *client, uint32_t opcode, void *reply, size_t reply_size)
 {
-    sfs_tp_rpc_params_t params = {.opcode = SFS_OP_MIRROR_LIST};
+    sfs_tp_rpc_params_t params = {.opcode = opcode};
     sfs_tp_rpc_t       *rpc;
     const void         *args;
     size_t              length;
@@ -116,13 +116,18 @@ int sfs_admin_mirror_list(sfs_client_t *client, sfs_mirror_list_reply_t *reply)
 
     if (rc == 0) {
         args = sfs_tp_rpc_reply_args(rpc, &length);
-        rc   = sfs_proto_decode(SFS_OP_MIRROR_LIST, 1, args, length, reply, sizeof(*reply));
+        rc   = sfs_proto_decode(opcode, 1, args, length, reply, reply_size);
         if (rc) {
-            sfs_error_set(rc, "management: MIRROR_LIST: a reply that does not decode");
+            sfs_error_set(rc, "management: %s: a reply that does not decode", sfs_op_name(opcode));
         }
     }
     sfs_tp_rpc_release(rpc);
     return rc;
+}
+
+int sfs_admin_mirror_list(sfs_client_t *client, sfs_mirror_list_reply_t *reply)
+{
+    return sfs_admin_mgmt_list(client, SFS_OP_MIRROR_LIST, reply, sizeof(*reply));
 }
 
 int sfs_admin_chunk_list(sfs_client_t *client, uint32_t target_id, uint64_t after, uint32_t max,

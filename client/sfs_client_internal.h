@@ -139,6 +139,9 @@ int sfs_client_meta_call_args(sfs_client_t *client, uint32_t opcode, const void 
  * last reference to the client waits for all before the connections go.
  * For requests whose loss costs only speed (SIZE END). */
 int sfs_client_meta_post(sfs_client_t *client, uint32_t opcode, const void *args, size_t length);
+/* A management request without arguments whose reply decodes into `reply`
+ * (MIRROR_LIST, POOL_LIST; sfs_admin.c); the error names the opcode. */
+int sfs_admin_mgmt_list(sfs_client_t *client, uint32_t opcode, void *reply, size_t reply_size);
 /* Release the finished ones; with `wait_all`, wait for every one first. */
 void sfs_client_detached_reap(sfs_client_t *client, int wait_all);
 /* The same for a meta_req: pack `req` for `opcode`, then as above. */

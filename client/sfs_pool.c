@@ -87,19 +87,5 @@ int sfs_admin_pool_get(sfs_client_t *client, const char *path, sfs_pool_reply_t 
 
 int sfs_admin_pool_list(sfs_client_t *client, sfs_pool_list_reply_t *reply)
 {
-    sfs_tp_rpc_params_t params = {.opcode = SFS_OP_POOL_LIST};
-    sfs_tp_rpc_t       *rpc;
-    const void         *args;
-    size_t              length;
-    int                 rc = sfs_cluster_call_mgmt(client->cluster, &params, &rpc);
-
-    if (rc == 0) {
-        args = sfs_tp_rpc_reply_args(rpc, &length);
-        rc   = sfs_proto_decode(SFS_OP_POOL_LIST, 1, args, length, reply, sizeof(*reply));
-        if (rc) {
-            sfs_error_set(rc, "management: POOL_LIST: a reply that does not decode");
-        }
-    }
-    sfs_tp_rpc_release(rpc);
-    return rc;
+    return sfs_admin_mgmt_list(client, SFS_OP_POOL_LIST, reply, sizeof(*reply));
 }

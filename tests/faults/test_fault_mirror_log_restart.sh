@@ -7,22 +7,10 @@
 # still needs-resync); the secondaries' rank rejoins and is resynced from
 # those logs: every chunk file byte-identical, every file readable.
 source "$SFS_SRC/tests/lib/sfs_test_lib.sh"
+source "$SFS_SRC/tests/faults/mirror_lib.sh"
 sfs_test_users
 user=sfsalice
-SFS_SERVICE_MPI_ARGS="--mca orte_enable_recovery 1"
-sfs_start_service 3 --targets 4
-sfs_stop_service
-cat >>"$SFS_STATE/stripefs.yaml" <<YAML
-mirror:
-  groups:
-    - {primary: 101, secondary: 102}
-    - {primary: 103, secondary: 104}
-  same_host: true
-YAML
-sed -i 's/^timeouts:.*/timeouts: {rpc: 6s, connect: 2s, heartbeat: 500ms, offline: 2s}/' \
-    "$SFS_STATE/stripefs.yaml"
-grep -q "^timeouts: {rpc: 6s" "$SFS_STATE/stripefs.yaml" || sfs_fail "timeouts not set"
-sfs_start_service 3
+mirror_service_start 2
 home=$(sfs_user_home "$user")
 head -c 2000000 /dev/urandom >"$home/a"
 head -c 2500000 /dev/urandom >"$home/b"

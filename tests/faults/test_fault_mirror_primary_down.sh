@@ -8,24 +8,11 @@
 # the survivors, and the lost primaries show needs-resync; once they rejoin
 # they are resynced by the promoted members (chunk files byte-identical).
 source "$SFS_SRC/tests/lib/sfs_test_lib.sh"
+source "$SFS_SRC/tests/faults/mirror_lib.sh"
 sfs_test_users
 user=sfsalice
-SFS_SERVICE_MPI_ARGS="--mca orte_enable_recovery 1"
-sfs_start_service 3 --targets 4
-sfs_stop_service
-# ranks: 1 serves 101 103 (the primaries), 2 serves 102 104
-cat >>"$SFS_STATE/stripefs.yaml" <<YAML
-mirror:
-  groups:
-    - {primary: 101, secondary: 102}
-    - {primary: 103, secondary: 104}
-  same_host: true
-YAML
 offline=3
-sed -i "s/^timeouts:.*/timeouts: {rpc: 6s, connect: 2s, heartbeat: 500ms, offline: ${offline}s}/" \
-    "$SFS_STATE/stripefs.yaml"
-grep -q "^timeouts: {rpc: 6s" "$SFS_STATE/stripefs.yaml" || sfs_fail "timeouts not set"
-sfs_start_service 3
+mirror_service_start "$offline"
 home=$(sfs_user_home "$user")
 n=10
 for i in $(seq $n); do

@@ -7,23 +7,10 @@
 # file is byte-identical on both members. Then the primaries' rank is
 # killed: the resynced secondaries are promoted and every file reads back.
 source "$SFS_SRC/tests/lib/sfs_test_lib.sh"
+source "$SFS_SRC/tests/faults/mirror_lib.sh"
 sfs_test_users
 user=sfsalice
-SFS_SERVICE_MPI_ARGS="--mca orte_enable_recovery 1"
-sfs_start_service 3 --targets 4
-sfs_stop_service
-# ranks: 1 serves 101 103 (primaries), 2 serves 102 104 (secondaries)
-cat >>"$SFS_STATE/stripefs.yaml" <<YAML
-mirror:
-  groups:
-    - {primary: 101, secondary: 102}
-    - {primary: 103, secondary: 104}
-  same_host: true
-YAML
-sed -i 's/^timeouts:.*/timeouts: {rpc: 6s, connect: 2s, heartbeat: 500ms, offline: 3s}/' \
-    "$SFS_STATE/stripefs.yaml"
-grep -q "^timeouts: {rpc: 6s" "$SFS_STATE/stripefs.yaml" || sfs_fail "timeouts not set"
-sfs_start_service 3
+mirror_service_start 3
 home=$(sfs_user_home "$user")
 for f in a b c d; do head -c 3000000 /dev/urandom >"$home/$f"; done
 head -c 100000 /dev/urandom >"$home/short"

@@ -8,25 +8,10 @@
 # and every mirrored file reads back. An unmirrored file on the lost
 # targets still fails fast, naming the target.
 source "$SFS_SRC/tests/lib/sfs_test_lib.sh"
+source "$SFS_SRC/tests/faults/mirror_lib.sh"
 sfs_test_users
 user=sfsalice
-SFS_SERVICE_MPI_ARGS="--mca orte_enable_recovery 1"
-sfs_start_service 3 --targets 4
-sfs_stop_service
-# ranks: 1 serves 101 103, 2 serves 102 104
-cat >>"$SFS_STATE/stripefs.yaml" <<YAML
-mirror:
-  groups:
-    - {primary: 101, secondary: 102}
-    - {primary: 103, secondary: 104}
-  same_host: true
-YAML
-# short timeouts, so the test is short: a forward to a lost buddy is given
-# up after min(rpc / 2, offline) = 3 s
-sed -i 's/^timeouts:.*/timeouts: {rpc: 6s, connect: 2s, heartbeat: 500ms, offline: 4s}/' \
-    "$SFS_STATE/stripefs.yaml"
-grep -q "^timeouts: {rpc: 6s" "$SFS_STATE/stripefs.yaml" || sfs_fail "timeouts not set: $(grep timeouts "$SFS_STATE/stripefs.yaml")"
-sfs_start_service 3
+mirror_service_start 4
 home=$(sfs_user_home "$user")
 head -c 4000000 /dev/urandom >"$home/blob" && chown "$user" "$home/blob"
 head -c 3000000 /dev/urandom >"$home/blob2" && chown "$user" "$home/blob2"

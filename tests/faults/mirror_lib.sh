@@ -1,0 +1,26 @@
+# Shared by tests/faults/test_fault_mirror_*.sh (source it after
+# sfs_test_lib.sh): a one-host service of 3 ranks and 4 targets whose mirror
+# groups are 101+102 and 103+104, so rank 1 holds the primaries (101, 103)
+# and rank 2 the secondaries (102, 104), with short timeouts so that a lost
+# member is found quickly. Rank recovery is on, so a killed rank can rejoin.
+
+# mirror_service_start OFFLINE_SECONDS: configure and start it.
+mirror_service_start() {
+    local offline=$1
+    SFS_SERVICE_MPI_ARGS="--mca orte_enable_recovery 1"
+    sfs_start_service 3 --targets 4
+    sfs_stop_service
+    cat >>"$SFS_STATE/stripefs.yaml" <<YAML
+mirror:
+  groups:
+    - {primary: 101, secondary: 102}
+    - {primary: 103, secondary: 104}
+  same_host: true
+YAML
+    # a forward to a lost buddy is given up after min(rpc / 2, offline)
+    sed -i "s/^timeouts:.*/timeouts: {rpc: 6s, connect: 2s, heartbeat: 500ms, offline: ${offline}s}/" \
+        "$SFS_STATE/stripefs.yaml"
+    grep -q "^timeouts: {rpc: 6s" "$SFS_STATE/stripefs.yaml" ||
+        sfs_fail "timeouts not set: $(grep timeouts "$SFS_STATE/stripefs.yaml")"
+    sfs_start_service 3
+}
