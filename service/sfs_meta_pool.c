@@ -104,13 +104,14 @@ int sfs_meta_pool_choose(sfs_meta_chooser_t *chooser, const sfs_config_t *config
     } else {
         rc = sfs_meta_choose_in(chooser, &filter, count, start_target, targets);
     }
-    /* the chooser's words are about the cluster; these are about the pool */
-    if (rc == -ENOSPC && filter.count) {
+    /* the chooser's words are about the cluster; these are about the pool
+     * (a refused start target keeps its own: the rest of the pool may be fine) */
+    if (start_target == 0 && rc == -ENOSPC && filter.count) {
         rc = sfs_error_set(-ENOSPC,
                            "storage pool '%s' is full (targets %s): its files do not spill "
                            "into other pools",
                            name, list);
-    } else if (rc == -EHOSTDOWN) {
+    } else if (start_target == 0 && rc == -EHOSTDOWN) {
         rc = sfs_error_set(-EHOSTDOWN, "no target of storage pool '%s' is online (targets %s)",
                            name, list);
     }

@@ -104,25 +104,36 @@ static int sfs_mirror_log_load(sfs_mirror_log_t *log)
 {
     FILE *f = fopen(log->path, "r");
     char  line[128];
-    int   rc = 0;
+    long  good_end; /* the end of the last complete line */
+    int   rc = 0, torn = 0;
 
     if (!f) {
         return errno == ENOENT ? 0 : sfs_error_set(-errno, "cannot read %s: %m", log->path);
     }
-    if (!fgets(line, sizeof(line), f) || strncmp(line, "stripefs mirror changes:", 24) != 0) {
-        /* created, crashed before the header was complete: nothing was answered */
-        sfs_warn("%s: no header, read as an empty change log", log->path);
+    if (!fgets(line, sizeof(line), f) || strncmp(line, "stripefs mirror changes:", 24) != 0 ||
+        !strchr(line, '\n')) {
+        /* created, crashed before the header was complete: nothing was
+         * answered. Removed, so that nothing is ever appended to a torn
+         * header (the next change creates the log again). */
+        fclose(f);
+        sfs_warn("%s: no header, read as an empty change log and removed", log->path);
+        return unlink(log->path) == 0 || errno == ENOENT
+                   ? 0
+                   : sfs_error_set(-errno, "cannot remove %s: %m", log->path);
     }
+    good_end = ftell(f);
     while (rc == 0 && fgets(line, sizeof(line), f)) {
         char              *end;
         unsigned long long id;
 
         if (!strchr(line, '\n')) {
             sfs_warn("%s: a torn last line ignored (its request was not answered)", log->path);
+            torn = 1;
             break;
         }
-        errno = 0;
-        id    = strtoull(line, &end, 10);
+        good_end = ftell(f);
+        errno    = 0;
+        id       = strtoull(line, &end, 10);
         if (errno || end == line || *end != '\n') {
             rc = sfs_error_set(-EBADMSG, "%s: not an entry id: %.40s", log->path, line);
             break;
@@ -130,6 +141,10 @@ static int sfs_mirror_log_load(sfs_mirror_log_t *log)
         rc = sfs_mirror_log_add(log, id);
     }
     fclose(f);
+    if (rc == 0 && torn && truncate(log->path, good_end) != 0) {
+        /* the next line must not be appended to the torn one */
+        rc = sfs_error_set(-errno, "cannot cut the torn line of %s: %m", log->path);
+    }
     if (rc == 0) {
         log->fd = open(log->path, O_WRONLY | O_APPEND | O_CLOEXEC);
         if (log->fd < 0) {
@@ -211,12 +226,19 @@ uint64_t sfs_mirror_log_entry(const sfs_mirror_log_t *log, uint32_t i)
 
 static int sfs_mirror_log_write(sfs_mirror_log_t *log, const char *text)
 {
-    size_t  len = strlen(text);
-    ssize_t n   = write(log->fd, text, len);
+    size_t  len    = strlen(text);
+    off_t   before = lseek(log->fd, 0, SEEK_END);
+    ssize_t n      = write(log->fd, text, len);
 
     if (n != (ssize_t)len) {
-        return sfs_error_set(n < 0 ? -errno : -EIO, "cannot append to %s: %s", log->path,
-                             n < 0 ? strerror(errno) : "short write");
+        int rc = sfs_error_set(n < 0 ? -errno : -EIO, "cannot append to %s: %s", log->path,
+                               n < 0 ? strerror(errno) : "short write");
+
+        /* a part of a line would join the next one into a wrong id */
+        if (n > 0 && before >= 0 && ftruncate(log->fd, before) != 0) {
+            sfs_warn("%s: cannot cut a short write: %m", log->path);
+        }
+        return rc;
     }
     if (fdatasync(log->fd) != 0) {
         return sfs_error_set(-errno, "cannot sync %s: %m", log->path);

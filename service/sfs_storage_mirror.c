@@ -231,7 +231,10 @@ static int sfs_storage_mirror_alone(sfs_storage_op_t *op, const char *why)
     int               was, rc;
 
     if (!log) {
-        return 0; /* not a group member here: cannot happen for an admitted op */
+        /* not a group member here (an admitted op cannot be): answering 0
+         * would let the copies part without a trace */
+        return sfs_error_set(-EIO, "mirror: target %u has no change log (%s)",
+                             (unsigned)op->chunk.target_id, why);
     }
     was = sfs_mirror_log_degraded(log);
     sfs_error_clear();
