@@ -36,7 +36,8 @@ libsfs_service_la_SOURCES += service/sfs_storage_tunables.c service/sfs_storage_
 # The server is an MPI program: compiled with Open MPI's flags.
 bin_PROGRAMS += stripefs-server
 stripefs_server_SOURCES  = service/sfs_server_main.c service/sfs_server.h service/sfs_server_args.c \
-	service/sfs_server_one_host.c service/sfs_server_bcast.c service/sfs_server_rejoin.c
+	service/sfs_server_one_host.c service/sfs_server_bcast.c service/sfs_server_rejoin.c \
+	service/sfs_server_join.c
 stripefs_server_CPPFLAGS = $(SFS_CPPFLAGS_SERVICE)
 stripefs_server_CFLAGS   = $(AM_CFLAGS) $(MPI_OMPI_CFLAGS)
 stripefs_server_LDADD    = libsfs_service.la $(SFS_CORE_LIBS) $(MPI_OMPI_LIBS)
