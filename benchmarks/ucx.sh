@@ -27,7 +27,8 @@
 #     caches. These are not transport figures.
 #
 #   bash benchmarks/ucx.sh [--quick] [--sizes "1M 16M"] [--file-size 1G] [--reps 3]
-#        [--depths "1 4"] [--tls "tcp sm"] [--cluster] [--out DIR] [--build DIR]
+#        [--depths "1 4"] [--tls "tcp sm"] [--cluster] [--perftest-bytes N]
+#        [--out DIR] [--build DIR]
 #
 # Writes ucx.csv (every pass), ucx-summary.csv (min/median/max per line and
 # the ratio of medians to the ceiling at the same size) and ucx-net.txt.
@@ -56,6 +57,7 @@ while [ $# -gt 0 ]; do
     --depths) depths=$2; shift 2 ;;
     --tls) tls_list=$2; shift 2 ;;
     --cluster) cluster=1; shift ;;
+    --perftest-bytes) ucx_bytes=$2; shift 2 ;;
     -h|--help) sed -n '2,/^\. /p' "$0" | sed -e '/^\. /d' -e 's/^# \{0,1\}//'; exit 0 ;;
     *) bench_die "unknown option '$1' (see --help)" ;;
     esac
