@@ -21,12 +21,18 @@
 int sfs_mgmt_create(sfs_service_t *service, sfs_mgmt_t **mgmt_p)
 {
     sfs_mgmt_t *mgmt;
+    int         rc;
 
     if (!SFS_ALLOC_PTR(mgmt)) {
         return -ENOMEM;
     }
     mgmt->service = service;
     mgmt->version = 1;
+    rc            = sfs_mgmt_mirror_load(mgmt); /* promotions made before a restart */
+    if (rc) {
+        sfs_mgmt_destroy(mgmt);
+        return rc;
+    }
     sfs_info("management server listening on port %u", service->config->mgmt_port);
     *mgmt_p = mgmt;
     return 0;
