@@ -61,6 +61,7 @@ struct sfs_mgmt {
     uint32_t           target_count;
     uint64_t           version;
     uint64_t           next_check_ms;
+    uint64_t           last_check_ms; /* a longer gap is management's own stall */
     int                shutdown_requested;
     int                shutdown_started;
     uint64_t           shutdown_deadline_ms;

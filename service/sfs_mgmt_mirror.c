@@ -89,6 +89,11 @@ int sfs_mgmt_mirror_failover(sfs_mgmt_t *mgmt, uint32_t node_id)
     uint64_t            now     = sfs_time_ms();
     int                 changed = 0;
 
+    if (mgmt->shutdown_requested) {
+        /* the ranks stop on purpose, some before others: a promotion now
+         * would be saved and name a member the next start should not */
+        return 0;
+    }
     for (uint32_t i = 0; groups && i < config->mirror_group_count; i++) {
         sfs_mgmt_mirror_t *g   = &groups[i];
         int                p   = g->primary == g->member[1];
