@@ -12,7 +12,8 @@
 # primary after the promotion (its own log of acknowledgements, storage
 # debug level); writes went on through the new primary; every acknowledged
 # record is on the new primary's chunk file, byte for byte, and reads back.
-# Then the service restarts: management read the promotions back from its
+# A new mirrored file goes to the groups' current primaries (the chooser
+# follows the map). Then the service restarts: management read the promotions back from its
 # state (docs/mirroring.md, "Management restarts"), the map names them.
 source "$SFS_SRC/tests/lib/sfs_test_lib.sh"
 source "$SFS_SRC/tests/faults/mirror_lib.sh"
@@ -106,6 +107,20 @@ done
 sfs_as "$user" "$SFS_CTL" get /m/mine/records "$home/records" || sfs_fail "get"
 "$PROG" check "$home/records" "$count" || sfs_fail "acknowledged records do not read back"
 
+
+# a new mirrored file over both groups goes to their current primaries
+# (the promoted 102 and 104: the config's 101 and 103 are cut off)
+sfs_as "$user" "$SFS_CTL" setpattern --mirror --numtargets 2 /m/mine >/dev/null || sfs_fail "setpattern 2"
+head -c 3000000 /dev/urandom >"$home/blob" && chown "$user" "$home/blob"
+sfs_as "$user" "$SFS_CTL" put "$home/blob" /m/mine/new || sfs_fail "a new mirrored file after the promotion"
+info=$(sfs_as "$user" "$SFS_CTL" getentryinfo /m/mine/new)
+echo "$info" | grep -E "targets|Mirror group"
+sfs_expect_eq "$(echo "$info" | awk '/Number of storage targets/ {print $6}')" 2 "groups of a mirrored file created after the promotion"
+for g in "1: primary 102" "2: primary 104"; do
+    echo "$info" | grep -q "+ Mirror group $g (good)" || sfs_fail "the new file is not on mirror group $g"
+done
+sfs_as "$user" "$SFS_CTL" get /m/mine/new - | cmp - "$home/blob" || sfs_fail "the new file does not read back"
+echo "ok: a new mirrored file is placed on both groups' current primaries"
 
 # management restarts (the whole service: management cannot rejoin alone):
 # the promotions were saved in its state (meta dir), so the map still names
