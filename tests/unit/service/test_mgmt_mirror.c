@@ -216,6 +216,45 @@ static void test_state_saved_and_loaded(void **state)
     config.path[0] = '\0';
 }
 
+/* No promotion while the service is being stopped (ranks stop one after
+ * the other: it would be saved and name the wrong member next start). */
+static void test_no_failover_in_shutdown(void **state)
+{
+    (void)state;
+    mgmt.shutdown_requested = 1;
+    assert_int_equal(sfs_mgmt_mirror_failover(&mgmt, 1), 0);
+    assert_int_equal(sfs_mgmt_mirrors(&mgmt)[0].primary, 101);
+    mgmt.shutdown_requested = 0;
+}
+
+/* Management's own stall (its checks did not run: the service's start)
+ * does not count as the ranks' silence; a real silence still does. */
+static void test_stall_forgiven(void **state)
+{
+    uint64_t now = sfs_time_ms();
+
+    (void)state;
+    for (uint32_t i = 0; i < 3; i++) {
+        nodes[i].state           = SFS_STATE_ONLINE;
+        nodes[i].last_contact_ms = now - 5000; /* silent for more than the offline timeout */
+    }
+    mgmt.last_check_ms = now - 10000; /* ... but management did not look for 10 s */
+    mgmt.next_check_ms = 0;
+    sfs_mgmt_timer(&mgmt);
+    for (uint32_t i = 0; i < 3; i++) {
+        assert_int_equal(nodes[i].state, SFS_STATE_ONLINE);
+    }
+    assert_int_equal(sfs_mgmt_mirrors(&mgmt)[0].primary, 101);
+
+    for (uint32_t i = 0; i < 3; i++) {
+        nodes[i].last_contact_ms = sfs_time_ms() - 5000;
+    }
+    mgmt.last_check_ms = sfs_time_ms(); /* it looked just now: the silence is real */
+    mgmt.next_check_ms = 0;
+    sfs_mgmt_timer(&mgmt);
+    assert_int_equal(nodes[0].state, SFS_STATE_OFFLINE);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -223,6 +262,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_state_format_parse, setup, teardown),
         cmocka_unit_test_setup_teardown(test_state_parse_strict, setup, teardown),
         cmocka_unit_test_setup_teardown(test_state_saved_and_loaded, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_no_failover_in_shutdown, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stall_forgiven, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
