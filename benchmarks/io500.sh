@@ -90,32 +90,12 @@ echo "rep,system,phase,unit,value,seconds,amount,verified" >"$csv"
 
 # --- the ceilings: the disk under the test directories and one core's memcpy
 bench_log "machine: $(bench_machine)"
-ceiling_fio() { # RW: MiB/s of fio direct I/O on $BENCH_TMP
-    local out
-    out=$(fio --name=ceiling --directory="$BENCH_TMP/fio" --rw="$1" --bs=1M --direct=1 \
-        --size=1G --time_based --runtime="$fio_time" --ioengine=psync --numjobs=1 \
-        --end_fsync=1 --output-format=json 2>"$BENCH_TMP/fio.err") || {
-        bench_log "fio $1 failed: $(tail -n 3 "$BENCH_TMP/fio.err")"
-        echo "-"
-        return
-    }
-    echo "$out" | jq -r ".jobs[0].$1.bw_bytes / 1048576 * 10 | round / 10"
-}
-mkdir -p "$BENCH_TMP/fio"
+bench_ceilings "$ceilings" "$fio_time"
+ceiling_of() { awk -F, -v w="$1" '$1 == w { print $2 }' "$ceilings"; }
+fio_w=$(ceiling_of disk-direct-write)
+fio_r=$(ceiling_of disk-direct-read)
+memcpy=$(ceiling_of memcpy-one-core)
 disk=$(df -P "$BENCH_TMP" | awk 'NR == 2 { print $1 " (" $6 ")" }')
-fio_w=$(ceiling_fio write)
-bench_settle
-fio_r=$(ceiling_fio read)
-rm -rf "$BENCH_TMP/fio"
-memcpy=$("$BENCH_BUILD/benchmarks/sfs_bench_read" -C -S 512M -x 1M -r 3 -l memcpy 2>&1 |
-    awk -F, '$5 == "best" { print $8 }')
-{
-    echo "what,MiB_s,how"
-    echo "disk-direct-write,${fio_w:--},fio --rw=write --bs=1M --direct=1 --time_based --runtime=$fio_time on $disk"
-    echo "disk-direct-read,${fio_r:--},fio --rw=read --bs=1M --direct=1 --time_based --runtime=$fio_time on $disk"
-    echo "memcpy-one-core,${memcpy:--},sfs_bench_read -C -S 512M -x 1M (best of 3)"
-} >"$ceilings"
-bench_log "ceilings: disk direct write ${fio_w:--} MiB/s, read ${fio_r:--} MiB/s; memcpy ${memcpy:--} MiB/s"
 
 # --- the sides
 why=$BENCH_TMP/mount-errors

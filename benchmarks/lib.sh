@@ -219,6 +219,42 @@ bench_wait_deletions() {
     bench_log "still $left removed files awaiting chunk deletion after 60 s"
 }
 
+# bench_ceilings CSV FIO_SECONDS: the ceilings printed beside a run: the disk
+# under $BENCH_TMP (fio, direct I/O, 1 MiB, sequential write then read,
+# time-based) and one core's memcpy of memory not in its caches; written to
+# CSV (what,MiB_s,how) and logged. A missing fio gives "-" (with the reason).
+bench_ceilings() {
+    local csv=$1 secs=$2 disk fio_w fio_r memcpy
+    bench_fio() { # RW
+        local out
+        command -v fio >/dev/null && command -v jq >/dev/null ||
+            { bench_log "fio or jq is missing (apt-get install fio jq): no disk ceiling"; echo "-"; return; }
+        out=$(fio --name=ceiling --directory="$BENCH_TMP/fio" --rw="$1" --bs=1M --direct=1 \
+            --size=1G --time_based --runtime="$secs" --ioengine=psync --numjobs=1 \
+            --end_fsync=1 --output-format=json 2>"$BENCH_TMP/fio.err") || {
+            bench_log "fio $1 failed: $(tail -n 3 "$BENCH_TMP/fio.err")"
+            echo "-"
+            return
+        }
+        echo "$out" | jq -r ".jobs[0].$1.bw_bytes / 1048576 * 10 | round / 10"
+    }
+    mkdir -p "$BENCH_TMP/fio"
+    disk=$(df -P "$BENCH_TMP" | awk 'NR == 2 { print $1 " (" $6 ")" }')
+    fio_w=$(bench_fio write)
+    bench_settle
+    fio_r=$(bench_fio read)
+    rm -rf "$BENCH_TMP/fio"
+    memcpy=$("$BENCH_BUILD/benchmarks/sfs_bench_read" -C -S 512M -x 1M -r 3 -l memcpy 2>&1 |
+        awk -F, '$5 == "best" { print $8 }')
+    {
+        echo "what,MiB_s,how"
+        echo "disk-direct-write,${fio_w:--},fio --rw=write --bs=1M --direct=1 --time_based --runtime=$secs on $disk"
+        echo "disk-direct-read,${fio_r:--},fio --rw=read --bs=1M --direct=1 --time_based --runtime=$secs on $disk"
+        echo "memcpy-one-core,${memcpy:--},sfs_bench_read -C -S 512M -x 1M (best of 3)"
+    } >"$csv"
+    bench_log "ceilings: disk direct write ${fio_w:--} MiB/s, read ${fio_r:--} MiB/s; memcpy ${memcpy:--} MiB/s"
+}
+
 # Run an MPI job of N ranks with the stripefs MPI-IO library preloaded.
 bench_mpi() { # N PROGRAM ARGS...
     local n=$1

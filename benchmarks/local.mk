@@ -49,6 +49,6 @@ benchmarks/sfs_bench_read: benchmarks/sfs_bench_read.c common/sfs_units.c libstr
 
 CLEANFILES += $(SFS_BENCH_PROGS)
 EXTRA_DIST += benchmarks/README.md benchmarks/sfs_bench_io.c benchmarks/sfs_bench_md.c \
-	benchmarks/sfs_bench_read.c benchmarks/lib.sh benchmarks/bw.sh benchmarks/ucx.sh benchmarks/ucx_cluster.sh benchmarks/ucx_summary.py benchmarks/users.sh \
+	benchmarks/sfs_bench_read.c benchmarks/lib.sh benchmarks/bw.sh benchmarks/ucx.sh benchmarks/ucx_cluster.sh benchmarks/ucx_summary.py benchmarks/bw_summary.py benchmarks/users.sh \
 	benchmarks/md.sh benchmarks/scaling.sh benchmarks/plot.sh benchmarks/run-all.sh benchmarks/atomic.sh \
 	benchmarks/sfs_bench_find.c benchmarks/io500.sh
