@@ -113,6 +113,7 @@
     _(QUOTA_GET, 51, META, quota_req, page_reply, meta_quota) /* payload: sfs_quota_entry_t */     \
     _(QUOTA_GROW, 52, META, quota_grow_req, quota_grow_reply, meta_quota)                          \
     _(POOL_GET, 38, META, meta_req, pool_reply, meta) /* an entry's storage pool */                \
+    _(META_STATS, 56, META, meta_req, page_reply, meta_stats)                                      \
     /* storage */                                                                                  \
     _(WRITE, 40, STORAGE, chunk_req, length_reply, chunk) /* payload: the data */                  \
     _(READ, 41, STORAGE, chunk_req, length_reply, chunk)  /* reply payload: the data */            \

@@ -243,12 +243,15 @@ void sfs_meta_batch_done(void *arg)
     sfs_list_t       *elem;
 
     while ((elem = sfs_list_pop_head(&batch->ops)) != NULL) {
-        sfs_meta_op_t *op = sfs_container_of(elem, sfs_meta_op_t, list);
+        sfs_meta_op_t   *op     = sfs_container_of(elem, sfs_meta_op_t, list);
+        sfs_meta_times_t times  = op->times; /* the reply frees op */
+        uint32_t         opcode = op->opcode;
 
         if (op->req) {
             batch->meta->in_flight--;
         }
         sfs_meta_reply(batch->meta, op);
+        sfs_meta_stats_done(opcode, &times);
     }
     free(batch);
 }

@@ -19,6 +19,14 @@ static const sfs_tunable_t sfs_storage_tunable_entries[] = {
                          "0..N microseconds, so that concurrent writes finish out of order "
                          "(tests/service/test_service_mirror.sh)",
     },
+    {
+        .name          = "STRIPEFS_META_TIMING",
+        .type          = SFS_TUNABLE_BOOL,
+        .default_value = "1",
+        .help          = "the metadata server times each request's phases (queue, handler, "
+                         "commit wait, commit, reply) per opcode for `stripefs-ctl stats meta` "
+                         "(0: no clock reads)",
+    },
 };
 
 const sfs_tunable_table_t sfs_storage_tunables =
