@@ -64,7 +64,10 @@ static void sfs_meta_stat_reply(sfs_meta_t *meta, const sfs_meta_op_t *op, sfs_w
 
     memset(&reply, 0, sizeof(reply));
     reply.attr       = op->attr;
-    reply.size_valid = (uint8_t)(op->stored != 0);
+    reply.size_valid = (uint8_t)(op->stored == 1);
+    if (op->stored == 2) {
+        reply.attr.size = SFS_STAT_SIZE_WRITING; /* the client sends no SIZE STORE */
+    }
     if (op->attr.type == SFS_TYPE_FILE) {
         reply.has_cap       = 1;
         reply.cap.entry_id  = op->attr.entry_id;
