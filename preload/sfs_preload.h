@@ -125,6 +125,7 @@ typedef struct sfs_pl_ofd {
     uint64_t    offset;
     uint64_t    generation;            /* of the client `file` belongs to */
     sfs_file_t *file;                  /* regular files only */
+    uint64_t    entry_id;              /* directories: from the open's lookup (0: unknown) */
     char        path[SFS_PL_PATH_MAX]; /* stripefs path at open time */
 } sfs_pl_ofd_t;
 

@@ -61,6 +61,7 @@ mark("fstat"); check("fstat size", os.fstat(fd).st_size, 6)
 mark("read"); check("read", os.read(fd, 131072), b"hello\n")
 mark("read_eof"); check("read at the end", os.read(fd, 131072), b"")
 mark("stat_deep"); os.stat(T + "/a/b/c/d")
+mark("listdir"); check("listdir", sorted(os.listdir(T)), ["a", "f"])
 mark("none"); os.lseek(fd, 0, os.SEEK_SET)
 # another process writes 4 bytes at 192 KiB (the fourth target's first
 # chunk) after this open: a hole from 6 on, which reads as zeros
@@ -122,10 +123,17 @@ expect_call read "CHUNK_STAT=2 READ=2" \
     "a short 128 KiB read of 2 targets asks only the other 2 for their lengths (was CHUNK_STAT=4)"
 expect_call read_eof "CHUNK_STAT=1 READ=3" "a read at the end over 3 targets asks the fourth (was CHUNK_STAT=4)"
 expect_call stat_deep "STAT=1" "stat of a path 5 directories deep: one RPC for the whole path"
+expect_call listdir "LOOKUP=2 READDIR=1" \
+    "listdir: the open's LOOKUP, the LOOKUP of .. and one READDIR page (. is the open's entry: was LOOKUP=3)"
 expect_call rename "RENAME=1" "rename: one RPC"
 expect_call unlink "UNLINK=1" "unlink: one RPC"
 expect_call mkdir "MKDIR=1" "mkdir: one RPC"
 expect_call rmdir "RMDIR=1" "rmdir: one RPC"
+# readdir's "." carries the directory's own entry id (the open's), as
+# stat says: ls -ai prints it from readdir's d_ino
+dot=$(sfs_as sfsalice env LD_PRELOAD="$SFS_PRELOAD" ls -ai /stripefs/rt/a | awk '$2 == "." {print $1}')
+sfs_expect_eq "$dot" "$(sfs_as sfsalice env LD_PRELOAD="$SFS_PRELOAD" stat -c %i /stripefs/rt/a)" \
+    "readdir's . inode is the directory's"
 # with a writer registered the kept size is not trusted: the targets
 # answer, and no SIZE STORE is sent (the server would refuse it)
 expect_call fstat_held "CHUNK_STAT=4 STAT=1" \
