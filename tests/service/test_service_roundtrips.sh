@@ -82,7 +82,7 @@ mark("read_held"); b = os.read(fd, 131072)
 check("read while another writes", (len(b), b[-10:].count(0)), (300010 - 262144, 0))
 mark("none"); os.close(win); out.read()
 check("the holding writer's exit", os.waitpid(pid, 0)[1], 0)
-os.close(fd)
+mark("close_reader"); os.close(fd)
 mark("rename"); os.rename(f, T + "/g")
 mark("unlink"); os.unlink(T + "/g")
 mark("mkdir"); os.mkdir(T + "/a/b/c/d/e")
@@ -122,6 +122,8 @@ expect_call fstat "STAT=1" "a reader's fstat of a file no one writes (was CHUNK_
 expect_call read "CHUNK_STAT=2 READ=2" \
     "a short 128 KiB read of 2 targets asks only the other 2 for their lengths (was CHUNK_STAT=4)"
 expect_call read_eof "CHUNK_STAT=1 READ=3" "a read at the end over 3 targets asks the fourth (was CHUNK_STAT=4)"
+grep -qx "close_reader:" "$SFS_TEST_TMP/per-call.txt" ||
+    sfs_fail "close of a reader: RPCs or no marker: $(grep close_reader "$SFS_TEST_TMP/per-call.txt")"
 expect_call stat_deep "STAT=1" "stat of a path 5 directories deep: one RPC for the whole path"
 expect_call listdir "LOOKUP=2 READDIR=1" \
     "listdir: the open's LOOKUP, the LOOKUP of .. and one READDIR page (. is the open's entry: was LOOKUP=3)"
