@@ -45,6 +45,14 @@ done
 
 lat=$BENCH_BUILD/benchmarks/sfs_bench_lat
 preload=$BENCH_BUILD/.libs/libstripefs-posix.so
+# a sanitizer build's library needs the ASan runtime loaded first (the
+# program itself is built without it), and no leak check of the program
+asan=$(ldd "$preload" 2>/dev/null | awk '/libasan/ {print $3; exit}')
+preload_asan=$preload
+if [ -n "$asan" ]; then
+    preload_asan="$asan $preload"
+    lat_asan="verify_asan_link_order=0:detect_leaks=0"
+fi
 csv=$BENCH_OUT/create_latency.csv
 [ -x "$lat" ] || bench_die "$lat is not built (make -C $BENCH_BUILD bench)"
 echo "rep,system,what,n,mean_us,p50_us,p99_us,max_us" >"$csv"
@@ -90,7 +98,8 @@ for rep in $(seq "$reps"); do
             bench_start_service "$BENCH_TMP/state-$rep" 3
             "$BENCH_BUILD/stripefs-ctl" stats meta --reset >/dev/null ||
                 bench_die "stripefs-ctl stats meta --reset failed"
-            out=$(STRIPEFS_PREFIX=/stripefs LD_PRELOAD=$preload "$lat" -d /stripefs/lat-$rep \
+            out=$(STRIPEFS_PREFIX=/stripefs LD_PRELOAD="$preload_asan" \
+                ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}${lat_asan:-} "$lat" -d /stripefs/lat-$rep \
                 -n "$items" -l "$system" 2>&1) || failed=$((failed + 1))
             "$BENCH_BUILD/stripefs-ctl" stats meta | stats_csv "$rep" >>"$csv"
             bench_stop_service ;;
