@@ -6,7 +6,9 @@
 # stripefs (through the POSIX preload, default crash-safe settings: every
 # acknowledged create is committed) the metadata server's own timing of
 # the same requests (`stripefs-ctl stats meta`, reset before each rep)
-# splits it: queue (arrival to the handler on the metadata thread), handler,
+# splits it: queue (arrival to its batch's start on the metadata thread:
+# while it commits the batch before), ahead (the operations before it in
+# its batch), handler,
 # commit wait (the rest of its batch), commit (LMDB's commit and fsync),
 # reply (back to the progress thread and out); wire = the client's mean
 # round trip - the server's mean total (the client library, UCX and the
@@ -130,7 +132,8 @@ awk -F, 'NR > 1 { k = $2 "," $3; keys[k] = 1
         row("stripefs client: open (the CREATE round trip)", "stripefs,open")
         row("stripefs client: close (SIZE END, not waited)", "stripefs,close")
         row("server CREATE total", "server,CREATE-total")
-        row("  queue (arrival to handler)", "server,CREATE-queue")
+        row("  queue (arrival to the start of its batch)", "server,CREATE-queue")
+        row("  ahead (the ops before it in its batch)", "server,CREATE-ahead")
         row("  handler", "server,CREATE-handler")
         row("  commit wait (the rest of the batch)", "server,CREATE-commit_wait")
         row("  commit (LMDB commit + fsync)", "server,CREATE-commit")

@@ -6,7 +6,7 @@
  * entries, and a payload of
  *     u32 enabled (STRIPEFS_META_TIMING), u64 ns since the start or reset,
  *     then `count` entries: u32 opcode, u64 count, and for each phase
- *     u64 sum, p50, p99, max (ns).
+ *     u64 sum, p50, p99, max (ns), the phases in the order below.
  * Percentiles come from a histogram of 4 buckets per power of two (each
  * value the middle of its bucket: within about 12%).
  */
@@ -21,7 +21,8 @@
 
 /* The phases of one request on the metadata server, in order. */
 enum {
-    SFS_META_PHASE_QUEUE,       /* its arrival to its handler's start on the metadata thread */
+    SFS_META_PHASE_QUEUE,       /* its arrival to its batch's start (the metadata thread busy) */
+    SFS_META_PHASE_AHEAD,       /* its batch's start to its handler's (the ops before it) */
     SFS_META_PHASE_HANDLER,     /* the handler (the operation in its transaction) */
     SFS_META_PHASE_COMMIT_WAIT, /* its handler's end to its batch's commit start */
     SFS_META_PHASE_COMMIT,      /* the batch's LMDB commit (its fsync) */

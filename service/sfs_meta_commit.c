@@ -158,7 +158,7 @@ static void sfs_meta_process(sfs_meta_t *meta, sfs_list_t *ops, uint32_t n)
     sfs_meta_batch_t *batch = malloc(sizeof(*batch));
     sfs_list_t       *elem, *tmp;
     uint64_t          now = sfs_wall_ns();
-    uint64_t          commit_start; /* STRIPEFS_META_TIMING: 0 when off */
+    uint64_t          commit_start, batch_start = sfs_meta_stats_now(); /* 0: timing off */
     uint32_t          client = 0, client_writes = 0;
     int               any_write = 0, rc;
 
@@ -181,6 +181,7 @@ static void sfs_meta_process(sfs_meta_t *meta, sfs_list_t *ops, uint32_t n)
         sfs_meta_txn_t *nested;
 
         sfs_error_clear();
+        op->times.batch_ns = batch_start;
         op->times.start_ns = sfs_meta_stats_now();
         if (rc) {
             op->status = rc;

@@ -153,7 +153,8 @@ void sfs_meta_stats_done(uint32_t opcode, const sfs_meta_times_t *t)
     }
     /* an operation answered before its commit: no commit phases */
     after                            = t->commit_end_ns ? t->commit_end_ns : t->end_ns;
-    span[SFS_META_PHASE_QUEUE]       = sfs_meta_span(t->arrive_ns, t->start_ns);
+    span[SFS_META_PHASE_QUEUE]       = sfs_meta_span(t->arrive_ns, t->batch_ns);
+    span[SFS_META_PHASE_AHEAD]       = sfs_meta_span(t->batch_ns, t->start_ns);
     span[SFS_META_PHASE_HANDLER]     = sfs_meta_span(t->start_ns, t->end_ns);
     span[SFS_META_PHASE_COMMIT_WAIT] = sfs_meta_span(t->end_ns, t->commit_start_ns);
     span[SFS_META_PHASE_COMMIT]      = sfs_meta_span(t->commit_start_ns, t->commit_end_ns);

@@ -1,7 +1,8 @@
 /*
  * Where the metadata server's time goes, per request (docs/metadata.md):
  * each queued operation carries the times of its phases (arrival on the
- * progress thread, its handler's start and end on the metadata thread,
+ * progress thread, its batch's start, its handler's start and end on the
+ * metadata thread,
  * its batch's commit start and end), and its reply adds them to a
  * histogram per opcode and phase (sfs_proto_meta_stats.h lists the
  * phases). META_STATS (sfs_handle_meta_stats) answers them.
@@ -21,6 +22,7 @@
 
 typedef struct sfs_meta_times {
     uint64_t arrive_ns; /* 0: not timed */
+    uint64_t batch_ns;  /* the metadata thread took its batch */
     uint64_t start_ns;
     uint64_t end_ns;
     uint64_t commit_start_ns; /* 0: answered before its batch's commit (SIZE END) */

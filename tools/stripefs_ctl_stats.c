@@ -9,7 +9,7 @@
 #include <string.h>
 
 static const char *const ctl_stats_phase_names[SFS_META_PHASES] = {
-    "queue", "handler", "commit_wait", "commit", "reply", "total",
+    "queue", "ahead", "handler", "commit_wait", "commit", "reply", "total",
 };
 
 static double ctl_us(uint64_t ns)
