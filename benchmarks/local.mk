@@ -7,8 +7,9 @@
 #   sfs_bench_md    mdtest's phases and shapes (POSIX; stripefs through the preload)
 #   sfs_bench_read  one client's read bandwidth through the client library
 #   sfs_bench_find  the find phase of the IO500 shapes (POSIX; parallel walk)
+#   sfs_bench_lat   one process's latency of create, stat, unlink (POSIX)
 SFS_BENCH_PROGS = benchmarks/sfs_bench_io benchmarks/sfs_bench_md benchmarks/sfs_bench_read \
-	benchmarks/sfs_bench_find
+	benchmarks/sfs_bench_find benchmarks/sfs_bench_lat
 
 # -O2 whatever CFLAGS say; the MPI-IO driver never has the sanitizers' runtime
 # (the library it runs with is preloaded), so neither has sfs_bench_io.
@@ -42,6 +43,13 @@ benchmarks/sfs_bench_find: benchmarks/sfs_bench_find.c
 	    sed 's/-fsanitize=[^ ]*//g; s/-fno-sanitize-recover=[^ ]*//g'`; \
 	$(MPICC_OMPI) $$cflags -o $@ $(srcdir)/benchmarks/sfs_bench_find.c
 
+# sfs_bench_lat: plain POSIX, no MPI (stripefs through the preload)
+benchmarks/sfs_bench_lat: benchmarks/sfs_bench_lat.c
+	@$(MKDIR_P) benchmarks
+	$(AM_V_CCLD)cflags=`echo '$(SFS_BENCH_CFLAGS)' | \
+	    sed 's/-fsanitize=[^ ]*//g; s/-fno-sanitize-recover=[^ ]*//g'`; \
+	$(CC) $$cflags -o $@ $(srcdir)/benchmarks/sfs_bench_lat.c
+
 benchmarks/sfs_bench_read: benchmarks/sfs_bench_read.c common/sfs_units.c libstripefs.la
 	@$(MKDIR_P) benchmarks
 	$(AM_V_CCLD)$(CC) $(SFS_BENCH_CFLAGS) -o $@ $(srcdir)/benchmarks/sfs_bench_read.c \
@@ -49,6 +57,6 @@ benchmarks/sfs_bench_read: benchmarks/sfs_bench_read.c common/sfs_units.c libstr
 
 CLEANFILES += $(SFS_BENCH_PROGS)
 EXTRA_DIST += benchmarks/README.md benchmarks/sfs_bench_io.c benchmarks/sfs_bench_md.c \
-	benchmarks/sfs_bench_read.c benchmarks/lib.sh benchmarks/bw.sh benchmarks/ucx.sh benchmarks/ucx_cluster.sh benchmarks/ucx_summary.py benchmarks/bw_summary.py benchmarks/users.sh \
+	benchmarks/sfs_bench_read.c benchmarks/sfs_bench_lat.c benchmarks/create_latency.sh benchmarks/lib.sh benchmarks/bw.sh benchmarks/ucx.sh benchmarks/ucx_cluster.sh benchmarks/ucx_summary.py benchmarks/bw_summary.py benchmarks/users.sh \
 	benchmarks/md.sh benchmarks/scaling.sh benchmarks/plot.sh benchmarks/run-all.sh benchmarks/atomic.sh \
 	benchmarks/sfs_bench_find.c benchmarks/io500.sh

@@ -156,6 +156,11 @@ int sfs_client_chunk_lengths_down(sfs_client_t *client, const sfs_attr_t *attr,
                                   const sfs_cap_t *cap, uint64_t *lengths, uint8_t *down);
 int sfs_client_chunk_lengths(sfs_client_t *client, const sfs_attr_t *attr, const sfs_cap_t *cap,
                              uint64_t *lengths);
+/* As sfs_client_chunk_lengths_down, asking only the targets t without
+ * known[t] (known NULL: all); the others' lengths[t] are left as given. */
+int sfs_client_chunk_lengths_some(sfs_client_t *client, const sfs_attr_t *attr,
+                                  const sfs_cap_t *cap, uint64_t *lengths, uint8_t *down,
+                                  const uint8_t *known);
 /* A metadata call that answers with attributes (and, for an open, a
  * created flag and a capability); attr, created_p and cap_p may be NULL. */
 int sfs_client_meta_attr(sfs_client_t *client, uint32_t opcode, sfs_meta_req_t *req,

@@ -297,11 +297,13 @@ static int sfs_io_read_local(sfs_request_t *req, sfs_io_rpc_t *rpc, int fd)
             left -= (uint64_t)got;
         }
     }
-    rpc->chunk_length = rpc->chunk_end;
-    if (short_read) {
-        struct stat st;
+    {
+        struct stat st; /* the whole length, as a READ's reply says it */
 
         rpc->chunk_length = fstat(fd, &st) == 0 ? (uint64_t)st.st_size : 0;
+        if (!short_read && rpc->chunk_length < rpc->chunk_end) {
+            rpc->chunk_length = rpc->chunk_end; /* truncated since: not a short read */
+        }
     }
     rpc->done = 1;
     return 1;
@@ -592,19 +594,28 @@ static int sfs_io_finished(const sfs_request_t *req)
  * inside the range, so the size decides. */
 static ssize_t sfs_io_read_result(sfs_request_t *req)
 {
-    sfs_file_t *file       = req->file;
-    int         short_read = 0;
-    uint64_t    lengths[SFS_STRIPE_COUNT_MAX];
+    sfs_file_t *file                          = req->file;
+    int         short_read                    = 0;
+    uint64_t    lengths[SFS_STRIPE_COUNT_MAX] = {0};
+    uint8_t     known[SFS_STRIPE_COUNT_MAX]   = {0};
     uint64_t    size, result = 0;
     int         rc;
 
     for (size_t i = 0; i < req->rpc_count; i++) {
-        short_read |= req->rpcs[i].chunk_end > req->rpcs[i].chunk_length;
+        const sfs_io_rpc_t *rpc = &req->rpcs[i];
+
+        short_read |= rpc->chunk_end > rpc->chunk_length;
+        /* each reply said its chunk file's whole length: only the targets
+         * this read did not reach are asked */
+        if (rpc->chunk_length > lengths[rpc->target_index]) {
+            lengths[rpc->target_index] = rpc->chunk_length;
+        }
+        known[rpc->target_index] = 1;
     }
     if (!short_read) {
         return (ssize_t)req->total;
     }
-    rc = sfs_client_chunk_lengths(file->client, &file->attr, &file->cap, lengths);
+    rc = sfs_client_chunk_lengths_some(file->client, &file->attr, &file->cap, lengths, NULL, known);
     if (rc) {
         return rc;
     }

@@ -211,7 +211,8 @@ int sfs_client_stat_kept(sfs_client_t *client, const sfs_meta_req_t *req, sfs_st
             any_down = 1;
         }
     }
-    if (!any_down && sfs_client_may_store(client, &reply.attr)) {
+    if (!any_down && reply.attr.size != SFS_STAT_SIZE_WRITING &&
+        sfs_client_may_store(client, &reply.attr)) {
         sfs_size_req_t   store;
         sfs_size_reply_t stored;
 

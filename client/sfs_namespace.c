@@ -203,6 +203,13 @@ int sfs_client_chunk_lengths(sfs_client_t *client, const sfs_attr_t *attr, const
 int sfs_client_chunk_lengths_down(sfs_client_t *client, const sfs_attr_t *attr,
                                   const sfs_cap_t *cap, uint64_t *lengths, uint8_t *down)
 {
+    return sfs_client_chunk_lengths_some(client, attr, cap, lengths, down, NULL);
+}
+
+int sfs_client_chunk_lengths_some(sfs_client_t *client, const sfs_attr_t *attr,
+                                  const sfs_cap_t *cap, uint64_t *lengths, uint8_t *down,
+                                  const uint8_t *known)
+{
     sfs_tp_rpc_t *rpcs[SFS_STRIPE_COUNT_MAX];
     uint8_t       args[SFS_STRIPE_COUNT_MAX][96];
     uint32_t      n  = attr->pattern_targets;
@@ -215,6 +222,9 @@ int sfs_client_chunk_lengths_down(sfs_client_t *client, const sfs_attr_t *attr,
         sfs_tp_conn_t      *conn;
         sfs_wbuf_t          wb;
 
+        if (known && known[t]) {
+            continue; /* lengths[t] is the caller's */
+        }
         memset(&chunk, 0, offsetof(sfs_chunk_req_t, extents));
         chunk.target_id = sfs_client_mirror_target(client, &attr->pattern, t);
         chunk.entry_id  = attr->entry_id;

@@ -302,6 +302,7 @@ void sfs_proto_meta_req_pack(sfs_wbuf_t *wb, uint32_t opcode, const sfs_meta_req
         sfs_wbuf_u32(wb, req->max_entries);
         break;
     case SFS_OP_META_CHECK:
+    case SFS_OP_META_STATS:
     case SFS_OP_LOOKUP: /* SFS_OPEN_*: the access an open asks for */
         sfs_wbuf_u32(wb, req->flags);
         break;
@@ -373,6 +374,7 @@ void sfs_proto_meta_req_unpack(sfs_rbuf_t *rb, uint32_t opcode, sfs_meta_req_t *
         req->max_entries = sfs_rbuf_u32(rb);
         break;
     case SFS_OP_META_CHECK:
+    case SFS_OP_META_STATS:
         req->flags = sfs_rbuf_u32(rb);
         break;
     case SFS_OP_LOOKUP:

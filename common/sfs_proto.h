@@ -113,6 +113,7 @@
     _(QUOTA_GET, 51, META, quota_req, page_reply, meta_quota) /* payload: sfs_quota_entry_t */     \
     _(QUOTA_GROW, 52, META, quota_grow_req, quota_grow_reply, meta_quota)                          \
     _(POOL_GET, 38, META, meta_req, pool_reply, meta) /* an entry's storage pool */                \
+    _(META_STATS, 56, META, meta_req, page_reply, meta_stats)                                      \
     /* storage */                                                                                  \
     _(WRITE, 40, STORAGE, chunk_req, length_reply, chunk) /* payload: the data */                  \
     _(READ, 41, STORAGE, chunk_req, length_reply, chunk)  /* reply payload: the data */            \
@@ -444,6 +445,10 @@ void sfs_proto_open_reply_unpack(sfs_rbuf_t *rb, uint32_t opcode, sfs_open_reply
  * entries with their attributes, as NFS's READDIRPLUS: `count` of them in
  * the payload (sfs_dirent_plus_t each), `eof` after the last. */
 #define SFS_STAT_ENTRIES 0x1u
+/* attr.size of a STAT reply whose size is not exact because a writer is
+ * registered: a SIZE STORE would be refused, so none is sent. (A server
+ * before this sends the record's size, never this value.) */
+#define SFS_STAT_SIZE_WRITING UINT64_MAX
 
 typedef struct sfs_stat_reply {
     sfs_attr_t attr;

@@ -17,7 +17,7 @@ libstripefs_posix_la_SOURCES = \
 	preload/sfs_preload_stdio.c \
 	preload/sfs_preload_temp.c \
 	preload/sfs_preload_refuse.c \
-	preload/sfs_preload_stat.c \
+	preload/sfs_preload_stat.c preload/sfs_preload_realpath.c \
 	preload/sfs_preload_ns.c \
 	preload/sfs_preload_dir.c \
 	preload/sfs_preload_tunables.h

@@ -42,7 +42,7 @@
     _x(utimens) _x(readdir) _x(statfs)                                                             \
     _x(file_open) _x(file_close) _x(file_pwrite) _x(file_pread) _x(file_writev) _x(file_readv)     \
     _x(file_size) _x(file_truncate) _x(file_sync) _x(file_stat)                                    \
-    _x(file_local2global) _x(file_global2local)
+    _x(file_local2global) _x(file_global2local) _x(file_layout)
 /* clang-format on */
 
 #define SFS_PL_API_FIELD(_name) __typeof__(sfs_##_name) *_name;
@@ -82,6 +82,7 @@ extern sfs_pl_api_t sfs_pl_api;
 #define sfs_file_stat(...)         sfs_pl_api.file_stat(__VA_ARGS__)
 #define sfs_file_local2global(...) sfs_pl_api.file_local2global(__VA_ARGS__)
 #define sfs_file_global2local(...) sfs_pl_api.file_global2local(__VA_ARGS__)
+#define sfs_file_layout(...)       sfs_pl_api.file_layout(__VA_ARGS__)
 
 #define SFS_PL_PATH_MAX 4096 /* a stripefs path, including the NUL */
 
@@ -124,6 +125,7 @@ typedef struct sfs_pl_ofd {
     uint64_t    offset;
     uint64_t    generation;            /* of the client `file` belongs to */
     sfs_file_t *file;                  /* regular files only */
+    uint64_t    entry_id;              /* directories: from the open's lookup (0: unknown) */
     char        path[SFS_PL_PATH_MAX]; /* stripefs path at open time */
 } sfs_pl_ofd_t;
 

@@ -19,6 +19,7 @@ typedef struct sfs_pl_dir {
     struct sfs_pl_dir *next; /* the list of open stripefs streams */
     int                fd;   /* owned: closedir closes it */
     char               path[SFS_PL_PATH_MAX];
+    uint64_t           entry_id; /* its open's (0: look it up for ".") */
     long               position; /* entries returned so far (telldir) */
     sfs_dir_entry_t    page[SFS_PL_DIR_PAGE];
     uint32_t           count, next_index;
@@ -81,6 +82,7 @@ static DIR *sfs_pl_dir_create(int fd)
         dir = found && is_dir ? calloc(1, sizeof(*dir)) : NULL;
         if (dir) {
             snprintf(dir->path, sizeof(dir->path), "%s", entry->ofd->path);
+            dir->entry_id = entry->ofd->entry_id;
         }
     }
     sfs_pl_unlock();
@@ -153,7 +155,10 @@ static struct dirent64 *sfs_pl_dir_next(sfs_pl_dir_t *dir)
         if (dir->position == 1 && slash) {
             slash[slash == parent ? 1 : 0] = '\0';
         }
-        out->d_ino  = sfs_pl_dir_id(dir->position == 0 ? dir->path : parent);
+        /* ".": the entry the open looked up (ids never change), no lookup */
+        out->d_ino  = dir->position == 0 && dir->entry_id
+                          ? dir->entry_id
+                          : sfs_pl_dir_id(dir->position == 0 ? dir->path : parent);
         out->d_type = DT_DIR;
         snprintf(out->d_name, sizeof(out->d_name), "%s", dir->position == 0 ? "." : "..");
     } else {

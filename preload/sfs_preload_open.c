@@ -103,7 +103,8 @@ int sfs_pl_open_path(const char *sfs_path, int flags, mode_t mode)
         } else if (rc == 0 && accmode != O_RDONLY) {
             rc = -EISDIR;
         }
-        ofd->is_dir = 1;
+        ofd->is_dir   = 1;
+        ofd->entry_id = rc == 0 ? st.entry_id : 0; /* readdir's "." */
     } else {
         rc = sfs_file_open(client, sfs_path, sfs_pl_to_sfs_flags(flags), mode & ~mask & 07777, NULL,
                            &ofd->file);

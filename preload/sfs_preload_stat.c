@@ -1,7 +1,7 @@
 /*
  * Calls that look at entries: the stat family (including statx and the
  * __xstat names older binaries use), statfs/statvfs, access, readlink,
- * extended attributes (none), realpath.
+ * extended attributes (none); realpath is sfs_preload_realpath.c's.
  */
 #include "sfs_preload.h"
 
@@ -65,8 +65,6 @@ SFS_REAL_DECL(fsetxattr);
 SFS_REAL_DECL(removexattr);
 SFS_REAL_DECL(lremovexattr);
 SFS_REAL_DECL(fremovexattr);
-SFS_REAL_DECL(realpath);
-SFS_REAL_DECL(canonicalize_file_name);
 
 /* ------------------------------------------------------------------------ */
 /* stat                                                                      */
@@ -144,8 +142,15 @@ int sfs_pl_stat_fd(int fd, int need_size, sfs_stat_t *s)
             goto out;
         }
     }
-    /* the handle knows the entry and asks its targets for the size; mode
-     * and times come fresh by name, as long as the name still means it */
+    /* a reader: one STAT by name (the kept size where it is exact) while
+     * the name means the handle's entry; else the handle asks its targets
+     * for the size, and mode and times come fresh by name */
+    sfs_file_layout(file, &fresh);
+    if ((entry->ofd->flags & O_ACCMODE) == O_RDONLY &&
+        (rc = sfs_stat(client, entry->ofd->path, s)) == 0 && s->entry_id == fresh.entry_id &&
+        !(s->flags & SFS_STAT_SIZE_UNKNOWN)) {
+        goto out;
+    }
     rc = sfs_file_stat(file, s);
     if (rc == 0 && sfs_lookup(client, entry->ofd->path, &fresh) == 0 &&
         fresh.entry_id == s->entry_id) {
@@ -748,49 +753,3 @@ SFS_PL_XATTR_FD(fsetxattr, int,
 SFS_PL_XATTR_PATH(removexattr, int, (const char *path, const char *name), path, name)
 SFS_PL_XATTR_PATH(lremovexattr, int, (const char *path, const char *name), path, name)
 SFS_PL_XATTR_FD(fremovexattr, int, (int fd, const char *name), fd, name)
-
-/* ------------------------------------------------------------------------ */
-/* realpath                                                                  */
-
-/* The canonical user-visible name of an existing stripefs entry. */
-static char *sfs_pl_realpath_ours(int rc, const char *sfs_path, char *resolved)
-{
-    char       user[PATH_MAX];
-    sfs_stat_t s;
-
-    if (rc > 0) {
-        rc = sfs_pl_stat_path(sfs_path, 0, &s);
-    }
-    if (rc == 0) {
-        rc = sfs_pl_path_user(sfs_path, user, sizeof(user)) ? -ENAMETOOLONG : 0;
-    }
-    if (rc) {
-        sfs_pl_fail(rc, "realpath", sfs_path);
-        return NULL;
-    }
-    if (resolved) {
-        memcpy(resolved, user, strlen(user) + 1);
-        return resolved;
-    }
-    resolved = strdup(user);
-    if (!resolved) {
-        errno = ENOMEM;
-    }
-    return resolved;
-}
-
-SFS_PL_EXPORT char *realpath(const char *path, char *resolved)
-{
-    char sfs_path[SFS_PL_PATH_MAX];
-    int  rc = sfs_pl_path(path, sfs_path);
-
-    return rc ? sfs_pl_realpath_ours(rc, sfs_path, resolved) : SFS_REAL(realpath)(path, resolved);
-}
-
-SFS_PL_EXPORT char *canonicalize_file_name(const char *path)
-{
-    char sfs_path[SFS_PL_PATH_MAX];
-    int  rc = sfs_pl_path(path, sfs_path);
-
-    return rc ? sfs_pl_realpath_ours(rc, sfs_path, NULL) : SFS_REAL(canonicalize_file_name)(path);
-}

@@ -157,7 +157,8 @@ static void sfs_meta_process(sfs_meta_t *meta, sfs_list_t *ops, uint32_t n)
     sfs_meta_txn_t   *txn   = NULL;
     sfs_meta_batch_t *batch = malloc(sizeof(*batch));
     sfs_list_t       *elem, *tmp;
-    uint64_t          now    = sfs_wall_ns();
+    uint64_t          now = sfs_wall_ns();
+    uint64_t          commit_start, batch_start = sfs_meta_stats_now(); /* 0: timing off */
     uint32_t          client = 0, client_writes = 0;
     int               any_write = 0, rc;
 
@@ -180,6 +181,8 @@ static void sfs_meta_process(sfs_meta_t *meta, sfs_list_t *ops, uint32_t n)
         sfs_meta_txn_t *nested;
 
         sfs_error_clear();
+        op->times.batch_ns = batch_start;
+        op->times.start_ns = sfs_meta_stats_now();
         if (rc) {
             op->status = rc;
             snprintf(op->detail, sizeof(op->detail), "%s", sfs_error_detail());
@@ -187,6 +190,7 @@ static void sfs_meta_process(sfs_meta_t *meta, sfs_list_t *ops, uint32_t n)
         }
         if (!sfs_meta_is_write(op)) {
             sfs_meta_run_op(meta, txn, op, now);
+            op->times.end_ns = sfs_meta_stats_now();
             continue;
         }
         op->status = sfs_meta_txn_begin_nested(txn, &nested);
@@ -200,8 +204,10 @@ static void sfs_meta_process(sfs_meta_t *meta, sfs_list_t *ops, uint32_t n)
         } else if ((op->status = sfs_meta_txn_commit(nested)) != 0) {
             snprintf(op->detail, sizeof(op->detail), "%s", sfs_error_detail());
         }
+        op->times.end_ns = sfs_meta_stats_now();
     }
     sfs_meta_reply_early(meta, ops);
+    commit_start = sfs_meta_stats_now();
     if (txn) {
         if (any_write) {
             /* the one durable commit of the batch */
@@ -222,6 +228,17 @@ static void sfs_meta_process(sfs_meta_t *meta, sfs_list_t *ops, uint32_t n)
             }
         } else {
             sfs_meta_txn_abort(txn);
+        }
+    }
+    if (commit_start) {
+        uint64_t commit_end = sfs_meta_stats_now();
+
+        sfs_list_for_each_safe(elem, tmp, ops)
+        {
+            sfs_meta_op_t *op = sfs_container_of(elem, sfs_meta_op_t, list);
+
+            op->times.commit_start_ns = commit_start;
+            op->times.commit_end_ns   = commit_end;
         }
     }
     pthread_mutex_lock(&meta->lock);

@@ -24,6 +24,7 @@
 #include "sfs_list.h"
 #include "sfs_meta_chooser.h"
 #include "sfs_meta_lock.h"
+#include "sfs_meta_stats.h"
 #include "sfs_meta_store.h"
 
 #include <pthread.h>
@@ -48,7 +49,7 @@ typedef struct sfs_meta_op {
     sfs_size_req_t       size;       /* SIZE */
     sfs_size_reply_t     size_reply; /* SIZE; QUOTA_GROW (size: granted, stored: limited) */
     sfs_quota_req_t      quota;      /* QUOTA_SET, QUOTA_GET */
-    uint32_t             stored;     /* STAT: the kept size is exact */
+    uint32_t             stored;     /* STAT: 1 the kept size is exact, 2 a writer is registered */
     int                  status;
     char                 detail[SFS_ERROR_DETAIL_MAX];
     sfs_attr_t           attr;
@@ -63,6 +64,7 @@ typedef struct sfs_meta_op {
     size_t               list_length; /* bytes used in list_data (META_CHECK lines) */
     size_t               list_capacity;
     int                  flushed; /* FLUSH: set by the metadata thread */
+    sfs_meta_times_t     times;   /* STRIPEFS_META_TIMING (sfs_meta_stats.h) */
 } sfs_meta_op_t;
 
 typedef struct sfs_meta_delete {

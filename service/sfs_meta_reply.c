@@ -64,7 +64,10 @@ static void sfs_meta_stat_reply(sfs_meta_t *meta, const sfs_meta_op_t *op, sfs_w
 
     memset(&reply, 0, sizeof(reply));
     reply.attr       = op->attr;
-    reply.size_valid = (uint8_t)(op->stored != 0);
+    reply.size_valid = (uint8_t)(op->stored == 1);
+    if (op->stored == 2) {
+        reply.attr.size = SFS_STAT_SIZE_WRITING; /* the client sends no SIZE STORE */
+    }
     if (op->attr.type == SFS_TYPE_FILE) {
         reply.has_cap       = 1;
         reply.cap.entry_id  = op->attr.entry_id;
@@ -243,12 +246,15 @@ void sfs_meta_batch_done(void *arg)
     sfs_list_t       *elem;
 
     while ((elem = sfs_list_pop_head(&batch->ops)) != NULL) {
-        sfs_meta_op_t *op = sfs_container_of(elem, sfs_meta_op_t, list);
+        sfs_meta_op_t   *op     = sfs_container_of(elem, sfs_meta_op_t, list);
+        sfs_meta_times_t times  = op->times; /* the reply frees op */
+        uint32_t         opcode = op->opcode;
 
         if (op->req) {
             batch->meta->in_flight--;
         }
         sfs_meta_reply(batch->meta, op);
+        sfs_meta_stats_done(opcode, &times);
     }
     free(batch);
 }

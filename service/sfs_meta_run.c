@@ -225,6 +225,10 @@ void sfs_meta_run_op(sfs_meta_t *meta, sfs_meta_txn_t *txn, sfs_meta_op_t *op, u
             op->status = sfs_ns_lookup(txn, &op->cred, a->path, 0, &op->attr);
         }
         op->stored = op->status == 0 && sfs_ns_size_valid(&op->attr, now);
+        if (op->status == 0 && !op->stored && op->attr.writers > 0 &&
+            now / 1000000000u < op->attr.write_until_s) {
+            op->stored = 2; /* a writer is registered: SFS_STAT_SIZE_WRITING */
+        }
         break;
     case SFS_OP_SIZE:
         op->status = sfs_ns_size(txn, &op->cred, &op->size, now, sfs_meta_write_lease_s(meta),

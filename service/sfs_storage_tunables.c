@@ -28,6 +28,14 @@ static const sfs_tunable_t sfs_storage_tunable_entries[] = {
                 "a cut between it and management only "
                 "(tests/faults/test_fault_mirror_fence.sh)",
     },
+    {
+        .name          = "STRIPEFS_META_TIMING",
+        .type          = SFS_TUNABLE_BOOL,
+        .default_value = "1",
+        .help          = "the metadata server times each request's phases (queue, handler, "
+                         "commit wait, commit, reply) per opcode for `stripefs-ctl stats meta` "
+                         "(0: no clock reads)",
+    },
 };
 
 const sfs_tunable_table_t sfs_storage_tunables =

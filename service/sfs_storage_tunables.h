@@ -8,7 +8,7 @@
 
 #include "sfs_tunable.h"
 
-/* STRIPEFS_LOCAL_READ, STRIPEFS_TEST_WRITE_JITTER_US */
+/* STRIPEFS_LOCAL_READ, STRIPEFS_TEST_WRITE_JITTER_US, STRIPEFS_META_TIMING */
 extern const sfs_tunable_table_t sfs_storage_tunables;
 
 #endif

@@ -144,6 +144,9 @@ static const ctl_verb_t ctl_verbs[] = {
      "[--port N] [-o FILE]",
      "Write a cluster config: mgmt and meta on the first host, one target per host "
      "(consecutive hosts' targets paired into mirror groups)."},
+    {"stats", ctl_stats, 0, 0, "stats meta [--reset]",
+     "The metadata server's time per request, by opcode: queue, ahead, handler, commit wait, "
+     "commit, reply (administrators and the service's user; --reset: count again)."},
     {"info", ctl_info, 0, 1, "info",
      "Print every environment tunable of every subsystem with its current value (no service "
      "needed); exit 1 if a value is invalid."},

@@ -66,6 +66,8 @@ int ctl_quota(ctl_t *ctl, int argc, char **argv);
 int ctl_pool(ctl_t *ctl, int argc, char **argv);
 /* df's lines per storage pool (nothing from a server without pools). */
 void ctl_pool_df(ctl_t *ctl);
+/* stripefs_ctl_stats.c */
+int ctl_stats(ctl_t *ctl, int argc, char **argv);
 /* stripefs_ctl_info.c */
 int ctl_info(ctl_t *ctl, int argc, char **argv);
 

@@ -34,7 +34,8 @@ static void test_every_op_in_the_table(void **state)
         assert_true(info->request_size > 0 && info->reply_size > 0);
         assert_true(info->handler[0] != '\0');
     }
-    assert_int_equal(ops, 44);
+    assert_int_equal(ops, 45); /* 56: META_STATS */
+    assert_string_equal(sfs_proto_op_info(SFS_OP_META_STATS)->handler, "meta_stats");
     assert_string_equal(sfs_proto_op_info(SFS_OP_MIRROR_LIST)->reply_codec, "mirror_list_reply");
     assert_string_equal(sfs_proto_op_info(SFS_OP_MIRROR_REPORT)->request_codec,
                         "mirror_report_req");
