@@ -161,6 +161,10 @@ tests_progs_sfs_lock_hold_SOURCES = tests/progs/sfs_lock_hold.c
 tests_progs_sfs_lock_hold_LDADD   = libsfs_client.la $(SFS_CORE_LIBS)
 
 # A writer holding a file open, killed or closing (tests/service/test_service_dynattr.sh).
+check_PROGRAMS += tests/progs/sfs_migrate_reader
+tests_progs_sfs_migrate_reader_SOURCES = tests/progs/sfs_migrate_reader.c
+tests_progs_sfs_migrate_reader_LDADD   = libsfs_client.la $(SFS_CORE_LIBS)
+
 check_PROGRAMS += tests/progs/sfs_size_writer
 tests_progs_sfs_size_writer_SOURCES = tests/progs/sfs_size_writer.c
 tests_progs_sfs_size_writer_LDADD   = libsfs_client.la $(SFS_CORE_LIBS)
