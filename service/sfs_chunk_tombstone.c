@@ -168,9 +168,8 @@ void sfs_tombstones_destroy(sfs_storage_t *storage)
     storage->tombstones = NULL;
 }
 
-/* -ESTALE when `opcode` may not touch the chunk now (else 0). */
-static int sfs_tomb_refuses(sfs_storage_t *storage, uint32_t opcode, uint32_t target_id,
-                            uint64_t entry_id)
+int sfs_tombstones_check(sfs_storage_t *storage, uint32_t opcode, uint32_t target_id,
+                         uint64_t entry_id)
 {
     sfs_tombstones_t *t = storage->tombstones;
     sfs_tomb_t       *tomb;
@@ -212,7 +211,7 @@ static int sfs_tomb_refuses(sfs_storage_t *storage, uint32_t opcode, uint32_t ta
 
 int sfs_tombstones_admit(sfs_storage_t *storage, sfs_storage_op_t *op)
 {
-    int rc = sfs_tomb_refuses(storage, op->opcode, op->chunk.target_id, op->chunk.entry_id);
+    int rc = sfs_tombstones_check(storage, op->opcode, op->chunk.target_id, op->chunk.entry_id);
 
     if (rc) {
         sfs_tp_request_reply_error(op->req, rc, "%s", sfs_error_detail());
@@ -227,7 +226,7 @@ void sfs_tombstones_recheck(sfs_storage_t *storage, sfs_storage_op_t *op)
     if (op->status == -ESTALE || op->mirror) {
         return;
     }
-    rc = sfs_tomb_refuses(storage, op->opcode, op->chunk.target_id, op->chunk.entry_id);
+    rc = sfs_tombstones_check(storage, op->opcode, op->chunk.target_id, op->chunk.entry_id);
     if (rc) {
         op->status = rc;
         snprintf(op->detail, sizeof(op->detail), "%s", sfs_error_detail());

@@ -23,6 +23,10 @@ struct sfs_storage_op;
 /* Load every target's tombstones (and remove their chunk files). */
 int  sfs_tombstones_create(struct sfs_storage *storage);
 void sfs_tombstones_destroy(struct sfs_storage *storage);
+/* -ESTALE (with sfs_error_set) when a request `opcode` for the chunk of
+ * `entry_id` on `target_id` may not touch it now, else 0. */
+int sfs_tombstones_check(struct sfs_storage *storage, uint32_t opcode, uint32_t target_id,
+                         uint64_t entry_id);
 /* Before an op runs (progress thread): non-zero, with -ESTALE replied,
  * when it must not touch its chunk: any request to a tombstone, a write
  * or truncate to a fence. */
