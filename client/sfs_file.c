@@ -158,6 +158,7 @@ void sfs_file_cap_refresh(sfs_file_t *file)
                  ((file->cap.access & SFS_CAP_WRITE) ? SFS_OPEN_WRITE : 0);
     if (sfs_client_meta_attr(file->client, SFS_OP_LOOKUP, req, &attr, NULL, &cap) == 0 &&
         attr.entry_id == file->attr.entry_id && cap.entry_id == attr.entry_id) {
+        (void)sfs_file_adopt_pattern(file, &attr); /* its chunks moved (docs/migration.md) */
         file->cap       = cap;
         file->cap_got_s = now;
         sfs_file_writer_renew(file);

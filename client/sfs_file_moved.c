@@ -21,6 +21,18 @@ static int sfs_pattern_same(const sfs_pattern_t *a, const sfs_pattern_t *b)
            memcmp(a->targets, b->targets, a->stripe_count * sizeof(a->targets[0])) == 0;
 }
 
+int sfs_file_adopt_pattern(sfs_file_t *file, const sfs_attr_t *attr)
+{
+    if (attr->entry_id != file->attr.entry_id ||
+        sfs_pattern_same(&attr->pattern, &file->attr.pattern)) {
+        return 0;
+    }
+    sfs_file_local_close(file); /* descriptors of the old chunk files */
+    file->attr.pattern         = attr->pattern;
+    file->attr.pattern_targets = attr->pattern_targets;
+    return 1;
+}
+
 /* A target answered -ESTALE: the file's chunk moved (stripefs-ctl migrate,
  * docs/migration.md). Fetch its pattern again (by path, the same entry);
  * 0 when it changed. A chunk being moved (fenced, its commit not yet seen)
@@ -46,10 +58,7 @@ int sfs_file_refetch_pattern(sfs_file_t *file)
             attr.entry_id != file->attr.entry_id) {
             break; /* gone or replaced: the ESTALE stands */
         }
-        if (!sfs_pattern_same(&attr.pattern, &file->attr.pattern)) {
-            sfs_file_local_close(file); /* descriptors of the old chunk files */
-            file->attr.pattern         = attr.pattern;
-            file->attr.pattern_targets = attr.pattern_targets;
+        if (sfs_file_adopt_pattern(file, &attr)) {
             if (cap.entry_id == attr.entry_id) {
                 file->cap = cap;
             }
