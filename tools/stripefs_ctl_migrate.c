@@ -62,7 +62,27 @@ typedef struct migrate {
     uint64_t               files, moved, bytes, busy, mirrored, failed;
     uint64_t               total_bytes;
     uint64_t               last_print_ms;
+    int                    last_rc; /* of the last file that failed */
 } migrate_t;
+
+/* The service stopped answering (killed, restarting): no use going on. */
+static int migrate_no_answer(int rc)
+{
+    switch (rc) {
+    case -ECONNREFUSED:
+    case -ECONNRESET:
+    case -ECONNABORTED:
+    case -ETIMEDOUT:
+    case -EHOSTDOWN:
+    case -EHOSTUNREACH:
+    case -ENOTCONN:
+    case -EPIPE:
+    case -ESHUTDOWN:
+        return 1;
+    default:
+        return 0;
+    }
+}
 
 static int migrate_uses(const sfs_attr_t *attr, uint32_t target)
 {
@@ -236,13 +256,12 @@ static int migrate_one(migrate_t *m, const sfs_attr_t *attr)
     if (rc == -ENOENT) {
         return MOVE_GONE;
     }
-    if (rc) {
-        fprintf(stderr, "stripefs-ctl migrate: file %016" PRIx64 ": %s\n", id, sfs_client_error());
-        return MOVE_FAILED;
+    if (rc == 0) {
+        rc = sfs_admin_chunk_io(ctl->client, SFS_OP_CHUNK_STAT, m->from, id, 0, NULL, 0, &length);
     }
-    rc = sfs_admin_chunk_io(ctl->client, SFS_OP_CHUNK_STAT, m->from, id, 0, NULL, 0, &length);
     if (rc) {
         fprintf(stderr, "stripefs-ctl migrate: file %016" PRIx64 ": %s\n", id, sfs_client_error());
+        m->last_rc = rc;
         return MOVE_FAILED;
     }
     for (;;) {
@@ -260,6 +279,7 @@ static int migrate_one(migrate_t *m, const sfs_attr_t *attr)
     if (rc) {
         fprintf(stderr, "stripefs-ctl migrate: file %016" PRIx64 ": copy to target %u: %s\n", id,
                 to, sfs_client_error());
+        m->last_rc = rc;
         return MOVE_FAILED;
     }
     if (m->delay_ms) {
@@ -289,6 +309,7 @@ static int migrate_one(migrate_t *m, const sfs_attr_t *attr)
         }
         fprintf(stderr, "stripefs-ctl migrate: file %016" PRIx64 ": commit: %s\n", id,
                 sfs_strerror(refused));
+        m->last_rc = done < 0 ? done : refused;
         return MOVE_FAILED;
     }
     rc = sfs_admin_chunk_moved(ctl->client, m->from, id, SFS_MOVED_TOMB, NULL);
@@ -456,6 +477,16 @@ static int migrate_run(migrate_t *m)
                 break;
             }
             migrate_progress(m, 0);
+            if (m->last_rc && migrate_no_answer(m->last_rc)) {
+                free(list);
+                migrate_progress(m, 1);
+                fprintf(stderr,
+                        "stripefs-ctl migrate: the service stopped answering (%s): %" PRIu64
+                        " of %" PRIu64 " files moved; run migrate again when it is back (each "
+                        "move is whole or not done)\n",
+                        sfs_strerror(m->last_rc), m->moved, m->files);
+                return 1;
+            }
         }
         free(list);
         list    = NULL;
