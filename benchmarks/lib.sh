@@ -31,6 +31,7 @@ BENCH_TMP=""
 BENCH_SERVICE_PID=""
 BENCH_SERVICE_STATE=""
 BENCH_SERVICE_LOG=""
+BENCH_MOUNTS=()          # file systems a script mounted (bench_mount_ext4): unmounted at exit
 
 bench_log() { echo "[$(date +%T)] $*" >&2; }
 bench_die() {
@@ -166,6 +167,7 @@ bench_stop_service() {
 bench_cleanup() {
     local rc=$?
     bench_stop_service
+    bench_unmount_all
     if [ -n "$BENCH_TMP" ] && [ -d "$BENCH_TMP" ]; then
         if [ "$BENCH_KEEP" = 1 ]; then
             bench_log "kept $BENCH_TMP"
@@ -174,6 +176,47 @@ bench_cleanup() {
         fi
     fi
     return $rc
+}
+
+# bench_mount_ext4 IMG MNT SIZE: a journaled ext4 (mkfs.ext4 -O has_journal,
+# default data=ordered) on a loop file IMG of SIZE, mounted on MNT; unmounted
+# by bench_cleanup. Needs root; says why it failed on stderr.
+bench_mount_ext4() {
+    local img=$1 mnt=$2 size=$3
+    mkdir -p "$mnt" && truncate -s "$size" "$img" || return 1
+    mkfs.ext4 -q -F -O has_journal -E lazy_itable_init=0,lazy_journal_init=0 "$img" || return 1
+    mount -o loop "$img" "$mnt" || return 1
+    BENCH_MOUNTS+=("$mnt")
+}
+
+# Unmount what bench_mount_ext4 mounted (before the temp dir goes: rm -rf
+# must never walk into a mounted file system); keeps the temp dir otherwise.
+bench_unmount_all() {
+    local m
+    for m in ${BENCH_MOUNTS[@]+"${BENCH_MOUNTS[@]}"}; do
+        mountpoint -q "$m" 2>/dev/null || continue
+        umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null
+        if mountpoint -q "$m"; then
+            bench_log "cannot unmount $m: keeping $BENCH_TMP"
+            BENCH_KEEP=1
+        fi
+    done
+    BENCH_MOUNTS=()
+}
+
+# Wait (up to 60 s) until the running service's metadata server has deleted
+# the chunk files of every removed file (`stripefs-ctl df`), so that its
+# background deletions do not run into the next side's time.
+bench_wait_deletions() {
+    local left=""
+    [ -n "$BENCH_SERVICE_PID" ] || return 0
+    for _ in $(seq 600); do
+        left=$("$BENCH_BUILD/stripefs-ctl" df 2>/dev/null |
+            sed -n 's/.* \([0-9][0-9]*\) removed files awaiting chunk deletion.*/\1/p')
+        [ "$left" = 0 ] && return 0
+        sleep 0.1
+    done
+    bench_log "still $left removed files awaiting chunk deletion after 60 s"
 }
 
 # Run an MPI job of N ranks with the stripefs MPI-IO library preloaded.

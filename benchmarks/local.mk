@@ -6,7 +6,9 @@
 #                   paths go through ROMIO's ufs driver of the same library)
 #   sfs_bench_md    mdtest's phases and shapes (POSIX; stripefs through the preload)
 #   sfs_bench_read  one client's read bandwidth through the client library
-SFS_BENCH_PROGS = benchmarks/sfs_bench_io benchmarks/sfs_bench_md benchmarks/sfs_bench_read
+#   sfs_bench_find  the find phase of the IO500 shapes (POSIX; parallel walk)
+SFS_BENCH_PROGS = benchmarks/sfs_bench_io benchmarks/sfs_bench_md benchmarks/sfs_bench_read \
+	benchmarks/sfs_bench_find
 
 # -O2 whatever CFLAGS say; the MPI-IO driver never has the sanitizers' runtime
 # (the library it runs with is preloaded), so neither has sfs_bench_io.
@@ -33,6 +35,13 @@ benchmarks/sfs_bench_md: benchmarks/sfs_bench_md.c
 	    sed 's/-fsanitize=[^ ]*//g; s/-fno-sanitize-recover=[^ ]*//g'`; \
 	$(MPICC_OMPI) $$cflags -o $@ $(srcdir)/benchmarks/sfs_bench_md.c
 
+# sfs_bench_find: like sfs_bench_md (POSIX, stripefs through stripefs-run)
+benchmarks/sfs_bench_find: benchmarks/sfs_bench_find.c
+	@$(MKDIR_P) benchmarks
+	$(AM_V_CCLD)cflags=`echo '$(SFS_BENCH_CFLAGS)' | \
+	    sed 's/-fsanitize=[^ ]*//g; s/-fno-sanitize-recover=[^ ]*//g'`; \
+	$(MPICC_OMPI) $$cflags -o $@ $(srcdir)/benchmarks/sfs_bench_find.c
+
 benchmarks/sfs_bench_read: benchmarks/sfs_bench_read.c common/sfs_units.c libstripefs.la
 	@$(MKDIR_P) benchmarks
 	$(AM_V_CCLD)$(CC) $(SFS_BENCH_CFLAGS) -o $@ $(srcdir)/benchmarks/sfs_bench_read.c \
@@ -40,5 +49,6 @@ benchmarks/sfs_bench_read: benchmarks/sfs_bench_read.c common/sfs_units.c libstr
 
 CLEANFILES += $(SFS_BENCH_PROGS)
 EXTRA_DIST += benchmarks/README.md benchmarks/sfs_bench_io.c benchmarks/sfs_bench_md.c \
-	benchmarks/sfs_bench_read.c benchmarks/lib.sh benchmarks/bw.sh benchmarks/ucx.sh benchmarks/users.sh \
-	benchmarks/md.sh benchmarks/scaling.sh benchmarks/plot.sh benchmarks/run-all.sh benchmarks/atomic.sh
+	benchmarks/sfs_bench_read.c benchmarks/lib.sh benchmarks/bw.sh benchmarks/ucx.sh benchmarks/ucx_cluster.sh benchmarks/ucx_summary.py benchmarks/users.sh \
+	benchmarks/md.sh benchmarks/scaling.sh benchmarks/plot.sh benchmarks/run-all.sh benchmarks/atomic.sh \
+	benchmarks/sfs_bench_find.c benchmarks/io500.sh

@@ -92,11 +92,8 @@ md_skip() { # SYSTEM REASON
 
 # Each prints why it failed on stderr.
 md_mount_ext4() {
-    local img=$BENCH_TMP/ext4.img mnt=$BENCH_TMP/ext4
-    mkdir -p "$mnt" && truncate -s "$fs_size" "$img" || return 1
-    mkfs.ext4 -q -F -O has_journal -E lazy_itable_init=0,lazy_journal_init=0 "$img" || return 1
-    mount -o loop "$img" "$mnt" || return 1
-    md_mounts+=("$mnt")
+    bench_mount_ext4 "$BENCH_TMP/ext4.img" "$BENCH_TMP/ext4" "$fs_size" || return 1
+    md_mounts+=("$BENCH_TMP/ext4")
 }
 
 md_mount_tmpfs() {
@@ -137,16 +134,7 @@ esac
 
 # Wait for the background deletions of the last stripefs side, and the disk.
 md_settle() {
-    local left
-    if [ -n "$BENCH_SERVICE_PID" ]; then
-        for _ in $(seq 600); do
-            left=$("$BENCH_BUILD/stripefs-ctl" df 2>/dev/null |
-                sed -n 's/.* \([0-9][0-9]*\) removed files awaiting chunk deletion.*/\1/p')
-            [ "$left" = 0 ] && break
-            sleep 0.1
-        done
-        [ "$left" = 0 ] || bench_log "still $left removed files awaiting chunk deletion after 60 s"
-    fi
+    bench_wait_deletions
     bench_settle
 }
 

@@ -3,16 +3,19 @@
 #
 #   bash benchmarks/plot.sh bw      RESULTS/bw-summary.csv      OUT.png
 #   bash benchmarks/plot.sh scaling RESULTS/scaling-summary.csv OUT.png
+#   bash benchmarks/plot.sh io500   RESULTS/io500-summary.csv   OUT.png
 #
 # bw: MiB/s by transfer size, write and read side by side, stripefs (solid)
 # and local (dashed) for each layout. scaling: aggregate MiB/s by number of
-# capped targets, with the ideal (targets x cap).
+# capped targets, with the ideal (targets x cap). io500: the IO500-shape
+# phases per system, bars of the median with the min-max range, bandwidth
+# phases (GiB/s) and metadata phases (kIOPS, log scale) side by side.
 set -euo pipefail
 kind=${1:-}
 in=${2:-}
 out=${3:-}
 [ -n "$kind" ] && [ -f "$in" ] && [ -n "$out" ] || {
-    echo "usage: plot.sh bw|scaling SUMMARY.csv OUT.png" >&2
+    echo "usage: plot.sh bw|scaling|io500 SUMMARY.csv OUT.png" >&2
     exit 2
 }
 if ! command -v gnuplot >/dev/null; then
@@ -102,8 +105,56 @@ scaling)
         echo "${plot%, }"
     } >"$tmp/plot.gp"
     ;;
+io500)
+    # columns: system,phase,unit,reps,min,median,max; one data file per unit:
+    # a row per phase, then median, min, max of each system
+    systems=$(awk -F, 'NR > 1 { print $1 }' "$in" | awk '!seen[$0]++')
+    for unit in GiB_s kIOPS; do
+        awk -F, -v u="$unit" -v systems="$systems" '
+            BEGIN { ns = split(systems, sy, "\n") }
+            NR > 1 && $3 == u { if (!($2 in seen)) { seen[$2] = 1; ph[n++] = $2 }
+                med[$2, $1] = $6; lo[$2, $1] = $5; hi[$2, $1] = $7 }
+            END { for (i = 0; i < n; i++) { p = ph[i]; printf "%s", p
+                    for (j = 1; j <= ns; j++) { s = sy[j]
+                        if ((p, s) in med) printf " %s %s %s", med[p, s], lo[p, s], hi[p, s]
+                        else printf " NaN NaN NaN" }
+                    printf "\n" } }' "$in" >"$tmp/$unit.dat"
+    done
+    {
+        echo "set terminal $term"
+        echo "set output '$out'"
+        echo "set multiplot layout 1,2 title 'IO500-shaped phases, one host (median, bars: min-max of the reps)'"
+        echo "set style data histogram"
+        echo "set style histogram errorbars gap 2 lw 1"
+        echo "set style fill solid 0.7 border -1"
+        echo "set boxwidth 0.9"
+        echo "set grid ytics"
+        echo "set xtics rotate by -30"
+        echo "set key outside below horizontal"
+        for unit in GiB_s kIOPS; do
+            if [ "$unit" = GiB_s ]; then
+                echo "set title 'bandwidth phases'"
+                echo "set ylabel 'GiB/s (all ranks)'"
+                echo "set yrange [0:*]"
+            else
+                echo "set title 'metadata phases (log scale)'"
+                echo "set ylabel 'kIOPS (all ranks)'"
+                echo "set logscale y"
+                echo "set yrange [*:*]"
+            fi
+            plot="plot "
+            col=2
+            for s in $systems; do
+                plot+="'$tmp/$unit.dat' using $col:$((col + 1)):$((col + 2)):xtic(1) title '$s', "
+                col=$((col + 3))
+            done
+            echo "${plot%, }"
+        done
+        echo "unset multiplot"
+    } >"$tmp/plot.gp"
+    ;;
 *)
-    echo "plot.sh: unknown plot '$kind' (bw or scaling)" >&2
+    echo "plot.sh: unknown plot '$kind' (bw, scaling or io500)" >&2
     exit 2
     ;;
 esac

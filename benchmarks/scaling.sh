@@ -7,7 +7,7 @@
 #
 #   bash benchmarks/scaling.sh [--quick] [--targets "1 2 4"] [--cap 50M]
 #        [--xfer 4M] [--per-rank-per-target 64M] [--modes "fpp-indep shared-coll"]
-#        [--fsync] [--ranks N] [--out DIR] [--build DIR]
+#        [--fsync] [--throttle emulated|blkio] [--ranks N] [--out DIR] [--build DIR]
 #
 # For each target count T a new service starts: rank 0 management and
 # metadata, one storage rank per target (as on the cluster: one target per
@@ -19,6 +19,17 @@
 # still goes to the one real disk under all targets, and a final fsync
 # would time that shared disk (which is what this benchmark must not
 # measure; bw.sh times writes with fsync). With --fsync it is included.
+#
+# --throttle blkio: instead of the server's in-process cap (an emulation),
+# a real block-layer cap: every target on an ext4 of its own on a loop
+# device, and the service's ranks in a cgroup whose blkio.throttle limits
+# each loop device's reads and writes to the cap (cgroup v1 blkio: this
+# kernel has no cgroup v2 io controller). Page-cache hits are not block
+# I/O, so this mode includes the fsync in the writes and drops the page
+# cache before the reads (sfs_bench_io -e -C), and the clients read through
+# the servers (STRIPEFS_LOCAL_READ=0: a client's own pread of a handed-over
+# chunk file would be outside the cgroup): both phases reach the devices.
+# Needs root. Labelled "blkio" in the CSV, "emulated" otherwise.
 . "$(dirname "$0")/lib.sh"
 bench_setup scaling "$@"
 
@@ -28,6 +39,7 @@ xfer=4M
 per_target=64M
 modes="fpp-indep shared-coll"
 fsync=()
+throttle=emulated
 [ "$BENCH_QUICK" = 1 ] && per_target=32M
 set -- ${BENCH_ARGS[@]+"${BENCH_ARGS[@]}"}
 while [ $# -gt 0 ]; do
@@ -38,6 +50,7 @@ while [ $# -gt 0 ]; do
     --per-rank-per-target) per_target=$2; shift 2 ;;
     --modes) modes=$2; shift 2 ;;
     --fsync) fsync=(-e); shift ;;
+    --throttle) throttle=$2; shift 2 ;;
     -h|--help) sed -n '2,/^\. /p' "$0" | sed -e '/^\. /d' -e 's/^# \{0,1\}//'; exit 0 ;;
     *) bench_die "unknown option '$1' (see --help)" ;;
     esac
@@ -48,23 +61,80 @@ to_mib() { # 100M, 1G, 512K -> MiB
         print n }'
 }
 cap_mib=$(to_mib "$cap")
+case $throttle in
+emulated) ;;
+blkio)
+    [ "$(id -u)" = 0 ] || bench_die "--throttle blkio needs root (loop devices, cgroups)"
+    blkio_root=/sys/fs/cgroup/blkio
+    [ -f "$blkio_root/blkio.throttle.write_bps_device" ] ||
+        bench_die "--throttle blkio: no cgroup v1 blkio throttling here ($blkio_root)"
+    fsync=(-e -C)
+    # a client on this host would read the chunk files itself (short-circuit
+    # reads), outside the cgroup: reads go through the capped server instead
+    export STRIPEFS_LOCAL_READ=0
+    ;;
+*) bench_die "--throttle must be emulated or blkio, not '$throttle'" ;;
+esac
+cap_bytes=$(awk -v m="$cap_mib" 'BEGIN { printf "%d", m * 1048576 }')
+loops=()
+mounts=()
+cgroup=""
+throttle_cleanup() {
+    local m l
+    [ -n "$cgroup" ] && [ -d "$cgroup" ] && { rmdir "$cgroup" 2>/dev/null || true; }
+    for m in ${mounts[@]+"${mounts[@]}"}; do umount "$m" 2>/dev/null; done
+    for l in ${loops[@]+"${loops[@]}"}; do losetup -d "$l" 2>/dev/null; done
+    mounts=() loops=() cgroup=""
+}
+trap 'bench_stop_service; throttle_cleanup; bench_cleanup' EXIT
+# blkio_targets STATE T: each target's directory an ext4 on a loop device of
+# its own, and a cgroup capping each device; sets cgroup
+blkio_targets() {
+    local state=$1 t=$2 id img loop dev
+    cgroup=$blkio_root/sfs-bench-scaling-$$
+    mkdir -p "$cgroup" || bench_die "cannot make the cgroup $cgroup"
+    for i in $(seq "$t"); do
+        id=$((100 + i))
+        img=$state/disk-$id.img
+        truncate -s $(( (BENCH_RANKS * per_target_mib * 2 + 64) * 3 / 2 ))M "$img" &&
+            mkfs.ext4 -q -F "$img" >/dev/null 2>&1 || bench_die "cannot make an ext4 image for target $id"
+        loop=$(losetup -f --show "$img") || bench_die "losetup $img failed"
+        loops+=("$loop")
+        mount "$loop" "$state/targets/$id" || bench_die "mount $loop on $state/targets/$id failed"
+        mounts+=("$state/targets/$id")
+        dev=$(lsblk -dno MAJ:MIN "$loop" | tr -d ' ')
+        echo "$dev $cap_bytes" >"$cgroup/blkio.throttle.write_bps_device" &&
+            echo "$dev $cap_bytes" >"$cgroup/blkio.throttle.read_bps_device" ||
+            bench_die "cannot cap $loop ($dev) in $cgroup"
+    done
+}
 per_target_mib=$(to_mib "$per_target")
 
 csv=$BENCH_OUT/scaling.csv
 summary=$BENCH_OUT/scaling-summary.csv
 io=$BENCH_BUILD/benchmarks/sfs_bench_io
 header="targets,label,api,layout,access,ranks,xfer_bytes,bytes_per_rank,op,seconds,MiB_s"
+# (the label column says which cap: scaling-emulated or scaling-blkio)
 echo "$header,open_s,xfer_s,sync_s,close_s,verified" >"$csv"
 bench_log "machine: $(bench_machine)"
 fsync_text="not included"
 [ ${#fsync[@]} -gt 0 ] && fsync_text=included
-bench_log "$BENCH_RANKS client ranks, transfers of $xfer, targets capped at $cap/s each," \
-    "fsync in the write time: $fsync_text"
+bench_log "$BENCH_RANKS client ranks, transfers of $xfer, targets capped at $cap/s each" \
+    "($throttle), fsync in the write time: $fsync_text"
 failed=0
 for t in $target_counts; do
     state=$BENCH_TMP/state-$t
-    bench_write_config "$state" "$t" $((t + 1)) "$cap" "$t"
-    bench_start_service "$state" $((t + 1))
+    if [ "$throttle" = blkio ]; then
+        bench_write_config "$state" "$t" $((t + 1)) "" "$t"
+        blkio_targets "$state" "$t"
+        # the service's ranks start inside the cgroup (this shell goes back)
+        echo $$ >"$cgroup/cgroup.procs" || bench_die "cannot enter $cgroup"
+        bench_start_service "$state" $((t + 1))
+        echo $$ >"$blkio_root/cgroup.procs" || bench_die "cannot leave $cgroup"
+    else
+        bench_write_config "$state" "$t" $((t + 1)) "$cap" "$t"
+        bench_start_service "$state" $((t + 1))
+    fi
     "$SFS_BENCH_CTL" mkdir /bench >/dev/null || bench_die "stripefs-ctl mkdir /bench failed"
     per_rank=$((per_target_mib * t))M
     for mode in $modes; do
@@ -76,7 +146,7 @@ for t in $target_counts; do
         esac
         bench_settle
         if ! out=$(bench_mpi "$BENCH_RANKS" "$io" -o "stripefs:/bench/scale-$mode" -t "$xfer" \
-            -s "$per_rank" ${fsync[@]+"${fsync[@]}"} -l scaling ${flags[@]+"${flags[@]}"} 2>&1); then
+            -s "$per_rank" ${fsync[@]+"${fsync[@]}"} -l "scaling-$throttle" ${flags[@]+"${flags[@]}"} 2>&1); then
             failed=$((failed + 1))
             echo "$out" | tail -n 5 >&2
         fi
@@ -86,6 +156,7 @@ for t in $target_counts; do
             '/^csv,/ { printf "  %d target(s) %-12s %-5s %8.1f MiB/s\n", t, m, $9, $11 }' >&2
     done
     bench_stop_service
+    [ "$throttle" = blkio ] && throttle_cleanup
 done
 
 awk -F, -v cap="$cap_mib" 'NR > 1 { key = $4 "-" $5 "," $9; bw[key, $1] = $11;
@@ -98,13 +169,13 @@ awk -F, -v cap="$cap_mib" 'NR > 1 { key = $4 "-" $5 "," $9; bw[key, $1] = $11;
     "$csv" | { read -r header; echo "$header"; sort -t, -k1,1 -k2,2r -k3,3n; } >"$summary"
 
 echo
-echo "scaling with capped targets ($cap/s each, $BENCH_RANKS ranks, $xfer transfers," \
+echo "scaling with capped targets ($cap/s each, cap: $throttle, $BENCH_RANKS ranks, $xfer transfers," \
     "fsync $fsync_text; $(bench_machine))"
 awk -F, 'NR == 1 { print "layout,op,targets,MiB/s,ideal,efficiency,speedup vs 1"; next }
     { printf "%s,%s,%s,%s,%s,%s,%s\n", $1, $2, $3, $5, $6, $7, $8 }' "$summary" | bench_table
 echo
 {
-echo "scaling goal: 4 capped targets >= 3.6 x one capped target"
+echo "scaling goal: 4 capped targets >= 3.6 x one capped target (cap $cap/s, $throttle)"
 awk -F, 'NR > 1 && $3 == 4 { printf "  %-12s %-5s %sx, efficiency %s  (%s)\n", $1, $2, $8, $7,
                                 (($8 != "-" && $8 >= 3.6) ? "met" : "NOT met") }' "$summary"
 } | tee "$BENCH_OUT/scaling-goals.txt"

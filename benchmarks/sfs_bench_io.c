@@ -16,7 +16,13 @@
  * compared with what was written (outside the timed part). Each phase is
  * timed from a barrier to the slowest rank's close; bandwidth = all bytes /
  * that time (IOR's aggregate bandwidth). With -C, rank 0 writes back and
- * drops the page cache (root only) before the read phase.
+ * drops the page cache (root only) before the read phase. With -R, each rank
+ * reads what the next rank wrote (rank r reads rank r+1's file or segments,
+ * IOR's -C), so that no rank reads back its own writes.
+ *
+ * Byte counts: every call's MPI_Get_count is added up and compared with -s
+ * after the phase (outside its time); a short phase is "SHORT" in the CSV's
+ * verified column and the program exits with 1.
  *
  * Rank 0 prints one CSV line per phase, starting "csv," (see --help).
  */
@@ -48,6 +54,7 @@ typedef struct bench_args {
     int         fsync;
     int         cold;
     int         keep;
+    int         shift;
     int         header;
     int         hint_count;
     char       *hints[BENCH_MAX_HINTS];
@@ -63,6 +70,7 @@ typedef struct bench_times {
 } bench_times_t;
 
 static int rank, nprocs;
+static int owner; /* whose data this rank moves: rank, or rank + 1 with -R */
 
 static void usage(FILE *out)
 {
@@ -77,6 +85,7 @@ static void usage(FILE *out)
             "  -e          MPI_File_sync before closing the written file (in the write time)\n"
             "  -C          drop the page cache before the read phase (root only)\n"
             "  -k          keep the files (default: delete them at the end)\n"
+            "  -R          read the next rank's data (rank r reads rank r+1's; IOR's -C)\n"
             "  -H KEY=VAL  MPI_Info hint for the open (repeatable)\n"
             "  -l LABEL    first column of the CSV lines\n"
             "  -x          print the CSV header first\n"
@@ -90,7 +99,7 @@ static int parse_args(int argc, char **argv, bench_args_t *args)
 
     memset(args, 0, sizeof(*args));
     args->label = "run";
-    while ((opt = getopt(argc, argv, "o:t:s:FcwreCkH:l:xh")) != -1) {
+    while ((opt = getopt(argc, argv, "o:t:s:FcwreCkRH:l:xh")) != -1) {
         switch (opt) {
         case 'o':
             args->path = optarg;
@@ -127,6 +136,9 @@ static int parse_args(int argc, char **argv, bench_args_t *args)
             break;
         case 'k':
             args->keep = 1;
+            break;
+        case 'R':
+            args->shift = 1;
             break;
         case 'H':
             if (args->hint_count == BENCH_MAX_HINTS || !strchr(optarg, '=')) {
@@ -177,10 +189,10 @@ static void check(int rc, const char *what, const char *path)
 static void fill(uint64_t *buf, const bench_args_t *args, uint64_t segments)
 {
     uint64_t words = args->xfer / 8;
-    uint64_t tag   = args->fpp ? (uint64_t)rank + 1 : 0;
+    uint64_t tag   = args->fpp ? (uint64_t)owner + 1 : 0;
 
     for (uint64_t s = 0; s < segments; s++) {
-        uint64_t base = args->fpp ? s * args->xfer : (s * (uint64_t)nprocs + rank) * args->xfer;
+        uint64_t base = args->fpp ? s * args->xfer : (s * (uint64_t)nprocs + owner) * args->xfer;
 
         for (uint64_t w = 0; w < words; w++) {
             buf[s * words + w] = ((base + w * 8) * 0x9E3779B97F4A7C15ull) ^ (tag << 56);
@@ -191,7 +203,7 @@ static void fill(uint64_t *buf, const bench_args_t *args, uint64_t segments)
 static uint64_t offset_of(const bench_args_t *args, uint64_t segment)
 {
     return args->fpp ? segment * args->xfer
-                     : (segment * (uint64_t)nprocs + (uint64_t)rank) * args->xfer;
+                     : (segment * (uint64_t)nprocs + (uint64_t)owner) * args->xfer;
 }
 
 static void drop_caches(void)
@@ -216,15 +228,17 @@ static double max_over_ranks(double value)
     return result;
 }
 
-static void phase(const bench_args_t *args, const char *path, MPI_Info info, char *buf,
-                  uint64_t segments, int write, bench_times_t *times)
+/* Returns the bytes this rank's calls moved (MPI_Get_count). */
+static uint64_t phase(const bench_args_t *args, const char *path, MPI_Info info, char *buf,
+                      uint64_t segments, int write, bench_times_t *times)
 {
     MPI_Comm   comm = args->fpp ? MPI_COMM_SELF : MPI_COMM_WORLD;
     MPI_File   fh;
     MPI_Status status;
     int        amode = write ? MPI_MODE_CREATE | MPI_MODE_WRONLY : MPI_MODE_RDONLY;
-    int        count = (int)args->xfer;
+    int        count = (int)args->xfer, got;
     double     t0, t1, t2, t3, t4;
+    uint64_t   moved = 0;
 
     MPI_Barrier(MPI_COMM_WORLD);
     t0 = MPI_Wtime();
@@ -243,6 +257,9 @@ static void phase(const bench_args_t *args, const char *path, MPI_Info info, cha
                                   : MPI_File_read_at(fh, off, p, count, MPI_BYTE, &status);
         }
         check(rc, write ? "write" : "read", path);
+        if (MPI_Get_count(&status, MPI_BYTE, &got) == MPI_SUCCESS && got > 0) {
+            moved += (uint64_t)got;
+        }
     }
     t2 = MPI_Wtime();
     if (write && args->fsync) {
@@ -256,6 +273,29 @@ static void phase(const bench_args_t *args, const char *path, MPI_Info info, cha
     times->sync  = max_over_ranks(t3 - t2);
     times->close = max_over_ranks(t4 - t3);
     times->total = max_over_ranks(t4 - t0);
+    return moved;
+}
+
+/* 1 on every rank when some rank's calls moved fewer or more bytes than -s. */
+static int any_short(const bench_args_t *args, uint64_t moved, const char *path, const char *op)
+{
+    int bad = moved != args->per_rank, all = 0;
+
+    if (bad) {
+        fprintf(stderr, "sfs_bench_io: rank %d: %s %s moved %" PRIu64 " bytes, not %" PRIu64 "\n",
+                rank, op, path, moved, args->per_rank);
+    }
+    MPI_Allreduce(&bad, &all, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    return all;
+}
+
+static void make_path(char *path, size_t size, const bench_args_t *args)
+{
+    if (args->fpp) {
+        snprintf(path, size, "%s.%05d", args->path, owner);
+    } else {
+        snprintf(path, size, "%s", args->path);
+    }
 }
 
 static void report(const bench_args_t *args, const char *api, const char *op,
@@ -282,7 +322,8 @@ int main(int argc, char **argv)
     char         *wbuf, *rbuf;
     const char   *api;
     uint64_t      segments;
-    int           rc, bad = 0, all_bad = 0;
+    int           rc, bad = 0, all_bad = 0, short_io = 0;
+    uint64_t      moved;
 
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -297,11 +338,8 @@ int main(int argc, char **argv)
     }
     api      = strncmp(args.path, "stripefs:", 9) == 0 ? "stripefs" : "local";
     segments = args.per_rank / args.xfer;
-    if (args.fpp) {
-        snprintf(path, sizeof(path), "%s.%05d", args.path, rank);
-    } else {
-        snprintf(path, sizeof(path), "%s", args.path);
-    }
+    owner    = rank;
+    make_path(path, sizeof(path), &args);
     if (args.hint_count) {
         MPI_Info_create(&info);
         for (int i = 0; i < args.hint_count; i++) {
@@ -329,17 +367,26 @@ int main(int argc, char **argv)
     }
 
     if (args.do_write) {
-        phase(&args, path, info, wbuf, segments, 1, &times);
-        report(&args, api, "write", &times, "-");
+        moved    = phase(&args, path, info, wbuf, segments, 1, &times);
+        short_io = any_short(&args, moved, path, "write");
+        report(&args, api, "write", &times, short_io ? "SHORT" : "-");
     }
     if (args.do_read) {
+        if (args.shift) { /* the data and the file of the next rank */
+            owner = (rank + 1) % nprocs;
+            make_path(path, sizeof(path), &args);
+            fill((uint64_t *)wbuf, &args, segments);
+        }
         if (args.cold) {
             MPI_Barrier(MPI_COMM_WORLD);
             if (rank == 0) {
                 drop_caches();
             }
         }
-        phase(&args, path, info, rbuf, segments, 0, &times);
+        moved = phase(&args, path, info, rbuf, segments, 0, &times);
+        if (any_short(&args, moved, path, "read")) {
+            short_io = 1;
+        }
         bad = memcmp(rbuf, wbuf, args.per_rank) != 0;
         MPI_Allreduce(&bad, &all_bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
         if (bad) {
@@ -348,7 +395,7 @@ int main(int argc, char **argv)
                     "written (%s)\n",
                     rank, path);
         }
-        report(&args, api, "read", &times, all_bad ? "MISMATCH" : "ok");
+        report(&args, api, "read", &times, all_bad ? "MISMATCH" : (short_io ? "SHORT" : "ok"));
     }
 
     if (!args.keep) {
@@ -364,5 +411,5 @@ int main(int argc, char **argv)
     free(wbuf);
     free(rbuf);
     MPI_Finalize();
-    return all_bad ? 1 : 0;
+    return all_bad || short_io ? 1 : 0;
 }

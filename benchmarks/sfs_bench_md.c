@@ -27,6 +27,12 @@
  * -P: sleep that long after each phase (outside its time), so that a
  * server's per-burst statistics fall apart by phase.
  *
+ * -p PHASES (comma-separated names, as in the CSV) runs only those phases,
+ * so that the phases of one tree can be split over several runs with other
+ * work between them, as IO500 does (create; ...; stat; ...; remove): DIR is
+ * made only by a run with tree_create (it must not exist then) and must
+ * exist otherwise; it is removed only by a run with tree_remove.
+ *
  * Rank 0 prints one CSV line per phase, starting "csv," (-x: a header).
  */
 #include <dirent.h>
@@ -70,10 +76,16 @@ typedef struct md_args {
     int         branch, depth;
     double      pause;
     int         header;
+    unsigned    phases; /* bit per phase to run */
 } md_args_t;
 
 static int       rank, nprocs;
-static md_args_t args = {.label = "run", .system = "posix", .bytes = -1, .branch = 10, .depth = 1};
+static md_args_t args = {.label  = "run",
+                         .system = "posix",
+                         .bytes  = -1,
+                         .branch = 10,
+                         .depth  = 1,
+                         .phases = (1u << PHASE_COUNT) - 1};
 static int       errors, verify_errors;
 static char      base[PATH_MAX], root[PATH_MAX + 64];
 static char    **tree;       /* this rank's tree directories, parents first */
@@ -84,13 +96,15 @@ static long     *got;        /* bytes each read returned, or the size each stat 
 static void usage(FILE *out)
 {
     fprintf(out, "usage: sfs_bench_md -d DIR -n ITEMS [-s easy|hard] [-w BYTES] [-D] [-b BRANCH]\n"
-                 "                    [-z DEPTH] [-P SECONDS] [-l LABEL] [-B SYSTEM] [-x]\n"
+                 "                    [-z DEPTH] [-P SECONDS] [-p PHASES] [-l LABEL] [-B SYSTEM] "
+                 "[-x]\n"
                  "  -s easy    a directory per rank, empty files (default)\n"
                  "  -s hard    one shared directory, files of 3901 bytes (-w changes it)\n"
                  "  -D         fsync each written file and its directory after each change\n"
                  "  -b, -z     the tree below each root: BRANCH subdirectories, DEPTH levels "
                  "(10, 1)\n"
                  "  -P SECONDS sleep after each phase, outside its time\n"
+                 "  -p PHASES  only these phases (comma-separated CSV names; default all)\n"
                  "  -l LABEL, -B SYSTEM  the first two columns of the CSV; -x prints a header\n"
                  "CSV: label,system,shape,ranks,items_per_rank,bytes,phase,seconds,ops_s,errors,"
                  "verify_errors,t_start,t_end\n");
@@ -438,12 +452,33 @@ static void verify(int phase)
     }
 }
 
+/* "file_create,file_stat" -> their bits; 0 for an unknown name. */
+static unsigned parse_phases(const char *list)
+{
+    char     copy[256], *save = NULL, *name;
+    unsigned mask = 0;
+
+    snprintf(copy, sizeof(copy), "%s", list);
+    for (name = strtok_r(copy, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+        int p;
+
+        for (p = 0; p < PHASE_COUNT && strcmp(name, phase_names[p]); p++) {
+        }
+        if (p == PHASE_COUNT) {
+            fprintf(stderr, "sfs_bench_md: unknown phase '%s'\n", name);
+            return 0;
+        }
+        mask |= 1u << p;
+    }
+    return mask;
+}
+
 static int parse_args(int argc, char **argv)
 {
     const char *shape = "easy";
     int         opt;
 
-    while ((opt = getopt(argc, argv, "d:n:s:w:Db:z:P:l:B:xh")) != -1) {
+    while ((opt = getopt(argc, argv, "d:n:s:w:Db:z:P:p:l:B:xh")) != -1) {
         switch (opt) {
         case 'd':
             args.dir = optarg;
@@ -468,6 +503,12 @@ static int parse_args(int argc, char **argv)
             break;
         case 'P':
             args.pause = atof(optarg);
+            break;
+        case 'p':
+            args.phases = parse_phases(optarg);
+            if (!args.phases) {
+                return -1;
+            }
             break;
         case 'l':
             args.label = optarg;
@@ -525,7 +566,7 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     /* a fresh directory: one that exists already is an error */
-    if (rank == 0 && mkdir(base, 0755) != 0) {
+    if (rank == 0 && (args.phases & (1u << PHASE_TREE_CREATE)) && mkdir(base, 0755) != 0) {
         fprintf(stderr, "sfs_bench_md: cannot create %s: %s (it must not exist)\n", base,
                 strerror(errno));
         MPI_Abort(MPI_COMM_WORLD, 1);
@@ -539,6 +580,9 @@ int main(int argc, char **argv)
         int    before = errors, vbefore, counts[2], sums[2], ops, all_ops;
         double start, t_start, elapsed, slowest;
 
+        if (!(args.phases & (1u << phase))) {
+            continue;
+        }
         MPI_Barrier(MPI_COMM_WORLD);
         t_start = wall_now();
         start   = MPI_Wtime();
@@ -574,7 +618,7 @@ int main(int argc, char **argv)
     }
 
     MPI_Barrier(MPI_COMM_WORLD);
-    if (rank == 0 && rmdir(base) != 0) {
+    if (rank == 0 && (args.phases & (1u << PHASE_TREE_REMOVE)) && rmdir(base) != 0) {
         fail("rmdir", base);
     }
     all_errors = errors + verify_errors;

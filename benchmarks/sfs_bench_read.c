@@ -3,7 +3,9 @@
  * stripefs client library, to compare with UCX's own bandwidth between two
  * processes (ucx_perftest). No MPI.
  *
- *   sfs_bench_read -p /bench/stream -S 1g -x 16m -r 5 [-q 2] [-c 1] [-H REGION]
+ *   sfs_bench_read -p /bench/stream -S 1g -x 16m -r 5 [-q 2] [-c 1] [-H REGION] [-W]
+ *   sfs_bench_read -C -S 1g -x 16m -r 5           (memcpy)
+ *   sfs_bench_read -P /local/file -S 1g -x 16m -r 5   (local pread)
  *
  * Writes a file of S bytes striped over -c targets (default 1: one storage
  * rank), syncs it, reads it once and checks every byte (this also puts the
@@ -13,10 +15,16 @@
  * reads S bytes but over and over the file's first REGION bytes (REGION = XFER:
  * the same bytes every time, as ucx_perftest sends the same buffer every
  * time, so that both sides copy data that is in the CPU caches; without -H
- * every pass streams the whole file through memory). With -C, no stripefs at
- * all: the same passes as memcpy from a SIZE-byte buffer in this process,
- * what one core copies when the data is not in its caches (the ceiling of a
- * read that streams from the server's page cache). Prints one CSV line per
+ * every pass streams the whole file through memory). With -W, the timed
+ * passes write instead (the same pieces of the same data, -q in flight with
+ * sfs_file_iwrite, to the server's page cache: no fsync in the timed part);
+ * afterwards the file is synced and every byte checked, untimed. With -C, no
+ * stripefs at all: the same passes as memcpy from a SIZE-byte buffer in this
+ * process, what one core copies when the data is not in its caches (the
+ * ceiling of a read that streams from the server's page cache). With -P
+ * FILE, no stripefs either: a local FILE of SIZE bytes is written, synced,
+ * checked, and read in the same passes with pread (from the page cache: the
+ * ceiling of the same-host short-circuit read). Prints one CSV line per
  * timed pass (with the slowest request's milliseconds and the number of
  * requests slower than 50 ms), then the best and the median pass:
  *   csv,label,xfer_bytes,depth,pass,bytes,seconds,MiB_s,max_request_ms,slow_requests
@@ -25,6 +33,7 @@
 #include "sfs_config.h" /* sfs_parse_size (common/sfs_units.c) */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <sfs/sfs_client.h>
@@ -32,6 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define READ_MAX_DEPTH 64
 
@@ -71,16 +81,68 @@ static void copy_passes(uint64_t size, uint64_t xfer, int reps, char *buf, doubl
     free(source);
 }
 
+static uint64_t word_at(uint64_t offset)
+{
+    return offset * 0x9E3779B97F4A7C15ull + 1;
+}
+
+/* -P: a local file of SIZE bytes, written, synced and checked, then read in
+ * XFER pieces with pread (from the page cache). */
+static void pread_passes(const char *local, uint64_t size, uint64_t xfer, int reps, char *buf,
+                         double *secs)
+{
+    int fd = open(local, O_RDWR | O_CREAT | O_TRUNC, 0600);
+
+    if (fd < 0) {
+        fprintf(stderr, "sfs_bench_read: cannot create %s: %s\n", local, strerror(errno));
+        exit(1);
+    }
+    for (uint64_t off = 0; off < size; off += xfer) {
+        for (uint64_t w = 0; w < xfer / 8; w++) {
+            ((uint64_t *)buf)[w] = word_at(off + w * 8);
+        }
+        if (pwrite(fd, buf, xfer, (off_t)off) != (ssize_t)xfer) {
+            fprintf(stderr, "sfs_bench_read: write %s: %s\n", local, strerror(errno));
+            exit(1);
+        }
+    }
+    if (fsync(fd) != 0) {
+        fprintf(stderr, "sfs_bench_read: fsync %s: %s\n", local, strerror(errno));
+        exit(1);
+    }
+    for (uint64_t off = 0; off < size; off += xfer) {
+        if (pread(fd, buf, xfer, (off_t)off) != (ssize_t)xfer) {
+            fprintf(stderr, "sfs_bench_read: read %s: %s\n", local, strerror(errno));
+            exit(1);
+        }
+        for (uint64_t w = 0; w < xfer / 8; w++) {
+            if (((uint64_t *)buf)[w] != word_at(off + w * 8)) {
+                fprintf(stderr, "sfs_bench_read: wrong data in %s at %" PRIu64 "\n", local,
+                        off + w * 8);
+                exit(1);
+            }
+        }
+    }
+    for (int r = 0; r < reps; r++) {
+        double start = now();
+
+        for (uint64_t off = 0; off < size; off += xfer) {
+            if (pread(fd, buf, xfer, (off_t)off) != (ssize_t)xfer) {
+                fprintf(stderr, "sfs_bench_read: read %s: %s\n", local, strerror(errno));
+                exit(1);
+            }
+        }
+        secs[r] = now() - start;
+    }
+    close(fd);
+    unlink(local);
+}
+
 static int compare_doubles(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
 
     return x < y ? -1 : x > y;
-}
-
-static uint64_t word_at(uint64_t offset)
-{
-    return offset * 0x9E3779B97F4A7C15ull + 1;
 }
 
 typedef struct pass_stats {
@@ -91,7 +153,7 @@ typedef struct pass_stats {
 
 /* One pass over the file. */
 static void pass(sfs_file_t *file, uint64_t size, uint64_t region, uint64_t xfer, int depth,
-                 char *buf, pass_stats_t *stats)
+                 int writes, char *buf, pass_stats_t *stats)
 {
     sfs_request_t *requests[READ_MAX_DEPTH];
     double         issued[READ_MAX_DEPTH];
@@ -106,9 +168,11 @@ static void pass(sfs_file_t *file, uint64_t size, uint64_t region, uint64_t xfer
             int slot = (head + inflight) % depth;
 
             issued[slot] = now();
-            if (sfs_file_iread(file, buf + (size_t)slot * xfer, xfer, next % region,
-                               &requests[slot])) {
-                die("iread");
+            if (writes ? sfs_file_iwrite(file, buf + (size_t)slot * xfer, xfer, next % region,
+                                         &requests[slot])
+                       : sfs_file_iread(file, buf + (size_t)slot * xfer, xfer, next % region,
+                                        &requests[slot])) {
+                die(writes ? "iwrite" : "iread");
             }
             next += xfer;
             inflight++;
@@ -116,8 +180,9 @@ static void pass(sfs_file_t *file, uint64_t size, uint64_t region, uint64_t xfer
         ssize_t got = sfs_request_wait(requests[head]);
 
         if (got != (ssize_t)xfer) {
-            fprintf(stderr, "sfs_bench_read: read returned %zd, not %" PRIu64 ": %s\n", got, xfer,
-                    got < 0 ? sfs_client_error() : "short read");
+            fprintf(stderr, "sfs_bench_read: %s returned %zd, not %" PRIu64 ": %s\n",
+                    writes ? "write" : "read", got, xfer,
+                    got < 0 ? sfs_client_error() : "short transfer");
             exit(1);
         }
         took = now() - issued[head];
@@ -136,14 +201,15 @@ int main(int argc, char **argv)
 {
     const char       *path = "/bench-stream", *label = "run";
     uint64_t          size = 1ull << 30, xfer = 16ull << 20, stripes = 1, region = 0;
-    int               reps = 5, depth = 1, copy_only = 0, opt;
+    int               reps = 5, depth = 1, copy_only = 0, writes = 0, opt;
+    const char       *local = NULL;
     sfs_client_t     *client;
     sfs_file_t       *file;
     sfs_open_params_t params = {0};
     double           *secs;
     char             *buf;
 
-    while ((opt = getopt(argc, argv, "p:S:x:r:q:c:l:H:Ch")) != -1) {
+    while ((opt = getopt(argc, argv, "p:S:x:r:q:c:l:H:CWP:h")) != -1) {
         switch (opt) {
         case 'p':
             path = optarg;
@@ -173,6 +239,12 @@ int main(int argc, char **argv)
         case 'C':
             copy_only = 1;
             break;
+        case 'W':
+            writes = 1;
+            break;
+        case 'P':
+            local = optarg;
+            break;
         case 'H':
             if (sfs_parse_size(optarg, &region) || region == 0) {
                 return 2;
@@ -181,7 +253,7 @@ int main(int argc, char **argv)
         default:
             fprintf(opt == 'h' ? stdout : stderr,
                     "usage: sfs_bench_read [-p PATH] [-S SIZE] [-x XFER] [-r REPS] [-q DEPTH] "
-                    "[-c STRIPES] [-l LABEL] [-H REGION] [-C]\n");
+                    "[-c STRIPES] [-l LABEL] [-H REGION] [-W] [-C] [-P LOCALFILE]\n");
             return opt == 'h' ? 0 : 2;
         }
     }
@@ -201,8 +273,12 @@ int main(int argc, char **argv)
     if (!buf || !secs) {
         return 1;
     }
-    if (copy_only) {
-        copy_passes(size, xfer, reps, buf, secs);
+    if (copy_only || local) {
+        if (local) {
+            pread_passes(local, size, xfer, reps, buf, secs);
+        } else {
+            copy_passes(size, xfer, reps, buf, secs);
+        }
         for (int r = 0; r < reps; r++) {
             printf("csv,%s,%" PRIu64 ",1,%d,%" PRIu64 ",%.4f,%.1f,-,-\n", label, xfer, r + 1, size,
                    secs[r], (double)size / secs[r] / (1 << 20));
@@ -250,10 +326,19 @@ int main(int argc, char **argv)
         }
     }
 
+    if (writes) {
+        /* every piece gets the same bytes (filled once: no work in the
+         * timed part but the transfer), checked after the passes */
+        for (int d = 0; d < depth; d++) {
+            for (uint64_t w = 0; w < xfer / 8; w++) {
+                ((uint64_t *)(buf + (size_t)d * xfer))[w] = word_at(w * 8);
+            }
+        }
+    }
     for (int r = 0; r < reps; r++) {
         pass_stats_t stats;
 
-        pass(file, size, region, xfer, depth, buf, &stats);
+        pass(file, size, region, xfer, depth, writes, buf, &stats);
         secs[r] = stats.seconds;
         printf("csv,%s,%" PRIu64 ",%d,%d,%" PRIu64 ",%.4f,%.1f,%.1f,%d\n", label, xfer, depth,
                r + 1, size, secs[r], (double)size / secs[r] / (1 << 20), stats.max_request * 1e3,
@@ -264,6 +349,24 @@ int main(int argc, char **argv)
            secs[0], (double)size / secs[0] / (1 << 20));
     printf("csv,%s,%" PRIu64 ",%d,median,%" PRIu64 ",%.4f,%.1f,-,-\n", label, xfer, depth, size,
            secs[reps / 2], (double)size / secs[reps / 2] / (1 << 20));
+    if (writes) {
+        /* untimed: synced, and every piece written holds what was sent */
+        if (sfs_file_sync(file)) {
+            die("sync");
+        }
+        for (uint64_t off = 0; off < region; off += xfer) {
+            if (sfs_file_pread(file, buf, xfer, off) != (ssize_t)xfer) {
+                die("read back");
+            }
+            for (uint64_t w = 0; w < xfer / 8; w++) {
+                if (((uint64_t *)buf)[w] != word_at(w * 8)) {
+                    fprintf(stderr, "sfs_bench_read: wrong data written at offset %" PRIu64 "\n",
+                            off + w * 8);
+                    return 1;
+                }
+            }
+        }
+    }
     if (sfs_file_close(file) || sfs_unlink(client, path)) {
         die("close/unlink");
     }

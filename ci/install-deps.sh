@@ -23,7 +23,7 @@ packages=(
     # fuzzing and sanitizers (clang's libFuzzer and runtimes)
     clang clang-format libclang-rt-14-dev
     # test and benchmark tools: network namespaces, process tools, plots
-    iproute2 procps gnuplot-nox
+    iproute2 procps gnuplot-nox iperf3 fio jq
     # the power-cut test's FUSE file system
     libfuse3-dev fuse3
     # stacks of a hung process in a failed test

@@ -53,7 +53,9 @@ if [ -z "${SFS_QUICK:-}" ]; then
     step "tests under the sanitizers"
     # Every test but the fuzz targets (built with clang's sanitizers in the
     # main pass already) and the formatting check. (The threaded ROMIO test
-    # runs too, since ROMIO's critical sections are real: patch 0012.) Server ranks and MPI
+    # runs too, since ROMIO's critical sections are real: patch 0012; and
+    # ROMIO's own test programs, the one library suite short enough for this
+    # pass.) Server ranks and MPI
     # programs (stripefs-run) run without the leak check: the MPI runtime's
     # own leaks at exit sit in plugins it unloads, which no suppression can
     # name. --sanitizer-logs collects each test's reports (see run-suite.sh),
@@ -63,7 +65,7 @@ if [ -z "${SFS_QUICK:-}" ]; then
     LSAN_OPTIONS="suppressions=$src/ci/lsan.supp:print_suppressions=0" \
     UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" \
         tests/run-suite.sh --build _build-asan --label asan \
-        --filter '^tests/(unit|service|faults|mpi|romio|preload|cluster)/' \
+        --filter '^tests/((unit|service|faults|mpi|romio|preload|cluster)/|libsuites/test_libsuites_romio)' \
         --sanitizer-logs _build-asan/sanitizer-logs --counts "$counts" --lists "$lists"
 fi
 

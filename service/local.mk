@@ -19,9 +19,10 @@ libsfs_service_la_SOURCES = \
 	service/sfs_ns_path.c service/sfs_ns_file.c service/sfs_ns_size.c service/sfs_ns_dir.c service/sfs_ns_check.c \
 	service/sfs_ns_pattern.c service/sfs_ns_pattern.h \
 	service/sfs_storage.c service/sfs_storage_internal.h service/sfs_storage_handlers.c \
-	service/sfs_storage_mirror.c service/sfs_mgmt_mirror.c \
+	service/sfs_storage_mirror.c service/sfs_mgmt_mirror.c service/sfs_mgmt_mirror_store.c \
 	service/sfs_storage_mirror_state.c service/sfs_mirror_log.c service/sfs_mirror_log.h \
 	service/sfs_mirror_resync.c service/sfs_mirror_resync.h \
+	service/sfs_lease.c service/sfs_lease.h \
 	service/sfs_chunk_store.c service/sfs_chunk_store.h service/sfs_chunk_backend.h \
 	service/sfs_chunk_store_internal.h service/sfs_chunk_cache.c service/sfs_chunk_map.c \
 	service/sfs_chunk_posix.c \
@@ -38,7 +39,8 @@ libsfs_service_la_SOURCES += service/sfs_storage_tunables.c service/sfs_storage_
 # The server is an MPI program: compiled with Open MPI's flags.
 bin_PROGRAMS += stripefs-server
 stripefs_server_SOURCES  = service/sfs_server_main.c service/sfs_server.h service/sfs_server_args.c \
-	service/sfs_server_one_host.c service/sfs_server_bcast.c service/sfs_server_rejoin.c
+	service/sfs_server_one_host.c service/sfs_server_bcast.c service/sfs_server_rejoin.c \
+	service/sfs_server_join.c
 stripefs_server_CPPFLAGS = $(SFS_CPPFLAGS_SERVICE)
 stripefs_server_CFLAGS   = $(AM_CFLAGS) $(MPI_OMPI_CFLAGS)
 stripefs_server_LDADD    = libsfs_service.la $(SFS_CORE_LIBS) $(MPI_OMPI_LIBS)

@@ -9,6 +9,7 @@
 #include "sfs_errno.h"
 #include "sfs_layout.h"
 #include "sfs_log.h"
+#include "sfs_proto_mirror.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -106,6 +107,9 @@ int sfs_meta_chooser_update(sfs_meta_chooser_t *chooser, const sfs_map_t *map)
         f->host    = sfs_meta_host_index(map, t->node_id);
         f->online  = t->state == SFS_STATE_ONLINE;
         f->full    = !room;
+        /* which member of its mirror group serves now: new mirrored files */
+        f->mirror_primary = t->mirror_primary;
+        f->mirror_state   = t->mirror_state;
         for (uint32_t j = 0; j < chooser->target_count; j++) {
             if (chooser->targets[j].id == t->target_id) {
                 f->current       = chooser->targets[j].current;
@@ -385,4 +389,24 @@ void sfs_meta_chooser_counts(sfs_meta_chooser_t *chooser, uint32_t *total, uint3
         *usable += chooser->targets[i].weight != 0;
     }
     pthread_mutex_unlock(&chooser->lock);
+}
+
+uint32_t sfs_meta_chooser_mirror_primary(sfs_meta_chooser_t *chooser, uint32_t primary)
+{
+    uint32_t serving = primary;
+
+    pthread_mutex_lock(&chooser->lock);
+    for (uint32_t i = 0; i < chooser->target_count; i++) {
+        if (chooser->targets[i].id == primary && chooser->targets[i].mirror_primary) {
+            serving = chooser->targets[i].mirror_primary;
+        }
+    }
+    for (uint32_t i = 0; i < chooser->target_count; i++) {
+        if (chooser->targets[i].id == serving &&
+            chooser->targets[i].mirror_state != SFS_MIRROR_STATE_GOOD) {
+            serving = 0; /* its copy is not known good: no new file there */
+        }
+    }
+    pthread_mutex_unlock(&chooser->lock);
+    return serving;
 }

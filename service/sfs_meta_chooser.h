@@ -48,7 +48,9 @@ typedef struct sfs_meta_target {
     uint64_t weight;   /* free MiB; 0: not usable (not online, full or draining) */
     uint64_t suspect;  /* probably-offline: its free MiB, for the last resort */
     int64_t  current;
-    int64_t  first_current; /* round-robin of the first target */
+    int64_t  first_current;  /* round-robin of the first target */
+    uint32_t mirror_primary; /* the map's: its mirror group's member serving now (0: none) */
+    uint32_t mirror_state;   /* the map's SFS_MIRROR_STATE_* of this member */
 } sfs_meta_target_t;
 
 typedef struct sfs_meta_chooser {
@@ -93,6 +95,11 @@ uint32_t sfs_meta_chooser_draining(sfs_meta_chooser_t *chooser, uint32_t *ids, u
  * it is refused with -EINVAL). */
 int sfs_meta_choose_in(void *arg, const sfs_meta_filter_t *filter, uint32_t count,
                        uint32_t start_target, uint32_t *targets);
+/* A mirrored file's group whose config primary is `primary`: the member
+ * that serves it now, as the map says (`primary` itself before a map names
+ * one), or 0 when that member's copy is not good (the group takes no new
+ * mirrored file). Whether it is usable (online, not full) is the choice's. */
+uint32_t sfs_meta_chooser_mirror_primary(sfs_meta_chooser_t *chooser, uint32_t primary);
 /* The cluster's targets and how many are usable now. */
 void sfs_meta_chooser_counts(sfs_meta_chooser_t *chooser, uint32_t *total, uint32_t *usable);
 

@@ -73,8 +73,9 @@ static int sfs_meta_choose_noted(void *arg, uint32_t pool, uint32_t count, uint3
     return pick->picked;
 }
 
-/* A mirrored file's targets: the primaries of mirror groups (each chunk's
- * copy goes to the group's secondary), in the chooser's order. */
+/* A mirrored file's targets: the members serving mirror groups now, as
+ * the map says (each chunk's copy goes to the other member), in the
+ * chooser's order; a group whose serving member is not good is skipped. */
 static int sfs_meta_choose_primaries(void *arg, uint32_t pool, uint32_t count,
                                      uint32_t start_target, uint32_t *targets)
 {
@@ -101,13 +102,15 @@ static int sfs_meta_choose_primaries(void *arg, uint32_t pool, uint32_t count,
         const sfs_config_mirror_group_t *start = sfs_config_mirror_group_of(config, start_target);
 
         /* a group's members are in one pool (the config's rule) */
-        got = sfs_meta_pool_choose(pick->chooser, config, pool, total, start ? start->primary : 0,
-                                   all, NULL);
+        got = sfs_meta_pool_choose(
+            pick->chooser, config, pool, total,
+            start ? sfs_meta_chooser_mirror_primary(pick->chooser, start->primary) : 0, all, NULL);
     }
     for (int i = 0; i < got && n < count; i++) {
         const sfs_config_mirror_group_t *group = sfs_config_mirror_group_of(config, all[i]);
 
-        if (group && group->primary == all[i]) {
+        /* the member serving the group now (a promoted secondary too) */
+        if (group && sfs_meta_chooser_mirror_primary(pick->chooser, group->primary) == all[i]) {
             targets[n++] = all[i];
         }
     }

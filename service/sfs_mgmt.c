@@ -21,12 +21,19 @@
 int sfs_mgmt_create(sfs_service_t *service, sfs_mgmt_t **mgmt_p)
 {
     sfs_mgmt_t *mgmt;
+    int         rc;
 
     if (!SFS_ALLOC_PTR(mgmt)) {
         return -ENOMEM;
     }
-    mgmt->service = service;
-    mgmt->version = 1;
+    mgmt->service       = service;
+    mgmt->version       = 1;
+    mgmt->last_check_ms = sfs_time_ms();
+    rc                  = sfs_mgmt_mirror_load(mgmt); /* promotions made before a restart */
+    if (rc) {
+        sfs_mgmt_destroy(mgmt);
+        return rc;
+    }
     sfs_info("management server listening on port %u", service->config->mgmt_port);
     *mgmt_p = mgmt;
     return 0;
@@ -210,6 +217,31 @@ static void sfs_mgmt_run_shutdown(sfs_mgmt_t *mgmt)
     sfs_service_request_stop(service);
 }
 
+/* Management itself did not run its checks for a while (the service's
+ * start, which waits for every rank, or a long handler): silence it could
+ * not hear is not the ranks' (they were not answered either, so their
+ * fencing leases ran out meanwhile: docs/mirroring.md). Their last
+ * contacts move by the gap, so no rank is found offline, nor its buddy
+ * promoted, for management's own stall. */
+static void sfs_mgmt_forgive_stall(sfs_mgmt_t *mgmt, uint64_t now)
+{
+    uint64_t gap = now - mgmt->last_check_ms;
+
+    mgmt->last_check_ms = now;
+    if (gap <= mgmt->service->config->heartbeat_interval_ms + SFS_MGMT_CHECK_MS) {
+        return;
+    }
+    sfs_warn("management did not look at the ranks for %.1f s: their silence meanwhile does "
+             "not count",
+             (double)gap / 1000.0);
+    for (uint32_t i = 0; i < mgmt->node_count; i++) {
+        mgmt->nodes[i].last_contact_ms += gap;
+        if (mgmt->nodes[i].last_contact_ms > now) {
+            mgmt->nodes[i].last_contact_ms = now;
+        }
+    }
+}
+
 void sfs_mgmt_timer(sfs_mgmt_t *mgmt)
 {
     uint64_t now     = sfs_time_ms();
@@ -222,6 +254,7 @@ void sfs_mgmt_timer(sfs_mgmt_t *mgmt)
         return;
     }
     mgmt->next_check_ms = now + SFS_MGMT_CHECK_MS;
+    sfs_mgmt_forgive_stall(mgmt, now);
     for (uint32_t i = 0; i < mgmt->node_count; i++) {
         sfs_mgmt_node_t *node  = &mgmt->nodes[i];
         uint32_t         state = sfs_mgmt_state_of(mgmt, node, now);

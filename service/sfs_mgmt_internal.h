@@ -61,6 +61,7 @@ struct sfs_mgmt {
     uint32_t           target_count;
     uint64_t           version;
     uint64_t           next_check_ms;
+    uint64_t           last_check_ms; /* a longer gap is management's own stall */
     int                shutdown_requested;
     int                shutdown_started;
     uint64_t           shutdown_deadline_ms;
@@ -82,6 +83,20 @@ void               sfs_mgmt_mirror_map(sfs_mgmt_t *mgmt, sfs_map_t *map);
 /* Rank `node_id` went offline: promote the secondary of each group whose
  * primary it served (if good and online). Non-zero if the map changed. */
 int sfs_mgmt_mirror_failover(sfs_mgmt_t *mgmt, uint32_t node_id);
+/* The mirror state on disk (sfs_mgmt_mirror_store.c). Path: 1 and the
+ * path, 0 when nothing is kept (a config from memory), or an error. Parse
+ * (strict; unit-tested) into `groups` made from the config: 0 or -EBADMSG
+ * naming `path` and the line. Format: its length, or -ENOSPC. Load at
+ * start (no file: the config's primaries): 0 or the error, detail set.
+ * Save after every change (a failure is logged: the change holds in
+ * memory). */
+int  sfs_mgmt_mirror_state_path(const sfs_config_t *config, char *path, size_t size);
+int  sfs_mgmt_mirror_parse(const sfs_config_t *config, const char *text, const char *path,
+                           sfs_mgmt_mirror_t *groups);
+int  sfs_mgmt_mirror_format(const sfs_config_t *config, const sfs_mgmt_mirror_t *groups, char *buf,
+                            size_t size);
+int  sfs_mgmt_mirror_load(sfs_mgmt_t *mgmt);
+void sfs_mgmt_mirror_save(sfs_mgmt_t *mgmt);
 /* Pure (unit-tested): how long a rank may be silent before it is
  * probably-offline, and the state after `silent_ms` of silence. */
 uint64_t sfs_mgmt_suspect_after_ms(const sfs_config_t *config);

@@ -3,7 +3,9 @@
  * groups, which member serves each now, the members' consistency states)
  * and MIRROR_REPORT (a storage rank serving a group alone says its buddy
  * needs a resync, or how a resync goes). The states live here, in memory,
- * made from the config on first use. Failover: once a group's primary has
+ * made from the config on first use, or read back at start from the
+ * mirror state file, written on every change (sfs_mgmt_mirror_store.c).
+ * Failover: once a group's primary has
  * been silent for the offline timeout, its secondary is promoted if it is
  * online and good (never one that needs a resync), and the map names it.
  * A primary whose buddy is away
@@ -87,6 +89,11 @@ int sfs_mgmt_mirror_failover(sfs_mgmt_t *mgmt, uint32_t node_id)
     uint64_t            now     = sfs_time_ms();
     int                 changed = 0;
 
+    if (mgmt->shutdown_requested) {
+        /* the ranks stop on purpose, some before others: a promotion now
+         * would be saved and name a member the next start should not */
+        return 0;
+    }
     for (uint32_t i = 0; groups && i < config->mirror_group_count; i++) {
         sfs_mgmt_mirror_t *g   = &groups[i];
         int                p   = g->primary == g->member[1];
@@ -112,6 +119,9 @@ int sfs_mgmt_mirror_failover(sfs_mgmt_t *mgmt, uint32_t node_id)
         g->state[p] = SFS_MIRROR_STATE_NEEDS_RESYNC;
         g->primary  = g->member[!p];
         changed     = 1;
+    }
+    if (changed) {
+        sfs_mgmt_mirror_save(mgmt); /* a restarted management must not name the old one */
     }
     return changed;
 }
@@ -163,7 +173,7 @@ void sfs_handle_mirror_report(sfs_service_t *service, sfs_tp_request_t *req)
 {
     sfs_mgmt_t              *mgmt = service->mgmt;
     sfs_mirror_report_req_t *report;
-    int                      changed = 0;
+    int                      changed = 0, states = 0;
 
     if (!(sfs_tp_session_cred(sfs_tp_request_session(req))->flags & SFS_CRED_SERVER)) {
         sfs_tp_request_reply_error(req, -EPERM, "only server ranks may report mirror states");
@@ -195,7 +205,7 @@ void sfs_handle_mirror_report(sfs_service_t *service, sfs_tp_request_t *req)
             sfs_warn("mirror: target %" PRIu32 " (buddy of %" PRIu32 "): %s -> %s", e->target,
                      e->reporter, sfs_mirror_state_name(g->state[m]),
                      sfs_mirror_state_name(e->state));
-            changed = 1;
+            changed = states = 1;
         }
         changed |= g->done[m] != e->done || g->total[m] != e->total;
         g->state[m] = e->state;
@@ -204,6 +214,9 @@ void sfs_handle_mirror_report(sfs_service_t *service, sfs_tp_request_t *req)
     }
     if (changed) {
         mgmt->version++; /* the map shows the states */
+    }
+    if (states) {
+        sfs_mgmt_mirror_save(mgmt);
     }
     free(report);
     sfs_tp_request_reply(req, 0, NULL, 0, NULL, 0, NULL, NULL);

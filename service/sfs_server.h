@@ -7,6 +7,7 @@
  *   sfs_server_one_host.c  --one-host: the state dir, its config and connauth
  *   sfs_server_bcast.c     the config shared by every rank, munged, host names
  *   sfs_server_rejoin.c    --rejoin: a lost rank comes back
+ *   sfs_server_join.c      --join: a new storage rank for new targets
  *
  * A step returns 0 to go on, or non-zero once it has said why the server
  * stops and set `exit_code`.
@@ -33,6 +34,7 @@ typedef struct sfs_server_args {
     const char *ready_file;
     const char *log_level;
     int         rejoin_rank; /* -1: part of the full job */
+    int         join;        /* --join: a new rank of a running service */
 } sfs_server_args_t;
 
 typedef struct sfs_server {
@@ -65,8 +67,26 @@ int sfs_server_share_config(sfs_server_t *server); /* rank 0 reads, everyone par
 int sfs_server_start_munged(sfs_server_t *server); /* the service's own munged, if any */
 int sfs_server_gather_hosts(sfs_server_t *server); /* every rank's host name */
 
-/* sfs_server_rejoin.c: serve as a rank that was lost, until stopped. */
+/* Attaching to a running service (--rejoin, --join): a job of one rank that
+ * takes no state-dir lock and starts no munged of its own. */
+static inline int sfs_server_attaches(const sfs_server_args_t *args)
+{
+    return args->rejoin_rank >= 0 || args->join;
+}
+
+/* sfs_server_rejoin.c: serve as a rank that was lost, until stopped; and the
+ * steps of any process that attaches: a worker connected to management,
+ * the service of the planned roles (server->plan) registered as `rank`,
+ * serving until stopped. */
 void sfs_server_rejoin(sfs_server_t *server);
+int  sfs_server_attach_connect(const sfs_config_t *config, sfs_tp_worker_t **worker_p,
+                               sfs_cluster_t **cluster_p);
+int  sfs_server_attach_start(sfs_server_t *server, uint32_t rank);
+void sfs_server_attach_serve(sfs_server_t *server, uint32_t rank, const char *what);
+
+/* sfs_server_join.c: serve the config's targets of this host that the
+ * running service does not have, as a new rank, until stopped. */
+void sfs_server_join(sfs_server_t *server);
 
 /* sfs_server_main.c, shared with the rejoin */
 void sfs_server_catch_signals(sfs_service_t *service); /* SIGTERM/SIGINT stop it */

@@ -31,6 +31,9 @@ static void sfs_server_usage(FILE *out)
                  "      --ready-file F    write F (mgmt address and config path) once serving\n"
                  "      --rejoin RANK     come back as RANK of a running service whose rank was\n"
                  "                        lost (a job of one rank; management must be up)\n"
+                 "      --join            serve the config's targets on this host that the\n"
+                 "                        running service does not have yet, as a new rank\n"
+                 "                        (a drive or a host added to the config; -np 1)\n"
                  "      --log-level L     error, warn, info (default), debug, trace\n"
                  "  -h, --help            this text\n"
                  "\n"
@@ -40,13 +43,18 @@ static void sfs_server_usage(FILE *out)
 
 static int sfs_server_parse(int argc, char **argv, sfs_server_args_t *args)
 {
-    static const struct option options[] = {
-        {"config", required_argument, NULL, 'c'},    {"one-host", no_argument, NULL, 'o'},
-        {"state", required_argument, NULL, 's'},     {"targets", required_argument, NULL, 't'},
-        {"port", required_argument, NULL, 'p'},      {"ready-file", required_argument, NULL, 'r'},
-        {"log-level", required_argument, NULL, 'l'}, {"help", no_argument, NULL, 'h'},
-        {"rejoin", required_argument, NULL, 'j'},    {NULL, 0, NULL, 0}};
-    int opt;
+    static const struct option options[] = {{"config", required_argument, NULL, 'c'},
+                                            {"one-host", no_argument, NULL, 'o'},
+                                            {"state", required_argument, NULL, 's'},
+                                            {"targets", required_argument, NULL, 't'},
+                                            {"port", required_argument, NULL, 'p'},
+                                            {"ready-file", required_argument, NULL, 'r'},
+                                            {"log-level", required_argument, NULL, 'l'},
+                                            {"help", no_argument, NULL, 'h'},
+                                            {"rejoin", required_argument, NULL, 'j'},
+                                            {"join", no_argument, NULL, 'J'},
+                                            {NULL, 0, NULL, 0}};
+    int                        opt;
 
     memset(args, 0, sizeof(*args));
     args->state_dir   = "./stripefs-state";
@@ -97,6 +105,9 @@ static int sfs_server_parse(int argc, char **argv, sfs_server_args_t *args)
                 return sfs_error_set(-EINVAL, "--rejoin needs a rank number, not '%s'", optarg);
             }
             break;
+        case 'J':
+            args->join = 1;
+            break;
         case 'h':
             return 1;
         default:
@@ -108,6 +119,14 @@ static int sfs_server_parse(int argc, char **argv, sfs_server_args_t *args)
     }
     if (!args->config_path == !args->one_host) {
         return sfs_error_set(-EINVAL, "give either -c CLUSTER.yaml or --one-host (see --help)");
+    }
+    if (args->join && args->rejoin_rank >= 0) {
+        return sfs_error_set(-EINVAL, "--join (new targets) and --rejoin RANK (a lost rank) "
+                                      "exclude each other");
+    }
+    if (args->join && args->targets_given) {
+        return sfs_error_set(-EINVAL, "--join takes its targets from the config: add them there "
+                                      "instead of giving --targets");
     }
     return 0;
 }

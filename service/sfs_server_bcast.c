@@ -59,7 +59,7 @@ int sfs_server_start_munged(sfs_server_t *server)
     const sfs_config_t *config  = server->config;
     int                 started = 0;
 
-    if (!config->munge || !config->munged_key[0] || server->args.rejoin_rank >= 0) {
+    if (!config->munge || !config->munged_key[0] || sfs_server_attaches(&server->args)) {
         return 0;
     }
     if (server->rank == 0) {

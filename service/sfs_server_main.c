@@ -292,6 +292,8 @@ int main(int argc, char **argv)
         sfs_server_gather_hosts(&server) == 0) {             /* every rank's host */
         if (server.args.rejoin_rank >= 0) {
             sfs_server_rejoin(&server); /* a lost rank comes back */
+        } else if (server.args.join) {
+            sfs_server_join(&server); /* new targets, as a new rank */
         } else {
             sfs_server_serve(&server); /* plan, start, register, loop, stop */
         }

@@ -71,11 +71,11 @@ static int sfs_server_apply_one_host_options(const sfs_server_args_t *args, cons
     }
     old_port = config->mgmt_port;
     if (args->port_given && old_port != args->port) {
-        if (args->rejoin_rank >= 0) {
+        if (sfs_server_attaches(args)) {
             rc = sfs_error_set(-EINVAL,
-                               "--rejoin: the running service listens on port %u (%s), not on "
+                               "%s: the running service listens on port %u (%s), not on "
                                "--port %u",
-                               old_port, path, args->port);
+                               args->join ? "--join" : "--rejoin", old_port, path, args->port);
             goto out;
         }
         config->mgmt_port = (uint16_t)args->port;
@@ -112,18 +112,18 @@ int sfs_server_config_text(const sfs_server_args_t *args, int size, char *name, 
     /* a second service on a live state dir is refused before its config
      * (port), munged or anything else is touched; a --rejoin joins the
      * running service, whose rank 0 holds the claim */
-    if (args->rejoin_rank < 0) {
+    if (!sfs_server_attaches(args)) {
         rc = sfs_dirlock_acquire(args->state_dir, "state dir", state_lock_p);
         if (rc) {
             return rc;
         }
     }
     snprintf(path, sizeof(path), "%s/stripefs.yaml", args->state_dir);
-    if (access(path, F_OK) != 0 && args->rejoin_rank >= 0) {
+    if (access(path, F_OK) != 0 && sfs_server_attaches(args)) {
         return sfs_error_set(-ENOENT,
-                             "--rejoin: %s does not exist (no service was started in "
+                             "%s: %s does not exist (no service was started in "
                              "%s)",
-                             path, args->state_dir);
+                             args->join ? "--join" : "--rejoin", path, args->state_dir);
     }
     if (access(path, F_OK) != 0) {
         if (gethostname(host, sizeof(host)) != 0) {

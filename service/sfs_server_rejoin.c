@@ -2,6 +2,8 @@
  * --rejoin RANK: a rank of a running service was lost and comes back as a
  * job of its own. It asks management which roles and targets that rank had,
  * takes them, registers again and serves until stopped; clients reconnect.
+ * The steps every process that attaches to a running service takes (--rejoin
+ * and --join, sfs_server_join.c) are here too: sfs_server_attach_*.
  */
 #define SFS_LOG_FAC "server"
 #include "sfs_server.h"
@@ -16,8 +18,8 @@
 #include <string.h>
 
 /* A worker and connections to management, as an admin client would have. */
-static int sfs_server_rejoin_connect(const sfs_config_t *config, sfs_tp_worker_t **worker_p,
-                                     sfs_cluster_t **cluster_p)
+int sfs_server_attach_connect(const sfs_config_t *config, sfs_tp_worker_t **worker_p,
+                              sfs_cluster_t **cluster_p)
 {
     const sfs_config_host_t *mgmt_host = sfs_config_find_host(config, config->mgmt_host);
     sfs_tp_worker_params_t   params;
@@ -139,7 +141,7 @@ static int sfs_server_rejoin_plan(const sfs_config_t *config, uint32_t rank, con
     sfs_cluster_t   *cluster = NULL;
     int              rc;
 
-    rc = sfs_server_rejoin_connect(config, &worker, &cluster);
+    rc = sfs_server_attach_connect(config, &worker, &cluster);
     if (rc) {
         return rc;
     }
@@ -149,8 +151,8 @@ static int sfs_server_rejoin_plan(const sfs_config_t *config, uint32_t rank, con
     return rc;
 }
 
-/* Take the planned roles and register with management again. */
-static int sfs_server_rejoin_start(sfs_server_t *server, uint32_t rank)
+/* Take the planned roles (server->plan) as `rank` and register with management. */
+int sfs_server_attach_start(sfs_server_t *server, uint32_t rank)
 {
     const sfs_config_t      *config    = server->config;
     const sfs_config_host_t *mgmt_host = sfs_config_find_host(config, config->mgmt_host);
@@ -158,10 +160,7 @@ static int sfs_server_rejoin_start(sfs_server_t *server, uint32_t rank)
     size_t                   length;
     int                      rc;
 
-    rc = sfs_server_rejoin_plan(config, rank, server->host, &server->plan);
-    if (rc == 0) {
-        rc = sfs_service_create(config, server->plan, rank, &server->service);
-    }
+    rc = sfs_service_create(config, server->plan, rank, &server->service);
     if (rc == 0) {
         rc = sfs_tp_bootstrap_fetch(
             mgmt_host && mgmt_host->address[0] ? mgmt_host->address : config->mgmt_host,
@@ -174,6 +173,25 @@ static int sfs_server_rejoin_start(sfs_server_t *server, uint32_t rank)
     return rc;
 }
 
+/* Serve as `rank` until stopped, then flush (what was said is `what`). */
+void sfs_server_attach_serve(sfs_server_t *server, uint32_t rank, const char *what)
+{
+    int rc;
+
+    sfs_server_catch_signals(server->service);
+    if (server->service->meta) {
+        sfs_meta_map_changed(server->service->meta);
+    }
+    sfs_info("rank %u %s on %s", rank, what, server->host);
+    if (server->args.ready_file) {
+        sfs_server_write_ready(server->args.ready_file, server->config);
+    }
+    sfs_server_loop(server->service);
+    rc = sfs_service_flush(server->service);
+    sfs_info("rank %u stopped%s", rank, rc ? " (flush failed)" : " cleanly");
+    server->exit_code = rc ? 1 : 0;
+}
+
 void sfs_server_rejoin(sfs_server_t *server)
 {
     uint32_t rank = (uint32_t)server->args.rejoin_rank;
@@ -184,23 +202,15 @@ void sfs_server_rejoin(sfs_server_t *server)
         server->exit_code = 2;
         return;
     }
-    rc = sfs_server_rejoin_start(server, rank);
+    rc = sfs_server_rejoin_plan(server->config, rank, server->host, &server->plan);
+    if (rc == 0) {
+        rc = sfs_server_attach_start(server, rank);
+    }
     if (rc) {
         fprintf(stderr, "stripefs-server: cannot rejoin as rank %u: %s\n", rank,
                 sfs_error_detail());
         server->exit_code = 1;
         return;
     }
-    sfs_server_catch_signals(server->service);
-    if (server->service->meta) {
-        sfs_meta_map_changed(server->service->meta);
-    }
-    sfs_info("rank %u rejoined the service on %s", rank, server->host);
-    if (server->args.ready_file) {
-        sfs_server_write_ready(server->args.ready_file, server->config);
-    }
-    sfs_server_loop(server->service);
-    rc = sfs_service_flush(server->service);
-    sfs_info("rank %u stopped%s", rank, rc ? " (flush failed)" : " cleanly");
-    server->exit_code = rc ? 1 : 0;
+    sfs_server_attach_serve(server, rank, "rejoined the service");
 }

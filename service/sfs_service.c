@@ -253,6 +253,7 @@ static int sfs_service_send_register(sfs_service_t *service)
     sfs_wbuf_t           wb;
     sfs_tp_rpc_params_t  params;
     sfs_tp_rpc_t        *rpc;
+    uint64_t             sent;
     int                  rc;
 
     if (!reg || !reps || !args) {
@@ -284,10 +285,14 @@ static int sfs_service_send_register(sfs_service_t *service)
     params.opcode      = SFS_OP_REGISTER;
     params.args        = args;
     params.args_length = wb.length;
+    sent               = sfs_time_ms();
     rc                 = sfs_cluster_call_mgmt(service->cluster, &params, &rpc);
     sfs_tp_rpc_release(rpc);
     if (rc == 0) {
         service->registered = 1;
+        if (service->storage) {
+            sfs_storage_mirror_lease_renew(service->storage, sent);
+        }
     }
 out:
     free(reg);
@@ -330,10 +335,15 @@ static void sfs_service_heartbeat_done(sfs_tp_rpc_t *rpc, void *arg)
         const uint8_t        *args = sfs_tp_rpc_reply_args(rpc, &length);
         sfs_heartbeat_reply_t reply;
 
-        if (sfs_proto_decode(SFS_OP_HEARTBEAT, 1, args, length, &reply, sizeof(reply)) == 0 &&
-            (reply.flags & SFS_HEARTBEAT_REGISTER_AGAIN)) {
+        if (sfs_proto_decode(SFS_OP_HEARTBEAT, 1, args, length, &reply, sizeof(reply)) != 0) {
+            return;
+        }
+        if (reply.flags & SFS_HEARTBEAT_REGISTER_AGAIN) {
             /* management does not know us (it restarted): register again */
             service->registered = 0;
+        } else if (service->storage) {
+            /* management took it as a contact: the lease runs from its sending */
+            sfs_storage_mirror_lease_renew(service->storage, service->heartbeat_sent_ms);
         }
     } else if (status != -ECANCELED) {
         sfs_warn("heartbeat to management failed: %s", sfs_tp_rpc_error_detail(rpc));
@@ -365,6 +375,9 @@ static void sfs_service_heartbeat(sfs_service_t *service)
         return;
     }
     service->next_heartbeat_ms = now + interval;
+    if (service->storage && sfs_storage_mirror_cut_off(service->storage)) {
+        return; /* testing: a cut between this rank and management */
+    }
     if (service->heartbeat_rpc) {
         if (!sfs_tp_rpc_is_done(service->heartbeat_rpc)) {
             return; /* the last one is still out */
@@ -385,11 +398,12 @@ static void sfs_service_heartbeat(sfs_service_t *service)
     sfs_wbuf_init(&wb, args, sizeof(args));
     sfs_service_heartbeat_args(service, &wb);
     memset(&params, 0, sizeof(params));
-    params.opcode      = SFS_OP_HEARTBEAT;
-    params.args        = args;
-    params.args_length = wb.length;
-    params.cb          = sfs_service_heartbeat_done;
-    params.cb_arg      = service;
+    params.opcode              = SFS_OP_HEARTBEAT;
+    params.args                = args;
+    params.args_length         = wb.length;
+    params.cb                  = sfs_service_heartbeat_done;
+    params.cb_arg              = service;
+    service->heartbeat_sent_ms = sfs_time_ms();
     if (wb.error || sfs_tp_rpc_start(conn, &params, &service->heartbeat_rpc) != 0) {
         service->heartbeat_rpc = NULL;
     }

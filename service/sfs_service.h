@@ -35,6 +35,7 @@ typedef struct sfs_service {
     int                    tearing_down; /* sfs_service_destroy: refuse every request */
     uint64_t               next_heartbeat_ms;
     sfs_tp_rpc_t          *heartbeat_rpc;
+    uint64_t               heartbeat_sent_ms; /* renews the fencing lease once answered */
     int                    registered;
 } sfs_service_t;
 
@@ -82,6 +83,12 @@ int sfs_storage_has_news(sfs_storage_t *storage);
 int sfs_storage_flush(sfs_storage_t *storage);
 /* From the progress loop: mirror states to management (sfs_storage_mirror.c). */
 void sfs_storage_mirror_tick(sfs_storage_t *storage);
+/* The fencing lease (docs/mirroring.md, "Fencing"): management answered a
+ * heartbeat or registration sent at `sent_ms` (sfs_time_ms). */
+void sfs_storage_mirror_lease_renew(sfs_storage_t *storage, uint64_t sent_ms);
+/* Testing (STRIPEFS_TEST_DROP_HEARTBEATS): non-zero while this rank is to
+ * send management nothing. */
+int  sfs_storage_mirror_cut_off(sfs_storage_t *storage);
 void sfs_storage_destroy(sfs_storage_t *storage);
 
 #endif

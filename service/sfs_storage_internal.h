@@ -89,9 +89,13 @@ void                   sfs_storage_mirror_changed(sfs_storage_t *storage);
 /* The member serving `group` now, as the last map says (the config's
  * primary before any map). */
 uint32_t sfs_storage_mirror_primary(sfs_storage_t *storage, const sfs_config_mirror_group_t *group);
-int      sfs_storage_mirror_admit(sfs_storage_t *storage, sfs_storage_op_t *op);
-void     sfs_storage_mirror_start(sfs_storage_t *storage, sfs_storage_op_t *op, uint64_t bytes);
-int      sfs_storage_mirror_step(sfs_storage_op_t *op);
+/* The fencing lease (sfs_storage_mirror_state.c, sfs_lease.h): 0 while
+ * this rank may acknowledge a mirrored change as primary, else -ESTALE with
+ * the detail set naming `what` and the target (and logged once per lapse). */
+int  sfs_storage_mirror_fenced(sfs_storage_t *storage, uint32_t target_id, const char *what);
+int  sfs_storage_mirror_admit(sfs_storage_t *storage, sfs_storage_op_t *op);
+void sfs_storage_mirror_start(sfs_storage_t *storage, sfs_storage_op_t *op, uint64_t bytes);
+int  sfs_storage_mirror_step(sfs_storage_op_t *op);
 
 /* Free an op that was never run (its data buffer is the caller's). */
 void sfs_storage_op_free(sfs_storage_op_t *op);

@@ -19,6 +19,10 @@
  * answer, so that the buddy, now needs-resync, can be resynced with what
  * changed. Later requests skip the forward until a resync is done.
  *
+ * Fencing (docs/mirroring.md): a primary acknowledges a mirrored change
+ * only while its rank holds a lease from management, checked at admission
+ * and again at the answer; without one it answers ESTALE.
+ *
  * Nothing here blocks the progress thread on the buddy: the forward is an
  * RPC whose reply comes back as an event (two primaries forwarding to each
  * other cannot deadlock); the disk work stays on the disk threads. A buddy
@@ -83,7 +87,16 @@ int sfs_storage_mirror_admit(sfs_storage_t *storage, sfs_storage_op_t *op)
         return 0;
     }
     if (primary == target_id) {
-        /* the group's primary now: the config's, or its secondary promoted */
+        /* the group's primary now: the config's, or its secondary promoted;
+         * but not without a lease: management may have promoted the buddy
+         * of a rank it cannot hear, and this rank's map would not say so */
+        int rc = sfs_storage_mirror_fenced(storage, target_id, sfs_op_name(op->opcode));
+
+        if (rc) {
+            sfs_debug("refused: %s", sfs_error_detail());
+            sfs_tp_request_reply_error(op->req, rc, "%s", sfs_error_detail());
+            return rc;
+        }
         op->mirror   = 1;
         op->buddy_id = group->primary == target_id ? group->secondary : group->primary;
         return 0;
@@ -358,6 +371,28 @@ static int sfs_storage_mirror_send(sfs_storage_op_t *op)
     return sfs_tp_rpc_start(conn, &params, &op->forward);
 }
 
+/* The op is to be answered: a success only while the lease still holds
+ * (the disk work and the forward took time; the answer is what counts). A
+ * change applied but refused this way is sent again by the client to the
+ * new primary: the same bytes, the same length. */
+static void sfs_storage_mirror_answer(sfs_storage_op_t *op)
+{
+    int rc;
+
+    if (op->status) {
+        return;
+    }
+    rc = sfs_storage_mirror_fenced(op->storage, op->chunk.target_id, sfs_op_name(op->opcode));
+    if (rc) {
+        op->status = rc;
+        snprintf(op->detail, sizeof(op->detail), "%s", sfs_error_detail());
+        return;
+    }
+    /* tests/faults/test_fault_mirror_fence.sh reads these (storage=debug) */
+    sfs_debug("mirror: target %" PRIu32 " acknowledges %s of chunk file %" PRIu64 " as primary",
+              op->chunk.target_id, sfs_op_name(op->opcode), op->chunk.entry_id);
+}
+
 int sfs_storage_mirror_step(sfs_storage_op_t *op)
 {
     sfs_storage_t *storage = op->storage;
@@ -373,6 +408,7 @@ int sfs_storage_mirror_step(sfs_storage_op_t *op)
             if (op->mirror_prev || op->mirror_next || storage->mirror_head == op) {
                 sfs_storage_mirror_leave(op);
             }
+            sfs_storage_mirror_answer(op);
             return 0;
         }
         op->mirror_stage   = 1;
@@ -410,5 +446,6 @@ int sfs_storage_mirror_step(sfs_storage_op_t *op)
     if (op->mirror_prev || op->mirror_next || storage->mirror_head == op) {
         sfs_storage_mirror_leave(op);
     }
+    sfs_storage_mirror_answer(op);
     return 0;
 }

@@ -7,7 +7,9 @@
  * that came back (sfs_mirror_resync.h). Which member is a group's
  * primary now comes from the cluster map, asked for every heartbeat
  * without waiting (a rank with the metadata role has its map kept fresh by
- * that role).
+ * that role). The fencing lease (sfs_lease.h, docs/mirroring.md
+ * "Fencing") lives here too: renewed by management's answers to the
+ * heartbeats, checked before a mirrored change is acknowledged as primary.
  */
 #define SFS_LOG_FAC "storage"
 #include "sfs_service.h"
@@ -15,14 +17,18 @@
 #include "sfs_storage_internal.h"
 
 #include "sfs_errno.h"
+#include "sfs_lease.h"
 #include "sfs_log.h"
 #include "sfs_mirror_log.h"
 #include "sfs_mirror_resync.h"
+#include "sfs_storage_tunables.h"
 #include "sfs_time.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 struct sfs_storage_mirrors {
     sfs_mirror_log_t    **logs; /* one per local target that is a group member */
@@ -33,6 +39,12 @@ struct sfs_storage_mirrors {
     sfs_tp_rpc_t         *report;
     uint8_t              *args;
     uint64_t              next_map_ms;
+    sfs_lease_t           lease;
+    /* STRIPEFS_TEST_DROP_HEARTBEATS: while this file exists, say nothing
+     * to management (checked every 100 ms) */
+    char    *drop_path;
+    int      dropping;
+    uint64_t next_drop_check_ms;
 };
 
 int sfs_storage_mirror_init(sfs_storage_t *storage)
@@ -56,6 +68,33 @@ int sfs_storage_mirror_init(sfs_storage_t *storage)
         return -ENOMEM;
     }
     storage->mirrors = m;
+    sfs_lease_init(&m->lease, config->offline_timeout_ms);
+    if (2 * (uint64_t)config->heartbeat_interval_ms >= m->lease.length_ms) {
+        sfs_warn("fencing lease %.1f s (half the offline timeout) is less than two heartbeat "
+                 "intervals (%.1f s): a late heartbeat stops mirrored writes for a while",
+                 (double)m->lease.length_ms / 1000.0,
+                 (double)config->heartbeat_interval_ms / 1000.0);
+    }
+    {
+        const char *drop;
+
+        rc = sfs_tunable_string(&sfs_storage_tunables, "STRIPEFS_TEST_DROP_HEARTBEATS", &drop);
+        if (rc) {
+            return rc;
+        }
+        if (drop && drop[0]) {
+            size_t n = strlen(drop) + 16;
+
+            m->drop_path = malloc(n);
+            if (!m->drop_path) {
+                return -ENOMEM;
+            }
+            snprintf(m->drop_path, n, "%s.%u", drop, (unsigned)storage->service->rank);
+            sfs_warn("STRIPEFS_TEST_DROP_HEARTBEATS: this rank says nothing to management "
+                     "while %s exists (testing only)",
+                     m->drop_path);
+        }
+    }
     for (uint32_t i = 0; i < storage->target_count; i++) {
         uint32_t                         id = sfs_chunk_target_id(storage->targets[i]);
         const sfs_config_mirror_group_t *g  = sfs_config_mirror_group_of(config, id);
@@ -99,6 +138,7 @@ void sfs_storage_mirror_fini(sfs_storage_t *storage)
     free(m->logs);
     free(m->resyncs);
     free(m->args);
+    free(m->drop_path);
     free(m);
     storage->mirrors = NULL;
 }
@@ -222,6 +262,9 @@ void sfs_storage_mirror_tick(sfs_storage_t *storage)
     if (!m || !storage->service->cluster || !storage->service->registered) {
         return;
     }
+    if (sfs_storage_mirror_cut_off(storage)) {
+        return; /* testing: no map request, no report (management cannot be reached) */
+    }
     sfs_storage_mirror_map(storage, now);
     for (uint32_t i = 0; i < m->count; i++) {
         sfs_storage_mirror_map_says(storage, m->logs[i]);
@@ -249,4 +292,78 @@ void sfs_storage_mirror_tick(sfs_storage_t *storage)
     }
     m->next_report_ms = now + storage->service->config->heartbeat_interval_ms;
     sfs_storage_mirror_report_send(storage);
+}
+
+int sfs_storage_mirror_cut_off(sfs_storage_t *storage)
+{
+    struct sfs_storage_mirrors *m = storage->mirrors;
+    uint64_t                    now;
+    struct stat                 st;
+    int                         was;
+
+    if (!m || !m->drop_path) {
+        return 0;
+    }
+    now = sfs_time_ms();
+    if (now < m->next_drop_check_ms) {
+        return m->dropping;
+    }
+    m->next_drop_check_ms = now + 100;
+    was                   = m->dropping;
+    m->dropping           = stat(m->drop_path, &st) == 0;
+    if (m->dropping != was) {
+        sfs_warn("STRIPEFS_TEST_DROP_HEARTBEATS: %s %s: %s", m->drop_path,
+                 m->dropping ? "exists" : "is gone",
+                 m->dropping ? "saying nothing to management from now on"
+                             : "talking to management again");
+    }
+    return m->dropping;
+}
+
+void sfs_storage_mirror_lease_renew(sfs_storage_t *storage, uint64_t sent_ms)
+{
+    if (storage->mirrors) {
+        sfs_lease_renew(&storage->mirrors->lease, sent_ms);
+    }
+}
+
+int sfs_storage_mirror_fenced(sfs_storage_t *storage, uint32_t target_id, const char *what)
+{
+    struct sfs_storage_mirrors *m = storage->mirrors;
+    uint64_t                    now, age;
+
+    if (!m || storage->service->mgmt) {
+        return 0; /* management in this process: it cannot be cut off from it */
+    }
+    now = sfs_time_ms();
+    if (sfs_lease_valid(&m->lease, now)) {
+        return 0;
+    }
+    age = sfs_lease_age_ms(&m->lease, now);
+    if (!m->lease.told) {
+        m->lease.told = 1;
+        if (age == UINT64_MAX) {
+            sfs_warn("fencing: target %" PRIu32 " acknowledges no mirrored change: management "
+                     "has not answered a heartbeat of this rank yet",
+                     target_id);
+        } else {
+            sfs_warn("fencing: target %" PRIu32 " acknowledges no mirrored change from now on: "
+                     "its lease from management expired (renewed by a heartbeat sent %.1f s "
+                     "ago; lease %.1f s, half the offline timeout), so its buddy may be "
+                     "promoted",
+                     target_id, (double)age / 1000.0, (double)m->lease.length_ms / 1000.0);
+        }
+    }
+    if (age == UINT64_MAX) {
+        return sfs_error_set(-ESTALE,
+                             "%s on target %" PRIu32 ": its rank holds no lease from "
+                             "management yet (fencing)",
+                             what, target_id);
+    }
+    return sfs_error_set(-ESTALE,
+                         "%s on target %" PRIu32 ": its rank's lease from management "
+                         "expired (heartbeat sent %.1f s ago, lease %.1f s): not the "
+                         "primary it may claim to be (fencing)",
+                         what, target_id, (double)age / 1000.0,
+                         (double)m->lease.length_ms / 1000.0);
 }

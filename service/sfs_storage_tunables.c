@@ -19,6 +19,15 @@ static const sfs_tunable_t sfs_storage_tunable_entries[] = {
                          "0..N microseconds, so that concurrent writes finish out of order "
                          "(tests/service/test_service_mirror.sh)",
     },
+    {
+        .name = "STRIPEFS_TEST_DROP_HEARTBEATS",
+        .type = SFS_TUNABLE_STRING,
+        .help = "testing only: PATH; while a file PATH.RANK exists, storage rank RANK (of a "
+                "service with mirror groups) sends management nothing (no heartbeat, "
+                "registration, map request or mirror report) and goes on serving clients: "
+                "a cut between it and management only "
+                "(tests/faults/test_fault_mirror_fence.sh)",
+    },
 };
 
 const sfs_tunable_table_t sfs_storage_tunables =

@@ -29,6 +29,11 @@ tests_unit_service_test_mirror_log_SOURCES  = tests/unit/service/test_mirror_log
 tests_unit_service_test_mirror_log_CPPFLAGS = $(SFS_CPPFLAGS_SERVICE)
 tests_unit_service_test_mirror_log_CFLAGS   = $(SFS_UNIT_CFLAGS)
 tests_unit_service_test_mirror_log_LDADD    = libsfs_common.la $(SFS_UNIT_LDADD)
+check_PROGRAMS += tests/unit/service/test_lease
+tests_unit_service_test_lease_SOURCES  = tests/unit/service/test_lease.c service/sfs_lease.c
+tests_unit_service_test_lease_CPPFLAGS = $(SFS_CPPFLAGS_SERVICE)
+tests_unit_service_test_lease_CFLAGS   = $(SFS_UNIT_CFLAGS)
+tests_unit_service_test_lease_LDADD    = $(SFS_UNIT_LDADD)
 check_PROGRAMS += tests/unit/service/test_meta_counter
 tests_unit_service_test_meta_counter_SOURCES  = tests/unit/service/test_meta_counter.c \
 	service/sfs_meta_counter.c
@@ -138,6 +143,10 @@ tests_progs_sfs_client_check_LDADD   = libsfs_client.la $(SFS_CORE_LIBS)
 check_PROGRAMS += tests/progs/sfs_mirror_writers
 tests_progs_sfs_mirror_writers_SOURCES = tests/progs/sfs_mirror_writers.c
 tests_progs_sfs_mirror_writers_LDADD   = libsfs_client.la $(SFS_CORE_LIBS)
+# The fencing test's writer (tests/faults/test_fault_mirror_fence.sh).
+check_PROGRAMS += tests/progs/sfs_fence_writer
+tests_progs_sfs_fence_writer_SOURCES = tests/progs/sfs_fence_writer.c
+tests_progs_sfs_fence_writer_LDADD   = libsfs_client.la $(SFS_CORE_LIBS)
 
 # Every public client call with bad arguments (tests/service/test_service_client_api.sh).
 check_PROGRAMS += tests/progs/sfs_client_args

@@ -132,10 +132,12 @@ security:
 EOF
 }
 
-# cluster_start_service [--host LIST]: the service from $CLUSTER_CONFIG, one
-# rank per host, launched from imaging-01; waits until it serves (120 s).
+# cluster_start_service [HOSTS]: the service from $CLUSTER_CONFIG, one rank
+# per host of the comma-separated HOSTS (default: all four), launched from
+# imaging-01; waits until it serves (120 s).
 cluster_start_service() {
-    local hosts=$CLUSTER_ALL np=4
+    local hosts=${1:-$CLUSTER_ALL} np
+    np=$(echo "$hosts" | tr ',' '\n' | wc -l)
     rm -f "$CLUSTER_READY"
     timeout --kill-after=20 900 "${SFS_SERVER_ENV[@]}" "$CLUSTER" mpirun -np "$np" --host "$hosts" \
         "$SFS_SERVER" -c "$CLUSTER_CONFIG" --ready-file "$CLUSTER_READY" >>"$SFS_SERVICE_LOG" 2>&1 &
@@ -146,7 +148,7 @@ cluster_start_service() {
         sleep 0.1
     done
     [ -f "$CLUSTER_READY" ] || sfs_fail "the service did not become ready in 120 s"
-    sfs_log "service up: 4 ranks on $hosts (management imaging-01:$CLUSTER_PORT), config $CLUSTER_CONFIG"
+    sfs_log "service up: $np ranks on $hosts (management imaging-01:$CLUSTER_PORT), config $CLUSTER_CONFIG"
 }
 
 # Clean stop through stripefs-ctl shutdown from HOST (default imaging-03);
@@ -165,5 +167,5 @@ cluster_stop_service() {
     CLUSTER_JOB=""
     [ $rc -eq 0 ] || sfs_fail "the service job exited with $rc after stripefs-ctl shutdown"
     [ "$(grep -c 'stopped cleanly' "$SFS_SERVICE_LOG")" -ge 1 ] || sfs_fail "no clean stop in the service log"
-    echo "ok: stripefs-ctl shutdown on $host: the service job (4 hosts) exited 0"
+    echo "ok: stripefs-ctl shutdown on $host: the service job exited 0"
 }

@@ -1,7 +1,10 @@
 /* Management's failover decision (service/sfs_mgmt_mirror.c): when a
  * rank goes offline, the secondary of each group whose primary it served
  * is promoted only if it is good and its rank online; the old primary is
- * then needs-resync, and the map names the new primary for both members. */
+ * then needs-resync, and the map names the new primary for both members.
+ * The mirror state file (service/sfs_mgmt_mirror_store.c): what is saved
+ * reads back; a promotion is saved and a new management loads it; the
+ * strict parser refuses every malformed line, naming the file and line. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,6 +13,11 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <limits.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "sfs_errno.h"
 #include "sfs_mgmt_internal.h"
 #include "sfs_time.h"
 
@@ -91,10 +99,171 @@ static void test_failover_rules(void **state)
     assert_int_equal(map_targets[4].mirror_state, SFS_MIRROR_STATE_NEEDS_RESYNC);
 }
 
+static void test_state_format_parse(void **state)
+{
+    sfs_mgmt_mirror_t *g = sfs_mgmt_mirrors(&mgmt);
+    sfs_mgmt_mirror_t  back[3];
+    char               text[1024];
+    int                n;
+
+    (void)state;
+    g[0].primary  = 201;
+    g[0].state[0] = SFS_MIRROR_STATE_NEEDS_RESYNC;
+    g[2].state[1] = SFS_MIRROR_STATE_BAD;
+    n             = sfs_mgmt_mirror_format(&config, g, text, sizeof(text));
+    assert_true(n > 0);
+    assert_string_equal(text, "stripefs mirror state 1\n"
+                              "group 1 members 101 201 primary 201 states needs-resync good\n"
+                              "group 2 members 102 202 primary 102 states good good\n"
+                              "group 3 members 103 203 primary 103 states good bad\n");
+    memset(back, 0, sizeof(back));
+    assert_int_equal(sfs_mgmt_mirror_parse(&config, text, "f", back), 0);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(back[i].primary, g[i].primary);
+        assert_int_equal(back[i].state[0], g[i].state[0]);
+        assert_int_equal(back[i].state[1], g[i].state[1]);
+    }
+    /* too small a buffer is an error, not a cut file */
+    assert_int_equal(sfs_mgmt_mirror_format(&config, g, text, 40), -ENOSPC);
+}
+
+static void test_state_parse_strict(void **state)
+{
+    static const struct {
+        const char *text, *says;
+    } bad[] = {
+        {"", "f: empty"},
+        {"stripefs mirror state 2\n", "f, line 1: not"},
+        {"stripefs mirror state 1", "f, line 1: no end of line"},
+        {"stripefs mirror state 1\ngroup 1 members 101 201 primary 201 states good good",
+         "f, line 2: no end of line"},
+        {"stripefs mirror state 1\ngroup 1 members 101 201 primary 201 states good\n",
+         "f, line 2: not \"group ID"},
+        {"stripefs mirror state 1\ngroup 1 members 101 201 primary 201 states good good x\n",
+         "f, line 2: not \"group ID"},
+        {"stripefs mirror state 1\ngroup 1 members 101 201 primary 2x1 states good good\n",
+         "f, line 2: not \"group ID"},
+        {"stripefs mirror state 1\ngroup 1 members 101 201 primary 201 states good fine\n",
+         "f, line 2: unknown state \"fine\""},
+        {"stripefs mirror state 1\ngroup 9 members 101 201 primary 201 states good good\n",
+         "f, line 2: mirror group 9 is not in the config"},
+        {"stripefs mirror state 1\ngroup 1 members 101 202 primary 202 states good good\n",
+         "f, line 2: mirror group 1 has members 101 and 202 here, 101 and 201"},
+        {"stripefs mirror state 1\ngroup 1 members 101 201 primary 102 states good good\n",
+         "f, line 2: primary 102 is not a member of mirror group 1"},
+        {"stripefs mirror state 1\ngroup 1 members 101 201 primary 201 states good good\n"
+         "group 1 members 101 201 primary 101 states good good\n",
+         "f, line 3: mirror group 1 a second time"},
+        {"stripefs mirror state 1\n\n", "f, line 2: not \"group ID"},
+    };
+    sfs_mgmt_mirror_t parsed[3];
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        memset(parsed, 0, sizeof(parsed));
+        sfs_error_clear();
+        assert_int_equal(sfs_mgmt_mirror_parse(&config, bad[i].text, "f", parsed), -EBADMSG);
+        if (strstr(sfs_error_detail(), bad[i].says) != sfs_error_detail()) {
+            fail_msg("case %zu: \"%s\" does not start with \"%s\"", i, sfs_error_detail(),
+                     bad[i].says);
+        }
+    }
+    /* a header alone: every group as the config has it */
+    assert_int_equal(sfs_mgmt_mirror_parse(&config, "stripefs mirror state 1\n", "f", parsed), 0);
+}
+
+static void test_state_saved_and_loaded(void **state)
+{
+    char               dir[] = "/tmp/sfs-mgmt-mirror-XXXXXX";
+    char               file[PATH_MAX], path[PATH_MAX + 16];
+    sfs_mgmt_mirror_t *g;
+    sfs_mgmt_t         again;
+    FILE              *f;
+
+    (void)state;
+    assert_non_null(mkdtemp(dir));
+    snprintf(config.path, sizeof(config.path), "%s/stripefs.yaml", dir);
+    assert_int_equal(sfs_mgmt_mirror_state_path(&config, file, sizeof(file)), 1);
+    snprintf(path, sizeof(path), "%s/mirror-state", dir);
+    assert_string_equal(file, path);
+    /* no file yet: the config's primaries */
+    assert_int_equal(sfs_mgmt_mirror_load(&mgmt), 0);
+    g = sfs_mgmt_mirrors(&mgmt);
+    assert_int_equal(g[0].primary, 101);
+    assert_int_equal(sfs_mgmt_mirror_failover(&mgmt, 1), 1); /* 201 promoted, saved */
+    assert_int_equal(access(path, R_OK), 0);
+
+    memset(&again, 0, sizeof(again)); /* a management that restarted */
+    again.service = &service;
+    assert_int_equal(sfs_mgmt_mirror_load(&again), 0);
+    assert_int_equal(again.mirrors[0].primary, 201);
+    assert_int_equal(again.mirrors[0].state[0], SFS_MIRROR_STATE_NEEDS_RESYNC);
+    assert_int_equal(again.mirrors[1].primary, 202);
+    assert_int_equal(again.mirrors[2].primary, 103); /* its secondary offline */
+    free(again.mirrors);
+
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("stripefs mirror state 1\ngroup 1 members 101 201 primary 201 states good\n", f);
+    fclose(f);
+    memset(&again, 0, sizeof(again));
+    again.service = &service;
+    assert_int_equal(sfs_mgmt_mirror_load(&again), -EBADMSG);
+    assert_non_null(strstr(sfs_error_detail(), path));
+    free(again.mirrors);
+    unlink(path);
+    rmdir(dir);
+    config.path[0] = '\0';
+}
+
+/* No promotion while the service is being stopped (ranks stop one after
+ * the other: it would be saved and name the wrong member next start). */
+static void test_no_failover_in_shutdown(void **state)
+{
+    (void)state;
+    mgmt.shutdown_requested = 1;
+    assert_int_equal(sfs_mgmt_mirror_failover(&mgmt, 1), 0);
+    assert_int_equal(sfs_mgmt_mirrors(&mgmt)[0].primary, 101);
+    mgmt.shutdown_requested = 0;
+}
+
+/* Management's own stall (its checks did not run: the service's start)
+ * does not count as the ranks' silence; a real silence still does. */
+static void test_stall_forgiven(void **state)
+{
+    uint64_t now = sfs_time_ms();
+
+    (void)state;
+    for (uint32_t i = 0; i < 3; i++) {
+        nodes[i].state           = SFS_STATE_ONLINE;
+        nodes[i].last_contact_ms = now - 5000; /* silent for more than the offline timeout */
+    }
+    mgmt.last_check_ms = now - 10000; /* ... but management did not look for 10 s */
+    mgmt.next_check_ms = 0;
+    sfs_mgmt_timer(&mgmt);
+    for (uint32_t i = 0; i < 3; i++) {
+        assert_int_equal(nodes[i].state, SFS_STATE_ONLINE);
+    }
+    assert_int_equal(sfs_mgmt_mirrors(&mgmt)[0].primary, 101);
+
+    for (uint32_t i = 0; i < 3; i++) {
+        nodes[i].last_contact_ms = sfs_time_ms() - 5000;
+    }
+    mgmt.last_check_ms = sfs_time_ms(); /* it looked just now: the silence is real */
+    mgmt.next_check_ms = 0;
+    sfs_mgmt_timer(&mgmt);
+    assert_int_equal(nodes[0].state, SFS_STATE_OFFLINE);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_failover_rules, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_state_format_parse, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_state_parse_strict, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_state_saved_and_loaded, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_no_failover_in_shutdown, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stall_forgiven, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,337 @@
+/*
+ * Management's mirror state on disk (docs/mirroring.md, "Management
+ * restarts"): which member serves each group now and both members'
+ * consistency states, so that a management that restarts does not name the
+ * config's primaries again (one whose copy may be stale). Written on every
+ * change, atomically (a temporary file, fsync, rename, fsync of the
+ * directory), and read back when management starts. The format is strict
+ * text, one line per group, and anything else refuses the start with a
+ * message naming the file and line:
+ *
+ *     stripefs mirror state 1
+ *     group 1 members 101 102 primary 102 states needs-resync good
+ *
+ * (the states are the members', in the order of `members`, which must be
+ * the config's). Resync progress is not kept: the members re-send it.
+ */
+#define SFS_LOG_FAC "mgmt"
+#include "sfs_mgmt_internal.h"
+
+#include "sfs_errno.h"
+#include "sfs_log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define SFS_MGMT_MIRROR_HEADER "stripefs mirror state 1"
+#define SFS_MGMT_MIRROR_FILE   "mirror-state"
+
+int sfs_mgmt_mirror_state_path(const sfs_config_t *config, char *path, size_t size)
+{
+    char dir[PATH_MAX];
+
+    /* with the metadata store when management shares its host (the one-host
+     * service, Imaging), else next to the config file */
+    if (config->meta_dir[0] && strcmp(config->meta_host, config->mgmt_host) == 0) {
+        snprintf(dir, sizeof(dir), "%s", config->meta_dir);
+    } else if (config->path[0]) {
+        char copy[PATH_MAX];
+
+        snprintf(copy, sizeof(copy), "%s", config->path);
+        snprintf(dir, sizeof(dir), "%s", dirname(copy));
+    } else {
+        return 0; /* a config from memory (unit tests): nothing kept */
+    }
+    if ((size_t)snprintf(path, size, "%s/%s", dir, SFS_MGMT_MIRROR_FILE) >= size) {
+        return sfs_error_set(-ENAMETOOLONG, "mirror state file in %s: path too long", dir);
+    }
+    return 1;
+}
+
+static int sfs_mgmt_mirror_state_parse(const char *name, uint32_t *state_p)
+{
+    static const uint32_t states[] = {SFS_MIRROR_STATE_GOOD, SFS_MIRROR_STATE_NEEDS_RESYNC,
+                                      SFS_MIRROR_STATE_RESYNCING, SFS_MIRROR_STATE_BAD};
+
+    for (size_t i = 0; i < sizeof(states) / sizeof(states[0]); i++) {
+        if (strcmp(name, sfs_mirror_state_name(states[i])) == 0) {
+            *state_p = states[i];
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* A decimal id with nothing else: 0 and *id_p, or -1. */
+static int sfs_mgmt_mirror_id(const char *text, uint32_t *id_p)
+{
+    char         *end;
+    unsigned long v;
+
+    if (!text || text[0] < '0' || text[0] > '9') {
+        return -1;
+    }
+    errno = 0;
+    v     = strtoul(text, &end, 10);
+    if (errno || *end || v == 0 || v > UINT32_MAX) {
+        return -1;
+    }
+    *id_p = (uint32_t)v;
+    return 0;
+}
+
+/* One group line, split into words: into groups[] (seen[] guards doubles). */
+static int sfs_mgmt_mirror_line(const sfs_config_t *config, char **w, int n, const char *path,
+                                int no, sfs_mgmt_mirror_t *groups, uint8_t *seen)
+{
+    uint32_t id, m[2], primary, st[2];
+    uint32_t i;
+
+    if (n != 10 || strcmp(w[0], "group") != 0 || strcmp(w[2], "members") != 0 ||
+        strcmp(w[5], "primary") != 0 || strcmp(w[7], "states") != 0 ||
+        sfs_mgmt_mirror_id(w[1], &id) || sfs_mgmt_mirror_id(w[3], &m[0]) ||
+        sfs_mgmt_mirror_id(w[4], &m[1]) || sfs_mgmt_mirror_id(w[6], &primary)) {
+        return sfs_error_set(-EBADMSG,
+                             "%s, line %d: not \"group ID members A B primary A|B states "
+                             "STATE STATE\"",
+                             path, no);
+    }
+    for (int k = 0; k < 2; k++) {
+        if (sfs_mgmt_mirror_state_parse(w[8 + k], &st[k]) != 0) {
+            return sfs_error_set(-EBADMSG, "%s, line %d: unknown state \"%s\"", path, no, w[8 + k]);
+        }
+    }
+    for (i = 0; i < config->mirror_group_count && config->mirror_groups[i].id != id; i++) {
+    }
+    if (i == config->mirror_group_count) {
+        return sfs_error_set(-EBADMSG,
+                             "%s, line %d: mirror group %" PRIu32 " is not in the config %s "
+                             "(remove the file to start from the config's primaries)",
+                             path, no, id, config->path);
+    }
+    if (m[0] != config->mirror_groups[i].primary || m[1] != config->mirror_groups[i].secondary) {
+        return sfs_error_set(-EBADMSG,
+                             "%s, line %d: mirror group %" PRIu32 " has members %" PRIu32
+                             " and %" PRIu32 " here, %" PRIu32 " and %" PRIu32
+                             " in the config %s (remove the file to start from the config's "
+                             "primaries)",
+                             path, no, id, m[0], m[1], config->mirror_groups[i].primary,
+                             config->mirror_groups[i].secondary, config->path);
+    }
+    if (primary != m[0] && primary != m[1]) {
+        return sfs_error_set(-EBADMSG,
+                             "%s, line %d: primary %" PRIu32 " is not a member of mirror group "
+                             "%" PRIu32,
+                             path, no, primary, id);
+    }
+    if (seen[i]) {
+        return sfs_error_set(-EBADMSG, "%s, line %d: mirror group %" PRIu32 " a second time", path,
+                             no, id);
+    }
+    seen[i]            = 1;
+    groups[i].primary  = primary;
+    groups[i].state[0] = st[0];
+    groups[i].state[1] = st[1];
+    return 0;
+}
+
+int sfs_mgmt_mirror_parse(const sfs_config_t *config, const char *text, const char *path,
+                          sfs_mgmt_mirror_t *groups)
+{
+    const char *line = text;
+    uint8_t    *seen = calloc(config->mirror_group_count + 1, 1);
+    int         no = 0, rc = 0;
+
+    if (!seen) {
+        return -ENOMEM;
+    }
+    if (!*text) {
+        rc = sfs_error_set(-EBADMSG, "%s: empty (a torn write?)", path);
+    }
+    while (*line && rc == 0) {
+        const char *nl = strchr(line, '\n');
+        char        buf[256], *words[12], *save = NULL;
+        size_t      len;
+        int         n = 0;
+
+        no++;
+        if (!nl) {
+            rc = sfs_error_set(-EBADMSG, "%s, line %d: no end of line (a torn write?)", path, no);
+            break;
+        }
+        len = (size_t)(nl - line);
+        if (len >= sizeof(buf)) {
+            rc = sfs_error_set(-EBADMSG, "%s, line %d: too long", path, no);
+            break;
+        }
+        memcpy(buf, line, len);
+        buf[len] = '\0';
+        line     = nl + 1;
+        if (no == 1) {
+            if (strcmp(buf, SFS_MGMT_MIRROR_HEADER) != 0) {
+                rc =
+                    sfs_error_set(-EBADMSG, "%s, line 1: not \"%s\"", path, SFS_MGMT_MIRROR_HEADER);
+            }
+            continue;
+        }
+        for (char *w = strtok_r(buf, " ", &save); w && n < 12; w = strtok_r(NULL, " ", &save)) {
+            words[n++] = w;
+        }
+        rc = sfs_mgmt_mirror_line(config, words, n, path, no, groups, seen);
+    }
+    free(seen);
+    return rc;
+}
+
+int sfs_mgmt_mirror_format(const sfs_config_t *config, const sfs_mgmt_mirror_t *groups, char *buf,
+                           size_t size)
+{
+    size_t used = (size_t)snprintf(buf, size, "%s\n", SFS_MGMT_MIRROR_HEADER);
+
+    for (uint32_t i = 0; i < config->mirror_group_count && used < size; i++) {
+        used += (size_t)snprintf(
+            buf + used, size - used,
+            "group %" PRIu32 " members %" PRIu32 " %" PRIu32 " primary %" PRIu32 " states %s %s\n",
+            config->mirror_groups[i].id, groups[i].member[0], groups[i].member[1],
+            groups[i].primary, sfs_mirror_state_name(groups[i].state[0]),
+            sfs_mirror_state_name(groups[i].state[1]));
+    }
+    if (used >= size) {
+        return sfs_error_set(-ENOSPC, "%u mirror groups do not fit a state of %zu bytes",
+                             config->mirror_group_count, size);
+    }
+    return (int)used;
+}
+
+/* Write `len` bytes to `path` atomically and durably. */
+static int sfs_mgmt_mirror_write(const char *path, const char *buf, size_t len)
+{
+    char    tmp[PATH_MAX + 8], dir[PATH_MAX];
+    int     fd, dfd, rc = 0;
+    ssize_t n;
+
+    snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+    fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        return sfs_error_set(-errno, "cannot create %s: %s", tmp, strerror(errno));
+    }
+    n = write(fd, buf, len);
+    if (n != (ssize_t)len || fsync(fd) != 0) {
+        rc = sfs_error_set(n < 0 || n == (ssize_t)len ? -errno : -EIO, "cannot write %s: %s", tmp,
+                           n >= 0 && n != (ssize_t)len ? "short write" : strerror(errno));
+    }
+    if (close(fd) != 0 && rc == 0) {
+        rc = sfs_error_set(-errno, "cannot close %s: %s", tmp, strerror(errno));
+    }
+    if (rc == 0 && rename(tmp, path) != 0) {
+        rc = sfs_error_set(-errno, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
+    }
+    if (rc) {
+        (void)unlink(tmp);
+        return rc;
+    }
+    snprintf(dir, sizeof(dir), "%s", path);
+    dfd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0 || fsync(dfd) != 0) {
+        rc = sfs_error_set(-errno, "cannot sync the directory of %s: %s", path, strerror(errno));
+    }
+    if (dfd >= 0) {
+        close(dfd);
+    }
+    return rc;
+}
+
+void sfs_mgmt_mirror_save(sfs_mgmt_t *mgmt)
+{
+    const sfs_config_t *config = mgmt->service->config;
+    char                path[PATH_MAX];
+    char               *buf;
+    size_t              size = 128 + (size_t)config->mirror_group_count * 128;
+    int                 rc;
+
+    if (!mgmt->mirrors || sfs_mgmt_mirror_state_path(config, path, sizeof(path)) <= 0) {
+        return;
+    }
+    buf = malloc(size);
+    if (!buf) {
+        sfs_error("mirror state not saved to %s: out of memory", path);
+        return;
+    }
+    rc = sfs_mgmt_mirror_format(config, mgmt->mirrors, buf, size);
+    if (rc >= 0) {
+        rc = sfs_mgmt_mirror_write(path, buf, (size_t)rc);
+    }
+    if (rc < 0) {
+        /* the change holds in memory; a restart would not know it */
+        sfs_error("mirror state not saved: %s", sfs_error_detail());
+    }
+    free(buf);
+}
+
+int sfs_mgmt_mirror_load(sfs_mgmt_t *mgmt)
+{
+    const sfs_config_t *config = mgmt->service->config;
+    sfs_mgmt_mirror_t  *groups;
+    char                path[PATH_MAX];
+    char               *text;
+    FILE               *f;
+    long                len;
+    int                 rc;
+
+    if (!config->mirror_group_count) {
+        return 0;
+    }
+    rc = sfs_mgmt_mirror_state_path(config, path, sizeof(path));
+    if (rc <= 0) {
+        return rc;
+    }
+    groups = sfs_mgmt_mirrors(mgmt);
+    if (!groups) {
+        return -ENOMEM;
+    }
+    f = fopen(path, "re");
+    if (!f) {
+        if (errno == ENOENT) {
+            return 0; /* never a change: the config's primaries, all good */
+        }
+        return sfs_error_set(-errno, "cannot open the mirror state %s: %s", path, strerror(errno));
+    }
+    if (fseek(f, 0, SEEK_END) != 0 || (len = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0 ||
+        len > 1 << 20) {
+        fclose(f);
+        return sfs_error_set(-EBADMSG, "%s: cannot be read (or over 1 MiB)", path);
+    }
+    text = malloc((size_t)len + 1);
+    if (!text) {
+        fclose(f);
+        return -ENOMEM;
+    }
+    if (fread(text, 1, (size_t)len, f) != (size_t)len) {
+        rc = sfs_error_set(-EIO, "cannot read %s", path);
+    } else {
+        text[len] = '\0';
+        rc        = strlen(text) == (size_t)len ? sfs_mgmt_mirror_parse(config, text, path, groups)
+                                                : sfs_error_set(-EBADMSG, "%s: holds a NUL byte", path);
+    }
+    free(text);
+    fclose(f);
+    if (rc == 0) {
+        for (uint32_t i = 0; i < config->mirror_group_count; i++) {
+            if (groups[i].primary != groups[i].member[0] ||
+                groups[i].state[0] != SFS_MIRROR_STATE_GOOD ||
+                groups[i].state[1] != SFS_MIRROR_STATE_GOOD) {
+                sfs_warn("mirror group %u (from %s): primary %u, %u %s, %u %s",
+                         config->mirror_groups[i].id, path, groups[i].primary, groups[i].member[0],
+                         sfs_mirror_state_name(groups[i].state[0]), groups[i].member[1],
+                         sfs_mirror_state_name(groups[i].state[1]));
+            }
+        }
+    }
+    return rc;
+}

@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# Fencing (docs/mirroring.md, "Fencing"): the storage rank that holds the
+# primaries (101, 103) is cut off from management only
+# (STRIPEFS_TEST_DROP_HEARTBEATS: it sends management nothing and goes on
+# serving clients), while sfsalice's client writes numbered records to a
+# mirrored file through the map it started with. The rank's lease (half the
+# offline timeout, from the last answered heartbeat's sending) runs out
+# before management promotes the buddies: from then on it answers the
+# mirrored writes ESTALE, the client refreshes its map and, once management
+# promoted the secondary, writes there. Checked: the old primary said it
+# stopped, and BEFORE the promotion; no write was acknowledged by the old
+# primary after the promotion (its own log of acknowledgements, storage
+# debug level); writes went on through the new primary; every acknowledged
+# record is on the new primary's chunk file, byte for byte, and reads back.
+# A new mirrored file goes to the groups' current primaries (the chooser
+# follows the map). Then the service restarts: management read the promotions back from its
+# state (docs/mirroring.md, "Management restarts"), the map names them.
+source "$SFS_SRC/tests/lib/sfs_test_lib.sh"
+source "$SFS_SRC/tests/faults/mirror_lib.sh"
+PROG="$SFS_BUILD/tests/progs/sfs_fence_writer"
+sfs_test_users
+user=sfsalice
+offline=3
+cut="$SFS_TEST_TMP/cut"
+export STRIPEFS_TEST_DROP_HEARTBEATS="$cut"
+export STRIPEFS_LOG_MASK="all=info,storage=debug"
+mirror_service_start "$offline"
+unset STRIPEFS_LOG_MASK
+grep -q "says nothing to management while $cut.1 exists" "$SFS_SERVICE_LOG" ||
+    sfs_fail "the servers did not take STRIPEFS_TEST_DROP_HEARTBEATS"
+home=$(sfs_user_home "$user")
+sfs_ctl mkdir -m 0777 /m || sfs_fail "mkdir"
+sfs_as "$user" "$SFS_CTL" mkdir /m/mine || sfs_fail "mkdir as $user"
+sfs_as "$user" "$SFS_CTL" setpattern --mirror --numtargets 1 --chunksize 8m /m/mine >/dev/null ||
+    sfs_fail "setpattern"
+
+stop="$SFS_TEST_TMP/stop"
+wlog="$SFS_TEST_TMP/writer.log"
+sfs_as "$user" "$PROG" write /m/mine/records "$stop" 1500 >"$wlog" 2>"$SFS_TEST_TMP/writer.err" &
+writer=$!
+for _ in $(seq 300); do [ "$(grep -c '^ack' "$wlog")" -ge 20 ] && break; sleep 0.1; done
+[ "$(grep -c '^ack' "$wlog")" -ge 20 ] || { cat "$SFS_TEST_TMP/writer.err"; sfs_fail "the writer did not start"; }
+touch "$cut.1"
+sfs_log "injected: storage rank 1 (primaries 101, 103) cut off from management; $(grep -c '^ack' "$wlog") records acknowledged"
+
+promoted=""
+for _ in $(seq 600); do
+    promoted=$(grep -m1 "is its primary now" "$SFS_SERVICE_LOG" || true)
+    [ -n "$promoted" ] && break
+    sleep 0.1
+done
+[ -n "$promoted" ] || sfs_fail "management promoted no secondary within 60 s of the cut"
+epoch() { date -d "$1" +%s.%6N; }
+p_at=$(epoch "$(echo "$promoted" | awk '{print $1}')")
+# writes go on through the new primary: 20 more acknowledgements after it
+for _ in $(seq 600); do
+    [ "$(awk -v p="$p_at" '$1 == "ack" && $3 > p' "$wlog" | wc -l)" -ge 20 ] && break
+    kill -0 $writer 2>/dev/null || break
+    sleep 0.1
+done
+touch "$stop"
+wait $writer
+rc=$?
+[ $rc -eq 0 ] || { cat "$SFS_TEST_TMP/writer.err"; sfs_fail "the writer failed (exit $rc)"; }
+count=$(awk '$1 == "done" {print $2}' "$wlog")
+after=$(awk -v p="$p_at" '$1 == "ack" && $3 > p' "$wlog" | wc -l)
+echo "promotion: $promoted"
+[ "$after" -ge 20 ] || sfs_fail "only $after records were acknowledged after the promotion"
+pause=$(awk '$1 == "ack" {if (last && $3 - last > m) m = $3 - last; last = $3} END {printf "%.1f", m}' "$wlog")
+echo "writer: $count records acknowledged, $after after the promotion; longest pause $pause s (offline timeout $offline s)"
+
+# no acknowledgement by an old primary after the promotion; some before
+acks() { # target: times of its acknowledgements as primary
+    grep -E "mirror: target $1 acknowledges WRITE" "$SFS_SERVICE_LOG" | awk '{print $1}' |
+        while read -r t; do epoch "$t"; done
+}
+old_acks=$( (acks 101; acks 103) | sort -n)
+[ -n "$old_acks" ] || sfs_fail "no acknowledgement of the old primary was logged (storage=debug)"
+last_old=$(echo "$old_acks" | tail -n 1)
+echo "last acknowledgement by the old primary: $last_old; promotion: $p_at"
+awk -v l="$last_old" -v p="$p_at" 'BEGIN {exit !(l < p)}' ||
+    sfs_fail "the old primary acknowledged $(echo "$old_acks" | awk -v p="$p_at" '$1 > p' | wc -l) writes after the promotion (two primaries)"
+new_acks=$( (acks 102; acks 104) | awk -v p="$p_at" '$1 > p' | wc -l)
+[ "$new_acks" -ge 20 ] || sfs_fail "only $new_acks writes acknowledged by the new primary after the promotion"
+echo "ok: no write acknowledged by the old primary after the promotion; $new_acks by the new one"
+
+# the old primary stopped by itself, before the promotion, and said why
+fenced=$(grep -m1 -E "fencing: target 10[13] acknowledges no mirrored change from now on" "$SFS_SERVICE_LOG" || true)
+[ -n "$fenced" ] || sfs_fail "the old primary never said its lease expired"
+echo "old primary: $fenced"
+f_at=$(epoch "$(echo "$fenced" | awk '{print $1}')")
+awk -v f="$f_at" -v p="$p_at" 'BEGIN {exit !(f < p)}' ||
+    sfs_fail "the old primary stopped at $f_at, after the promotion at $p_at"
+grep -qE "refused: WRITE on target 10[13]: its rank's lease from management expired" "$SFS_SERVICE_LOG" ||
+    sfs_fail "no write was refused with the lease's reason (ESTALE)"
+
+# every acknowledged record is on the new primary's copy, and reads back
+targets=$(sfs_ctl listtargets)
+chunk=""
+for t in 102 104; do
+    dir=$(echo "$targets" | awk -v t=$t '$1 == t {print $NF}')
+    f=$(find "$dir/chunks" -type f -size +0 2>/dev/null | head -n 1)
+    [ -n "$f" ] && chunk=$f
+done
+[ -n "$chunk" ] || sfs_fail "no chunk file on the new primaries"
+"$PROG" check "$chunk" "$count" || sfs_fail "the new primary's copy lacks acknowledged records"
+sfs_as "$user" "$SFS_CTL" get /m/mine/records "$home/records" || sfs_fail "get"
+"$PROG" check "$home/records" "$count" || sfs_fail "acknowledged records do not read back"
+
+
+# a new mirrored file over both groups goes to their current primaries
+# (the promoted 102 and 104: the config's 101 and 103 are cut off)
+sfs_as "$user" "$SFS_CTL" setpattern --mirror --numtargets 2 /m/mine >/dev/null || sfs_fail "setpattern 2"
+head -c 3000000 /dev/urandom >"$home/blob" && chown "$user" "$home/blob"
+sfs_as "$user" "$SFS_CTL" put "$home/blob" /m/mine/new || sfs_fail "a new mirrored file after the promotion"
+info=$(sfs_as "$user" "$SFS_CTL" getentryinfo /m/mine/new)
+echo "$info" | grep -E "targets|Mirror group"
+sfs_expect_eq "$(echo "$info" | awk '/Number of storage targets/ {print $6}')" 2 "groups of a mirrored file created after the promotion"
+for g in "1: primary 102" "2: primary 104"; do
+    echo "$info" | grep -q "+ Mirror group $g (good)" || sfs_fail "the new file is not on mirror group $g"
+done
+sfs_as "$user" "$SFS_CTL" get /m/mine/new - | cmp - "$home/blob" || sfs_fail "the new file does not read back"
+echo "ok: a new mirrored file is placed on both groups' current primaries"
+
+# management restarts (the whole service: management cannot rejoin alone):
+# the promotions were saved in its state (meta dir), so the map still names
+# the promoted primaries, not the config's
+rm -f "$cut.1"
+for _ in $(seq 300); do sfs_ctl listnodes | awk '$1 == 1' | grep -q online && break; sleep 0.1; done
+[ -s "$SFS_STATE/meta/mirror-state" ] || sfs_fail "management saved no mirror state in $SFS_STATE/meta"
+cat "$SFS_STATE/meta/mirror-state"
+sfs_stop_service
+sfs_start_service 3
+sfs_ctl mirror list
+sfs_ctl mirror list | grep -qE "^1 +102 @.* good .*101 @.*(needs-resync|resyncing|good)" ||
+    sfs_fail "after management's restart, group 1's primary is not the promoted 102"
+sfs_ctl mirror list | grep -qE "^2 +104 @.* good .*103 @" ||
+    sfs_fail "after management's restart, group 2's primary is not the promoted 104"
+grep -q "mirror group 1 (from $SFS_STATE/meta/mirror-state): primary 102" "$SFS_SERVICE_LOG" ||
+    sfs_fail "management did not say it read the promotions back"
+sfs_as "$user" "$SFS_CTL" get /m/mine/records "$home/records2" || sfs_fail "get after the restart"
+"$PROG" check "$home/records2" "$count" || sfs_fail "acknowledged records after the restart"
+echo "ok: after management's restart the map names the promoted primaries"
+exit 0
