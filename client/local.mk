@@ -18,7 +18,8 @@ libsfs_client_la_SOURCES = \
 	client/sfs_client_mirror.c \
 	client/sfs_admin.c client/sfs_admin.h client/sfs_admin_stats.c client/sfs_admin_stats.h \
 	client/sfs_quota.c client/sfs_quota.h \
-	client/sfs_pool.c
+	client/sfs_pool.c client/sfs_admin_migrate.c client/sfs_admin_migrate.h \
+	client/sfs_file_moved.c
 libsfs_client_la_CPPFLAGS = $(SFS_CPPFLAGS_CLIENT)
 libsfs_client_la_CFLAGS  = $(AM_CFLAGS) $(UCX_CFLAGS)
 

@@ -127,6 +127,14 @@ int sfs_client_meta_error(sfs_client_t *client, int rc);
  * `bytes` is the read about to be made (small files do not ask). */
 int  sfs_file_local_fd(sfs_file_t *file, uint32_t target_index, uint64_t bytes);
 void sfs_file_local_close(sfs_file_t *file);
+/* sfs_file_moved.c: a target answered -ESTALE (the file's chunk moved,
+ * docs/migration.md): fetch the pattern again; 0 when it changed, else
+ * -ESTALE (mirrored, gone, renamed, or unchanged for 10 s). */
+int sfs_file_refetch_pattern(sfs_file_t *file);
+/* Take `attr`'s pattern if it is this file's and another (1), else 0: a
+ * lookup found the chunks moved (the capability's renewal does it too, so an
+ * open's pattern is at most half a capability's life old). */
+int sfs_file_adopt_pattern(sfs_file_t *file, const sfs_attr_t *attr);
 
 /* One blocking metadata RPC with arguments already encoded: call, and hand
  * back the reply (the caller releases *rpc_p if set). A server that did

@@ -158,6 +158,7 @@ void sfs_file_cap_refresh(sfs_file_t *file)
                  ((file->cap.access & SFS_CAP_WRITE) ? SFS_OPEN_WRITE : 0);
     if (sfs_client_meta_attr(file->client, SFS_OP_LOOKUP, req, &attr, NULL, &cap) == 0 &&
         attr.entry_id == file->attr.entry_id && cap.entry_id == attr.entry_id) {
+        (void)sfs_file_adopt_pattern(file, &attr); /* its chunks moved (docs/migration.md) */
         file->cap       = cap;
         file->cap_got_s = now;
         sfs_file_writer_renew(file);
@@ -230,7 +231,10 @@ int sfs_file_size(sfs_file_t *file, uint64_t *size_p)
     SFS_ARG_CHECK(file && size_p, "the file or size_p is NULL");
     sfs_file_cap_refresh(file);
     rc = sfs_client_chunk_lengths(file->client, &file->attr, &file->cap, lengths);
-
+    for (int moved = 0; rc == -ESTALE && moved < 4 && sfs_file_refetch_pattern(file) == 0;
+         moved++) { /* a chunk moved (docs/migration.md) */
+        rc = sfs_client_chunk_lengths(file->client, &file->attr, &file->cap, lengths);
+    }
     if (rc == 0) {
         *size_p = sfs_layout_file_size(&file->attr.pattern, lengths);
     }
@@ -309,6 +313,11 @@ static int sfs_file_each_target(sfs_file_t *file, uint32_t opcode, uint64_t size
     while ((rc = sfs_file_each_target_once(file, opcode, size)) != 0 &&
            sfs_client_mirror_retryable(&file->attr.pattern, rc) &&
            sfs_client_mirror_wait(file->client, &deadline) == 0) {
+    }
+    /* a chunk moved (docs/migration.md): again with the new pattern */
+    for (int moved = 0; rc == -ESTALE && moved < 4 && sfs_file_refetch_pattern(file) == 0;
+         moved++) {
+        rc = sfs_file_each_target_once(file, opcode, size);
     }
     return rc;
 }

@@ -704,10 +704,23 @@ static ssize_t sfs_io_finish(sfs_request_t *req)
 static ssize_t sfs_io_run(sfs_file_t *file, int write, const sfs_file_extent_t *extents,
                           size_t extent_count, const struct iovec *memory, size_t memory_count)
 {
-    sfs_request_t *req = NULL;
-    int rc = sfs_io_create(file, write, extents, extent_count, memory, memory_count, &req);
+    for (int moved = 0;; moved++) {
+        sfs_request_t *req = NULL;
+        ssize_t        result;
+        int rc = sfs_io_create(file, write, extents, extent_count, memory, memory_count, &req);
 
-    return rc ? rc : sfs_io_finish(req);
+        if (rc) {
+            return rc;
+        }
+        result = sfs_io_finish(req);
+        /* once per move: the new pattern's targets answer */
+        if (result != -ESTALE || moved >= (int)SFS_STRIPE_COUNT_MAX ||
+            sfs_file_refetch_pattern(file) != 0) {
+            return result;
+        }
+        sfs_debug("%s: its pattern changed (a chunk moved): %s again", file->path,
+                  write ? "writing" : "reading");
+    }
 }
 
 ssize_t sfs_file_writev(sfs_file_t *file, const sfs_file_extent_t *extents, size_t extent_count,

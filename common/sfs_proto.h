@@ -18,7 +18,8 @@
 
 #include "sfs_buf.h"
 #include "sfs_layout.h"
-#include "sfs_proto_pool.h" /* storage pools: SFS_POOL_NAME_MAX, their codecs */
+#include "sfs_proto_migrate.h" /* draining and migrating targets */
+#include "sfs_proto_pool.h"    /* storage pools: SFS_POOL_NAME_MAX, their codecs */
 
 #include <errno.h>
 #include <stdint.h>
@@ -112,7 +113,10 @@
     _(QUOTA_SET, 50, META, quota_req, none, meta_quota)                                            \
     _(QUOTA_GET, 51, META, quota_req, page_reply, meta_quota) /* payload: sfs_quota_entry_t */     \
     _(QUOTA_GROW, 52, META, quota_grow_req, quota_grow_reply, meta_quota)                          \
-    _(POOL_GET, 38, META, meta_req, pool_reply, meta) /* an entry's storage pool */                \
+    _(POOL_GET, 38, META, meta_req, pool_reply, meta)            /* an entry's storage pool */     \
+    _(MIGRATE_COMMIT, 53, META, migrate_req, none, meta_migrate) /* a moved chunk's new pattern */ \
+    _(MIGRATE_DRAIN, 54, META, migrate_req, migrate_reply, meta_drain) /* no new files there */    \
+    _(MIGRATE_BEGIN, 55, META, migrate_req, migrate_req, meta_migrate) /* a file's write_gen */    \
     _(META_STATS, 56, META, meta_req, page_reply, meta_stats)                                      \
     /* storage */                                                                                  \
     _(WRITE, 40, STORAGE, chunk_req, length_reply, chunk) /* payload: the data */                  \
@@ -122,7 +126,8 @@
     _(FSYNC, 44, STORAGE, chunk_req, length_reply, chunk)                                          \
     _(CHUNK_UNLINK, 45, STORAGE, chunk_unlink_req, chunk_unlink_reply, chunk_unlink)               \
     _(CHUNK_LIST, 46, STORAGE, chunk_req, chunk_list_reply, chunk) /* payload: id, length */       \
-    _(CHUNK_OPEN, 47, STORAGE, chunk_req, length_reply, chunk)     /* the file, read-only, handed */
+    _(CHUNK_OPEN, 47, STORAGE, chunk_req, length_reply, chunk) /* the file, read-only, handed */   \
+    _(CHUNK_MOVED, 49, STORAGE, chunk_req, length_reply, chunk_moved) /* fence, tombstone */
 
 typedef enum {
 #define SFS_PROTO_OP_ENUM(_name, _num, _role, _req, _rep, _handler) SFS_OP_##_name = _num,

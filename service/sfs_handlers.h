@@ -10,6 +10,8 @@
  *   sfs_storage_handlers.c  chunk, chunk_unlink
  *   sfs_mgmt_mirror.c       mirror_list, mirror_report
  *   sfs_mgmt_pool.c         pool_list
+ *   sfs_meta_migrate.c      meta_migrate, meta_drain
+ *   sfs_chunk_tombstone.c   chunk_moved
  * The dispatcher (sfs_service.c) calls a handler only on a rank that has
  * the operation's role; each handler decodes its request with the
  * operation's codec and replies exactly once.

@@ -155,6 +155,20 @@ int sfs_meta_chooser_set_draining(sfs_meta_chooser_t *chooser, uint32_t target_i
     return 0;
 }
 
+uint32_t sfs_meta_chooser_draining(sfs_meta_chooser_t *chooser, uint32_t *ids, uint32_t max)
+{
+    uint32_t n = 0;
+
+    pthread_mutex_lock(&chooser->lock);
+    for (uint32_t i = 0; i < chooser->target_count && n < max; i++) {
+        if (chooser->targets[i].draining) {
+            ids[n++] = chooser->targets[i].id;
+        }
+    }
+    pthread_mutex_unlock(&chooser->lock);
+    return n;
+}
+
 static uint64_t sfs_meta_weight(const sfs_meta_target_t *t, int last_resort)
 {
     return last_resort ? t->suspect : t->weight;

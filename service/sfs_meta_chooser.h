@@ -89,6 +89,8 @@ typedef struct sfs_meta_filter {
     const uint32_t *ids;
     uint32_t        count;
 } sfs_meta_filter_t;
+/* The draining targets' ids (up to `max`); returns how many. */
+uint32_t sfs_meta_chooser_draining(sfs_meta_chooser_t *chooser, uint32_t *ids, uint32_t max);
 /* sfs_meta_choose among `filter`'s targets only (a start target outside
  * it is refused with -EINVAL). */
 int sfs_meta_choose_in(void *arg, const sfs_meta_filter_t *filter, uint32_t count,

@@ -46,6 +46,7 @@ int sfs_meta_is_write(const sfs_meta_op_t *op)
     case SFS_OP_SIZE:
     case SFS_OP_QUOTA_SET:
     case SFS_OP_QUOTA_GROW:
+    case SFS_OP_MIGRATE_COMMIT:
         return 1;
     default:
         return 0;

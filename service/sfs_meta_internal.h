@@ -49,6 +49,7 @@ typedef struct sfs_meta_op {
     sfs_size_req_t       size;       /* SIZE */
     sfs_size_reply_t     size_reply; /* SIZE; QUOTA_GROW (size: granted, stored: limited) */
     sfs_quota_req_t      quota;      /* QUOTA_SET, QUOTA_GET */
+    sfs_migrate_req_t    migrate;    /* MIGRATE_COMMIT (sfs_meta_migrate.c) */
     uint32_t             stored;     /* STAT: 1 the kept size is exact, 2 a writer is registered */
     int                  status;
     char                 detail[SFS_ERROR_DETAIL_MAX];

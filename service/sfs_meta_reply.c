@@ -169,6 +169,9 @@ static void sfs_meta_reply(sfs_meta_t *meta, sfs_meta_op_t *op)
     case SFS_OP_META_STATFS:
         sfs_proto_meta_statfs_pack(&wb, &op->stats);
         break;
+    case SFS_OP_MIGRATE_BEGIN: /* the file's write_gen (sfs_meta_migrate.c) */
+        sfs_proto_migrate_req_pack(&wb, &op->migrate);
+        break;
     case SFS_OP_META_CHECK: {
         sfs_check_reply_t check = {.inodes   = op->check.inodes,
                                    .dentries = op->check.dentries,

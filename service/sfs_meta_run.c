@@ -7,6 +7,7 @@
 #include "sfs_service.h"
 
 #include "sfs_meta_internal.h"
+#include "sfs_meta_migrate.h"
 #include "sfs_meta_pool.h"
 #include "sfs_meta_store_internal.h"
 
@@ -361,6 +362,10 @@ void sfs_meta_run_op(sfs_meta_t *meta, sfs_meta_txn_t *txn, sfs_meta_op_t *op, u
     case SFS_OP_QUOTA_GET:
     case SFS_OP_QUOTA_GROW:
         op->status = sfs_meta_quota_run(txn, op);
+        break;
+    case SFS_OP_MIGRATE_BEGIN:
+    case SFS_OP_MIGRATE_COMMIT:
+        op->status = sfs_meta_migrate_run(txn, op, now);
         break;
     default:
         op->status = sfs_error_set(-EOPNOTSUPP, "metadata: operation %u", op->opcode);

@@ -12,6 +12,7 @@
 #include "sfs_alloc.h"
 #include "sfs_cap.h"
 #include "sfs_chunk_store.h"
+#include "sfs_chunk_tombstone.h"
 #include "sfs_errno.h"
 #include "sfs_log.h"
 #include "sfs_storage_tunables.h"
@@ -78,6 +79,10 @@ int sfs_storage_create(sfs_service_t *service, sfs_storage_t **storage_p)
     if (rc) {
         goto err;
     }
+    rc = sfs_tombstones_create(storage);
+    if (rc) {
+        goto err;
+    }
     *storage_p = storage;
     return 0;
 
@@ -105,6 +110,7 @@ void sfs_storage_destroy(sfs_storage_t *storage)
         }
     }
     sfs_storage_mirror_fini(storage);
+    sfs_tombstones_destroy(storage);
     for (uint32_t i = 0; i < storage->target_count; i++) {
         sfs_chunk_target_close(storage->targets[i]);
     }
@@ -320,6 +326,7 @@ void sfs_storage_done(sfs_work_t *work)
     if (op->mirror && sfs_storage_mirror_step(op)) {
         return; /* on to the buddy */
     }
+    sfs_tombstones_recheck(op->storage, op);
     if (op->status) {
         /* a refused handoff is no error: the client reads through us */
         if (op->status != -ENOENT && !(op->pull && op->status == SFS_PULL_REFUSED) &&

@@ -29,6 +29,8 @@ struct sfs_storage {
     uint64_t               mirror_forwards;
     /* this rank's group members: change logs, reports to management */
     struct sfs_storage_mirrors *mirrors;
+    /* fences and tombstones of moved chunk files (sfs_chunk_tombstone.c) */
+    struct sfs_tombstones *tombstones;
 };
 
 typedef struct sfs_storage_op {

@@ -62,6 +62,11 @@ tests_unit_service_test_chunk_store_SOURCES  = tests/unit/service/test_chunk_sto
 tests_unit_service_test_chunk_store_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/service
 tests_unit_service_test_chunk_store_CFLAGS   = $(SFS_UNIT_CFLAGS)
 tests_unit_service_test_chunk_store_LDADD    = libsfs_service.la $(SFS_CORE_LIBS) $(SFS_UNIT_LDADD)
+check_PROGRAMS += tests/unit/service/test_chunk_tombstone
+tests_unit_service_test_chunk_tombstone_SOURCES  = tests/unit/service/test_chunk_tombstone.c
+tests_unit_service_test_chunk_tombstone_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/service
+tests_unit_service_test_chunk_tombstone_CFLAGS   = $(SFS_UNIT_CFLAGS)
+tests_unit_service_test_chunk_tombstone_LDADD    = libsfs_service.la $(SFS_CORE_LIBS) $(SFS_UNIT_LDADD)
 check_PROGRAMS += tests/unit/service/test_chunk_posix
 tests_unit_service_test_chunk_posix_SOURCES  = tests/unit/service/test_chunk_posix.c
 tests_unit_service_test_chunk_posix_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/service
@@ -170,6 +175,10 @@ tests_progs_sfs_lock_hold_SOURCES = tests/progs/sfs_lock_hold.c
 tests_progs_sfs_lock_hold_LDADD   = libsfs_client.la $(SFS_CORE_LIBS)
 
 # A writer holding a file open, killed or closing (tests/service/test_service_dynattr.sh).
+check_PROGRAMS += tests/progs/sfs_migrate_reader
+tests_progs_sfs_migrate_reader_SOURCES = tests/progs/sfs_migrate_reader.c
+tests_progs_sfs_migrate_reader_LDADD   = libsfs_client.la $(SFS_CORE_LIBS)
+
 check_PROGRAMS += tests/progs/sfs_size_writer
 tests_progs_sfs_size_writer_SOURCES = tests/progs/sfs_size_writer.c
 tests_progs_sfs_size_writer_LDADD   = libsfs_client.la $(SFS_CORE_LIBS)

@@ -68,6 +68,9 @@ int ctl_pool(ctl_t *ctl, int argc, char **argv);
 void ctl_pool_df(ctl_t *ctl);
 /* stripefs_ctl_stats.c */
 int ctl_stats(ctl_t *ctl, int argc, char **argv);
+/* stripefs_ctl_migrate.c: drain a target (docs/migration.md) */
+int                                   ctl_migrate(ctl_t *ctl, int argc, char **argv);
+extern const struct sfs_tunable_table ctl_migrate_tunables;
 /* stripefs_ctl_info.c */
 int ctl_info(ctl_t *ctl, int argc, char **argv);
 

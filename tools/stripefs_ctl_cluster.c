@@ -3,6 +3,7 @@
 #include "stripefs_ctl.h"
 
 #include "sfs_admin.h"
+#include "sfs_admin_migrate.h"
 #include "sfs_map.h"
 
 #include <inttypes.h>
@@ -76,8 +77,9 @@ static void ctl_mirror_column(const sfs_map_target_t *t, char *buf, size_t size)
 
 int ctl_listtargets(ctl_t *ctl, int argc, char **argv)
 {
-    sfs_map_t *map;
-    int        rc;
+    static sfs_migrate_reply_t draining;
+    sfs_map_t                 *map;
+    int                        rc;
 
     (void)argc;
     (void)argv;
@@ -85,17 +87,26 @@ int ctl_listtargets(ctl_t *ctl, int argc, char **argv)
     if (rc) {
         return ctl_fail("listtargets", rc);
     }
+    /* draining targets (migrate --from): a server without them has none */
+    if (sfs_admin_drain(ctl->client, SFS_DRAIN_LIST, 0, &draining) != 0) {
+        draining.count = 0;
+    }
     printf("%-7s %-5s %-16s %-17s %10s %10s %5s  %-24s %s\n", "TARGET", "NODE", "HOST", "STATE",
            "CAPACITY", "FREE", "FREE%", "MIRROR", "DIR");
     for (uint32_t i = 0; i < map->target_count; i++) {
         const sfs_map_target_t *t    = &map->targets[i];
         const sfs_map_node_t   *node = sfs_map_find_node(map, t->node_id);
-        char                    cap[32], free_text[32], mirror[64];
+        char                    cap[32], free_text[32], mirror[64], state[32];
 
         ctl_mirror_column(t, mirror, sizeof(mirror));
+        snprintf(state, sizeof(state), "%s", sfs_state_name(t->state));
+        for (uint32_t d = 0; d < draining.count; d++) {
+            if (draining.targets[d] == t->target_id) {
+                snprintf(state, sizeof(state), "%s,draining", sfs_state_name(t->state));
+            }
+        }
         printf("%-7u %-5u %-16s %-17s %10s %10s %4.0f%%  %-24s %s\n", t->target_id, t->node_id,
-               node ? node->host : "?", sfs_state_name(t->state),
-               ctl_size(t->capacity, cap, sizeof(cap)),
+               node ? node->host : "?", state, ctl_size(t->capacity, cap, sizeof(cap)),
                ctl_size(t->free, free_text, sizeof(free_text)),
                t->capacity ? 100.0 * (double)t->free / (double)t->capacity : 0.0, mirror, t->dir);
     }

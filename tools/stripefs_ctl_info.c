@@ -20,8 +20,8 @@
 /* The subsystems' tables, in layer order (tests/service/test_client_env.sh
  * checks that every STRIPEFS_ variable the tree names is listed). */
 static const sfs_tunable_table_t *const ctl_info_tables[] = {
-    &sfs_log_tunables,     &sfs_tp_tunables,      &sfs_client_tunables,
-    &sfs_storage_tunables, &sfs_preload_tunables, &sfs_name_tunables,
+    &sfs_log_tunables,     &sfs_tp_tunables,   &sfs_client_tunables,  &sfs_storage_tunables,
+    &sfs_preload_tunables, &sfs_name_tunables, &ctl_migrate_tunables,
 };
 
 int ctl_info(ctl_t *ctl, int argc, char **argv)

@@ -9,7 +9,10 @@
  *    orphaned chunk files (no file, no pending deletion) and chunk files on a
  *    target that is not in their file's pattern (removed with --repair); a
  *    mirrored file's pattern names the groups' primaries, and their
- *    secondaries (MIRROR_LIST) hold its copies.
+ *    secondaries (MIRROR_LIST) hold its copies. A chunk file on a target
+ *    its file does not use (left by a killed migrate) is repaired with a
+ *    tombstone (docs/migration.md), so that an open still holding the old
+ *    pattern gets ESTALE, not zeros.
  * Run it on a quiet file system: a file created or removed while it runs can
  * show up as a false finding (run it again to confirm).
  *
@@ -18,6 +21,7 @@
  */
 #include "sfs/sfs_client.h"
 #include "sfs_admin.h"
+#include "sfs_admin_migrate.h"
 #include "sfs_errno.h"
 #include "sfs_map.h"
 
@@ -174,7 +178,7 @@ static int fsck_judge_chunk(fsck_t *fsck, uint32_t target_id, uint64_t id, uint6
         printf("  target %u: chunk file of entry %016" PRIx64 " (%" PRIu64
                " bytes) is on a target that is not in its pattern\n",
                target_id, id, length);
-        return 1;
+        return 2;
     }
     if (bsearch(&id, fsck->pending, fsck->pending_count, sizeof(uint64_t), fsck_cmp_id)) {
         return 0; /* its file was removed; the service deletes it soon */
@@ -207,11 +211,22 @@ static int fsck_target(fsck_t *fsck, uint32_t target_id)
         }
         for (uint32_t i = 0; i < count; i++) {
             fsck->chunks++;
-            if (fsck_judge_chunk(fsck, target_id, ids[i], lengths[i])) {
+            int judged = fsck_judge_chunk(fsck, target_id, ids[i], lengths[i]);
+
+            if (judged) {
                 fsck->problems++;
-                if (fsck->repair) {
-                    bad[bad_count++] = ids[i];
+            }
+            if (judged == 2 && fsck->repair) {
+                /* left by a move (docs/migration.md): an open of the file
+                 * may hold a pattern naming this target, so a tombstone
+                 * (ESTALE, not zeros) replaces it */
+                rc = sfs_admin_chunk_moved(fsck->client, target_id, ids[i], SFS_MOVED_TOMB, NULL);
+                if (rc) {
+                    goto out;
                 }
+                fsck->repaired++;
+            } else if (judged && fsck->repair) {
+                bad[bad_count++] = ids[i];
             }
             if (bad_count == SFS_PROTO_MAX_EXTENTS || (bad_count && i + 1 == count)) {
                 rc = sfs_admin_chunk_unlink(fsck->client, target_id, bad, bad_count);

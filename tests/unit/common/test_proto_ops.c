@@ -34,7 +34,7 @@ static void test_every_op_in_the_table(void **state)
         assert_true(info->request_size > 0 && info->reply_size > 0);
         assert_true(info->handler[0] != '\0');
     }
-    assert_int_equal(ops, 45); /* 56: META_STATS */
+    assert_int_equal(ops, 49); /* 44 + META_STATS, MIGRATE_COMMIT, _DRAIN, _BEGIN, CHUNK_MOVED */
     assert_string_equal(sfs_proto_op_info(SFS_OP_META_STATS)->handler, "meta_stats");
     assert_string_equal(sfs_proto_op_info(SFS_OP_MIRROR_LIST)->reply_codec, "mirror_list_reply");
     assert_string_equal(sfs_proto_op_info(SFS_OP_MIRROR_REPORT)->request_codec,
@@ -64,6 +64,49 @@ static void test_decode_checks_size_and_rest(void **state)
     assert_int_equal(
         sfs_proto_decode(SFS_OP_HEARTBEAT, 0, buf, wb.length, &wrong, sizeof(wrong) + 1), -EINVAL);
     assert_int_equal(sfs_proto_decode(63, 0, buf, 0, &got, sizeof(got)), -EINVAL);
+}
+
+/* MIGRATE_*'s codecs: every field back; a bad op and a long list refused */
+static void test_migrate_codecs(void **state)
+{
+    sfs_migrate_req_t req = {.op            = SFS_DRAIN_SET,
+                             .from          = 101,
+                             .to            = 203,
+                             .entry_id      = UINT64_MAX - 1,
+                             .write_gen     = 77,
+                             .fence_until_s = 1800000000u},
+                      got;
+    static sfs_migrate_reply_t reply = {.count = 2, .targets = {101, 304}}, back;
+    uint8_t                    buf[64 + 4 * SFS_DRAIN_LIST_MAX];
+    sfs_wbuf_t                 wb;
+
+    (void)state;
+    sfs_wbuf_init(&wb, buf, sizeof(buf));
+    sfs_proto_migrate_req_pack(&wb, &req);
+    assert_int_equal(sfs_proto_decode(SFS_OP_MIGRATE_COMMIT, 0, buf, wb.length, &got, sizeof(got)),
+                     0);
+    assert_int_equal(got.op, req.op);
+    assert_int_equal(got.from, 101);
+    assert_int_equal(got.to, 203);
+    assert_true(got.entry_id == UINT64_MAX - 1);
+    assert_int_equal(got.write_gen, 77);
+    assert_int_equal(got.fence_until_s, 1800000000u);
+    req.op = 9;
+    sfs_wbuf_init(&wb, buf, sizeof(buf));
+    sfs_proto_migrate_req_pack(&wb, &req);
+    assert_int_equal(sfs_proto_decode(SFS_OP_MIGRATE_DRAIN, 0, buf, wb.length, &got, sizeof(got)),
+                     -EBADMSG);
+    sfs_wbuf_init(&wb, buf, sizeof(buf));
+    sfs_proto_migrate_reply_pack(&wb, &reply);
+    assert_int_equal(sfs_proto_decode(SFS_OP_MIGRATE_DRAIN, 1, buf, wb.length, &back, sizeof(back)),
+                     0);
+    assert_int_equal(back.count, 2);
+    assert_int_equal(back.targets[1], 304);
+    reply.count = SFS_DRAIN_LIST_MAX + 1;
+    sfs_wbuf_init(&wb, buf, sizeof(buf));
+    sfs_proto_migrate_reply_pack(&wb, &reply);
+    assert_int_not_equal(wb.error, 0);
+    assert_string_equal(sfs_proto_op_info(SFS_OP_CHUNK_MOVED)->request_codec, "chunk_req");
 }
 
 static void test_chunk_unlink_ids(void **state)
@@ -370,6 +413,7 @@ int main(void)
         cmocka_unit_test(test_every_op_in_the_table),
         cmocka_unit_test(test_decode_checks_size_and_rest),
         cmocka_unit_test(test_chunk_unlink_ids),
+        cmocka_unit_test(test_migrate_codecs),
         cmocka_unit_test(test_listing_cursors),
         cmocka_unit_test(test_mirror_list),
         cmocka_unit_test(test_pool_codecs),

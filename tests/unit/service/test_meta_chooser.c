@@ -305,7 +305,12 @@ static void test_draining(void **state)
     }
     assert_int_equal(sfs_meta_choose(&chooser, 1, 103, picked), -EBUSY);
     assert_non_null(strstr(sfs_error_detail(), "start target 103 is draining"));
+    /* the list migrate and listtargets show */
+    assert_int_equal(sfs_meta_chooser_draining(&chooser, picked, SFS_STRIPE_COUNT_MAX), 1);
+    assert_int_equal(picked[0], 103);
+    assert_int_equal(sfs_meta_chooser_draining(&chooser, picked, 0), 0);
     assert_int_equal(sfs_meta_chooser_set_draining(&chooser, 103, 0), 0);
+    assert_int_equal(sfs_meta_chooser_draining(&chooser, picked, SFS_STRIPE_COUNT_MAX), 0);
     update(&chooser, targets, 4);
     assert_int_equal(sfs_meta_choose(&chooser, 4, 0, picked), 4);
     assert_int_equal(sfs_meta_choose(&chooser, 1, 103, picked), 1);

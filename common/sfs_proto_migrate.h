@@ -1,0 +1,60 @@
+/*
+ * The wire of draining and migrating a storage target (docs/migration.md):
+ * MIGRATE_BEGIN (metadata: a file's write_gen before its chunk is copied;
+ * -EBUSY while a writer is registered; the reply is a migrate_req with it),
+ * MIGRATE_COMMIT (metadata: a file's chunk moved from one target to
+ * another, committed in one transaction), MIGRATE_DRAIN (metadata: mark,
+ * clear or list the targets that take no new files) and CHUNK_MOVED
+ * (storage: fence, tombstone or clear the old chunk file of a moved file).
+ * Included by sfs_proto.h; an includer needs only that one.
+ */
+#ifndef SFS_PROTO_MIGRATE_H
+#define SFS_PROTO_MIGRATE_H
+
+#include "sfs_buf.h"
+
+#include <stdint.h>
+
+/* HELLO's feature bit: MIGRATE_*, CHUNK_MOVED, ESTALE for a moved chunk */
+#define SFS_FEATURE_MIGRATE (1ull << 14)
+
+/* MIGRATE_DRAIN's op */
+#define SFS_DRAIN_SET   1u /* the target takes no new file */
+#define SFS_DRAIN_CLEAR 2u /* it takes new files again */
+#define SFS_DRAIN_LIST  3u /* which are draining (from, entry_id unused) */
+
+#define SFS_DRAIN_LIST_MAX 1024
+
+typedef struct sfs_migrate_req {
+    uint32_t op;        /* MIGRATE_DRAIN: SFS_DRAIN_*; MIGRATE_BEGIN, _COMMIT: 0 */
+    uint32_t from;      /* the target drained / the file's target moved off */
+    uint32_t to;        /* MIGRATE_COMMIT: the target its chunk was copied to */
+    uint64_t entry_id;  /* MIGRATE_BEGIN, _COMMIT: the file */
+    uint64_t write_gen; /* MIGRATE_COMMIT: the file's write_gen before the copy (BEGIN's) */
+    /* MIGRATE_COMMIT: wall clock (s) until which the old chunk is fenced
+     * against writes (CHUNK_MOVED's reply); refused past it */
+    uint64_t fence_until_s;
+} sfs_migrate_req_t;
+
+/* MIGRATE_DRAIN's reply: the draining targets (all ops answer the list). */
+typedef struct sfs_migrate_reply {
+    uint32_t count;
+    uint32_t targets[SFS_DRAIN_LIST_MAX];
+} sfs_migrate_reply_t;
+
+/* CHUNK_MOVED's flags (sfs_chunk_req_t.flags): what happens to the chunk
+ * file of entry_id on target_id. The reply's length is the fence's end
+ * (wall clock, s) for FENCE, else 0. */
+#define SFS_MOVED_FENCE   1u  /* refuse writes for a while (the copy is being committed) */
+#define SFS_MOVED_UNFENCE 2u  /* the commit was refused: writes again */
+#define SFS_MOVED_TOMB    3u  /* committed: a tombstone, then the chunk file removed */
+#define SFS_MOVED_CLEAR   4u  /* forget the tombstone (fsck --repair) */
+#define SFS_MOVED_FENCE_S 60u /* a fence's life */
+
+void sfs_proto_migrate_req_pack(sfs_wbuf_t *wb, const sfs_migrate_req_t *req);
+void sfs_proto_migrate_req_unpack(sfs_rbuf_t *rb, sfs_migrate_req_t *req);
+/* Pack sets wb->error, unpack rb->error, for a count over the maximum. */
+void sfs_proto_migrate_reply_pack(sfs_wbuf_t *wb, const sfs_migrate_reply_t *reply);
+void sfs_proto_migrate_reply_unpack(sfs_rbuf_t *rb, sfs_migrate_reply_t *reply);
+
+#endif

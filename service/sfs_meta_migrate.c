@@ -1,0 +1,183 @@
+/*
+ * MIGRATE_DRAIN and MIGRATE_COMMIT (sfs_meta_migrate.h, docs/migration.md).
+ * Both are for administrators. DRAIN is answered at once on the progress
+ * thread (the chooser has its own lock); COMMIT is queued for the metadata
+ * thread like any write and answered after its batch's commit.
+ */
+#define SFS_LOG_FAC "meta"
+#include "sfs_meta_migrate.h"
+
+#include "sfs_handlers.h"
+#include "sfs_meta_internal.h"
+#include "sfs_meta_store_internal.h"
+
+#include "sfs_alloc.h"
+#include "sfs_log.h"
+#include "sfs_time.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+
+static int sfs_migrate_admin(sfs_tp_request_t *req)
+{
+    sfs_tp_session_t *session = sfs_tp_request_session(req);
+    const sfs_cred_t *cred    = sfs_tp_session_cred(session);
+    uint32_t          opcode  = sfs_tp_request_opcode(req);
+
+    if (sfs_cred_admin(cred)) {
+        return 1;
+    }
+    sfs_warn("refused %s from uid %u (%s): not an administrator", sfs_op_name(opcode), cred->uid,
+             sfs_tp_session_peer_host(session));
+    sfs_tp_request_reply_error(req, -EPERM,
+                               "%s is for administrators (root on a trusted host, or the "
+                               "admin group)",
+                               sfs_op_name(opcode));
+    return 0;
+}
+
+void sfs_handle_meta_drain(sfs_service_t *service, sfs_tp_request_t *req)
+{
+    sfs_meta_chooser_t  *chooser = &service->meta->chooser;
+    sfs_migrate_req_t    mreq;
+    sfs_migrate_reply_t *reply;
+    uint8_t             *out;
+    sfs_wbuf_t           wb;
+    int                  rc;
+
+    if (sfs_handler_decode(req, &mreq, sizeof(mreq), 0) != 0) {
+        return;
+    }
+    if (mreq.op != SFS_DRAIN_LIST && !sfs_migrate_admin(req)) {
+        return;
+    }
+    if (mreq.op == SFS_DRAIN_SET || mreq.op == SFS_DRAIN_CLEAR) {
+        rc = sfs_meta_chooser_set_draining(chooser, mreq.from, mreq.op == SFS_DRAIN_SET);
+        if (rc) {
+            sfs_tp_request_reply_error(req, rc, "%s", sfs_error_detail());
+            return;
+        }
+        sfs_info("storage target %u %s", mreq.from,
+                 mreq.op == SFS_DRAIN_SET ? "draining: no new files" : "takes new files again");
+    }
+    reply = calloc(1, sizeof(*reply));
+    out   = malloc(4 + 4 * SFS_DRAIN_LIST_MAX);
+    if (!reply || !out) {
+        free(reply);
+        free(out);
+        sfs_tp_request_reply_error(req, -ENOMEM, "out of memory");
+        return;
+    }
+    reply->count = sfs_meta_chooser_draining(chooser, reply->targets, SFS_DRAIN_LIST_MAX);
+    sfs_wbuf_init(&wb, out, 4 + 4 * SFS_DRAIN_LIST_MAX);
+    sfs_proto_migrate_reply_pack(&wb, reply);
+    sfs_tp_request_reply(req, 0, out, wb.length, NULL, 0, NULL, NULL);
+    free(reply);
+    free(out);
+}
+
+void sfs_handle_meta_migrate(sfs_service_t *service, sfs_tp_request_t *req)
+{
+    sfs_meta_op_t *op;
+
+    if (!sfs_migrate_admin(req)) {
+        return;
+    }
+    if (!SFS_ALLOC_PTR(op)) {
+        sfs_tp_request_reply_error(req, -ENOMEM, "out of memory");
+        return;
+    }
+    op->req    = req;
+    op->opcode = sfs_tp_request_opcode(req);
+    op->cred   = *sfs_tp_session_cred(sfs_tp_request_session(req));
+    if (sfs_handler_decode(req, &op->migrate, sizeof(op->migrate), 0) != 0) {
+        free(op);
+        return;
+    }
+    service->meta->in_flight++;
+    sfs_meta_enqueue(service->meta, op);
+}
+
+/* COMMIT: the new pattern, if nothing wrote the file since BEGIN */
+static int sfs_meta_migrate_commit(sfs_meta_txn_t *txn, sfs_meta_op_t *op, uint64_t now_ns)
+{
+    const sfs_migrate_req_t *m     = &op->migrate;
+    sfs_attr_t              *attr  = &op->attr;
+    uint64_t                 now_s = now_ns / 1000000000u;
+    uint32_t                 index = SFS_STRIPE_COUNT_MAX;
+    int                      rc;
+
+    rc = sfs_meta_get_inode(txn, m->entry_id, attr);
+    if (rc) {
+        return rc == -ENOENT ? sfs_error_set(rc, "file %016" PRIx64 " is gone", m->entry_id) : rc;
+    }
+    if (attr->type != SFS_TYPE_FILE) {
+        return sfs_error_set(-EINVAL, "entry %016" PRIx64 " is not a file", m->entry_id);
+    }
+    if (attr->pattern.type == SFS_PATTERN_MIRROR) {
+        return sfs_error_set(-EOPNOTSUPP,
+                             "file %016" PRIx64 " is mirrored: mirrored targets cannot be "
+                             "drained yet",
+                             m->entry_id);
+    }
+    for (uint32_t i = 0; i < attr->pattern.stripe_count; i++) {
+        if (attr->pattern.targets[i] == m->to) {
+            return sfs_error_set(-EEXIST, "file %016" PRIx64 " already uses target %u", m->entry_id,
+                                 m->to);
+        }
+        if (attr->pattern.targets[i] == m->from) {
+            index = i;
+        }
+    }
+    if (index == SFS_STRIPE_COUNT_MAX) {
+        return sfs_error_set(-ESTALE, "file %016" PRIx64 " is not on target %u (any more)",
+                             m->entry_id, m->from);
+    }
+    if (attr->writers > 0 && now_s < attr->write_until_s) {
+        return sfs_error_set(-EBUSY, "file %016" PRIx64 " is open for writing (%u writers)",
+                             m->entry_id, attr->writers);
+    }
+    if (attr->write_gen != m->write_gen) {
+        return sfs_error_set(-EBUSY,
+                             "file %016" PRIx64 " was written while its chunk was copied "
+                             "(write_gen %" PRIu64 ", was %" PRIu64 ")",
+                             m->entry_id, attr->write_gen, m->write_gen);
+    }
+    /* the old chunk refuses writes until then: a client holding the old
+     * pattern that began writing after this commit must find it fenced */
+    if (now_s + 5 > m->fence_until_s) {
+        return sfs_error_set(-ETIMEDOUT,
+                             "file %016" PRIx64 ": the fence on target %u ran out before the "
+                             "commit",
+                             m->entry_id, m->from);
+    }
+    attr->pattern.targets[index] = m->to;
+    attr->write_gen++; /* a stat's SIZE STORE read the old targets */
+    return sfs_meta_put_inode(txn, attr);
+}
+
+/* BEGIN: the file's write_gen now, refused while a writer is registered
+ * (its writes may be on the old chunk while it is copied) */
+static int sfs_meta_migrate_begin(sfs_meta_txn_t *txn, sfs_meta_op_t *op, uint64_t now_ns)
+{
+    sfs_attr_t *attr = &op->attr;
+    int         rc   = sfs_meta_get_inode(txn, op->migrate.entry_id, attr);
+
+    if (rc) {
+        return rc == -ENOENT
+                   ? sfs_error_set(rc, "file %016" PRIx64 " is gone", op->migrate.entry_id)
+                   : rc;
+    }
+    if (attr->writers > 0 && now_ns / 1000000000u < attr->write_until_s) {
+        return sfs_error_set(-EBUSY, "file %016" PRIx64 " is open for writing (%u writers)",
+                             op->migrate.entry_id, attr->writers);
+    }
+    op->migrate.write_gen = attr->write_gen;
+    return 0;
+}
+
+int sfs_meta_migrate_run(sfs_meta_txn_t *txn, sfs_meta_op_t *op, uint64_t now_ns)
+{
+    return op->opcode == SFS_OP_MIGRATE_BEGIN ? sfs_meta_migrate_begin(txn, op, now_ns)
+                                              : sfs_meta_migrate_commit(txn, op, now_ns);
+}
