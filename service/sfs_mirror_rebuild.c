@@ -11,9 +11,11 @@
  *   forwards), and reports the member `bad`, so it is neither read from nor
  *   promoted; the administrator's `stripefs-ctl mirror rebuild MEMBER`
  *   (MIRROR_REBUILD without the flag) appends "started" to that file and
- *   the copy begins: every chunk file of this target, then the change log's
- *   entries (what changed meanwhile) as a resync; the member is then good.
- *   A restart with "started" in the file starts the copy again by itself.
+ *   the copy begins: every chunk file of this target (each noted "copied
+ *   ID" in the file), then the change log's entries (what changed
+ *   meanwhile) as a resync; the member is then good. A restart with
+ *   "started" in the file resumes the copy by itself, after the last id
+ *   noted.
  */
 #define SFS_LOG_FAC "storage"
 #include "sfs_handlers.h"
@@ -48,8 +50,10 @@ static void sfs_mirror_rebuild_path(const sfs_mirror_resync_t *r, const char *na
     snprintf(buf, size, "%s/%s", sfs_chunk_target_dir(r->target), name);
 }
 
-/* Append `text` to <dir>/name (made if missing), durably, with the name. */
-static int sfs_mirror_rebuild_append(sfs_mirror_resync_t *r, const char *name, const char *text)
+/* Append `text` to <dir>/name (made if missing); with `durable`, synced
+ * with its name. */
+static int sfs_mirror_rebuild_write(sfs_mirror_resync_t *r, const char *name, const char *text,
+                                    int durable)
 {
     char   path[PATH_MAX + 32];
     size_t len = strlen(text);
@@ -60,10 +64,13 @@ static int sfs_mirror_rebuild_append(sfs_mirror_resync_t *r, const char *name, c
     if (fd < 0) {
         return sfs_error_set(-errno, "cannot create %s: %m", path);
     }
-    if (write(fd, text, len) != (ssize_t)len || fsync(fd) != 0) {
+    if (write(fd, text, len) != (ssize_t)len || (durable && fsync(fd) != 0)) {
         rc = sfs_error_set(errno ? -errno : -EIO, "cannot write %s: %m", path);
     }
     close(fd);
+    if (!durable) {
+        return rc;
+    }
     dfd = open(sfs_chunk_target_dir(r->target), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (rc == 0 && (dfd < 0 || fsync(dfd) != 0)) {
         rc = sfs_error_set(-errno, "cannot sync %s: %m", sfs_chunk_target_dir(r->target));
@@ -72,6 +79,11 @@ static int sfs_mirror_rebuild_append(sfs_mirror_resync_t *r, const char *name, c
         close(dfd);
     }
     return rc;
+}
+
+static int sfs_mirror_rebuild_append(sfs_mirror_resync_t *r, const char *name, const char *text)
+{
+    return sfs_mirror_rebuild_write(r, name, text, 1);
 }
 
 /* The chunk files of this target: every id (into *ids_p, freed by the
@@ -122,8 +134,13 @@ int sfs_mirror_rebuild_open(sfs_mirror_resync_t *r)
                                  path, sfs_mirror_log_target(r->log), line);
         }
         while (fgets(line, sizeof(line), f)) {
+            unsigned long long id;
+
             if (strcmp(line, "started\n") == 0) {
                 r->rebuild = SFS_MIRROR_REBUILD_STARTED;
+            } else if (sscanf(line, "copied %llu", &id) == 1 && id > r->resume_after) {
+                /* a torn line is a prefix of the id, a smaller one: safe */
+                r->resume_after = id;
             }
         }
         fclose(f);
@@ -327,11 +344,12 @@ int sfs_mirror_resync_rebuild_start(sfs_mirror_resync_t *r, const sfs_map_t *map
         return rc;
     }
     free(r->all);
-    r->all       = ids;
-    r->all_count = count;
-    r->idx       = 0;
-    r->rebuild   = SFS_MIRROR_REBUILD_STARTED;
-    *total_p     = count;
+    r->all          = ids;
+    r->all_count    = count;
+    r->idx          = 0;
+    r->resume_after = 0;
+    r->rebuild      = SFS_MIRROR_REBUILD_STARTED;
+    *total_p        = count;
     return 0;
 }
 
@@ -362,13 +380,17 @@ int sfs_mirror_rebuild_tick(sfs_mirror_resync_t *r, const sfs_map_t *map, uint64
         return 0;
     }
     if (!r->all) {
-        /* resumed after a restart: from the first chunk file again */
+        /* resumed after a restart: after the last chunk file noted as
+         * copied (ids are listed in order; one changed since is logged) */
         if (sfs_mirror_rebuild_list(r, &r->all, &r->all_count) != 0) {
             sfs_warn("rebuild of target %" PRIu32 ": %s", buddy, sfs_error_detail());
             r->next_try_ms = now + SFS_RESYNC_BACKOFF;
             return 0;
         }
         r->idx = 0;
+        while (r->resume_after && r->idx < r->all_count && r->all[r->idx] <= r->resume_after) {
+            r->idx++;
+        }
     }
     r->active   = 1;
     r->full     = 1;
@@ -382,6 +404,20 @@ int sfs_mirror_rebuild_tick(sfs_mirror_resync_t *r, const sfs_map_t *map, uint64
              buddy, sfs_mirror_log_target(r->log), r->all_count - r->idx, r->all_count);
     *changed_p = 1;
     return 1;
+}
+
+void sfs_mirror_rebuild_copied(sfs_mirror_resync_t *r)
+{
+    char line[48];
+
+    /* not synced: after a crash the rebuild resumes from an earlier line
+     * (the copies before it are synced on the buddy, and a chunk file
+     * changed since is in the change log, which is) */
+    snprintf(line, sizeof(line), "copied %" PRIu64 "\n", r->entry_id);
+    if (sfs_mirror_rebuild_write(r, SFS_MIRROR_REBUILD_FILE, line, 0) != 0) {
+        sfs_debug("rebuild of target %" PRIu32 ": %s", sfs_mirror_log_buddy(r->log),
+                  sfs_error_detail());
+    }
 }
 
 int sfs_mirror_rebuild_done(sfs_mirror_resync_t *r, uint64_t now)
@@ -410,8 +446,9 @@ int sfs_mirror_rebuild_done(sfs_mirror_resync_t *r, uint64_t now)
              (double)(now - r->start_ms) / 1000.0,
              now > r->start_ms ? (double)r->bytes / 1e3 / (double)(now - r->start_ms) : 0.0);
     free(r->all);
-    r->all       = NULL;
-    r->all_count = 0;
+    r->all          = NULL;
+    r->all_count    = 0;
+    r->resume_after = 0;
     r->idx = r->end = 0;
     r->rebuild      = SFS_MIRROR_REBUILD_NONE;
     r->full         = 0;

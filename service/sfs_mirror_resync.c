@@ -177,6 +177,9 @@ static int sfs_mirror_resync_next(sfs_mirror_resync_t *r)
     }
     case SFS_RESYNC_SYNC:
     default:
+        if (r->full) {
+            sfs_mirror_rebuild_copied(r);
+        }
         r->files++;
         r->phase = SFS_RESYNC_START;
         r->idx++;
@@ -293,6 +296,9 @@ int sfs_mirror_resync_tick(sfs_mirror_resync_t *r, sfs_cluster_t *cluster, const
             return 1;
         }
         if (r->phase == SFS_RESYNC_NEXT) {
+            if (r->full) {
+                sfs_mirror_rebuild_copied(r);
+            }
             r->files++;
             r->phase = SFS_RESYNC_START;
             r->idx++;

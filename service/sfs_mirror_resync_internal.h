@@ -35,10 +35,11 @@ struct sfs_mirror_resync {
     uint8_t            *args;
     struct iovec        iov;
     /* rebuild: the buddy lost its disk (this member copies everything) */
-    int       rebuild;   /* SFS_MIRROR_REBUILD_* */
-    int       full;      /* the pass under way copies all[], not the log's entries */
-    uint64_t *all;       /* the full pass: every chunk file of this target */
-    uint32_t  all_count; /* all[]'s length: [idx, all_count) is left */
+    int       rebuild;      /* SFS_MIRROR_REBUILD_* */
+    int       full;         /* the pass under way copies all[], not the log's entries */
+    uint64_t *all;          /* the full pass: every chunk file of this target */
+    uint32_t  all_count;    /* all[]'s length: [idx, all_count) is left */
+    uint64_t  resume_after; /* chunk files up to this id were copied before a restart */
     /* this member's own directory was new at start: ask the buddy */
     int           probe;
     uint64_t      probe_next_ms;
@@ -60,6 +61,9 @@ int sfs_mirror_rebuild_tick(sfs_mirror_resync_t *r, const sfs_map_t *map, uint64
 /* The full pass copied everything: the flag goes, the change log's resync
  * (what changed meanwhile) follows. Returns 1 (the state changed). */
 int sfs_mirror_rebuild_done(sfs_mirror_resync_t *r, uint64_t now);
+/* The full pass copied chunk file r->entry_id: noted in the flag file, so
+ * that a restart resumes after it. */
+void sfs_mirror_rebuild_copied(sfs_mirror_resync_t *r);
 /* Ask the buddy whether this new directory needs a rebuild. */
 void sfs_mirror_rebuild_probe_tick(sfs_mirror_resync_t *r, const sfs_map_t *map, uint64_t now);
 

@@ -7,7 +7,7 @@
 # 102` starts copying every chunk file of 101 to it (102 is a slow disk) and
 # a file is written meanwhile; the primaries' rank is killed mid-rebuild:
 # 102 stays bad, is not promoted, and when the rank rejoins 101 finishes
-# the rebuild by itself; 102 is good and holds the same chunk files as 101;
+# the rebuild by itself, after what it had copied; 102 is good and holds the same chunk files as 101;
 # then the primaries' rank is killed again and every file reads back from
 # the rebuilt member.
 source "$SFS_SRC/tests/lib/sfs_test_lib.sh"
@@ -122,6 +122,11 @@ grep -h "rebuild of target\|resync of target 102\|buddy 102 lost" "$SFS_SERVICE_
     "$SFS_TEST_TMP/rejoin1.log" | sed 's/^[^]]*] /rebuild: /'
 grep -q "resync of target 102 from 101: [1-9]" "$SFS_TEST_TMP/rejoin1.log" ||
     sfs_fail "no change made during the rebuild was resynced after it"
+resumed=$(grep -oE "rebuild of target 102 from 101: [0-9]+ of [0-9]+" "$SFS_TEST_TMP/rejoin1.log" | head -n 1)
+left=$(echo "$resumed" | awk '{print $7}') all=$(echo "$resumed" | awk '{print $9}')
+[ -n "$left" ] && [ "$left" -lt "$all" ] ||
+    sfs_fail "the resumed rebuild did not skip what was copied before the kill: '$resumed'"
+echo "ok: the resumed rebuild copied $left of $all chunk files (the rest was copied before the kill)"
 [ -e "$(dir_of 101)/mirror-rebuild" ] && sfs_fail "101's rebuild flag is still there"
 for g in 101:102 103:104; do
     p=$(dir_of ${g%%:*}) s=$(dir_of ${g##*:})
