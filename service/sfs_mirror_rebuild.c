@@ -26,6 +26,7 @@
 
 #include "sfs_errno.h"
 #include "sfs_log.h"
+#include "sfs_time.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -38,6 +39,7 @@
 
 #define SFS_MIRROR_REBUILD_FILE "mirror-rebuild"
 #define SFS_MIRROR_MEMBER_FILE  "mirror-member"
+#define SFS_MIRROR_BUDDY_FILE   "mirror-buddy"
 #define SFS_PROBE_RETRY_MS      500
 /* The probe waits this long after the map first shows the buddy online: a
  * connection is made blocking, and at a service's start the ranks meet in
@@ -113,16 +115,91 @@ static int sfs_mirror_rebuild_list(sfs_mirror_resync_t *r, uint64_t **ids_p, uin
     }
 }
 
+/* Write <dir>/name as `text` in one step (a temporary file renamed),
+ * durably. */
+static int sfs_mirror_rebuild_replace(sfs_mirror_resync_t *r, const char *name, const char *text)
+{
+    char tmp[64], path[PATH_MAX + 32], tpath[PATH_MAX + 32];
+    int  rc;
+
+    snprintf(tmp, sizeof(tmp), "%s.tmp", name);
+    sfs_mirror_rebuild_path(r, tmp, tpath, sizeof(tpath));
+    sfs_mirror_rebuild_path(r, name, path, sizeof(path));
+    if (unlink(tpath) != 0 && errno != ENOENT) {
+        return sfs_error_set(-errno, "cannot remove %s: %m", tpath);
+    }
+    rc = sfs_mirror_rebuild_append(r, tmp, text);
+    if (rc == 0 && rename(tpath, path) != 0) {
+        rc = sfs_error_set(-errno, "cannot rename %s to %s: %m", tpath, path);
+    }
+    return rc ? rc : sfs_mirror_rebuild_write(r, name, "", 1); /* syncs the directory */
+}
+
+/* The disk id in <dir>/name ("... disk HEX"), or 0. */
+static uint64_t sfs_mirror_rebuild_read_disk(sfs_mirror_resync_t *r, const char *name)
+{
+    char               path[PATH_MAX + 32], line[160], *at;
+    unsigned long long id = 0;
+    FILE              *f;
+
+    sfs_mirror_rebuild_path(r, name, path, sizeof(path));
+    f = fopen(path, "r");
+    if (!f) {
+        return 0;
+    }
+    if (fgets(line, sizeof(line), f) && (at = strstr(line, " disk ")) != NULL &&
+        sscanf(at, " disk %llx", &id) != 1) {
+        id = 0;
+    }
+    fclose(f);
+    return id;
+}
+
+/* This directory's disk id: made once, when the marker has none. */
+static int sfs_mirror_rebuild_disk_id(sfs_mirror_resync_t *r)
+{
+    char     line[128];
+    uint64_t id = sfs_mirror_rebuild_read_disk(r, SFS_MIRROR_MEMBER_FILE);
+
+    if (!id) {
+        int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+
+        if (fd < 0 || read(fd, &id, sizeof(id)) != (ssize_t)sizeof(id)) {
+            id = sfs_time_ns() ^ ((uint64_t)getpid() << 32);
+        }
+        if (fd >= 0) {
+            close(fd);
+        }
+        id |= 1; /* never 0 */
+        snprintf(line, sizeof(line),
+                 "stripefs mirror member: target %" PRIu32 " disk %016" PRIx64 "\n",
+                 sfs_mirror_log_target(r->log), id);
+        if (sfs_mirror_rebuild_replace(r, SFS_MIRROR_MEMBER_FILE, line) != 0) {
+            return sfs_error_set(-EIO, "target %" PRIu32 ": %s", sfs_mirror_log_target(r->log),
+                                 sfs_error_detail());
+        }
+    }
+    r->disk_id = id;
+    return 0;
+}
+
 int sfs_mirror_rebuild_open(sfs_mirror_resync_t *r)
 {
-    char     path[PATH_MAX + 32], line[128];
-    FILE    *f;
-    uint32_t count;
-    int      rc;
+    char  path[PATH_MAX + 32], line[128];
+    FILE *f;
+    int   rc;
 
+    rc = sfs_mirror_rebuild_disk_id(r);
+    if (rc) {
+        return rc;
+    }
+    r->probe = 1; /* every start: the buddy learns which disk this is */
     sfs_mirror_rebuild_path(r, SFS_MIRROR_REBUILD_FILE, path, sizeof(path));
     f = fopen(path, "r");
-    if (f) {
+    if (!f) {
+        return errno == ENOENT ? 0 : sfs_error_set(-errno, "cannot read %s: %m", path);
+    }
+    {
         unsigned target = 0, buddy = 0;
 
         r->rebuild = SFS_MIRROR_REBUILD_WAITING;
@@ -144,40 +221,17 @@ int sfs_mirror_rebuild_open(sfs_mirror_resync_t *r)
             }
         }
         fclose(f);
-        /* the log's changes are copied after the full pass (its begin is
-         * durable before the flag is written; a crash between leaves it) */
-        rc = sfs_mirror_log_begin(r->log);
-        if (rc) {
-            return rc;
-        }
-        sfs_warn("target %" PRIu32 ": its buddy %" PRIu32 " lost its disk and is bad (%s)%s",
-                 sfs_mirror_log_target(r->log), sfs_mirror_log_buddy(r->log), path,
-                 r->rebuild == SFS_MIRROR_REBUILD_STARTED ? ": its rebuild starts again"
-                                                          : ": stripefs-ctl mirror rebuild");
-        return 0;
     }
-    if (errno != ENOENT) {
-        return sfs_error_set(-errno, "cannot read %s: %m", path);
-    }
-    sfs_mirror_rebuild_path(r, SFS_MIRROR_MEMBER_FILE, path, sizeof(path));
-    if (access(path, F_OK) == 0) {
-        return 0;
-    }
-    rc = sfs_mirror_rebuild_list(r, NULL, &count);
+    /* the log's changes are copied after the full pass (its begin is
+     * durable before the flag is written; a crash between leaves it) */
+    rc = sfs_mirror_log_begin(r->log);
     if (rc) {
         return rc;
     }
-    if (count || sfs_mirror_log_degraded(r->log)) {
-        /* it held data before: a member (of a version without the marker) */
-        snprintf(line, sizeof(line), "stripefs mirror member: target %" PRIu32 "\n",
-                 sfs_mirror_log_target(r->log));
-        return sfs_mirror_rebuild_append(r, SFS_MIRROR_MEMBER_FILE, line);
-    }
-    r->probe = 1;
-    sfs_info("target %" PRIu32 ": its directory %s is new: asking its buddy %" PRIu32
-             " whether it lost data",
-             sfs_mirror_log_target(r->log), sfs_chunk_target_dir(r->target),
-             sfs_mirror_log_buddy(r->log));
+    sfs_warn("target %" PRIu32 ": its buddy %" PRIu32 " lost its disk and is bad (%s)%s",
+             sfs_mirror_log_target(r->log), sfs_mirror_log_buddy(r->log), path,
+             r->rebuild == SFS_MIRROR_REBUILD_STARTED ? ": its rebuild starts again"
+                                                      : ": stripefs-ctl mirror rebuild");
     return 0;
 }
 
@@ -194,8 +248,6 @@ void sfs_mirror_rebuild_probe_tick(sfs_mirror_resync_t *r, const sfs_map_t *map,
     sfs_tp_rpc_params_t params;
     sfs_tp_conn_t      *conn;
     sfs_wbuf_t          wb;
-    char                line[96];
-    uint32_t            count;
     int                 rc;
 
     if (r->probe_rpc) {
@@ -222,17 +274,12 @@ void sfs_mirror_rebuild_probe_tick(sfs_mirror_resync_t *r, const sfs_map_t *map,
         }
         r->probe = 0;
         if (reply.length) {
-            sfs_warn("target %" PRIu32 ": its directory is new and its buddy %" PRIu32
-                     " holds data: %" PRIu32 " is bad (never read from nor promoted) until "
+            sfs_warn("target %" PRIu32 ": its buddy %" PRIu32 " knew another disk here and "
+                     "holds data: %" PRIu32 " is bad (never read from nor promoted) until "
                      "`stripefs-ctl mirror rebuild %" PRIu32 "` copies it",
                      self, buddy, self, self);
-            return; /* the buddy keeps the state; the marker comes with the data */
         }
-        snprintf(line, sizeof(line), "stripefs mirror member: target %" PRIu32 "\n", self);
-        if (sfs_mirror_rebuild_append(r, SFS_MIRROR_MEMBER_FILE, line) != 0) {
-            sfs_warn("target %" PRIu32 ": %s", self, sfs_error_detail());
-        }
-        return;
+        return; /* the buddy keeps the state */
     }
     if (!r->cluster || !map || !sfs_map_find_target(map, buddy) ||
         sfs_map_find_target(map, buddy)->state != SFS_STATE_ONLINE) {
@@ -245,15 +292,12 @@ void sfs_mirror_rebuild_probe_tick(sfs_mirror_resync_t *r, const sfs_map_t *map,
         return;
     }
     r->probe_next_ms = now + SFS_PROBE_RETRY_MS;
-    if (sfs_mirror_rebuild_list(r, NULL, &count) != 0) {
-        return;
-    }
     memset(&chunk, 0, offsetof(sfs_chunk_req_t, extents));
     memset(&chunk.cap, 0, sizeof(chunk.cap));
     chunk.target_id = buddy;
     chunk.entry_id  = self;
     chunk.flags     = SFS_MIRROR_REBUILD_PROBE;
-    chunk.length    = count;
+    chunk.length    = r->disk_id;
     sfs_wbuf_init(&wb, r->probe_args, sizeof(r->probe_args));
     sfs_proto_chunk_req_pack(&wb, SFS_OP_MIRROR_REBUILD, &chunk);
     if (wb.error || sfs_cluster_target_conn(r->cluster, buddy, &conn) != 0) {
@@ -268,24 +312,36 @@ void sfs_mirror_rebuild_probe_tick(sfs_mirror_resync_t *r, const sfs_map_t *map,
     }
 }
 
-int sfs_mirror_resync_probe_answer(sfs_mirror_resync_t *r, uint64_t buddy_chunks, int *bad_p)
+int sfs_mirror_resync_probe_answer(sfs_mirror_resync_t *r, uint64_t buddy_disk, int *bad_p)
 {
     uint32_t self = sfs_mirror_log_target(r->log), buddy = sfs_mirror_log_buddy(r->log);
+    uint64_t known = sfs_mirror_rebuild_read_disk(r, SFS_MIRROR_BUDDY_FILE);
     uint32_t count;
-    char     line[96];
+    char     line[128];
     int      rc;
 
-    *bad_p = 1;
+    *bad_p = 0;
+    if (known != buddy_disk) {
+        /* first contact (a new group, or a version without ids): noted;
+         * another disk than before: it lost what it had, if there was any */
+        snprintf(line, sizeof(line),
+                 "stripefs mirror buddy: target %" PRIu32 " disk %016" PRIx64 "\n", buddy,
+                 buddy_disk);
+        rc = sfs_mirror_rebuild_replace(r, SFS_MIRROR_BUDDY_FILE, line);
+        if (rc) {
+            return rc;
+        }
+    }
     if (r->rebuild) {
+        *bad_p = 1; /* still bad, whichever disk it is now */
+        return 0;
+    }
+    if (!known || known == buddy_disk) {
         return 0;
     }
     rc = sfs_mirror_rebuild_list(r, NULL, &count);
-    if (rc) {
-        return rc;
-    }
-    if (count <= buddy_chunks || r->probe) {
-        *bad_p = 0; /* it lacks nothing (a group that is new as a whole) */
-        return 0;
+    if (rc || count == 0) {
+        return rc; /* nothing here to lose */
     }
     /* from now on: served alone, logged, and the member is bad */
     rc = sfs_mirror_log_begin(r->log);
@@ -298,10 +354,11 @@ int sfs_mirror_resync_probe_answer(sfs_mirror_resync_t *r, uint64_t buddy_chunks
         return rc;
     }
     r->rebuild = SFS_MIRROR_REBUILD_WAITING;
-    sfs_warn("target %" PRIu32 ": its buddy %" PRIu32 " came back on a new directory (%" PRIu64
-             " chunk files there, %" PRIu32 " here): %" PRIu32
+    *bad_p     = 1;
+    sfs_warn("target %" PRIu32 ": its buddy %" PRIu32 " came back on another disk (%016" PRIx64
+             ", was %016" PRIx64 "; %" PRIu32 " chunk files here): %" PRIu32
              " is bad; `stripefs-ctl mirror rebuild %" PRIu32 "` copies everything to it",
-             self, buddy, buddy_chunks, count, buddy, buddy);
+             self, buddy, buddy_disk, known, count, buddy, buddy);
     return 0;
 }
 

@@ -35,8 +35,8 @@ uint32_t sfs_mirror_resync_state(const sfs_mirror_resync_t *resync, uint64_t *do
  * sfs_mirror_rebuild.c): none, the buddy is bad and waits for the
  * command, or the full copy is under way (resumed after a restart). */
 enum { SFS_MIRROR_REBUILD_NONE, SFS_MIRROR_REBUILD_WAITING, SFS_MIRROR_REBUILD_STARTED };
-/* MIRROR_REBUILD's chunk_req flags: the buddy's probe (its directory is
- * new; `length`: its chunk files), else the administrator's command. */
+/* MIRROR_REBUILD's chunk_req flags: the buddy's probe at its start
+ * (`length`: its disk id), else the administrator's command. */
 #define SFS_MIRROR_REBUILD_PROBE 1u
 
 /* The buddy's probe: *bad_p is set when it needs a rebuild (this target

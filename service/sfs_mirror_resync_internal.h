@@ -40,7 +40,8 @@ struct sfs_mirror_resync {
     uint64_t *all;          /* the full pass: every chunk file of this target */
     uint32_t  all_count;    /* all[]'s length: [idx, all_count) is left */
     uint64_t  resume_after; /* chunk files up to this id were copied before a restart */
-    /* this member's own directory was new at start: ask the buddy */
+    /* this member's disk id (<dir>/mirror-member), told to the buddy */
+    uint64_t      disk_id;
     int           probe;
     uint64_t      probe_next_ms;
     sfs_tp_rpc_t *probe_rpc;

@@ -30,6 +30,11 @@ lost=$(dir_of 102)
 [ -d "$lost/chunks" ] || sfs_fail "no chunk directory for 102 in: $targets"
 [ "$(find "$lost/chunks" -type f | wc -l)" -gt 0 ] || sfs_fail "102 holds no chunk files before the loss"
 
+# each member tells its buddy its disk id at start: 101 knows 102's before
+# the loss (a disk lost before its buddy ever heard of it is not found)
+for _ in $(seq 300); do [ -s "$(dir_of 101)/mirror-buddy" ] && break; sleep 0.1; done
+grep -q "target 102 disk " "$(dir_of 101)/mirror-buddy" ||
+    sfs_fail "101 did not learn 102's disk id: $(cat "$(dir_of 101)/mirror-buddy" 2>&1)"
 victim=$(sfs_ctl listnodes | awk '$1 == 2 {print $5}')
 kill -9 "$victim"
 sfs_log "injected: SIGKILL to storage rank 2 (pid $victim), then 102's directory emptied (a new disk)"
