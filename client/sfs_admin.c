@@ -331,3 +331,45 @@ int sfs_admin_pending(sfs_client_t *client, uint64_t after, uint32_t max, uint64
     *count_p = count;
     return rb.error ? sfs_error_set(-EPROTO, "malformed pending list") : 0;
 }
+
+int sfs_admin_mirror_rebuild(sfs_client_t *client, uint32_t from_target, uint32_t member,
+                             uint64_t *total_p)
+{
+    sfs_chunk_req_t     chunk;
+    sfs_length_reply_t  reply;
+    uint8_t             args[96];
+    sfs_wbuf_t          wb;
+    sfs_tp_rpc_params_t params;
+    sfs_tp_conn_t      *conn;
+    sfs_tp_rpc_t       *rpc = NULL;
+    const void         *rargs;
+    size_t              length;
+    int                 rc;
+
+    memset(&chunk, 0, offsetof(sfs_chunk_req_t, extents));
+    memset(&chunk.cap, 0, sizeof(chunk.cap)); /* for administrators: no capability */
+    chunk.target_id = from_target;
+    chunk.entry_id  = member;
+    sfs_wbuf_init(&wb, args, sizeof(args));
+    sfs_proto_chunk_req_pack(&wb, SFS_OP_MIRROR_REBUILD, &chunk);
+    memset(&params, 0, sizeof(params));
+    params.opcode      = SFS_OP_MIRROR_REBUILD;
+    params.args        = args;
+    params.args_length = wb.length;
+    rc                 = sfs_cluster_target_conn(client->cluster, from_target, &conn);
+    if (rc == 0) {
+        rc = sfs_tp_call(conn, &params, &rpc);
+    }
+    if (rc == 0) {
+        rargs = sfs_tp_rpc_reply_args(rpc, &length);
+        rc    = sfs_proto_decode(SFS_OP_MIRROR_REBUILD, 1, rargs, length, &reply, sizeof(reply));
+        if (rc) {
+            sfs_error_set(rc, "target %u: a MIRROR_REBUILD reply that does not decode",
+                          from_target);
+        } else {
+            *total_p = reply.length;
+        }
+    }
+    sfs_tp_rpc_release(rpc);
+    return rc;
+}

@@ -47,6 +47,11 @@ int sfs_admin_chunk_list(sfs_client_t *client, uint32_t target_id, uint64_t afte
 /* Remove chunk files from a target (fsck --repair). */
 int sfs_admin_chunk_unlink(sfs_client_t *client, uint32_t target_id, const uint64_t *ids,
                            uint32_t count);
+/* MIRROR_REBUILD: ask the good member `from_target` to copy every chunk
+ * file to its bad buddy `member` (docs/mirroring.md, "Rebuild");
+ * *total_p gets the chunk files to copy. For administrators. */
+int sfs_admin_mirror_rebuild(sfs_client_t *client, uint32_t from_target, uint32_t member,
+                             uint64_t *total_p);
 /* Inodes after entry id `after` (for fsck); attrs as sfs_proto.h has them. */
 int sfs_admin_inodes(sfs_client_t *client, uint64_t after, uint32_t max, sfs_attr_t *attrs,
                      uint32_t *count_p, int *eof_p);

@@ -127,7 +127,8 @@
     _(CHUNK_UNLINK, 45, STORAGE, chunk_unlink_req, chunk_unlink_reply, chunk_unlink)               \
     _(CHUNK_LIST, 46, STORAGE, chunk_req, chunk_list_reply, chunk) /* payload: id, length */       \
     _(CHUNK_OPEN, 47, STORAGE, chunk_req, length_reply, chunk) /* the file, read-only, handed */   \
-    _(CHUNK_MOVED, 49, STORAGE, chunk_req, length_reply, chunk_moved) /* fence, tombstone */
+    _(CHUNK_MOVED, 49, STORAGE, chunk_req, length_reply, chunk_moved)       /* fence, tombstone */ \
+    _(MIRROR_REBUILD, 48, STORAGE, chunk_req, length_reply, mirror_rebuild) /* lost disk */
 
 typedef enum {
 #define SFS_PROTO_OP_ENUM(_name, _num, _role, _req, _rep, _handler) SFS_OP_##_name = _num,

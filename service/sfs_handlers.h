@@ -12,6 +12,7 @@
  *   sfs_mgmt_pool.c         pool_list
  *   sfs_meta_migrate.c      meta_migrate, meta_drain
  *   sfs_chunk_tombstone.c   chunk_moved
+ *   sfs_mirror_rebuild.c    mirror_rebuild
  * The dispatcher (sfs_service.c) calls a handler only on a rank that has
  * the operation's role; each handler decodes its request with the
  * operation's codec and replies exactly once.

@@ -97,6 +97,10 @@ int  sfs_mgmt_mirror_format(const sfs_config_t *config, const sfs_mgmt_mirror_t 
                             size_t size);
 int  sfs_mgmt_mirror_load(sfs_mgmt_t *mgmt);
 void sfs_mgmt_mirror_save(sfs_mgmt_t *mgmt);
+/* Member `bad` (0 or 1) of `g` was reported bad: if it is the primary, its
+ * good online buddy is promoted (docs/mirroring.md, "Rebuild"). Non-zero
+ * if the map changed. */
+int sfs_mgmt_mirror_bad_primary(sfs_mgmt_t *mgmt, sfs_mgmt_mirror_t *g, int bad);
 /* Pure (unit-tested): how long a rank may be silent before it is
  * probably-offline, and the state after `silent_ms` of silence. */
 uint64_t sfs_mgmt_suspect_after_ms(const sfs_config_t *config);

@@ -211,6 +211,9 @@ void sfs_handle_mirror_report(sfs_service_t *service, sfs_tp_request_t *req)
         g->state[m] = e->state;
         g->done[m]  = e->done;
         g->total[m] = e->total;
+        if (sfs_mgmt_mirror_bad_primary(mgmt, g, m)) {
+            changed = states = 1; /* a promotion: saved too */
+        }
     }
     if (changed) {
         mgmt->version++; /* the map shows the states */
@@ -220,4 +223,21 @@ void sfs_handle_mirror_report(sfs_service_t *service, sfs_tp_request_t *req)
     }
     free(report);
     sfs_tp_request_reply(req, 0, NULL, 0, NULL, 0, NULL, NULL);
+}
+
+int sfs_mgmt_mirror_bad_primary(sfs_mgmt_t *mgmt, sfs_mgmt_mirror_t *g, int bad)
+{
+    uint64_t now = sfs_time_ms();
+
+    /* a primary that came back on a new disk (its buddy, which holds the
+     * data, says it is bad) serves nothing: the good buddy takes over */
+    if (g->state[bad] != SFS_MIRROR_STATE_BAD || g->primary != g->member[bad] ||
+        g->state[!bad] != SFS_MIRROR_STATE_GOOD ||
+        sfs_mgmt_mirror_node_state(mgmt, g->member[!bad], now) != SFS_STATE_ONLINE) {
+        return 0;
+    }
+    sfs_warn("mirror: primary %u is bad (it lost its disk): target %u is its group's primary now",
+             g->member[bad], g->member[!bad]);
+    g->primary = g->member[!bad];
+    return 1;
 }

@@ -3,6 +3,7 @@
  */
 #define SFS_LOG_FAC "storage"
 #include "sfs_mirror_resync.h"
+#include "sfs_mirror_resync_internal.h"
 
 #include "sfs_errno.h"
 #include "sfs_log.h"
@@ -13,35 +14,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#define SFS_RESYNC_PIECE   (512u * 1024)
-#define SFS_RESYNC_BACKOFF 1000 /* ms before trying again after a failure */
-
-enum { SFS_RESYNC_START, SFS_RESYNC_COPY, SFS_RESYNC_SYNC, SFS_RESYNC_NEXT };
-
-struct sfs_mirror_resync {
-    sfs_cluster_t      *cluster;
-    sfs_chunk_target_t *target;
-    sfs_mirror_log_t   *log;
-    int                 active;
-    int                 seen_away; /* the map showed the buddy not online since it was lost */
-    uint32_t            idx, end;  /* the pass: log entries [idx, end) left */
-    uint32_t            base;      /* entries copied before this resync started */
-    int                 phase;
-    uint64_t            entry_id;
-    uint64_t            length, offset;
-    uint64_t            next_try_ms;
-    uint64_t            start_ms;
-    uint64_t            files, bytes; /* copied by this resync */
-    sfs_tp_rpc_t       *rpc;
-    uint8_t            *buf;
-    uint8_t            *args;
-    struct iovec        iov;
-};
-
 int sfs_mirror_resync_create(sfs_chunk_target_t *target, sfs_mirror_log_t *log,
                              sfs_mirror_resync_t **resync_p)
 {
     sfs_mirror_resync_t *r = calloc(1, sizeof(*r));
+    int                  rc;
 
     if (!r || !(r->args = malloc(SFS_PROTO_ARGS_MAX))) {
         free(r);
@@ -51,7 +28,12 @@ int sfs_mirror_resync_create(sfs_chunk_target_t *target, sfs_mirror_log_t *log,
     r->log    = log;
     /* a log found at start: the buddy was lost before this process ran */
     r->seen_away = sfs_mirror_log_degraded(log);
-    *resync_p    = r;
+    rc           = sfs_mirror_rebuild_open(r);
+    if (rc) {
+        sfs_mirror_resync_destroy(r);
+        return rc;
+    }
+    *resync_p = r;
     return 0;
 }
 
@@ -61,6 +43,8 @@ void sfs_mirror_resync_destroy(sfs_mirror_resync_t *r)
         return;
     }
     sfs_tp_rpc_release(r->rpc);
+    sfs_tp_rpc_release(r->probe_rpc);
+    free(r->all);
     free(r->buf);
     free(r->args);
     free(r);
@@ -70,6 +54,12 @@ uint32_t sfs_mirror_resync_state(const sfs_mirror_resync_t *r, uint64_t *done_p,
 {
     uint32_t count = sfs_mirror_log_count(r->log);
 
+    if (r->rebuild) {
+        /* bad until the full copy is done; "rebuilding D/T" once started */
+        *done_p  = r->rebuild == SFS_MIRROR_REBUILD_STARTED ? r->idx : 0;
+        *total_p = r->rebuild == SFS_MIRROR_REBUILD_STARTED ? r->all_count : 0;
+        return SFS_MIRROR_STATE_BAD;
+    }
     *done_p  = r->active ? r->idx - r->base : 0;
     *total_p = count - (r->active ? r->base : sfs_mirror_log_copied(r->log));
     if (!sfs_mirror_log_degraded(r->log)) {
@@ -144,7 +134,7 @@ static int sfs_mirror_resync_next(sfs_mirror_resync_t *r)
 
     switch (r->phase) {
     case SFS_RESYNC_START:
-        r->entry_id = sfs_mirror_log_entry(r->log, r->idx);
+        r->entry_id = r->full ? r->all[r->idx] : sfs_mirror_log_entry(r->log, r->idx);
         fd          = sfs_chunk_open_readonly(r->target, r->entry_id);
         if (fd == -ENOENT) {
             r->phase = SFS_RESYNC_NEXT; /* removed here: removed there */
@@ -187,6 +177,9 @@ static int sfs_mirror_resync_next(sfs_mirror_resync_t *r)
     }
     case SFS_RESYNC_SYNC:
     default:
+        if (r->full) {
+            sfs_mirror_rebuild_copied(r);
+        }
         r->files++;
         r->phase = SFS_RESYNC_START;
         r->idx++;
@@ -194,8 +187,7 @@ static int sfs_mirror_resync_next(sfs_mirror_resync_t *r)
     }
 }
 
-static int sfs_mirror_resync_abandon(sfs_mirror_resync_t *r, int rc, const char *detail,
-                                     uint64_t now)
+int sfs_mirror_resync_abandon(sfs_mirror_resync_t *r, int rc, const char *detail, uint64_t now)
 {
     switch (rc) {
     case -ETIMEDOUT:
@@ -209,11 +201,14 @@ static int sfs_mirror_resync_abandon(sfs_mirror_resync_t *r, int rc, const char 
     default:
         break;
     }
-    sfs_warn("resync of target %" PRIu32 " from %" PRIu32 " stopped after %" PRIu64
+    sfs_warn("%s of target %" PRIu32 " from %" PRIu32 " stopped after %" PRIu64
              " chunk files: %s (tried again in %d ms)",
-             sfs_mirror_log_buddy(r->log), sfs_mirror_log_target(r->log), r->files,
+             r->full ? "rebuild" : "resync", sfs_mirror_log_buddy(r->log),
+             sfs_mirror_log_target(r->log), r->files,
              detail && detail[0] ? detail : sfs_strerror(rc), SFS_RESYNC_BACKOFF);
-    sfs_mirror_log_pass_abandon(r->log);
+    if (!r->full) {
+        sfs_mirror_log_pass_abandon(r->log);
+    }
     r->active      = 0;
     r->next_try_ms = now + SFS_RESYNC_BACKOFF;
     return 1;
@@ -226,20 +221,28 @@ int sfs_mirror_resync_tick(sfs_mirror_resync_t *r, sfs_cluster_t *cluster, const
     int      changed = 0, rc;
 
     r->cluster = cluster;
-    if (!sfs_mirror_log_degraded(r->log)) {
-        return 0;
+    if (r->probe) {
+        sfs_mirror_rebuild_probe_tick(r, map, now); /* this member: its directory is new */
+        map = sfs_cluster_map(cluster);             /* a connection made may have replaced it */
     }
-    if (!r->active) {
+    if (r->rebuild) {
+        /* the buddy lost its disk: a full copy, or waiting for the command */
+        if (!sfs_mirror_rebuild_tick(r, map, now, &changed)) {
+            return changed;
+        }
+    } else if (!sfs_mirror_log_degraded(r->log)) {
+        return 0;
+    } else if (!r->active) {
         const sfs_map_target_t *t = map ? sfs_map_find_target(map, buddy) : NULL;
 
         if (!t || t->state != SFS_STATE_ONLINE) {
             r->seen_away = 1;
-            return 0;
+            return changed;
         }
         /* online, and was away since it was lost: it came back (the map's
          * "online" right after the loss is only management not knowing yet) */
         if (now < r->next_try_ms || !r->seen_away) {
-            return 0;
+            return changed;
         }
         r->base = sfs_mirror_log_copied(r->log);
         sfs_mirror_log_pass_begin(r->log, &r->idx, &r->end);
@@ -266,10 +269,13 @@ int sfs_mirror_resync_tick(sfs_mirror_resync_t *r, sfs_cluster_t *cluster, const
             return sfs_mirror_resync_abandon(r, rc, detail, now);
         }
         sfs_tp_rpc_release(r->rpc);
-        r->rpc  = NULL;
-        changed = r->phase == SFS_RESYNC_SYNC || r->phase == SFS_RESYNC_NEXT;
+        r->rpc = NULL;
+        changed |= r->phase == SFS_RESYNC_SYNC || r->phase == SFS_RESYNC_NEXT;
     }
     while (!r->rpc) {
+        if (r->idx == r->end && r->full) {
+            return sfs_mirror_rebuild_done(r, now);
+        }
         if (r->idx == r->end) {
             if (!sfs_mirror_log_pass_done(r->log)) {
                 sfs_mirror_log_pass_begin(r->log, &r->idx, &r->end); /* changed meanwhile */
@@ -290,6 +296,9 @@ int sfs_mirror_resync_tick(sfs_mirror_resync_t *r, sfs_cluster_t *cluster, const
             return 1;
         }
         if (r->phase == SFS_RESYNC_NEXT) {
+            if (r->full) {
+                sfs_mirror_rebuild_copied(r);
+            }
             r->files++;
             r->phase = SFS_RESYNC_START;
             r->idx++;

@@ -31,4 +31,23 @@ int sfs_mirror_resync_tick(sfs_mirror_resync_t *resync, sfs_cluster_t *cluster,
 uint32_t sfs_mirror_resync_state(const sfs_mirror_resync_t *resync, uint64_t *done_p,
                                  uint64_t *total_p);
 
+/* Rebuild of a buddy that lost its disk (docs/mirroring.md, "Rebuild";
+ * sfs_mirror_rebuild.c): none, the buddy is bad and waits for the
+ * command, or the full copy is under way (resumed after a restart). */
+enum { SFS_MIRROR_REBUILD_NONE, SFS_MIRROR_REBUILD_WAITING, SFS_MIRROR_REBUILD_STARTED };
+/* MIRROR_REBUILD's chunk_req flags: the buddy's probe at its start
+ * (`length`: its disk id), else the administrator's command. */
+#define SFS_MIRROR_REBUILD_PROBE 1u
+
+/* The buddy's probe: *bad_p is set when it needs a rebuild (this target
+ * holds chunk files it lacks); from then on this target serves alone and
+ * logs its changes, and the buddy is bad. */
+int sfs_mirror_resync_probe_answer(sfs_mirror_resync_t *resync, uint64_t buddy_chunks, int *bad_p);
+/* The command: start the full copy to the bad buddy; *total_p gets the
+ * chunk files to copy. Refused (detail set) when there is nothing to
+ * rebuild or this member is not a good primary in `map`. */
+int sfs_mirror_resync_rebuild_start(sfs_mirror_resync_t *resync, const sfs_map_t *map,
+                                    uint64_t *total_p);
+int sfs_mirror_resync_rebuild_state(const sfs_mirror_resync_t *resync);
+
 #endif

@@ -86,6 +86,8 @@ int                    sfs_storage_mirror_init(sfs_storage_t *storage);
 void                   sfs_storage_mirror_fini(sfs_storage_t *storage);
 struct sfs_mirror_log *sfs_storage_mirror_log(sfs_storage_t *storage, uint32_t target_id);
 void                   sfs_storage_mirror_changed(sfs_storage_t *storage);
+/* The resync (and rebuild) state of local member `target_id`, or NULL. */
+struct sfs_mirror_resync *sfs_storage_mirror_resync_of(sfs_storage_t *storage, uint32_t target_id);
 /* The member serving `group` now, as the last map says (the config's
  * primary before any map). */
 uint32_t sfs_storage_mirror_primary(sfs_storage_t *storage, const sfs_config_mirror_group_t *group);

@@ -367,3 +367,15 @@ int sfs_storage_mirror_fenced(sfs_storage_t *storage, uint32_t target_id, const 
                          what, target_id, (double)age / 1000.0,
                          (double)m->lease.length_ms / 1000.0);
 }
+
+sfs_mirror_resync_t *sfs_storage_mirror_resync_of(sfs_storage_t *storage, uint32_t target_id)
+{
+    struct sfs_storage_mirrors *m = storage->mirrors;
+
+    for (uint32_t i = 0; m && i < m->count; i++) {
+        if (sfs_mirror_log_target(m->logs[i]) == target_id) {
+            return m->resyncs[i];
+        }
+    }
+    return NULL;
+}

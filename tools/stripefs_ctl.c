@@ -108,8 +108,9 @@ static const ctl_verb_t ctl_verbs[] = {
      "Set the stripe pattern new files in DIR get (chunk size 64K..4G, power of two; "
      "--mirror: each chunk on both targets of a mirror group, N counts groups; --pool: only "
      "that storage pool's targets, for new subdirectories too; none: any target)."},
-    {"mirror", ctl_mirror, 0, 0, "mirror list",
-     "List the mirror groups: their primary and secondary targets and consistency states."},
+    {"mirror", ctl_mirror, 0, 0, "mirror list | mirror rebuild TARGET",
+     "List the mirror groups: their primary and secondary targets and consistency states; "
+     "rebuild (administrators): copy everything to a member that lost its disk."},
     {"quota", ctl_quota, 0, 0,
      "quota set --user NAME|--group NAME [--files N] [--space SIZE] | show [--user NAME|--group "
      "NAME] | list",

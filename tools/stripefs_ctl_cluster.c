@@ -70,6 +70,9 @@ static void ctl_mirror_column(const sfs_map_target_t *t, char *buf, size_t size)
     } else if (t->mirror_state == SFS_MIRROR_STATE_RESYNCING) {
         snprintf(buf, size, "%s %s %llu/%llu", role, sfs_mirror_state_name(t->mirror_state),
                  (unsigned long long)t->resync_done, (unsigned long long)t->resync_total);
+    } else if (t->mirror_state == SFS_MIRROR_STATE_BAD && t->resync_total) {
+        snprintf(buf, size, "%s rebuilding %llu/%llu", role, (unsigned long long)t->resync_done,
+                 (unsigned long long)t->resync_total);
     } else {
         snprintf(buf, size, "%s %s", role, sfs_mirror_state_name(t->mirror_state));
     }
