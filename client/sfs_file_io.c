@@ -735,9 +735,18 @@ ssize_t sfs_file_readv(sfs_file_t *file, const sfs_file_extent_t *extents, size_
     return sfs_io_run(file, 0, extents, extent_count, memory, memory_count);
 }
 
-/* pwrite and pread: one contiguous range */
-static ssize_t sfs_io_contiguous(sfs_file_t *file, int write, void *buf, size_t length,
-                                 uint64_t offset)
+ssize_t sfs_file_pwrite(sfs_file_t *file, const void *buf, size_t length, uint64_t offset)
+{
+    sfs_file_extent_t extent = {offset, length};
+    struct iovec      iov    = {(void *)buf, length};
+
+    SFS_ARG_CHECK(file, "the file is NULL");
+    SFS_ARG_CHECK(buf || length == 0, "buf is NULL");
+    SFS_ARG_CHECK(length <= SSIZE_MAX, "length is over SSIZE_MAX");
+    return length ? sfs_io_run(file, 1, &extent, 1, &iov, 1) : 0;
+}
+
+ssize_t sfs_file_pread(sfs_file_t *file, void *buf, size_t length, uint64_t offset)
 {
     sfs_file_extent_t extent = {offset, length};
     struct iovec      iov    = {buf, length};
@@ -745,17 +754,7 @@ static ssize_t sfs_io_contiguous(sfs_file_t *file, int write, void *buf, size_t 
     SFS_ARG_CHECK(file, "the file is NULL");
     SFS_ARG_CHECK(buf || length == 0, "buf is NULL");
     SFS_ARG_CHECK(length <= SSIZE_MAX, "length is over SSIZE_MAX");
-    return length ? sfs_io_run(file, write, &extent, 1, &iov, 1) : 0;
-}
-
-ssize_t sfs_file_pwrite(sfs_file_t *file, const void *buf, size_t length, uint64_t offset)
-{
-    return sfs_io_contiguous(file, 1, (void *)buf, length, offset);
-}
-
-ssize_t sfs_file_pread(sfs_file_t *file, void *buf, size_t length, uint64_t offset)
-{
-    return sfs_io_contiguous(file, 0, buf, length, offset);
+    return length ? sfs_io_run(file, 0, &extent, 1, &iov, 1) : 0;
 }
 
 static int sfs_io_start_async(sfs_file_t *file, int write, void *buf, size_t length,
