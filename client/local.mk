@@ -13,7 +13,7 @@ libsfs_client_la_SOURCES = \
 	client/sfs_client_lock.c client/sfs_client_detached.c \
 	client/sfs_file_size.c \
 	client/sfs_dir_stat.c \
-	client/sfs_file_io.c \
+	client/sfs_file_io.c client/sfs_file_async.c \
 	client/sfs_file_local.c \
 	client/sfs_client_mirror.c \
 	client/sfs_admin.c client/sfs_admin.h client/sfs_admin_stats.c client/sfs_admin_stats.h \

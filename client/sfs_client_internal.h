@@ -131,6 +131,18 @@ void sfs_file_local_close(sfs_file_t *file);
  * docs/migration.md): fetch the pattern again; 0 when it changed, else
  * -ESTALE (mirrored, gone, renamed, or unchanged for 10 s). */
 int sfs_file_refetch_pattern(sfs_file_t *file);
+
+/* The data path's request (sfs_file_io.c), shared with its asynchronous
+ * calls (sfs_file_async.c): made and started by create; advance sends and
+ * reaps without blocking unless `block`; finished says whether every piece
+ * is done; finish waits for the rest, frees it and returns its result (bytes
+ * or a negative errno with its message). */
+int     sfs_io_create(sfs_file_t *file, int write, const sfs_file_extent_t *extents,
+                      size_t extent_count, const struct iovec *memory, size_t memory_count,
+                      sfs_request_t **req_p);
+void    sfs_io_advance(sfs_request_t *req, int block);
+int     sfs_io_finished(const sfs_request_t *req);
+ssize_t sfs_io_finish(sfs_request_t *req);
 /* Take `attr`'s pattern if it is this file's and another (1), else 0: a
  * lookup found the chunks moved (the capability's renewal does it too, so an
  * open's pattern is at most half a capability's life old). */

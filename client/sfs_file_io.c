@@ -541,7 +541,7 @@ static void sfs_io_retry(sfs_request_t *req)
  * RPCs are collected before blocking: they may have finished while the
  * caller waited on another request, and then nothing more will come to
  * wake a blocking progress call. */
-static void sfs_io_advance(sfs_request_t *req, int block)
+void sfs_io_advance(sfs_request_t *req, int block)
 {
     sfs_tp_worker_t *worker = req->file->client->worker;
     uint32_t         window = req->file->client->window;
@@ -585,7 +585,7 @@ static void sfs_io_advance(sfs_request_t *req, int block)
     }
 }
 
-static int sfs_io_finished(const sfs_request_t *req)
+int sfs_io_finished(const sfs_request_t *req)
 {
     return req->in_flight == 0 && req->retries == 0 && (req->status || req->next == req->rpc_count);
 }
@@ -630,9 +630,9 @@ static ssize_t sfs_io_read_result(sfs_request_t *req)
     return (ssize_t)result;
 }
 
-static int sfs_io_create(sfs_file_t *file, int write, const sfs_file_extent_t *extents,
-                         size_t extent_count, const struct iovec *memory, size_t memory_count,
-                         sfs_request_t **req_p)
+int sfs_io_create(sfs_file_t *file, int write, const sfs_file_extent_t *extents,
+                  size_t extent_count, const struct iovec *memory, size_t memory_count,
+                  sfs_request_t **req_p)
 {
     sfs_request_t *req;
     int            rc;
@@ -687,7 +687,7 @@ static int sfs_io_create(sfs_file_t *file, int write, const sfs_file_extent_t *e
     return 0;
 }
 
-static ssize_t sfs_io_finish(sfs_request_t *req)
+ssize_t sfs_io_finish(sfs_request_t *req)
 {
     ssize_t result;
 
@@ -755,48 +755,4 @@ ssize_t sfs_file_pread(sfs_file_t *file, void *buf, size_t length, uint64_t offs
     SFS_ARG_CHECK(buf || length == 0, "buf is NULL");
     SFS_ARG_CHECK(length <= SSIZE_MAX, "length is over SSIZE_MAX");
     return length ? sfs_io_run(file, 0, &extent, 1, &iov, 1) : 0;
-}
-
-static int sfs_io_start_async(sfs_file_t *file, int write, void *buf, size_t length,
-                              uint64_t offset, sfs_request_t **request_p)
-{
-    sfs_file_extent_t extent = {offset, length};
-    struct iovec      iov    = {buf, length};
-    int               rc;
-
-    SFS_ARG_CHECK(request_p, "request_p is NULL");
-    SFS_ARG_CHECK(buf || length == 0, "buf is NULL");
-    SFS_ARG_CHECK(length <= SSIZE_MAX, "length is over SSIZE_MAX");
-    rc = sfs_io_create(file, write, &extent, length ? 1 : 0, &iov, length ? 1 : 0, request_p);
-    if (rc == 0) {
-        sfs_io_advance(*request_p, 0);
-    }
-    return rc;
-}
-
-int sfs_file_iwrite(sfs_file_t *file, const void *buf, size_t length, uint64_t offset,
-                    sfs_request_t **request_p)
-{
-    return sfs_io_start_async(file, 1, (void *)buf, length, offset, request_p);
-}
-
-int sfs_file_iread(sfs_file_t *file, void *buf, size_t length, uint64_t offset,
-                   sfs_request_t **request_p)
-{
-    return sfs_io_start_async(file, 0, buf, length, offset, request_p);
-}
-
-int sfs_request_test(sfs_request_t *request)
-{
-    SFS_ARG_CHECK(request, "the request is NULL");
-    if (!sfs_io_finished(request)) {
-        sfs_io_advance(request, 0);
-    }
-    return sfs_io_finished(request);
-}
-
-ssize_t sfs_request_wait(sfs_request_t *request)
-{
-    SFS_ARG_CHECK(request, "the request is NULL");
-    return sfs_io_finish(request);
 }
