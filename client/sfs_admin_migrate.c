@@ -57,7 +57,7 @@ static int sfs_admin_reply_u64(sfs_tp_rpc_t *rpc, uint64_t *value_p)
 int sfs_admin_drain(sfs_client_t *client, uint32_t op, uint32_t target, sfs_migrate_reply_t *reply)
 {
     sfs_migrate_req_t req = {.op = op, .from = target};
-    uint8_t           args[64];
+    uint8_t           args[128];
     sfs_wbuf_t        wb;
     sfs_tp_rpc_t     *rpc = NULL;
     const void       *data;
@@ -79,10 +79,11 @@ int sfs_admin_drain(sfs_client_t *client, uint32_t op, uint32_t target, sfs_migr
     return rb.error ? sfs_error_set(-EPROTO, "malformed MIGRATE_DRAIN reply") : 0;
 }
 
-int sfs_admin_migrate_begin(sfs_client_t *client, uint64_t entry_id, uint64_t *write_gen_p)
+int sfs_admin_migrate_begin(sfs_client_t *client, uint64_t entry_id, uint64_t *write_gen_p,
+                            sfs_cap_t *cap_p)
 {
     sfs_migrate_req_t req = {.entry_id = entry_id};
-    uint8_t           args[64];
+    uint8_t           args[128];
     sfs_wbuf_t        wb;
     sfs_tp_rpc_t     *rpc = NULL;
     const void       *data;
@@ -105,12 +106,13 @@ int sfs_admin_migrate_begin(sfs_client_t *client, uint64_t entry_id, uint64_t *w
         return sfs_error_set(-EPROTO, "malformed MIGRATE_BEGIN reply");
     }
     *write_gen_p = req.write_gen;
+    *cap_p       = req.cap;
     return 0;
 }
 
 int sfs_admin_migrate_commit(sfs_client_t *client, const sfs_migrate_req_t *req)
 {
-    uint8_t       args[64];
+    uint8_t       args[128];
     sfs_wbuf_t    wb;
     sfs_tp_rpc_t *rpc = NULL;
     int           rc;
@@ -153,7 +155,8 @@ int sfs_admin_chunk_moved(sfs_client_t *client, uint32_t target, uint64_t entry_
 }
 
 int sfs_admin_chunk_io(sfs_client_t *client, uint32_t opcode, uint32_t target, uint64_t entry_id,
-                       uint64_t offset, void *buf, uint64_t length, uint64_t *chunk_length_p)
+                       const sfs_cap_t *cap, uint64_t offset, void *buf, uint64_t length,
+                       uint64_t *chunk_length_p)
 {
     sfs_chunk_req_t    *chunk;
     uint8_t             args[128];
@@ -169,6 +172,9 @@ int sfs_admin_chunk_io(sfs_client_t *client, uint32_t opcode, uint32_t target, u
     }
     chunk->target_id = target;
     chunk->entry_id  = entry_id;
+    if (cap) {
+        chunk->cap = *cap;
+    }
     if (opcode == SFS_OP_READ || opcode == SFS_OP_WRITE) {
         chunk->extent_count            = 1;
         chunk->extents[0].chunk_offset = offset;

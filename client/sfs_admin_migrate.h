@@ -16,19 +16,23 @@
  * gets the draining targets after it. */
 int sfs_admin_drain(sfs_client_t *client, uint32_t op, uint32_t target, sfs_migrate_reply_t *reply);
 /* MIGRATE_BEGIN: the file's write_gen (-EBUSY while a writer is
- * registered). */
-int sfs_admin_migrate_begin(sfs_client_t *client, uint64_t entry_id, uint64_t *write_gen_p);
+ * registered) and a capability to read and write its chunk files (for
+ * sfs_admin_chunk_io; root on a trusted host only). */
+int sfs_admin_migrate_begin(sfs_client_t *client, uint64_t entry_id, uint64_t *write_gen_p,
+                            sfs_cap_t *cap_p);
 /* MIGRATE_COMMIT of `req` (entry_id, from, to, write_gen, fence_until_s). */
 int sfs_admin_migrate_commit(sfs_client_t *client, const sfs_migrate_req_t *req);
 /* CHUNK_MOVED with `flags` (SFS_MOVED_*); *until_s_p (may be NULL) gets a
  * fence's end. */
 int sfs_admin_chunk_moved(sfs_client_t *client, uint32_t target, uint64_t entry_id, uint32_t flags,
                           uint64_t *until_s_p);
-/* A chunk request without a capability: READ (`length` bytes at `offset`
- * into `buf`), WRITE (from `buf`, synchronous), CHUNK_STAT, TRUNCATE (to
- * `length`, exactly) or FSYNC. *chunk_length_p (may be NULL) gets the
- * chunk file's length after it. */
+/* A chunk request with `cap` (MIGRATE_BEGIN's; NULL: none, which only
+ * server sessions may do): READ (`length` bytes at `offset` into `buf`),
+ * WRITE (from `buf`, synchronous), CHUNK_STAT, TRUNCATE (to `length`,
+ * exactly) or FSYNC. *chunk_length_p (may be NULL) gets the chunk file's
+ * length after it. */
 int sfs_admin_chunk_io(sfs_client_t *client, uint32_t opcode, uint32_t target, uint64_t entry_id,
-                       uint64_t offset, void *buf, uint64_t length, uint64_t *chunk_length_p);
+                       const sfs_cap_t *cap, uint64_t offset, void *buf, uint64_t length,
+                       uint64_t *chunk_length_p);
 
 #endif

@@ -18,8 +18,7 @@
 
 #include "sfs_buf.h"
 #include "sfs_layout.h"
-#include "sfs_proto_migrate.h" /* draining and migrating targets */
-#include "sfs_proto_pool.h"    /* storage pools: SFS_POOL_NAME_MAX, their codecs */
+#include "sfs_proto_pool.h" /* storage pools: SFS_POOL_NAME_MAX, their codecs */
 
 #include <errno.h>
 #include <stdint.h>
@@ -780,6 +779,7 @@ uint64_t sfs_chunk_req_bytes(const sfs_chunk_req_t *req);
 
 /* the codecs of LOCK/UNLOCK, MIRROR_LIST and QUOTA_*, in headers of their own */
 #include "sfs_proto_lock.h"
+#include "sfs_proto_migrate.h" /* draining and migrating targets (needs sfs_cap_t) */
 #include "sfs_proto_mirror.h"
 #include "sfs_proto_quota.h"
 

@@ -13,6 +13,7 @@ void sfs_proto_migrate_req_pack(sfs_wbuf_t *wb, const sfs_migrate_req_t *req)
     sfs_wbuf_u64(wb, req->entry_id);
     sfs_wbuf_u64(wb, req->write_gen);
     sfs_wbuf_u64(wb, req->fence_until_s);
+    sfs_cap_pack(wb, &req->cap);
 }
 
 void sfs_proto_migrate_req_unpack(sfs_rbuf_t *rb, sfs_migrate_req_t *req)
@@ -23,6 +24,7 @@ void sfs_proto_migrate_req_unpack(sfs_rbuf_t *rb, sfs_migrate_req_t *req)
     req->entry_id      = sfs_rbuf_u64(rb);
     req->write_gen     = sfs_rbuf_u64(rb);
     req->fence_until_s = sfs_rbuf_u64(rb);
+    sfs_cap_unpack(rb, &req->cap);
     if (req->op > SFS_DRAIN_LIST) {
         rb->error = -EBADMSG;
     }

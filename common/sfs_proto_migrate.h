@@ -6,7 +6,7 @@
  * another, committed in one transaction), MIGRATE_DRAIN (metadata: mark,
  * clear or list the targets that take no new files) and CHUNK_MOVED
  * (storage: fence, tombstone or clear the old chunk file of a moved file).
- * Included by sfs_proto.h; an includer needs only that one.
+ * Included by sfs_proto.h (after sfs_cap_t); an includer needs only that one.
  */
 #ifndef SFS_PROTO_MIGRATE_H
 #define SFS_PROTO_MIGRATE_H
@@ -34,6 +34,10 @@ typedef struct sfs_migrate_req {
     /* MIGRATE_COMMIT: wall clock (s) until which the old chunk is fenced
      * against writes (CHUNK_MOVED's reply); refused past it */
     uint64_t fence_until_s;
+    /* MIGRATE_BEGIN's reply: a capability to read and write the file's
+     * chunk files for the copy, issued to the administrator who asked (the
+     * storage servers ask one of everyone but servers); zero elsewhere */
+    sfs_cap_t cap;
 } sfs_migrate_req_t;
 
 /* MIGRATE_DRAIN's reply: the draining targets (all ops answer the list). */

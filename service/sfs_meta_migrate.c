@@ -78,9 +78,20 @@ void sfs_handle_meta_drain(sfs_service_t *service, sfs_tp_request_t *req)
 
 void sfs_handle_meta_migrate(sfs_service_t *service, sfs_tp_request_t *req)
 {
-    sfs_meta_op_t *op;
+    const sfs_cred_t *cred = sfs_tp_session_cred(sfs_tp_request_session(req));
+    sfs_meta_op_t    *op;
 
     if (!sfs_migrate_admin(req)) {
+        return;
+    }
+    /* BEGIN's reply carries a capability to read and write the file: for
+     * those who bypass permission bits anyway (trusted root, servers), not
+     * for every member of the admin group */
+    if (!sfs_cred_privileged(cred)) {
+        sfs_tp_request_reply_error(req, -EPERM,
+                                   "%s reads and writes any file's chunks: for root on a "
+                                   "trusted host (uid %u is in the admin group only)",
+                                   sfs_op_name(sfs_tp_request_opcode(req)), cred->uid);
         return;
     }
     if (!SFS_ALLOC_PTR(op)) {

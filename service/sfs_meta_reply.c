@@ -169,9 +169,21 @@ static void sfs_meta_reply(sfs_meta_t *meta, sfs_meta_op_t *op)
     case SFS_OP_META_STATFS:
         sfs_proto_meta_statfs_pack(&wb, &op->stats);
         break;
-    case SFS_OP_MIGRATE_BEGIN: /* the file's write_gen (sfs_meta_migrate.c) */
+    case SFS_OP_MIGRATE_BEGIN: { /* the file's write_gen (sfs_meta_migrate.c) */
+        /* and the copy's capability, to the administrator who asked (only
+         * administrators reach here: sfs_meta_migrate.c) */
+        uint32_t   life = meta->service->config->capability_lifetime_ms / 1000;
+        sfs_cap_t *cap  = &op->migrate.cap;
+
+        memset(cap, 0, sizeof(*cap));
+        cap->entry_id  = op->migrate.entry_id;
+        cap->access    = SFS_CAP_READ | SFS_CAP_WRITE;
+        cap->uid       = op->cred.uid;
+        cap->expires_s = sfs_wall_ns() / 1000000000u + (life ? life : 1);
+        sfs_cap_seal(&meta->service->cap_key, cap);
         sfs_proto_migrate_req_pack(&wb, &op->migrate);
         break;
+    }
     case SFS_OP_META_CHECK: {
         sfs_check_reply_t check = {.inodes   = op->check.inodes,
                                    .dentries = op->check.dentries,

@@ -70,12 +70,6 @@ static int sfs_storage_authorize(sfs_storage_t *storage, sfs_tp_request_t *req, 
     if (cred->flags & SFS_CRED_SERVER) {
         return 0;
     }
-    /* trusted root or a server without a capability: stripefs-ctl migrate
-     * copies chunk files. Not the admin group: root bypasses permission
-     * bits anyway, a member of the admin group does not (docs/security.md) */
-    if (chunk->cap.entry_id == 0 && sfs_cred_privileged(cred)) {
-        return 0;
-    }
     switch (opcode) {
     case SFS_OP_READ:
     case SFS_OP_CHUNK_OPEN:

@@ -15,6 +15,7 @@
 #include "sfs_admin.h"
 #include "sfs_admin_migrate.h"
 #include "sfs_errno.h"
+#include "sfs_layout.h"
 #include "sfs_map.h"
 #include "sfs_time.h"
 #include "sfs_tunable.h"
@@ -213,24 +214,26 @@ static int migrate_committed(migrate_t *m, uint64_t entry_id, uint32_t to)
            !migrate_uses(&attr, m->from);
 }
 
-/* Copy the chunk of `entry_id` from m->from to `to`, synced. */
-static int migrate_copy(migrate_t *m, uint64_t entry_id, uint32_t to, uint64_t length)
+/* Copy the chunk of `entry_id` from m->from to `to`, synced, with the
+ * capability MIGRATE_BEGIN gave. */
+static int migrate_copy(migrate_t *m, uint64_t entry_id, const sfs_cap_t *cap, uint32_t to,
+                        uint64_t length)
 {
-    ctl_t *ctl = m->ctl;
-    int    rc;
+    sfs_client_t *client = m->ctl->client;
+    int           rc;
 
     /* an earlier killed move's copy may be there: start from nothing */
-    rc = sfs_admin_chunk_io(ctl->client, SFS_OP_TRUNCATE, to, entry_id, 0, NULL, 0, NULL);
+    rc = sfs_admin_chunk_io(client, SFS_OP_TRUNCATE, to, entry_id, cap, 0, NULL, 0, NULL);
     for (uint64_t off = 0; rc == 0 && off < length; off += MIGRATE_PIECE) {
         uint64_t n = length - off < MIGRATE_PIECE ? length - off : MIGRATE_PIECE;
 
-        rc = sfs_admin_chunk_io(ctl->client, SFS_OP_READ, m->from, entry_id, off, m->buf, n, NULL);
+        rc = sfs_admin_chunk_io(client, SFS_OP_READ, m->from, entry_id, cap, off, m->buf, n, NULL);
         if (rc == 0) {
-            rc = sfs_admin_chunk_io(ctl->client, SFS_OP_WRITE, to, entry_id, off, m->buf, n, NULL);
+            rc = sfs_admin_chunk_io(client, SFS_OP_WRITE, to, entry_id, cap, off, m->buf, n, NULL);
         }
     }
     if (rc == 0) {
-        rc = sfs_admin_chunk_io(ctl->client, SFS_OP_FSYNC, to, entry_id, 0, NULL, 0, NULL);
+        rc = sfs_admin_chunk_io(client, SFS_OP_FSYNC, to, entry_id, cap, 0, NULL, 0, NULL);
     }
     return rc;
 }
@@ -243,13 +246,14 @@ static int migrate_one(migrate_t *m, const sfs_attr_t *attr)
     uint32_t          skip_count = 0;
     uint64_t          length     = 0;
     sfs_migrate_req_t req        = {0};
+    sfs_cap_t         cap;
     uint32_t          to;
     int               rc, done;
 
     if (attr->pattern.type == SFS_PATTERN_MIRROR) {
         return MOVE_MIRRORED;
     }
-    rc = sfs_admin_migrate_begin(ctl->client, id, &req.write_gen);
+    rc = sfs_admin_migrate_begin(ctl->client, id, &req.write_gen, &cap);
     if (rc == -EBUSY) {
         return MOVE_BUSY; /* and the commit is refused if one comes during the copy */
     }
@@ -257,7 +261,8 @@ static int migrate_one(migrate_t *m, const sfs_attr_t *attr)
         return MOVE_GONE;
     }
     if (rc == 0) {
-        rc = sfs_admin_chunk_io(ctl->client, SFS_OP_CHUNK_STAT, m->from, id, 0, NULL, 0, &length);
+        rc = sfs_admin_chunk_io(ctl->client, SFS_OP_CHUNK_STAT, m->from, id, &cap, 0, NULL, 0,
+                                &length);
     }
     if (rc) {
         fprintf(stderr, "stripefs-ctl migrate: file %016" PRIx64 ": %s\n", id, sfs_client_error());
@@ -270,7 +275,7 @@ static int migrate_one(migrate_t *m, const sfs_attr_t *attr)
             migrate_why_not(m, attr, id, length, skip, skip_count);
             return MOVE_FAILED;
         }
-        rc = migrate_copy(m, id, to, length);
+        rc = migrate_copy(m, id, &cap, to, length);
         if (rc != -ESTALE || skip_count == SFS_STRIPE_COUNT_MAX) {
             break;
         }
@@ -450,12 +455,15 @@ static int migrate_run(migrate_t *m)
         }
         if (pass == 0) {
             m->files = count;
+            /* the bytes to move, from the sizes the metadata server keeps
+             * (a file being written may end up longer) */
             for (size_t i = 0; i < count; i++) {
-                uint64_t l = 0;
-
-                (void)sfs_admin_chunk_io(m->ctl->client, SFS_OP_CHUNK_STAT, m->from,
-                                         list[i].entry_id, 0, NULL, 0, &l);
-                m->total_bytes += l;
+                for (uint32_t t = 0; t < list[i].pattern.stripe_count; t++) {
+                    if (list[i].pattern.targets[t] == m->from) {
+                        m->total_bytes +=
+                            sfs_layout_chunk_length_for_size(&list[i].pattern, t, list[i].size);
+                    }
+                }
             }
             migrate_progress(m, 1);
         }
