@@ -61,8 +61,23 @@ for t in 401:imaging-04 202:imaging-02; do
 done
 echo "ok: 401 (a new host) and 202 (a new drive of imaging-02) are online"
 
-# new files over all five targets use both new ones
+# new files over all five targets use both new ones, once the metadata
+# server's chooser has the new map (its next map refresh: a heartbeat
+# interval, docs/capacity.md): empty probe files until one is placed there
 ctl_as imaging-04 sfsalice setpattern --numtargets 5 /alice || sfs_fail "setpattern --numtargets 5"
+: >"$home/empty" && chown sfsalice "$home/empty"
+placed=0
+for i in $(seq 60); do
+    ctl_as imaging-04 sfsalice put "$home/empty" /alice/probe$i || sfs_fail "put probe$i"
+    info=$(ctl_on imaging-01 getentryinfo /alice/probe$i) || sfs_fail "getentryinfo probe$i"
+    if echo "$info" | grep -qw 401 && echo "$info" | grep -qw 202; then
+        placed=$i
+        break
+    fi
+    sleep 0.5
+done
+[ $placed != 0 ] || { echo "$info"; sfs_fail "no new file placed on 401 and 202 within 30 s of the joins"; }
+echo "ok: the chooser places new files on 401 and 202 (probe $placed)"
 head -c $((5 * 1024 * 1024 + 999)) /dev/urandom >"$home/after.bin"
 chown sfsalice "$home/after.bin"
 ctl_as imaging-04 sfsalice put "$home/after.bin" /alice/after.bin || sfs_fail "put after.bin on imaging-04"

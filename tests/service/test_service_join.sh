@@ -74,8 +74,22 @@ grep -q "names no target" "$SFS_TEST_TMP/join-again.log" ||
     { cat "$SFS_TEST_TMP/join-again.log"; sfs_fail "the second --join's refusal does not say why"; }
 echo "ok: a second --join of 105 is refused"
 
-# new files over all five targets use 105 at once
+# new files over all five targets use 105, once the metadata server's
+# chooser has the new map (its next refresh: a heartbeat interval): empty
+# probe files until one is placed there
 sfs_as $alice "$SFS_CTL" setpattern --numtargets 5 /alice || sfs_fail "setpattern --numtargets 5 as $alice"
+: >"$home/empty" && chown $alice "$home/empty"
+placed=0
+for i in $(seq 60); do
+    sfs_as $alice "$SFS_CTL" put "$home/empty" /alice/probe$i || sfs_fail "put probe$i as $alice"
+    if "$SFS_CTL" getentryinfo /alice/probe$i | grep -qw 105; then
+        placed=$i
+        break
+    fi
+    sleep 0.5
+done
+[ $placed != 0 ] || sfs_fail "no new file placed on 105 within 30 s of the join"
+echo "ok: the chooser places new files on 105 (probe $placed)"
 for i in 1 2 3; do
     head -c $((3000000 + i * 55555)) /dev/urandom >"$home/after$i"
 done
