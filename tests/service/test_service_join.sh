@@ -38,7 +38,7 @@ grep -q "names no target on host .* that the running service does not serve alre
 echo "ok: --join with nothing new is refused: $(grep -o 'cannot join.*' "$SFS_TEST_TMP/join-nothing.log" | cut -c1-150)"
 for bad in "--targets 2" "--rejoin 1"; do
     # shellcheck disable=SC2086
-    out=$("$SFS_SERVER" --one-host --state "$SFS_STATE" --join $bad 2>&1) &&
+    out=$("${SFS_SERVER_ENV[@]}" "$SFS_SERVER" --one-host --state "$SFS_STATE" --join $bad 2>&1) &&
         sfs_fail "--join $bad was accepted"
     echo "ok: --join $bad refused: $(echo "$out" | head -n 1 | cut -c1-120)"
 done
