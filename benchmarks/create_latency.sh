@@ -60,23 +60,13 @@ csv=$BENCH_OUT/create_latency.csv
 echo "rep,system,what,n,mean_us,p50_us,p99_us,max_us" >"$csv"
 
 mnt=$BENCH_TMP/ext4
-lat_cleanup() {
-    if mountpoint -q "$mnt" 2>/dev/null; then
-        umount "$mnt" 2>/dev/null || umount -l "$mnt" 2>/dev/null
-        mountpoint -q "$mnt" && BENCH_KEEP=1
-    fi
-    bench_cleanup
-}
-trap lat_cleanup EXIT
-
 case " $systems " in *" ext4"*)
     if [ "$(id -u)" != 0 ]; then
         bench_log "skipping ext4 and ext4-fsync: needs root (mount -o loop)"
         systems=$(echo " $systems " | sed 's/ ext4 / /; s/ ext4-fsync / /')
     else
-        mkdir -p "$mnt" && truncate -s 1G "$BENCH_TMP/ext4.img" &&
-            mkfs.ext4 -q -F -O has_journal -E lazy_itable_init=0,lazy_journal_init=0 \
-                "$BENCH_TMP/ext4.img" && mount -o loop "$BENCH_TMP/ext4.img" "$mnt" ||
+        # (unmounted by bench_cleanup)
+        bench_mount_ext4 "$BENCH_TMP/ext4.img" "$mnt" 1G ||
             bench_die "cannot make the journaled ext4 on $BENCH_TMP/ext4.img"
     fi ;;
 esac

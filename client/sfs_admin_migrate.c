@@ -54,20 +54,28 @@ static int sfs_admin_reply_u64(sfs_tp_rpc_t *rpc, uint64_t *value_p)
     return 0;
 }
 
+/* Send `req` as a metadata `opcode`; the reply's arguments stay in *rpc_p
+ * (released by the caller, also on failure). */
+static int sfs_admin_migrate_call(sfs_client_t *client, uint32_t opcode,
+                                  const sfs_migrate_req_t *req, sfs_tp_rpc_t **rpc_p)
+{
+    uint8_t    args[128];
+    sfs_wbuf_t wb;
+
+    sfs_wbuf_init(&wb, args, sizeof(args));
+    sfs_proto_migrate_req_pack(&wb, req);
+    return sfs_client_meta_call_args(client, opcode, args, wb.length, rpc_p);
+}
+
 int sfs_admin_drain(sfs_client_t *client, uint32_t op, uint32_t target, sfs_migrate_reply_t *reply)
 {
     sfs_migrate_req_t req = {.op = op, .from = target};
-    uint8_t           args[128];
-    sfs_wbuf_t        wb;
     sfs_tp_rpc_t     *rpc = NULL;
     const void       *data;
     size_t            length;
     sfs_rbuf_t        rb;
-    int               rc;
+    int               rc = sfs_admin_migrate_call(client, SFS_OP_MIGRATE_DRAIN, &req, &rpc);
 
-    sfs_wbuf_init(&wb, args, sizeof(args));
-    sfs_proto_migrate_req_pack(&wb, &req);
-    rc = sfs_client_meta_call_args(client, SFS_OP_MIGRATE_DRAIN, args, wb.length, &rpc);
     if (rc) {
         sfs_tp_rpc_release(rpc);
         return rc;
@@ -83,17 +91,12 @@ int sfs_admin_migrate_begin(sfs_client_t *client, uint64_t entry_id, uint64_t *w
                             sfs_cap_t *cap_p)
 {
     sfs_migrate_req_t req = {.entry_id = entry_id};
-    uint8_t           args[128];
-    sfs_wbuf_t        wb;
     sfs_tp_rpc_t     *rpc = NULL;
     const void       *data;
     size_t            length;
     sfs_rbuf_t        rb;
-    int               rc;
+    int               rc = sfs_admin_migrate_call(client, SFS_OP_MIGRATE_BEGIN, &req, &rpc);
 
-    sfs_wbuf_init(&wb, args, sizeof(args));
-    sfs_proto_migrate_req_pack(&wb, &req);
-    rc = sfs_client_meta_call_args(client, SFS_OP_MIGRATE_BEGIN, args, wb.length, &rpc);
     if (rc) {
         sfs_tp_rpc_release(rpc);
         return rc;
@@ -112,14 +115,9 @@ int sfs_admin_migrate_begin(sfs_client_t *client, uint64_t entry_id, uint64_t *w
 
 int sfs_admin_migrate_commit(sfs_client_t *client, const sfs_migrate_req_t *req)
 {
-    uint8_t       args[128];
-    sfs_wbuf_t    wb;
     sfs_tp_rpc_t *rpc = NULL;
-    int           rc;
+    int           rc  = sfs_admin_migrate_call(client, SFS_OP_MIGRATE_COMMIT, req, &rpc);
 
-    sfs_wbuf_init(&wb, args, sizeof(args));
-    sfs_proto_migrate_req_pack(&wb, req);
-    rc = sfs_client_meta_call_args(client, SFS_OP_MIGRATE_COMMIT, args, wb.length, &rpc);
     sfs_tp_rpc_release(rpc);
     return rc;
 }
