@@ -4,9 +4,11 @@
 # and rank 2 the secondaries (102, 104), with short timeouts so that a lost
 # member is found quickly. Rank recovery is on, so a killed rank can rejoin.
 
-# mirror_service_start OFFLINE_SECONDS: configure and start it.
+# mirror_service_start OFFLINE_SECONDS [BANDWIDTH]: configure and start it;
+# BANDWIDTH (for example 16M) caps every target's emulated disk, so that a
+# write lasts long enough to be caught in flight on a fast or a slow build.
 mirror_service_start() {
-    local offline=$1
+    local offline=$1 bandwidth=${2:-}
     SFS_SERVICE_MPI_ARGS="--mca orte_enable_recovery 1"
     sfs_start_service 3 --targets 4
     sfs_stop_service
@@ -22,5 +24,10 @@ YAML
         "$SFS_STATE/stripefs.yaml"
     grep -q "^timeouts: {rpc: 6s" "$SFS_STATE/stripefs.yaml" ||
         sfs_fail "timeouts not set: $(grep timeouts "$SFS_STATE/stripefs.yaml")"
+    if [ -n "$bandwidth" ]; then
+        sed -i -E "/id: 10[1-4][,}]/ s/\}[[:space:]]*$/, bandwidth: $bandwidth}/" "$SFS_STATE/stripefs.yaml"
+        [ "$(grep -cE "id: 10[1-4][,}].*bandwidth: $bandwidth" "$SFS_STATE/stripefs.yaml")" -eq 4 ] ||
+            sfs_fail "bandwidth not set on the 4 targets: $(grep -n "id: 10" "$SFS_STATE/stripefs.yaml")"
+    fi
     sfs_start_service 3
 }

@@ -12,7 +12,9 @@ source "$SFS_SRC/tests/faults/mirror_lib.sh"
 sfs_test_users
 user=sfsalice
 offline=3
-mirror_service_start "$offline"
+# each 16 MB put lasts at least 1 s on 16 MB/s disks, on any build (a put
+# under AddressSanitizer once ended before the kill came)
+mirror_service_start "$offline" 16M
 home=$(sfs_user_home "$user")
 n=10
 for i in $(seq $n); do
@@ -31,6 +33,8 @@ for i in $(seq $n); do
     sfs_as "$user" "$SFS_CTL" put "$home/empty" "/m/mine/f$i" || sfs_fail "create f$i"
 done
 
+victim=$(sfs_ctl listnodes | awk '$1 == 1 {print $5}')
+[ -n "$victim" ] || sfs_fail "no pid for rank 1 in listnodes"
 loop_log="$SFS_TEST_TMP/loop.log"
 (
     for i in $(seq $n); do
@@ -43,10 +47,9 @@ loop_log="$SFS_TEST_TMP/loop.log"
 ) >"$loop_log" 2>&1 &
 loop=$!
 # kill while the third put is under way: its requests in flight must go on
-for _ in $(seq 200); do grep -q "^started f3" "$loop_log" && break; sleep 0.02; done
-sleep 0.1
-victim=$(sfs_ctl listnodes | awk '$1 == 1 {print $5}')
-[ -n "$victim" ] || sfs_fail "no pid for rank 1 in listnodes"
+for _ in $(seq 1500); do grep -q "^started f3" "$loop_log" && break; sleep 0.02; done
+grep -q "^started f3" "$loop_log" || { kill $loop; sfs_fail "the third put did not start in 30 s"; }
+sleep 0.3
 killed=$(date +%s.%N)
 kill -9 "$victim"
 sfs_log "injected: SIGKILL to storage rank 1 (pid $victim): the primaries 101 and 103, with $(grep -c rc= "$loop_log") of $n writes done"
