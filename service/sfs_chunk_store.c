@@ -41,10 +41,11 @@ int sfs_chunk_target_open_params(const sfs_config_target_t *config, const char *
     if (!SFS_ALLOC_PTR(target)) {
         return -ENOMEM;
     }
-    target->id             = config->id;
-    target->capacity_limit = config->capacity;
-    target->bandwidth      = config->bandwidth;
-    target->ops            = &sfs_chunk_backend_posix;
+    target->id                  = config->id;
+    target->capacity_limit      = config->capacity;
+    target->bandwidth           = config->bandwidth;
+    target->early_writeback_min = SFS_CHUNK_EARLY_WRITEBACK_DEFAULT;
+    target->ops                 = &sfs_chunk_backend_posix;
     if (params && (params->field_mask & SFS_CHUNK_TARGET_PARAM_BACKEND) && params->backend) {
         target->ops = params->backend;
     }
@@ -112,6 +113,11 @@ const char *sfs_chunk_target_dir(const sfs_chunk_target_t *target)
 uint64_t sfs_chunk_target_bandwidth(const sfs_chunk_target_t *target)
 {
     return target->bandwidth;
+}
+
+void sfs_chunk_target_set_early_writeback(sfs_chunk_target_t *target, uint64_t min_bytes)
+{
+    target->early_writeback_min = min_bytes;
 }
 
 void *sfs_chunk_target_backend_state(sfs_chunk_target_t *target)
@@ -278,7 +284,8 @@ int sfs_chunk_write(sfs_chunk_target_t *target, uint64_t entry_id, const sfs_io_
     if (sync && (rc = target->ops->fsync(handle.obj)) != 0) {
         goto out;
     }
-    if (!sync && total >= SFS_CHUNK_EARLY_WRITEBACK_MIN && target->ops->writeback) {
+    if (!sync && target->early_writeback_min && total >= target->early_writeback_min &&
+        target->ops->writeback) {
         target->ops->writeback(target->store, handle.obj, extents, count);
     }
     if (target->capacity_limit && end > before) {

@@ -44,6 +44,11 @@ void     sfs_chunk_target_close(sfs_chunk_target_t *target);
 uint32_t sfs_chunk_target_id(const sfs_chunk_target_t *target);
 const char *sfs_chunk_target_dir(const sfs_chunk_target_t *target);
 uint64_t    sfs_chunk_target_bandwidth(const sfs_chunk_target_t *target);
+/* Writes of at least `min_bytes` start their writeback at once (0: none
+ * do; the kernel writes back when its dirty thresholds say). Default
+ * SFS_CHUNK_EARLY_WRITEBACK_DEFAULT. */
+#define SFS_CHUNK_EARLY_WRITEBACK_DEFAULT (256 * 1024)
+void sfs_chunk_target_set_early_writeback(sfs_chunk_target_t *target, uint64_t min_bytes);
 
 /* Capacity (the config's limit or the file system's size) and free bytes:
  * none once a write answered ENOSPC, until a chunk file shrinks or goes

@@ -23,10 +23,6 @@
  * this, at most SFS_CHUNK_KEEP_MAP_MAX. */
 #define SFS_CHUNK_KEEP_MAP_ROUND (64ull << 20)
 #define SFS_CHUNK_KEEP_MAP_MAX   (1ull << 30)
-/* Writes at least this large start their writeback at once (not waiting
- * for the kernel's dirty thresholds), so that the disk works while the
- * client still sends and a later fsync has little left to do. */
-#define SFS_CHUNK_EARLY_WRITEBACK_MIN (256 * 1024)
 
 /* An open chunk file kept for the next request on it: small I/O then costs
  * no open/close. Slots are used by several I/O threads at once. */
@@ -54,8 +50,12 @@ struct sfs_chunk_target {
     void                          *store; /* the backend's state */
     uint64_t                       capacity_limit;
     uint64_t                       bandwidth;
-    uint64_t                       used_bytes;      /* atomic: bytes in chunk files */
-    int                            no_nowait_write; /* the device refused RWF_NOWAIT writes */
+    /* writes at least this large start their writeback at once (not
+     * waiting for the kernel's dirty thresholds), so that the disk works
+     * while the client still sends; 0: never */
+    uint64_t early_writeback_min;
+    uint64_t used_bytes;      /* atomic: bytes in chunk files */
+    int      no_nowait_write; /* the device refused RWF_NOWAIT writes */
     /* atomic, for the heartbeat (sfs_chunk_target_has_news): */
     int             answered_enospc;    /* reported with no free space until a chunk shrinks */
     int             reported_enospc;    /* ...and the last report said so */

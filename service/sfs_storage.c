@@ -57,6 +57,17 @@ int sfs_storage_create(sfs_service_t *service, sfs_storage_t **storage_p)
         storage->hand_over_files = hand_over;
     }
     {
+        int64_t early;
+
+        rc = sfs_tunable_int(&sfs_storage_tunables, "STRIPEFS_EARLY_WRITEBACK", &early);
+        if (rc) {
+            goto err;
+        }
+        for (uint32_t i = 0; i < storage->target_count; i++) {
+            sfs_chunk_target_set_early_writeback(storage->targets[i], (uint64_t)early);
+        }
+    }
+    {
         int64_t jitter;
 
         rc = sfs_tunable_int(&sfs_storage_tunables, "STRIPEFS_TEST_WRITE_JITTER_US", &jitter);

@@ -10,6 +10,16 @@ static const sfs_tunable_t sfs_storage_tunable_entries[] = {
                          "themselves (0: they serve every read)",
     },
     {
+        .name          = "STRIPEFS_EARLY_WRITEBACK",
+        .type          = SFS_TUNABLE_INT,
+        .default_value = "262144",
+        .min           = 0,
+        .max           = 1073741824,
+        .help          = "writes of at least this many bytes start their writeback to the "
+                         "disk at once (sync_file_range), not when the kernel's dirty "
+                         "thresholds say (0: never; benchmarks/README.md measures both)",
+    },
+    {
         .name          = "STRIPEFS_TEST_WRITE_JITTER_US",
         .type          = SFS_TUNABLE_INT,
         .default_value = "0",
