@@ -99,14 +99,17 @@ perftest() { # where tls bytes rep server-address run-server-prefix run-client-p
     local where=$1 tls=$2 bytes=$3 rep=$4 addr=$5 srv=$6 cli=$7 port iters line mib secs pid
     iters=$((ucx_bytes / bytes))
     port=$(bench_free_port)
+    # -e needs peer-failure detection on the shared-memory transports, which
+    # stripefs turns on for itself (UCX_{POSIX,SYSV}_ERROR_HANDLING=y)
+    local -a eh=(UCX_POSIX_ERROR_HANDLING=y UCX_SYSV_ERROR_HANDLING=y)
     # shellcheck disable=SC2086
-    env UCX_TLS="$(tls_value "$tls")" $srv ucx_perftest -p "$port" >"$BENCH_TMP/perftest-server.log" 2>&1 &
+    env "${eh[@]}" UCX_TLS="$(tls_value "$tls")" $srv ucx_perftest -p "$port" >"$BENCH_TMP/perftest-server.log" 2>&1 &
     pid=$!
     line=""
     for _ in $(seq 50); do
         sleep 0.2
         # shellcheck disable=SC2086
-        if line=$(env UCX_TLS="$(tls_value "$tls")" timeout 120 $cli ucx_perftest "$addr" -p "$port" \
+        if line=$(env "${eh[@]}" UCX_TLS="$(tls_value "$tls")" timeout 120 $cli ucx_perftest "$addr" -p "$port" \
             -t ucp_am_bw -e -s "$bytes" -n "$iters" -w 20 2>"$BENCH_TMP/perftest-client.err" | grep '^Final:'); then
             break
         fi
