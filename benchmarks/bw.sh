@@ -7,7 +7,12 @@
 #
 #   bash benchmarks/bw.sh [--quick|--full] [--ranks N] [--sizes "64K 1M 16M"]
 #        [--per-rank 128M] [--modes "fpp-indep shared-indep shared-coll"]
-#        [--cold] [--reps 3] [--targets 4] [--server-ranks 3] [--out DIR] [--build DIR]
+#        [--cold] [--reps 3] [--targets 4] [--server-ranks 3] [--cluster] [--out DIR] [--build DIR]
+#
+# --cluster: the stripefs side across the four namespace hosts of
+# ci/cluster.sh (benchmarks/lib_cluster.sh: servers on imaging-01..03, one
+# rank each, the client ranks on imaging-04, UCX over TCP); the local side
+# as without it. Needs root.
 #
 # Each case (layout, access, transfer size) runs on both sides --reps times
 # (at least 3), the sides alternating: odd reps stripefs first, even reps
@@ -67,8 +72,8 @@ bench_log "machine: $(bench_machine)"
 bench_ceilings "$BENCH_OUT/bw-ceilings.csv" 5
 bench_write_config "$state" "$targets" "$server_ranks"
 bench_start_service "$state" "$server_ranks"
-"$SFS_BENCH_CTL" mkdir /bench >/dev/null || bench_die "stripefs-ctl mkdir /bench failed"
-"$SFS_BENCH_CTL" net >"$BENCH_OUT/bw-net.txt" 2>&1 || true
+bench_ctl mkdir /bench >/dev/null || bench_die "stripefs-ctl mkdir /bench failed"
+bench_ctl net >"$BENCH_OUT/bw-net.txt" 2>&1 || true
 
 header="label,api,layout,access,ranks,xfer_bytes,bytes_per_rank,op,seconds,MiB_s"
 echo "$header,open_s,xfer_s,sync_s,close_s,verified" >"$csv"
@@ -106,10 +111,10 @@ run_case() { # API MODE SIZE REP
     if [ "$api" = stripefs ]; then
         if [ "$mode" = fpp-indep ]; then
             for r in $(seq 0 $((BENCH_RANKS - 1))); do
-                "$SFS_BENCH_CTL" rm "/bench/io-$mode-$size-$rep.$r" >/dev/null 2>&1
+                bench_ctl rm "/bench/io-$mode-$size-$rep.$r" >/dev/null 2>&1
             done
         else
-            "$SFS_BENCH_CTL" rm "/bench/io-$mode-$size-$rep" >/dev/null 2>&1
+            bench_ctl rm "/bench/io-$mode-$size-$rep" >/dev/null 2>&1
         fi
     else
         rm -f "$path" "$path".*
@@ -117,7 +122,7 @@ run_case() { # API MODE SIZE REP
 }
 
 bench_log "$BENCH_RANKS client ranks, $per_rank per rank, sizes: $sizes;" \
-    "service: $server_ranks ranks, $targets targets"
+    "service: $server_ranks ranks, $targets targets ($(bench_where))"
 for rep in $(seq "$reps"); do
     for mode in $modes; do
         for size in $sizes; do
@@ -138,7 +143,7 @@ python3 "$BENCH_SRC/benchmarks/bw_summary.py" "$csv" "$summary" "$BENCH_OUT/bw-g
     bench_die "bw_summary.py failed"
 
 echo
-echo "bandwidth, stripefs vs local ($BENCH_RANKS ranks x $per_rank, median [min-max] of $reps reps, sides alternating; $(bench_machine))"
+echo "bandwidth, stripefs vs local ($BENCH_RANKS ranks x $per_rank, median [min-max] of $reps reps, sides alternating; stripefs $(bench_where); $(bench_machine))"
 awk -F, 'NR == 1 { print "mode,op,xfer,stripefs MiB/s,local MiB/s,stripefs/local"; next }
     { x = $3; u = "B"; if (x >= 1048576) { x /= 1048576; u = "M" } else if (x >= 1024) { x /= 1024; u = "K" }
       printf "%s,%s,%d%s,%s [%s-%s],%s [%s-%s],%s\n", $1, $2, x, u, $4, $7, $8, $5, $9, $10, $6 }' "$summary" | bench_table

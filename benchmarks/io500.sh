@@ -4,13 +4,17 @@
 # journaled ext4 on the same disk (and, with --peers, on GlusterFS and
 # CephFS), with an IO500-shaped score per system: the geometric mean of the
 # bandwidth phases (GiB/s), of the metadata phases (kIOPS), and of the two.
-# It is an IO500-*shaped* score on one host with our own programs (no IOR,
+# It is an IO500-*shaped* score on one machine with our own programs (no IOR,
 # no mdtest, no stonewalling, fixed sizes): not an IO500 submission, and not
 # comparable with one.
 #
 #   bash benchmarks/io500.sh [--quick|--full] [--peers] [--reps 3] [--systems "stripefs ext4"]
 #        [--easy-size 128M] [--hard-segments 2000] [--easy-items 2000] [--hard-items 1000]
-#        [--fio-time 10] [--ranks 4] [--out DIR] [--build DIR] [--tmp DIR] [--keep]
+#        [--fio-time 10] [--ranks 4] [--cluster] [--out DIR] [--build DIR] [--tmp DIR] [--keep]
+#
+# --cluster: the stripefs side across the four namespace hosts of
+# ci/cluster.sh (benchmarks/lib_cluster.sh: servers on imaging-01..03, the
+# client ranks on imaging-04, UCX over TCP); ext4 and the peers as without it.
 #
 # Phases (N = --ranks ranks; each timed from a barrier to the slowest rank):
 #   ior-easy write/read  a file per rank, 2 MiB transfers, --easy-size per rank,
@@ -28,7 +32,10 @@
 # through the POSIX preload), ext4 (a journaled ext4 on a loop file, ior
 # through ROMIO's ufs driver of the same library), and with --peers
 # gluster-dist, gluster-rep, ceph-plain, ceph-rep (benchmarks/peers/*.sh;
-# FUSE mounts, ior through ROMIO ufs on the mount). The disk's own ceiling
+# FUSE mounts, ior through ROMIO ufs on the mount), with stripefs-mirror
+# beside the replica-2 peers: the same service with mirror groups (101+102,
+# 103+104; every file mirrored, a write acknowledged when both copies hold
+# it; also in --systems without --peers). The disk's own ceiling
 # (fio, direct I/O, 1 MiB, sequential write and read) and one core's memcpy
 # are measured in the same run. Needs root (loop mount; the peers).
 . "$(dirname "$0")/lib.sh"
@@ -67,7 +74,7 @@ while [ $# -gt 0 ]; do
     *) bench_die "unknown option '$1' (see --help)" ;;
     esac
 done
-[ "$peers" = 1 ] && systems="$systems gluster ceph"
+[ "$peers" = 1 ] && systems="$systems stripefs-mirror gluster ceph"
 [ "$(id -u)" = 0 ] || bench_die "io500.sh mounts a journaled ext4 on a loop file (and the peers): run it as root"
 easy_xfer=2097152
 hard_xfer=47008
@@ -142,8 +149,8 @@ record() { # REP SYSTEM PHASE UNIT VALUE SECONDS AMOUNT VERIFIED
 ior_phase() { # REP SYSTEM PHASE MPI-IO-PATH FLAGS...
     local rep=$1 system=$2 phase=$3 path=$4 out line v
     shift 4
-    local -a mpi=("${BENCH_MPIRUN[@]}" -np "$N")
-    if [ "$system" = stripefs ]; then mpi+=(-x STRIPEFS_CONFIG "$run"); else mpi+=("$run" --no-posix); fi
+    local -a mpi=("${BENCH_MPIRUN[@]}" -np "$N" "$run" --no-posix)
+    [[ $system == stripefs* ]] && mpi=(bench_mpi "$N")
     out=$("${mpi[@]}" "$io" -o "$path" -k -l "io500-$rep" "$@" </dev/null 2>&1)
     local rc=$?
     line=$(echo "$out" | grep '^csv,' | tail -n 1)
@@ -161,7 +168,7 @@ ior_phase() { # REP SYSTEM PHASE MPI-IO-PATH FLAGS...
 md_phase() { # REP SYSTEM DIR SHAPE ITEMS PHASES "ourphase=io500name ..."
     local rep=$1 system=$2 dir=$3 shape=$4 items=$5 phases=$6 names=$7 out rc p name v s a ok
     local -a mpi=("${BENCH_MPIRUN[@]}" -np "$N")
-    [ "$system" = stripefs ] && mpi+=(-x STRIPEFS_CONFIG "$run")
+    [[ $system == stripefs* ]] && mpi=(bench_mpi "$N")
     out=$("${mpi[@]}" "$md" -d "$dir" -s "$shape" -n "$items" -z 0 -p "$phases" \
         -l "io500-$rep" -B "$system" </dev/null 2>&1)
     rc=$?
@@ -181,7 +188,7 @@ md_phase() { # REP SYSTEM DIR SHAPE ITEMS PHASES "ourphase=io500name ..."
 find_phase() { # REP SYSTEM DIR
     local rep=$1 system=$2 dir=$3 out rc line
     local -a mpi=("${BENCH_MPIRUN[@]}" -np "$N")
-    [ "$system" = stripefs ] && mpi+=(-x STRIPEFS_CONFIG "$run")
+    [[ $system == stripefs* ]] && mpi=(bench_mpi "$N")
     out=$("${mpi[@]}" "$find_prog" -d "$dir" -n 01 -S 3901 -e "$find_matches" -E "$find_entries" \
         -l "io500-$rep" -B "$system" </dev/null 2>&1)
     rc=$?
@@ -221,18 +228,26 @@ run_system() { # REP SYSTEM
     local rep=$1 system=$2 state root name mnt out
     bench_settle
     case $system in
-    stripefs)
+    stripefs|stripefs-mirror)
         state=$BENCH_TMP/state-$rep
         bench_write_config "$state" 4 3
+        [ "$system" = stripefs-mirror ] && bench_mirror_config "$state"
         bench_start_service "$state" 3
         root=/io500-r$rep
-        for d in "$root" "$root/ior-easy" "$root/ior-hard"; do
-            "$SFS_BENCH_CTL" mkdir "$d" >/dev/null || bench_die "stripefs-ctl mkdir $d failed"
+        bench_ctl mkdir "$root" >/dev/null || bench_die "stripefs-ctl mkdir $root failed"
+        # mirrored: every file below over both groups, each chunk on both
+        # members (a write is acknowledged when both copies hold it)
+        if [ "$system" = stripefs-mirror ]; then
+            bench_ctl setpattern --mirror --numtargets 2 "$root" >/dev/null ||
+                bench_die "stripefs-ctl setpattern --mirror $root failed"
+        fi
+        for d in "$root/ior-easy" "$root/ior-hard"; do
+            bench_ctl mkdir "$d" >/dev/null || bench_die "stripefs-ctl mkdir $d failed"
         done
-        run_phases "$rep" stripefs "/stripefs$root" "stripefs:$root"
+        run_phases "$rep" "$system" "/stripefs$root" "stripefs:$root"
         # the ior files go after the timed phases, as in IO500, and their
         # chunk files before the next side
-        "$SFS_BENCH_CTL" rm -r "$root" >/dev/null || bench_log "stripefs-ctl rm -r $root failed"
+        bench_ctl rm -r "$root" >/dev/null || bench_log "stripefs-ctl rm -r $root failed"
         bench_wait_deletions
         bench_stop_service
         rm -rf "$state"
@@ -262,7 +277,7 @@ run_system() { # REP SYSTEM
         done <<<"$out"
         peer_down
         ;;
-    *) bench_die "unknown system '$system' (stripefs, ext4, gluster, ceph)" ;;
+    *) bench_die "unknown system '$system' (stripefs, stripefs-mirror, ext4, gluster, ceph)" ;;
     esac
 }
 
@@ -313,7 +328,7 @@ awk -F, 'function gm(s, n) { return n ? exp(s / n) : 0 }
     "$summary" "$csv" >"$scores"
 
 echo
-echo "IO500-shaped phases: median [min-max] of $reps reps, $N ranks, one host ($(bench_machine)," \
+echo "IO500-shaped phases: median [min-max] of $reps reps, $N ranks, stripefs $(bench_where) ($(bench_machine)," \
     "$(($(date +%s) - start_time)) s)"
 echo "sizes: ior-easy $N x $easy_size (2 MiB transfers), ior-hard $N x $hard_segments x 47008 B," \
     "mdtest-easy $N x $easy_items, mdtest-hard $N x $hard_items files"
@@ -325,7 +340,7 @@ awk -F, 'NR > 1 { s = $1; if (!(s in seen)) { seen[s] = 1; o[n++] = s }
             for (i = 0; i < n; i++) printf ",%s", ((p, o[i]) in cell) ? cell[p, o[i]] : "-"; printf "\n" } }' \
     "$summary" | bench_table -o ' | '
 echo
-echo "IO500-shaped score (geometric means, as IO500 computes them; one host, our programs:"
+echo "IO500-shaped score (geometric means, as IO500 computes them; one machine, our programs:"
 echo "not an IO500 submission). Of the phase medians; in brackets the range of per-rep scores:"
 awk -F, 'NR == 1 { print "system,bandwidth GiB/s,metadata kIOPS,score"; next }
     { printf "%s,%.3f,%.3f,%.3f [%s-%s of %d reps]\n", $1, $2, $3, $4, $6, $7, $5 }' "$scores" |

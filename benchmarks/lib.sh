@@ -9,7 +9,9 @@
 # (default $SFS_BUILD, else ./_build, else the current directory when it is a
 # build tree), --tmp DIR (where the state and local directories go; default
 # $TMPDIR or /tmp: the local side and the targets share that disk), --keep
-# (keep the temp dir), --ranks N (client ranks, default 4).
+# (keep the temp dir), --ranks N (client ranks, default 4), --cluster (the
+# stripefs side across ci/cluster.sh's four namespace hosts: lib_cluster.sh;
+# for the scripts that say they take it).
 set -u -o pipefail
 
 BENCH_SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -32,6 +34,8 @@ BENCH_SERVICE_PID=""
 BENCH_SERVICE_STATE=""
 BENCH_SERVICE_LOG=""
 BENCH_MOUNTS=()          # file systems a script mounted (bench_mount_ext4): unmounted at exit
+# shellcheck source=benchmarks/lib_cluster.sh
+. "$BENCH_SRC/benchmarks/lib_cluster.sh"
 
 bench_log() { echo "[$(date +%T)] $*" >&2; }
 bench_die() {
@@ -54,6 +58,7 @@ bench_setup() { # NAME ARGS...
         --tmp) BENCH_TMPBASE=$2; shift 2 ;;
         --keep) BENCH_KEEP=1; shift ;;
         --ranks) BENCH_RANKS=$2; shift 2 ;;
+        --cluster) BENCH_CLUSTER=1; shift ;;
         *) BENCH_ARGS+=("$1"); shift ;;
         esac
     done
@@ -62,6 +67,8 @@ bench_setup() { # NAME ARGS...
             BENCH_BUILD=$BENCH_SRC/_build
         elif [ -x ./stripefs-server ]; then
             BENCH_BUILD=$(pwd)
+        else
+            bench_build_here
         fi
     fi
     [ -n "$BENCH_BUILD" ] && [ -x "$BENCH_BUILD/stripefs-server" ] ||
@@ -78,6 +85,43 @@ bench_setup() { # NAME ARGS...
     trap bench_cleanup EXIT
     trap 'exit 130' INT TERM
     export SFS_BENCH_CTL=$BENCH_BUILD/stripefs-ctl
+    [ "$BENCH_CLUSTER" = 1 ] && bench_cluster_begin
+    return 0
+}
+
+# stripefs-ctl against the running service (on the client's host with --cluster).
+bench_ctl() {
+    if [ "$BENCH_CLUSTER" = 1 ]; then
+        bench_cluster_ctl "$@"
+    else
+        "$BENCH_BUILD/stripefs-ctl" "$@"
+    fi
+}
+
+# Where the stripefs side runs, in words (for the tables).
+bench_where() {
+    if [ "$BENCH_CLUSTER" = 1 ]; then
+        echo "across hosts: clients on $BENCH_CLUSTER_CLIENT, servers on ${BENCH_CLUSTER_SERVERS[*]} (UCX over TCP through the namespace bridge)"
+    else
+        echo "one host"
+    fi
+}
+
+# A fresh clone, no build anywhere: as root, install what is needed
+# (ci/install-deps.sh: Debian packages, ROMIO's source) and build _build/ as
+# the quick start does (about 8 minutes on 2 cores); else say how.
+bench_build_here() {
+    local b=$BENCH_SRC/_build
+    [ "$(id -u)" = 0 ] ||
+        bench_die "no stripefs build found: build it (README.md, 'Building') and pass --build DIR or set SFS_BUILD"
+    bench_log "no build found: installing the dependencies and building $b (log: $b/bench-build.log)"
+    mkdir -p "$b" || bench_die "cannot create $b"
+    {
+        bash "$BENCH_SRC/ci/install-deps.sh" &&
+            (cd "$BENCH_SRC" && autoreconf -fi) &&
+            (cd "$b" && { [ -f Makefile ] || ../configure; } && make -j"$(nproc)")
+    } >"$b/bench-build.log" 2>&1 || bench_die "the build failed: $(tail -n 5 "$b/bench-build.log")"
+    BENCH_BUILD=$b
 }
 
 bench_free_port() {
@@ -90,6 +134,10 @@ bench_free_port() {
 bench_write_config() {
     local state=$1 targets=$2 ranks=$3 bw=${4:-} stripes=${5:-$2} chunk=${6:-512K}
     local host port id
+    if [ "$BENCH_CLUSTER" = 1 ]; then
+        bench_cluster_write_config "$state" "$targets" "$bw" "$stripes" "$chunk"
+        return
+    fi
     host=$(hostname)
     port=$(bench_free_port)
     mkdir -p "$state/meta" "$state/targets" || bench_die "cannot create $state"
@@ -116,26 +164,51 @@ bench_write_config() {
     } >"$state/stripefs.yaml"
 }
 
+# bench_mirror_config STATE: pair the config's targets into mirror groups,
+# in the order written (1st+2nd, 3rd+4th, ...): on one host 101+102 and
+# 103+104 (same_host: true, for a benchmark only); with --cluster 101+201
+# and 301+102, members on different hosts. Needs an even target count.
+bench_mirror_config() {
+    local state=$1 ids n i
+    read -r -a ids < <(sed -n 's/^  - {id: \([0-9]*\),.*/\1/p' "$state/stripefs.yaml" | tr '\n' ' ')
+    n=${#ids[@]}
+    [ "$n" -ge 2 ] && [ $((n % 2)) = 0 ] || bench_die "mirror groups need an even number of targets, not $n"
+    {
+        echo "mirror:"
+        echo "  groups:"
+        for ((i = 0; i < n; i += 2)); do
+            echo "    - {primary: ${ids[$i]}, secondary: ${ids[$((i + 1))]}}"
+        done
+        [ "$BENCH_CLUSTER" = 1 ] || echo "  same_host: true"
+    } >>"$state/stripefs.yaml"
+}
+
 # bench_start_service STATE NP: start the service of the config in STATE
 # (bench_write_config) with NP ranks: rank 0 management and metadata, the
 # targets dealt round-robin to the others (with NP 1, one rank does all).
+# With --cluster, one rank on each server host (NP is not used).
 bench_start_service() {
     local state=$1 np=$2
     [ -z "$BENCH_SERVICE_PID" ] || bench_stop_service
     BENCH_SERVICE_STATE=$state
     BENCH_SERVICE_LOG=$state/service.log
     rm -f "$state/ready"
-    "${BENCH_MPIRUN[@]}" -np "$np" "$BENCH_BUILD/stripefs-server" -c "$state/stripefs.yaml" \
-        --ready-file "$state/ready" >>"$BENCH_SERVICE_LOG" 2>&1 &
-    BENCH_SERVICE_PID=$!
-    for _ in $(seq 600); do
+    if [ "$BENCH_CLUSTER" = 1 ]; then
+        np=${#BENCH_CLUSTER_SERVERS[@]}
+        bench_cluster_start_service "$state"
+    else
+        "${BENCH_MPIRUN[@]}" -np "$np" "$BENCH_BUILD/stripefs-server" -c "$state/stripefs.yaml" \
+            --ready-file "$state/ready" >>"$BENCH_SERVICE_LOG" 2>&1 &
+        BENCH_SERVICE_PID=$!
+    fi
+    for _ in $(seq 1200); do
         [ -f "$state/ready" ] && break
         kill -0 "$BENCH_SERVICE_PID" 2>/dev/null || bench_die "the service exited while starting"
         sleep 0.1
     done
-    [ -f "$state/ready" ] || bench_die "the service did not become ready in 60 s"
+    [ -f "$state/ready" ] || bench_die "the service did not become ready in 120 s"
     export STRIPEFS_CONFIG=$state/stripefs.yaml
-    bench_log "service up: $np ranks, config $STRIPEFS_CONFIG"
+    bench_log "service up: $np ranks ($(bench_where)), config $STRIPEFS_CONFIG"
 }
 
 # The server processes of our service (matched by its unique config path).
@@ -147,7 +220,7 @@ bench_server_pids() {
 bench_stop_service() {
     local pids
     [ -n "$BENCH_SERVICE_PID" ] || return 0
-    "$BENCH_BUILD/stripefs-ctl" --timeout 20 shutdown >/dev/null 2>&1 ||
+    bench_ctl --timeout 20 shutdown >/dev/null 2>&1 ||
         kill -TERM "$BENCH_SERVICE_PID" 2>/dev/null
     for _ in $(seq 300); do
         kill -0 "$BENCH_SERVICE_PID" 2>/dev/null || break
@@ -168,6 +241,7 @@ bench_cleanup() {
     local rc=$?
     bench_stop_service
     bench_unmount_all
+    bench_cluster_end
     if [ -n "$BENCH_TMP" ] && [ -d "$BENCH_TMP" ]; then
         if [ "$BENCH_KEEP" = 1 ]; then
             bench_log "kept $BENCH_TMP"
@@ -211,7 +285,7 @@ bench_wait_deletions() {
     local left=""
     [ -n "$BENCH_SERVICE_PID" ] || return 0
     for _ in $(seq 600); do
-        left=$("$BENCH_BUILD/stripefs-ctl" df 2>/dev/null |
+        left=$(bench_ctl df 2>/dev/null |
             sed -n 's/.* \([0-9][0-9]*\) removed files awaiting chunk deletion.*/\1/p')
         [ "$left" = 0 ] && return 0
         sleep 0.1
@@ -256,10 +330,15 @@ bench_ceilings() {
 }
 
 # Run an MPI job of N ranks with the stripefs MPI-IO library preloaded.
+# With --cluster, the ranks run on the client host of the cluster.
 bench_mpi() { # N PROGRAM ARGS...
     local n=$1
     shift
-    "${BENCH_MPIRUN[@]}" -np "$n" -x STRIPEFS_CONFIG "$BENCH_BUILD/tools/stripefs-run" "$@"
+    if [ "$BENCH_CLUSTER" = 1 ]; then
+        bench_cluster_client_mpi "$n" "$@"
+    else
+        "${BENCH_MPIRUN[@]}" -np "$n" -x STRIPEFS_CONFIG "$BENCH_BUILD/tools/stripefs-run" "$@"
+    fi
 }
 
 # Settle the disk between runs: write back whatever the last run left dirty

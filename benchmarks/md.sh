@@ -16,7 +16,12 @@
 #
 #   bash benchmarks/md.sh [--quick] [--items N] [--reps R] [--shapes "easy hard"]
 #        [--systems "stripefs ext4 ext4-fsync tmpfs"] [--mdtest PATH] [--ranks N]
-#        [--out DIR] [--build DIR] [--tmp DIR] [--keep]
+#        [--cluster] [--out DIR] [--build DIR] [--tmp DIR] [--keep]
+#
+# --cluster: the stripefs side across the four namespace hosts of
+# ci/cluster.sh (benchmarks/lib_cluster.sh: management and metadata on
+# imaging-01, storage on imaging-01..03, the client ranks on imaging-04,
+# every request over TCP); the baselines as without it.
 #
 # Method: a fresh directory for every rep, shape and system; the systems run
 # in alternating order (rep 1 forward, rep 2 backward, ...); --reps (3;
@@ -176,7 +181,7 @@ run_side() { # SYSTEM SHAPE REP
         args="-F -u -n $items"
         [ "$shape" = hard ] && args="-n $items -w 3901 -e 3901"
         if [ "$system" = stripefs ]; then
-            "$BENCH_BUILD/stripefs-ctl" mkdir "${dir#/stripefs}" >/dev/null
+            bench_ctl mkdir "${dir#/stripefs}" >/dev/null
         else
             mkdir "$dir"
         fi
@@ -250,7 +255,7 @@ if [ -f "$log" ] && [ -z "$mdtest" ]; then
 fi
 
 echo
-echo "metadata rates, ops/s: median (min-max) of $reps; $BENCH_RANKS ranks x $items items; $(bench_machine)"
+echo "metadata rates, ops/s: median (min-max) of $reps; $BENCH_RANKS ranks x $items items; stripefs $(bench_where); $(bench_machine)"
 awk -F, 'NR > 1 { k = $1 SUBSEP $2; med[k, $3] = $6; cell[k, $3] = sprintf("%.0f (%.0f-%.0f)", $6, $5, $7)
         if (!(k in seen)) { seen[k] = 1; o[n++] = k } }
     function ratio(a, b) { return (a != "" && b + 0 > 0) ? sprintf(a / b < 0.1 ? "%.3f" : "%.2f", a / b) : "-" }

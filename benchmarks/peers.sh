@@ -3,19 +3,23 @@
 # run, with the same POSIX workloads: GlusterFS (a distributed volume with
 # sharding and a replica-2 volume, FUSE) and CephFS (ceph-fuse; a size-1 data
 # pool and a size-2 one), stripefs through the POSIX preload (its own one-host
-# service) and the local disk. Writes peers.csv (every run) and
-# peers-summary.csv (min/median/max per side and metric) and prints the table.
+# service; stripefs-mirror: the same with mirror groups 101+102 and 103+104,
+# every file mirrored, beside the replica-2 peers) and the local disk.
+# Writes peers.csv (every run), peers-summary.csv (min/median/max per side
+# and metric) and peers.png (fio bandwidth by transfer size, every side),
+# and prints the table.
 #
 #   bash benchmarks/peers.sh [--quick] [--reps 3] [--items 1000] [--fio-size 256M]
-#        [--systems "local stripefs gluster ceph"] [--ranks 4] [--server-ranks 3]
-#        [--out DIR] [--build DIR] [--tmp DIR] [--keep]
+#        [--bs "64K 1M 16M"] [--systems "local stripefs stripefs-mirror gluster ceph"]
+#        [--ranks 4] [--server-ranks 3] [--out DIR] [--build DIR] [--tmp DIR] [--keep]
 #
 # Workloads on every side, each in a fresh directory per rep:
 #   md    mdtest-easy-like: benchmarks/sfs_bench_md -s easy (a directory
 #         per rank), --items files and directories per rank, --ranks ranks;
 #         file create/stat/open-close/remove, directory create/stat/remove
 #   fio   IOR-easy-like: fio file per process, --ranks jobs of --fio-size each,
-#         1 MiB sequential writes with end_fsync=1 (the fsync is inside the
+#         sequential writes of each --bs transfer size (a new set of files per
+#         size) with end_fsync=1 (the fsync is inside the
 #         timed run), then a read of the same files right after (caches are
 #         whatever each system keeps: not a cold read); the byte counts that
 #         fio reports are checked against jobs x size (data is not verified)
@@ -23,18 +27,20 @@
 # up (benchmarks/peers/{gluster,ceph}.sh, which install Debian's packages),
 # runs its sides, and tears it down; the stripefs service also runs only
 # during its turn. The order of the systems rotates from rep to rep.
-# --quick: --items 200, --fio-size 64M (still 3 reps).
+# --quick: --items 200, --fio-size 64M, --bs 1M (still 3 reps).
 . "$(dirname "$0")/lib.sh"
 bench_setup peers "$@"
 
 reps=3
 items=1000
 fio_size=256M
-systems="local stripefs gluster ceph"
+fio_bs="64K 1M 16M"
+systems="local stripefs stripefs-mirror gluster ceph"
 server_ranks=3
 if [ "$BENCH_QUICK" = 1 ]; then
     items=200
     fio_size=64M
+    fio_bs=1M
 fi
 set -- ${BENCH_ARGS[@]+"${BENCH_ARGS[@]}"}
 while [ $# -gt 0 ]; do
@@ -42,6 +48,7 @@ while [ $# -gt 0 ]; do
     --reps) reps=$2; shift 2 ;;
     --items) items=$2; shift 2 ;;
     --fio-size) fio_size=$2; shift 2 ;;
+    --bs) fio_bs=$2; shift 2 ;;
     --systems) systems=$2; shift 2 ;;
     --server-ranks) server_ranks=$2; shift 2 ;;
     -h|--help) sed -n '2,/^\. /p' "$0" | sed -e '/^\. /d' -e 's/^# \{0,1\}//'; exit 0 ;;
@@ -100,28 +107,30 @@ run_side() {
         printf '  %-16s %-16s %10.0f ops/s\n' "$side" "$phase" "$ops" >&2
         [ "${errs:-0}" = 0 ] || failed=$((failed + 1))
     done < <(echo "$out" | grep '^csv,')
+    for bs in $fio_bs; do
     for rw in write read; do
         bench_settle
-        if ! out=$(env ${env[@]+"${env[@]}"} fio --name=easy --directory="$dir/fio" \
-            --rw="$rw" --bs=1M --size="$fio_size" --numjobs="$BENCH_RANKS" --ioengine=psync \
+        if ! out=$(env ${env[@]+"${env[@]}"} fio --name="easy-$bs" --directory="$dir/fio" \
+            --rw="$rw" --bs="$bs" --size="$fio_size" --numjobs="$BENCH_RANKS" --ioengine=psync \
             --end_fsync=1 --fallocate=none --invalidate=0 --group_reporting \
             --output-format=json </dev/null 2>"$BENCH_TMP/fio.err"); then
             failed=$((failed + 1))
             tail -n 5 "$BENCH_TMP/fio.err" >&2
-            bench_log "FAILED: $side fio $rw"
-            record "$rep" "$system" "$side" fio "$rw" 0 1
+            bench_log "FAILED: $side fio $rw $bs"
+            record "$rep" "$system" "$side" fio "${rw}_MiB_s@$bs" 0 1
             continue
         fi
         bytes=$(echo "$out" | jq ".jobs[0].$rw.io_bytes")
         bw=$(echo "$out" | jq ".jobs[0].$rw.bw_bytes / 1048576")
         e=0
         if [ "$bytes" != $((fio_bytes * BENCH_RANKS)) ]; then
-            bench_log "FAILED: $side fio $rw moved $bytes bytes, not $((fio_bytes * BENCH_RANKS))"
+            bench_log "FAILED: $side fio $rw $bs moved $bytes bytes, not $((fio_bytes * BENCH_RANKS))"
             e=1
             failed=$((failed + 1))
         fi
-        record "$rep" "$system" "$side" fio "${rw}_MiB_s" "$bw" "$e"
-        printf '  %-16s fio %-12s %10.1f MiB/s\n' "$side" "$rw" "$bw" >&2
+        record "$rep" "$system" "$side" fio "${rw}_MiB_s@$bs" "$bw" "$e"
+        printf '  %-16s fio %-5s %-5s %10.1f MiB/s\n' "$side" "$rw" "$bs" "$bw" >&2
+    done
     done
 }
 
@@ -133,14 +142,18 @@ run_system() { # REP SYSTEM
         run_side "$rep" local local "$BENCH_TMP/local/r$rep"
         rm -rf "$BENCH_TMP/local/r$rep"
         ;;
-    stripefs)
+    stripefs|stripefs-mirror)
         state=$BENCH_TMP/state-$rep
         bench_write_config "$state" 4 "$server_ranks"
+        [ "$system" = stripefs-mirror ] && bench_mirror_config "$state"
         bench_start_service "$state" "$server_ranks"
-        "$SFS_BENCH_CTL" mkdir "/peers-$rep" >/dev/null &&
-            "$SFS_BENCH_CTL" mkdir "/peers-$rep/fio" >/dev/null ||
-            bench_die "stripefs-ctl mkdir /peers-$rep failed"
-        run_side "$rep" stripefs stripefs "/stripefs/peers-$rep" \
+        bench_ctl mkdir "/peers-$rep" >/dev/null || bench_die "stripefs-ctl mkdir /peers-$rep failed"
+        if [ "$system" = stripefs-mirror ]; then
+            bench_ctl setpattern --mirror --numtargets 2 "/peers-$rep" >/dev/null ||
+                bench_die "stripefs-ctl setpattern --mirror /peers-$rep failed"
+        fi
+        bench_ctl mkdir "/peers-$rep/fio" >/dev/null || bench_die "stripefs-ctl mkdir /peers-$rep/fio failed"
+        run_side "$rep" "$system" "$system" "/stripefs/peers-$rep" \
             "LD_PRELOAD=$preload" "STRIPEFS_CONFIG=$STRIPEFS_CONFIG"
         bench_stop_service
         rm -rf "$state"
@@ -161,7 +174,7 @@ run_system() { # REP SYSTEM
         done <<<"$out"
         peer_down
         ;;
-    *) bench_die "unknown system '$system' (local, stripefs, gluster, ceph)" ;;
+    *) bench_die "unknown system '$system' (local, stripefs, stripefs-mirror, gluster, ceph)" ;;
     esac
 }
 
@@ -190,12 +203,18 @@ awk -F, 'NR > 1 && $7 == 0 { k = $3 SUBSEP $4 SUBSEP $5; v[k, ++c[k]] = $6 + 0;
 echo
 echo "peers, POSIX ($BENCH_RANKS ranks; md $items items/rank, fio $BENCH_RANKS x $fio_size;" \
     "median [min-max] of $reps reps; $(bench_machine))"
-awk -F, 'NR > 1 { s = $1; if (!(s in seen)) { seen[s] = 1; o[n++] = s }
+awk -F, -v bs="$fio_bs" 'NR > 1 { s = $1; if (!(s in seen)) { seen[s] = 1; o[n++] = s }
         cell[s, $3] = sprintf("%.0f [%.0f-%.0f]", $6, $5, $7) }
-    END { print "side,create/s,stat/s,remove/s,dir create/s,fio write MiB/s,fio read MiB/s";
+    END { nb = split(bs, b, " ")
+          printf "side,create/s,stat/s,remove/s,dir create/s"
+          for (j = 1; j <= nb; j++) printf ",fio write %s MiB/s,fio read %s MiB/s", b[j], b[j]
+          print ""
           for (i = 0; i < n; i++) { s = o[i];
-              printf "%s,%s,%s,%s,%s,%s,%s\n", s, cell[s, "file_create"], cell[s, "file_stat"],
-                  cell[s, "file_remove"], cell[s, "dir_create"], cell[s, "write_MiB_s"],
-                  cell[s, "read_MiB_s"] } }' "$summary" | sed 's/,,/,-,/g; s/,$/,-/' | bench_table -o ' | '
-echo "results: $csv, $summary"
+              printf "%s,%s,%s,%s,%s", s, cell[s, "file_create"], cell[s, "file_stat"],
+                  cell[s, "file_remove"], cell[s, "dir_create"]
+              for (j = 1; j <= nb; j++) printf ",%s,%s", cell[s, "write_MiB_s@" b[j]], cell[s, "read_MiB_s@" b[j]]
+              print "" } }' "$summary" | sed 's/,,/,-,/g; s/,,/,-,/g; s/,$/,-/' | bench_table -o ' | '
+bash "$BENCH_SRC/benchmarks/plot.sh" peers "$summary" "$BENCH_OUT/peers.png" ||
+    bench_log "plotting failed (is gnuplot installed?)"
+echo "results: $csv, $summary, $BENCH_OUT/peers.png"
 [ "$failed" = 0 ] || bench_die "$failed runs failed"

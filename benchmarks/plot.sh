@@ -4,18 +4,22 @@
 #   bash benchmarks/plot.sh bw      RESULTS/bw-summary.csv      OUT.png
 #   bash benchmarks/plot.sh scaling RESULTS/scaling-summary.csv OUT.png
 #   bash benchmarks/plot.sh io500   RESULTS/io500-summary.csv   OUT.png
+#   bash benchmarks/plot.sh peers   RESULTS/peers-summary.csv   OUT.png
 #
 # bw: MiB/s by transfer size, write and read side by side, stripefs (solid)
 # and local (dashed) for each layout. scaling: aggregate MiB/s by number of
 # capped targets, with the ideal (targets x cap). io500: the IO500-shape
 # phases per system, bars of the median with the min-max range, bandwidth
 # phases (GiB/s) and metadata phases (kIOPS, log scale) side by side.
+# peers: fio's MiB/s by transfer size for every side of peers.sh (stripefs,
+# local, each peer volume), write and read side by side, median with the
+# min-max range of the reps.
 set -euo pipefail
 kind=${1:-}
 in=${2:-}
 out=${3:-}
 [ -n "$kind" ] && [ -f "$in" ] && [ -n "$out" ] || {
-    echo "usage: plot.sh bw|scaling|io500 SUMMARY.csv OUT.png" >&2
+    echo "usage: plot.sh bw|scaling|io500|peers SUMMARY.csv OUT.png" >&2
     exit 2
 }
 if ! command -v gnuplot >/dev/null; then
@@ -123,7 +127,7 @@ io500)
     {
         echo "set terminal $term"
         echo "set output '$out'"
-        echo "set multiplot layout 1,2 title 'IO500-shaped phases, one host (median, bars: min-max of the reps)'"
+        echo "set multiplot layout 1,2 title 'IO500-shaped phases (median, bars: min-max of the reps)'"
         echo "set style data histogram"
         echo "set style histogram errorbars gap 2 lw 1"
         echo "set style fill solid 0.7 border -1"
@@ -153,8 +157,50 @@ io500)
         echo "unset multiplot"
     } >"$tmp/plot.gp"
     ;;
+peers)
+    # columns: side,workload,metric,reps,min,median,max; metric write_MiB_s@1M:
+    # one data file per (side, op): x = transfer size in KiB, median, min, max
+    sides=$(awk -F, 'NR > 1 && $2 == "fio" { print $1 }' "$in" | awk '!seen[$0]++')
+    [ -n "$sides" ] || { echo "plot.sh: no fio rows in $in" >&2; exit 1; }
+    for op in write read; do
+        for side in $sides; do
+            awk -F, -v s="$side" -v o="$op" 'NR > 1 && $1 == s && $2 == "fio" && index($3, o "_MiB_s@") == 1 {
+                    b = substr($3, length(o) + 8); k = b + 0
+                    if (b ~ /K$/) k = k; else if (b ~ /M$/) k = k * 1024; else if (b ~ /G$/) k = k * 1048576; else k = k / 1024
+                    print k, $6, $5, $7 }' "$in" | sort -n >"$tmp/$op-$side.dat"
+        done
+    done
+    {
+        echo "set terminal $term"
+        echo "set output '$out'"
+        echo "set multiplot layout 1,2 title 'fio file per process, POSIX, by transfer size:" \
+            "every side of peers.sh (median, bars: min-max of the reps)'"
+        echo "set logscale x 2"
+        echo "set xlabel 'transfer size (KiB)'"
+        echo "set ylabel 'MiB/s (all jobs)'"
+        echo "set yrange [0:*]"
+        echo "set offsets graph 0.05, graph 0.05, 0, 0"
+        echo "set grid"
+        echo "set key outside below horizontal maxrows 2"
+        for op in write read; do
+            if [ "$op" = write ]; then
+                echo "set title 'write, fsync at the end (inside the time)'"
+            else
+                echo "set title 'read right after (whatever each side caches)'"
+            fi
+            plot="plot "
+            color=1
+            for side in $sides; do
+                plot+="'$tmp/$op-$side.dat' using 1:2:3:4 with yerrorlines lw 2 pt 7 lc $color title '$side', "
+                color=$((color + 1))
+            done
+            echo "${plot%, }"
+        done
+        echo "unset multiplot"
+    } >"$tmp/plot.gp"
+    ;;
 *)
-    echo "plot.sh: unknown plot '$kind' (bw, scaling or io500)" >&2
+    echo "plot.sh: unknown plot '$kind' (bw, scaling, io500 or peers)" >&2
     exit 2
     ;;
 esac

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # run-all.sh: every benchmark, one after the other, with --quick sizes (a
-# few minutes on 2 cores), or full sizes with --full. Other options (--out,
-# --build, --ranks, --tmp) are passed on. Everything each one prints goes to
-# OUT/run-all.log too; the goal lines are gathered at the end.
+# few minutes on 2 cores), or full sizes with --full: bw, ucx, md, scaling,
+# and as root io500 and create_latency (they mount a journaled ext4). Other
+# options (--out, --build, --ranks, --tmp) are passed on. Without a build
+# it installs what it needs and builds _build/ first (as root; lib.sh).
+# Everything each one prints goes to OUT/run-all.log too; the goal lines are
+# gathered at the end. peers.sh (GlusterFS, CephFS) is a command of its own.
 #
 #   bash benchmarks/run-all.sh [--full] [--out DIR] [--build DIR] [--ranks N]
 set -u -o pipefail
@@ -23,7 +26,9 @@ log=$out/run-all.log
 : >"$log"
 failed=()
 start=$(date +%s)
-for bench in bw ucx md scaling; do
+benches="bw ucx md scaling"
+[ "$(id -u)" = 0 ] && benches="$benches io500 create_latency"
+for bench in $benches; do
     rm -f "$out/$bench-goals.txt"
     echo "=== $bench" | tee -a "$log"
     if ! bash "$here/$bench.sh" ${quick[@]+"${quick[@]}"} ${args[@]+"${args[@]}"} 2>&1 | tee -a "$log"; then
@@ -34,6 +39,9 @@ echo
 echo "=== goals ($(( $(date +%s) - start )) s in all; details in $log)"
 for bench in bw ucx md scaling; do
     cat "$out/$bench-goals.txt" 2>/dev/null || echo "$bench: no results"
+done
+for bench in io500 create_latency; do
+    case " $benches " in *" $bench "*) echo "$bench: see its table in $log (no goal line)" ;; esac
 done
 if [ ${#failed[@]} -gt 0 ]; then
     echo "FAILED: ${failed[*]}"

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# The bandwidth, metadata and IO500-shape benchmarks across hosts
+# (--cluster: servers on imaging-01..03 of ci/cluster.sh's namespace
+# cluster, the client ranks on imaging-04) complete and verify in a small
+# quick mode: bw.sh (every run's bytes and data checked by sfs_bench_io),
+# md.sh (every count, stat and byte checked by sfs_bench_md) and io500.sh
+# (every phase verified), each with its rows on both sides; the clients'
+# connections are TCP on eth0 (not shared memory, not loopback); each
+# script tears down the cluster it brought up. Figures are not judged here.
+source "$SFS_SRC/tests/lib/sfs_test_lib.sh"
+
+[ "$(id -u)" = 0 ] || sfs_skip "--cluster makes network namespaces: needs root (uid $(id -u))"
+command -v fio >/dev/null || sfs_skip "fio is not installed (the disk ceiling of bw.sh and io500.sh)"
+command -v jq >/dev/null || sfs_skip "jq is not installed (reads fio's JSON)"
+# one cluster at a time per checkout: the cluster tests' lock
+exec 9<"$SFS_SRC/tests/cluster" || sfs_fail "cannot open $SFS_SRC/tests/cluster for locking"
+flock -w 900 9 || sfs_fail "a cluster test has held the cluster for 15 minutes"
+"$SFS_SRC/ci/cluster.sh" status >/dev/null 2>&1 &&
+    sfs_fail "a namespace cluster is up already (ci/cluster.sh down, or a killed test left it)"
+out=$SFS_TEST_TMP/out
+# a short path: munged's socket goes below it (108 bytes at most)
+tmp=$(mktemp -d /tmp/sfs-clq.XXXXXX) && chmod 0755 "$tmp" || sfs_fail "mktemp"
+trap 'rm -rf "$tmp"' EXIT
+export ASAN_OPTIONS=${SFS_SERVER_ASAN_OPTIONS:-${ASAN_OPTIONS:-}}
+common=(--cluster --build "$SFS_BUILD" --tmp "$tmp")
+left_up() { "$SFS_SRC/ci/cluster.sh" status >/dev/null 2>&1; }
+
+timeout 900 bash "$SFS_SRC/benchmarks/bw.sh" --quick --reps 3 --sizes 1M --per-rank 8M \
+    --modes "fpp-indep shared-coll" --out "$out/bw" "${common[@]}" >"$SFS_TEST_TMP/bw.out" 2>&1
+rc=$?
+cat "$SFS_TEST_TMP/bw.out"
+[ $rc = 0 ] || sfs_fail "bw.sh --quick --cluster exited with $rc"
+left_up && sfs_fail "bw.sh --cluster left the cluster up"
+grep -q "across hosts: clients on imaging-04" "$SFS_TEST_TMP/bw.out" ||
+    sfs_fail "bw.sh does not say that stripefs ran across hosts"
+grep -q "tcp/eth0" "$out/bw/bw-net.txt" || sfs_fail "bw.sh --cluster: the client's connections are not tcp/eth0: $(cat "$out/bw/bw-net.txt")"
+# the writes' rows carry no verdict ("-"): their data is checked by the read
+for api in stripefs local; do
+    n=$(awk -F, -v a=$api '$2 == a && $8 == "write" && $10 + 0 > 0' "$out/bw/bw.csv" | wc -l)
+    sfs_expect_eq "$n" 6 "bw.sh writes of $api with a rate (2 modes x 3 reps)"
+    n=$(awk -F, -v a=$api '$2 == a && $8 == "read" && $10 + 0 > 0 && $NF == "ok"' "$out/bw/bw.csv" | wc -l)
+    sfs_expect_eq "$n" 6 "bw.sh reads of $api with a rate, every byte verified"
+done
+echo "ok: bw.sh --cluster: every run verified on both sides"
+
+timeout 900 bash "$SFS_SRC/benchmarks/md.sh" --quick --items 30 --systems "stripefs tmpfs" \
+    --out "$out/md" "${common[@]}" >"$SFS_TEST_TMP/md.out" 2>&1
+rc=$?
+cat "$SFS_TEST_TMP/md.out"
+[ $rc = 0 ] || sfs_fail "md.sh --quick --cluster exited with $rc"
+left_up && sfs_fail "md.sh --cluster left the cluster up"
+grep -q "across hosts: clients on imaging-04" "$SFS_TEST_TMP/md.out" ||
+    sfs_fail "md.sh does not say that stripefs ran across hosts"
+for system in stripefs tmpfs; do
+    # label,system,shape,ranks,items,bytes,phase,seconds,ops_s,errors,verify_errors,...
+    n=$(awk -F, -v s=$system '$2 == s && $7 == "file_create" && $9 + 0 > 0 && $10 == 0 && $11 == 0' \
+        "$out/md/md.csv" | wc -l)
+    sfs_expect_eq "$n" 2 "md.sh file-create rows of $system (easy and hard)"
+done
+echo "ok: md.sh --cluster: every phase verified"
+
+timeout 900 bash "$SFS_SRC/benchmarks/io500.sh" --quick --reps 1 --easy-size 4M --hard-segments 30 \
+    --easy-items 40 --hard-items 120 --fio-time 1 --fs-size 256M \
+    --out "$out/io500" "${common[@]}" >"$SFS_TEST_TMP/io500.out" 2>&1
+rc=$?
+cat "$SFS_TEST_TMP/io500.out"
+[ $rc = 0 ] || sfs_fail "io500.sh --quick --cluster exited with $rc"
+left_up && sfs_fail "io500.sh --cluster left the cluster up"
+grep -q "across hosts: clients on imaging-04" "$SFS_TEST_TMP/io500.out" ||
+    sfs_fail "io500.sh does not say that stripefs ran across hosts"
+sfs_expect_eq "$(awk -F, '$2 == "stripefs" && $8 == "ok" && $5 + 0 > 0' "$out/io500/io500.csv" | wc -l)" 12 \
+    "verified io500 phases of stripefs across hosts, with a rate"
+echo "ok: io500.sh --cluster: all 12 phases verified"
