@@ -10,8 +10,10 @@
 #   imaging-03  rank 2: storage targets
 #   imaging-04  the client ranks (mpirun from imaging-01, --host imaging-04:N)
 # Targets are dealt to imaging-01..03 in turn (ids 101, 201, 301, 102, ...).
-# The baselines (local directory, ext4, tmpfs) still run in this machine's
-# own namespace: they touch no network. All hosts share this machine's one
+# The baselines touch no network: md.sh's and io500.sh's (ext4, tmpfs) run
+# in this machine's own namespace; bw.sh's local side runs as its stripefs
+# side does (bench_mpi: the ranks on imaging-04), so that both sides' MPI
+# (ROMIO's collective exchange) is the same. All hosts share this machine's one
 # disk and two cores: the cluster adds a network, not hardware.
 # The cluster is brought up when it is not up, and torn down again at exit.
 
@@ -79,17 +81,20 @@ bench_cluster_write_config() {
 }
 
 # mpirun across the cluster (from imaging-01), without this machine's
-# loopback-only Open MPI settings of lib.sh.
+# loopback-only Open MPI settings of lib.sh, and as lib.sh's: unbound and
+# --oversubscribe, which also makes waiting ranks yield their core (without
+# it 4 ranks on 2 cores spin in MPI's waits: ROMIO's collective 64 KiB
+# writes fell to 24 MiB/s on the local side).
 bench_cluster_mpirun() {
     env -u OMPI_MCA_btl_tcp_if_include -u OMPI_MCA_oob_tcp_if_include \
-        "$(bench_cluster_tool)" mpirun --bind-to none "$@"
+        "$(bench_cluster_tool)" mpirun --oversubscribe --bind-to none "$@"
 }
 
 bench_cluster_start_service() { # STATE
     local state=$1 hosts
     hosts=$(IFS=,; echo "${BENCH_CLUSTER_SERVERS[*]}")
     timeout --kill-after=20 14400 env -u OMPI_MCA_btl_tcp_if_include -u OMPI_MCA_oob_tcp_if_include \
-        "$(bench_cluster_tool)" mpirun --bind-to none -np "${#BENCH_CLUSTER_SERVERS[@]}" --host "$hosts" \
+        "$(bench_cluster_tool)" mpirun --oversubscribe --bind-to none -np "${#BENCH_CLUSTER_SERVERS[@]}" --host "$hosts" \
         "$BENCH_BUILD/stripefs-server" -c "$state/stripefs.yaml" \
         --ready-file "$state/ready" >>"$BENCH_SERVICE_LOG" 2>&1 &
     BENCH_SERVICE_PID=$!
