@@ -58,7 +58,15 @@ bench_setup() { # NAME ARGS...
         --tmp) BENCH_TMPBASE=$2; shift 2 ;;
         --keep) BENCH_KEEP=1; shift ;;
         --ranks) BENCH_RANKS=$2; shift 2 ;;
-        --cluster) BENCH_CLUSTER=1; shift ;;
+        --cluster)
+            # the scripts whose stripefs side lib_cluster.sh moves; ucx.sh has
+            # a two-host part of its own, the others refuse the option
+            case $BENCH_NAME in
+            bw | md | io500) BENCH_CLUSTER=1 ;;
+            *) BENCH_ARGS+=("$1") ;;
+            esac
+            shift
+            ;;
         *) BENCH_ARGS+=("$1"); shift ;;
         esac
     done

@@ -82,9 +82,9 @@ bench_cluster_write_config() {
 
 # mpirun across the cluster (from imaging-01), without this machine's
 # loopback-only Open MPI settings of lib.sh, and as lib.sh's: unbound and
-# --oversubscribe, which also makes waiting ranks yield their core (without
-# it 4 ranks on 2 cores spin in MPI's waits: ROMIO's collective 64 KiB
-# writes fell to 24 MiB/s on the local side).
+# --oversubscribe (4 ranks on 2 cores). The client ranks' own MPI traffic
+# (ROMIO's collective exchange) then goes over the cluster's TCP settings:
+# on the local side too, collective 64 KiB writes run at about 24 MiB/s.
 bench_cluster_mpirun() {
     env -u OMPI_MCA_btl_tcp_if_include -u OMPI_MCA_oob_tcp_if_include \
         "$(bench_cluster_tool)" mpirun --oversubscribe --bind-to none "$@"
