@@ -109,13 +109,7 @@ run_case() { # API MODE SIZE REP
         '/^csv,/ { printf "  %-8s %-12s %5s %-5s %9.1f MiB/s\n", a, m, s, $9, $11 }' >&2
     # remove it (outside the timed part): the next run waits for the deletion
     if [ "$api" = stripefs ]; then
-        if [ "$mode" = fpp-indep ]; then
-            for r in $(seq 0 $((BENCH_RANKS - 1))); do
-                bench_ctl rm "/bench/io-$mode-$size-$rep.$r" >/dev/null 2>&1
-            done
-        else
-            bench_ctl rm "/bench/io-$mode-$size-$rep" >/dev/null 2>&1
-        fi
+        bench_rm_io_files "/bench/io-$mode-$size-$rep" "$mode"
     else
         rm -f "$path" "$path".*
     fi

@@ -106,6 +106,20 @@ bench_ctl() {
     fi
 }
 
+# bench_rm_io_files PATH MODE: remove what sfs_bench_io wrote to the stripefs
+# name PATH (outside the timed part): PATH.0 ... PATH.N-1 for fpp-indep (a
+# file per rank), else PATH itself.
+bench_rm_io_files() {
+    local path=$1 mode=$2 r
+    if [ "$mode" = fpp-indep ]; then
+        for r in $(seq 0 $((BENCH_RANKS - 1))); do
+            bench_ctl rm "$path.$r" >/dev/null 2>&1
+        done
+    else
+        bench_ctl rm "$path" >/dev/null 2>&1
+    fi
+}
+
 # Where the stripefs side runs, in words (for the tables).
 bench_where() {
     if [ "$BENCH_CLUSTER" = 1 ]; then
@@ -137,30 +151,44 @@ bench_free_port() {
 }
 
 # bench_write_config STATE TARGETS SERVER_RANKS [BANDWIDTH [STRIPES [CHUNK]]]: a
-# one-host config with TARGETS targets (ids 101...) under STATE, each capped
-# at BANDWIDTH (e.g. 100M; "" = no cap), files striped over STRIPES targets.
+# config with TARGETS targets under STATE, each capped at BANDWIDTH (e.g.
+# 100M; "" = no cap), files striped over STRIPES targets. On one host: its
+# SERVER_RANKS ranks, targets 101, 102, ...; with --cluster: one rank on each
+# server host, the targets dealt to them in turn (101, 201, 301, 102, ...).
 bench_write_config() {
     local state=$1 targets=$2 ranks=$3 bw=${4:-} stripes=${5:-$2} chunk=${6:-512K}
-    local host port id
+    local port i host id trusted
+    local -a servers
+    local -A next=()
     if [ "$BENCH_CLUSTER" = 1 ]; then
-        bench_cluster_write_config "$state" "$targets" "$bw" "$stripes" "$chunk"
-        return
+        servers=("${BENCH_CLUSTER_SERVERS[@]}")
+        ranks=1
+        # free on the cluster's hosts, not on this one
+        port=$(( (RANDOM % 30000) + 20000 ))
+        trusted="${BENCH_CLUSTER_SERVERS[*]} $BENCH_CLUSTER_CLIENT"
+    else
+        servers=("$(hostname)")
+        port=$(bench_free_port)
+        trusted=${servers[0]}
     fi
-    host=$(hostname)
-    port=$(bench_free_port)
     mkdir -p "$state/meta" "$state/targets" || bench_die "cannot create $state"
     "$BENCH_BUILD/stripefs-ctl" mkconnauth "$state/connauth" >/dev/null ||
         bench_die "stripefs-ctl mkconnauth failed"
     {
         echo "cluster: bench"
         echo "connauth_file: $state/connauth"
-        echo "mgmt: {host: $host, port: $port}"
-        echo "meta: {host: $host, dir: $state/meta, sync: true}"
+        echo "mgmt: {host: ${servers[0]}, port: $port}"
+        echo "meta: {host: ${servers[0]}, dir: $state/meta, sync: true}"
         echo "hosts:"
-        echo "  - {name: $host, ranks: $ranks}"
+        for host in "${servers[@]}"; do
+            echo "  - {name: $host, ranks: $ranks}"
+        done
         echo "storage:"
-        for i in $(seq "$targets"); do
-            id=$((100 + i))
+        for i in $(seq 0 $((targets - 1))); do
+            host=${servers[$((i % ${#servers[@]}))]}
+            next[$host]=$(( ${next[$host]:-0} + 1 ))
+            id=$(( 100 + ${next[$host]} ))
+            [ "$BENCH_CLUSTER" = 1 ] && id=$(( 10#${host#imaging-} * 100 + ${next[$host]} ))
             mkdir -p "$state/targets/$id"
             echo "  - {id: $id, host: $host, dir: $state/targets/$id${bw:+, bandwidth: $bw}}"
         done
@@ -168,7 +196,7 @@ bench_write_config() {
         # users proven by a munged of the service's own (started by it)
         echo "security: {mode: munge, munge_socket: $state/munge/munge.socket,"
         echo "           munged_key: $state/munge/munge.key, service_uid: $(id -u),"
-        echo "           trusted_hosts: [$host]}"
+        echo "           trusted_hosts: [${trusted// /, }]}"
     } >"$state/stripefs.yaml"
 }
 

@@ -22,12 +22,11 @@ BENCH_CLUSTER_UP_HERE=0
 BENCH_CLUSTER_SERVERS=(imaging-01 imaging-02 imaging-03)
 BENCH_CLUSTER_CLIENT=imaging-04
 
-bench_cluster_tool() { echo "$BENCH_SRC/ci/cluster.sh"; }
+BENCH_CLUSTER_TOOL=$BENCH_SRC/ci/cluster.sh
 
 # Bring the cluster up for this script (or use one that is up).
 bench_cluster_begin() {
-    local cl rc
-    cl=$(bench_cluster_tool)
+    local cl=$BENCH_CLUSTER_TOOL rc
     [ "$(id -u)" = 0 ] || bench_die "--cluster needs root (network namespaces)"
     if "$cl" status >/dev/null 2>&1; then
         bench_log "cluster: already up, using it (and leaving it up)"
@@ -42,42 +41,9 @@ bench_cluster_begin() {
 
 bench_cluster_end() {
     [ "$BENCH_CLUSTER_UP_HERE" = 1 ] || return 0
-    timeout 120 "$(bench_cluster_tool)" down >/dev/null 2>&1 ||
+    timeout 120 "$BENCH_CLUSTER_TOOL" down >/dev/null 2>&1 ||
         bench_log "ci/cluster.sh down failed: run it by hand"
     BENCH_CLUSTER_UP_HERE=0
-}
-
-# bench_cluster_write_config STATE TARGETS [BANDWIDTH [STRIPES [CHUNK]]]
-bench_cluster_write_config() {
-    local state=$1 targets=$2 bw=${3:-} stripes=${4:-$2} chunk=${5:-512K}
-    local port i host id
-    local -A next=()
-    port=$(( (RANDOM % 30000) + 20000 ))
-    mkdir -p "$state/meta" "$state/targets" || bench_die "cannot create $state"
-    "$BENCH_BUILD/stripefs-ctl" mkconnauth "$state/connauth" >/dev/null ||
-        bench_die "stripefs-ctl mkconnauth failed"
-    {
-        echo "cluster: bench"
-        echo "connauth_file: $state/connauth"
-        echo "mgmt: {host: ${BENCH_CLUSTER_SERVERS[0]}, port: $port}"
-        echo "meta: {host: ${BENCH_CLUSTER_SERVERS[0]}, dir: $state/meta, sync: true}"
-        echo "hosts:"
-        for host in "${BENCH_CLUSTER_SERVERS[@]}"; do
-            echo "  - {name: $host, ranks: 1}"
-        done
-        echo "storage:"
-        for i in $(seq 0 $((targets - 1))); do
-            host=${BENCH_CLUSTER_SERVERS[$((i % ${#BENCH_CLUSTER_SERVERS[@]}))]}
-            next[$host]=$(( ${next[$host]:-0} + 1 ))
-            id=$(( 10#${host#imaging-} * 100 + ${next[$host]} ))
-            mkdir -p "$state/targets/$id"
-            echo "  - {id: $id, host: $host, dir: $state/targets/$id${bw:+, bandwidth: $bw}}"
-        done
-        echo "pattern: {chunk_size: $chunk, stripe_count: $stripes}"
-        echo "security: {mode: munge, munge_socket: $state/munge/munge.socket,"
-        echo "           munged_key: $state/munge/munge.key, service_uid: $(id -u),"
-        echo "           trusted_hosts: [imaging-01, imaging-02, imaging-03, imaging-04]}"
-    } >"$state/stripefs.yaml"
 }
 
 # mpirun across the cluster (from imaging-01), without this machine's
@@ -85,17 +51,14 @@ bench_cluster_write_config() {
 # --oversubscribe (4 ranks on 2 cores). The client ranks' own MPI traffic
 # (ROMIO's collective exchange) then goes over the cluster's TCP settings:
 # on the local side too, collective 64 KiB writes run at about 24 MiB/s.
-bench_cluster_mpirun() {
-    env -u OMPI_MCA_btl_tcp_if_include -u OMPI_MCA_oob_tcp_if_include \
-        "$(bench_cluster_tool)" mpirun --oversubscribe --bind-to none "$@"
-}
+BENCH_CLUSTER_MPIRUN=(env -u OMPI_MCA_btl_tcp_if_include -u OMPI_MCA_oob_tcp_if_include
+    "$BENCH_CLUSTER_TOOL" mpirun --oversubscribe --bind-to none)
 
 bench_cluster_start_service() { # STATE
     local state=$1 hosts
     hosts=$(IFS=,; echo "${BENCH_CLUSTER_SERVERS[*]}")
-    timeout --kill-after=20 14400 env -u OMPI_MCA_btl_tcp_if_include -u OMPI_MCA_oob_tcp_if_include \
-        "$(bench_cluster_tool)" mpirun --oversubscribe --bind-to none -np "${#BENCH_CLUSTER_SERVERS[@]}" --host "$hosts" \
-        "$BENCH_BUILD/stripefs-server" -c "$state/stripefs.yaml" \
+    timeout --kill-after=20 14400 "${BENCH_CLUSTER_MPIRUN[@]}" -np "${#BENCH_CLUSTER_SERVERS[@]}" \
+        --host "$hosts" "$BENCH_BUILD/stripefs-server" -c "$state/stripefs.yaml" \
         --ready-file "$state/ready" >>"$BENCH_SERVICE_LOG" 2>&1 &
     BENCH_SERVICE_PID=$!
 }
@@ -104,12 +67,12 @@ bench_cluster_start_service() { # STATE
 bench_cluster_client_mpi() { # N PROGRAM ARGS...
     local n=$1
     shift
-    bench_cluster_mpirun -np "$n" --host "$BENCH_CLUSTER_CLIENT:$n" -x STRIPEFS_CONFIG \
+    "${BENCH_CLUSTER_MPIRUN[@]}" -np "$n" --host "$BENCH_CLUSTER_CLIENT:$n" -x STRIPEFS_CONFIG \
         "$BENCH_BUILD/tools/stripefs-run" "$@"
 }
 
 # stripefs-ctl on the client's host, against the running service's config.
 bench_cluster_ctl() {
-    timeout --kill-after=10 300 "$(bench_cluster_tool)" exec "$BENCH_CLUSTER_CLIENT" \
+    timeout --kill-after=10 300 "$BENCH_CLUSTER_TOOL" exec "$BENCH_CLUSTER_CLIENT" \
         "$BENCH_BUILD/stripefs-ctl" --config "$STRIPEFS_CONFIG" "$@"
 }

@@ -164,13 +164,7 @@ for t in $target_counts; do
         echo "$out" | sed -n "s/^csv,/$t,/p" >>"$csv"
         echo "$out" | awk -F, -v t="$t" -v m="$mode" -v r="$rep" \
             '/^csv,/ { printf "  %d target(s) %-12s %-5s rep %d %8.1f MiB/s\n", t, m, $9, r, $11 }' >&2
-        if [ "$mode" = fpp-indep ]; then
-            for r in $(seq 0 $((BENCH_RANKS - 1))); do
-                bench_ctl rm "/bench/scale-$mode-$rep.$r" >/dev/null 2>&1
-            done
-        else
-            bench_ctl rm "/bench/scale-$mode-$rep" >/dev/null 2>&1
-        fi
+        bench_rm_io_files "/bench/scale-$mode-$rep" "$mode"
     done
     done
     bench_wait_deletions

@@ -23,16 +23,22 @@ tmp=$(mktemp -d /tmp/sfs-clq.XXXXXX) && chmod 0755 "$tmp" || sfs_fail "mktemp"
 trap 'rm -rf "$tmp"' EXIT
 export ASAN_OPTIONS=${SFS_SERVER_ASAN_OPTIONS:-${ASAN_OPTIONS:-}}
 common=(--cluster --build "$SFS_BUILD" --tmp "$tmp")
-left_up() { "$SFS_SRC/ci/cluster.sh" status >/dev/null 2>&1; }
+# run_bench NAME ARGS...: benchmarks/NAME.sh --quick --cluster ARGS, which
+# must exit 0, say that stripefs ran across hosts and take the cluster down
+run_bench() {
+    local name=$1 rc
+    shift
+    timeout 900 bash "$SFS_SRC/benchmarks/$name.sh" --quick "$@" --out "$out/$name" "${common[@]}" \
+        >"$SFS_TEST_TMP/$name.out" 2>&1
+    rc=$?
+    cat "$SFS_TEST_TMP/$name.out"
+    [ $rc = 0 ] || sfs_fail "$name.sh --quick --cluster exited with $rc"
+    "$SFS_SRC/ci/cluster.sh" status >/dev/null 2>&1 && sfs_fail "$name.sh --cluster left the cluster up"
+    grep -q "across hosts: clients on imaging-04" "$SFS_TEST_TMP/$name.out" ||
+        sfs_fail "$name.sh does not say that stripefs ran across hosts"
+}
 
-timeout 900 bash "$SFS_SRC/benchmarks/bw.sh" --quick --reps 3 --sizes 1M --per-rank 8M \
-    --modes "fpp-indep shared-coll" --out "$out/bw" "${common[@]}" >"$SFS_TEST_TMP/bw.out" 2>&1
-rc=$?
-cat "$SFS_TEST_TMP/bw.out"
-[ $rc = 0 ] || sfs_fail "bw.sh --quick --cluster exited with $rc"
-left_up && sfs_fail "bw.sh --cluster left the cluster up"
-grep -q "across hosts: clients on imaging-04" "$SFS_TEST_TMP/bw.out" ||
-    sfs_fail "bw.sh does not say that stripefs ran across hosts"
+run_bench bw --reps 3 --sizes 1M --per-rank 8M --modes "fpp-indep shared-coll"
 grep -q "tcp/eth0" "$out/bw/bw-net.txt" || sfs_fail "bw.sh --cluster: the client's connections are not tcp/eth0: $(cat "$out/bw/bw-net.txt")"
 # the writes' rows carry no verdict ("-"): their data is checked by the read
 for api in stripefs local; do
@@ -43,14 +49,7 @@ for api in stripefs local; do
 done
 echo "ok: bw.sh --cluster: every run verified on both sides"
 
-timeout 900 bash "$SFS_SRC/benchmarks/md.sh" --quick --items 30 --systems "stripefs tmpfs" \
-    --out "$out/md" "${common[@]}" >"$SFS_TEST_TMP/md.out" 2>&1
-rc=$?
-cat "$SFS_TEST_TMP/md.out"
-[ $rc = 0 ] || sfs_fail "md.sh --quick --cluster exited with $rc"
-left_up && sfs_fail "md.sh --cluster left the cluster up"
-grep -q "across hosts: clients on imaging-04" "$SFS_TEST_TMP/md.out" ||
-    sfs_fail "md.sh does not say that stripefs ran across hosts"
+run_bench md --items 30 --systems "stripefs tmpfs"
 for system in stripefs tmpfs; do
     # label,system,shape,ranks,items,bytes,phase,seconds,ops_s,errors,verify_errors,...
     n=$(awk -F, -v s=$system '$2 == s && $7 == "file_create" && $9 + 0 > 0 && $10 == 0 && $11 == 0' \
@@ -59,15 +58,8 @@ for system in stripefs tmpfs; do
 done
 echo "ok: md.sh --cluster: every phase verified"
 
-timeout 900 bash "$SFS_SRC/benchmarks/io500.sh" --quick --reps 1 --easy-size 4M --hard-segments 30 \
-    --easy-items 40 --hard-items 120 --fio-time 1 --fs-size 256M \
-    --out "$out/io500" "${common[@]}" >"$SFS_TEST_TMP/io500.out" 2>&1
-rc=$?
-cat "$SFS_TEST_TMP/io500.out"
-[ $rc = 0 ] || sfs_fail "io500.sh --quick --cluster exited with $rc"
-left_up && sfs_fail "io500.sh --cluster left the cluster up"
-grep -q "across hosts: clients on imaging-04" "$SFS_TEST_TMP/io500.out" ||
-    sfs_fail "io500.sh does not say that stripefs ran across hosts"
+run_bench io500 --reps 1 --easy-size 4M --hard-segments 30 --easy-items 40 --hard-items 120 \
+    --fio-time 1 --fs-size 256M
 sfs_expect_eq "$(awk -F, '$2 == "stripefs" && $8 == "ok" && $5 + 0 > 0' "$out/io500/io500.csv" | wc -l)" 12 \
     "verified io500 phases of stripefs across hosts, with a rate"
 echo "ok: io500.sh --cluster: all 12 phases verified"
