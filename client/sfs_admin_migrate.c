@@ -8,10 +8,12 @@
 #include "sfs_client_internal.h"
 
 #include "sfs_errno.h"
+#include "sfs_time.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* One RPC to target `target`'s rank; *rpc_p to release on success. */
 static int sfs_admin_target_call(sfs_client_t *client, uint32_t target,
@@ -85,6 +87,52 @@ int sfs_admin_drain(sfs_client_t *client, uint32_t op, uint32_t target, sfs_migr
     sfs_proto_migrate_reply_unpack(&rb, reply);
     sfs_tp_rpc_release(rpc);
     return rb.error ? sfs_error_set(-EPROTO, "malformed MIGRATE_DRAIN reply") : 0;
+}
+
+int sfs_admin_migrate_lease(sfs_client_t *client, uint32_t op, const uint32_t *targets,
+                            uint32_t count, uint32_t lease_s, uint64_t token)
+{
+    sfs_migrate_lease_req_t *req;
+    uint8_t                 *args;
+    size_t                   size = 32 + 4 * (size_t)SFS_LEASE_TARGETS_MAX;
+    sfs_wbuf_t               wb;
+    sfs_tp_rpc_t            *rpc = NULL;
+    int                      rc;
+
+    if (count == 0 || count > SFS_LEASE_TARGETS_MAX || token == 0 || lease_s == 0 ||
+        lease_s > SFS_LEASE_S_MAX) {
+        return sfs_error_set(-EINVAL,
+                             "migrate lease: %u targets (1 to %u), %u s (1 to %u), token %s", count,
+                             SFS_LEASE_TARGETS_MAX, lease_s, SFS_LEASE_S_MAX, token ? "set" : "0");
+    }
+    req  = calloc(1, sizeof(*req));
+    args = malloc(size);
+    if (!req || !args) {
+        free(req);
+        free(args);
+        return -ENOMEM;
+    }
+    req->op      = op;
+    req->lease_s = lease_s;
+    req->pid     = (uint32_t)getpid();
+    req->count   = count;
+    req->token   = token;
+    memcpy(req->targets, targets, count * sizeof(*targets));
+    sfs_wbuf_init(&wb, args, size);
+    sfs_proto_migrate_lease_req_pack(&wb, req);
+    rc = wb.error ? sfs_error_set(-EINVAL, "migrate lease: op %u is not a lease op", op)
+                  : sfs_client_meta_call_args(client, SFS_OP_MIGRATE_LEASE, args, wb.length, &rpc);
+    sfs_tp_rpc_release(rpc);
+    free(req);
+    free(args);
+    return rc;
+}
+
+uint64_t sfs_admin_migrate_lease_token(void)
+{
+    uint64_t token = ((uint64_t)getpid() << 40) ^ sfs_wall_ns();
+
+    return token ? token : 1;
 }
 
 int sfs_admin_migrate_begin(sfs_client_t *client, uint64_t entry_id, uint64_t *write_gen_p,

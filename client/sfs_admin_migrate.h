@@ -15,6 +15,18 @@
 /* MIGRATE_DRAIN: SFS_DRAIN_SET, _CLEAR or _LIST of `target`; `reply`
  * gets the draining targets after it. */
 int sfs_admin_drain(sfs_client_t *client, uint32_t op, uint32_t target, sfs_migrate_reply_t *reply);
+/* MIGRATE_LEASE: take or renew (SFS_LEASE_TAKE) or release
+ * (SFS_LEASE_RELEASE) the migrate lease of `count` targets (up to
+ * SFS_LEASE_TARGETS_MAX) for `lease_s` seconds, as holder `token` (one per
+ * run: sfs_admin_migrate_lease_token()). Take is all or nothing: -EBUSY
+ * with the target and its holder named when another run holds one. Renew
+ * well before lease_s passes (a third of it); a lease not renewed runs
+ * out, so a run that died frees its targets by itself. */
+int sfs_admin_migrate_lease(sfs_client_t *client, uint32_t op, const uint32_t *targets,
+                            uint32_t count, uint32_t lease_s, uint64_t token);
+/* A holder token for sfs_admin_migrate_lease: not 0, unlike any other
+ * process's (pid and time). */
+uint64_t sfs_admin_migrate_lease_token(void);
 /* MIGRATE_BEGIN: the file's write_gen (-EBUSY while a writer is
  * registered) and a capability to read and write its chunk files (for
  * sfs_admin_chunk_io; root on a trusted host only). */

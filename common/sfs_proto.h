@@ -117,6 +117,7 @@
     _(MIGRATE_DRAIN, 54, META, migrate_req, migrate_reply, meta_drain) /* no new files there */    \
     _(MIGRATE_BEGIN, 55, META, migrate_req, migrate_req, meta_migrate) /* a file's write_gen */    \
     _(META_STATS, 56, META, meta_req, page_reply, meta_stats)                                      \
+    _(MIGRATE_LEASE, 57, META, migrate_lease_req, none, meta_lease) /* one migrate per target */   \
     /* storage */                                                                                  \
     _(WRITE, 40, STORAGE, chunk_req, length_reply, chunk) /* payload: the data */                  \
     _(READ, 41, STORAGE, chunk_req, length_reply, chunk)  /* reply payload: the data */            \

@@ -1,5 +1,6 @@
 /*
- * The codecs of MIGRATE_COMMIT and MIGRATE_DRAIN (sfs_proto_migrate.h).
+ * The codecs of MIGRATE_COMMIT, MIGRATE_DRAIN and MIGRATE_LEASE
+ * (sfs_proto_migrate.h).
  */
 #include "sfs_proto.h"
 
@@ -52,5 +53,45 @@ void sfs_proto_migrate_reply_unpack(sfs_rbuf_t *rb, sfs_migrate_reply_t *reply)
     }
     for (uint32_t i = 0; i < reply->count; i++) {
         reply->targets[i] = sfs_rbuf_u32(rb);
+    }
+}
+
+static int sfs_proto_migrate_lease_ok(const sfs_migrate_lease_req_t *req)
+{
+    return (req->op == SFS_LEASE_TAKE || req->op == SFS_LEASE_RELEASE) && req->lease_s >= 1 &&
+           req->lease_s <= SFS_LEASE_S_MAX && req->count >= 1 &&
+           req->count <= SFS_LEASE_TARGETS_MAX && req->token != 0;
+}
+
+void sfs_proto_migrate_lease_req_pack(sfs_wbuf_t *wb, const sfs_migrate_lease_req_t *req)
+{
+    if (!sfs_proto_migrate_lease_ok(req)) {
+        wb->error = -EINVAL;
+        return;
+    }
+    sfs_wbuf_u32(wb, req->op);
+    sfs_wbuf_u32(wb, req->lease_s);
+    sfs_wbuf_u32(wb, req->pid);
+    sfs_wbuf_u32(wb, req->count);
+    sfs_wbuf_u64(wb, req->token);
+    for (uint32_t i = 0; i < req->count; i++) {
+        sfs_wbuf_u32(wb, req->targets[i]);
+    }
+}
+
+void sfs_proto_migrate_lease_req_unpack(sfs_rbuf_t *rb, sfs_migrate_lease_req_t *req)
+{
+    req->op      = sfs_rbuf_u32(rb);
+    req->lease_s = sfs_rbuf_u32(rb);
+    req->pid     = sfs_rbuf_u32(rb);
+    req->count   = sfs_rbuf_u32(rb);
+    req->token   = sfs_rbuf_u64(rb);
+    if (!sfs_proto_migrate_lease_ok(req)) {
+        req->count = 0;
+        rb->error  = -EBADMSG;
+        return;
+    }
+    for (uint32_t i = 0; i < req->count; i++) {
+        req->targets[i] = sfs_rbuf_u32(rb);
     }
 }

@@ -4,8 +4,10 @@
  * -EBUSY while a writer is registered; the reply is a migrate_req with it),
  * MIGRATE_COMMIT (metadata: a file's chunk moved from one target to
  * another, committed in one transaction), MIGRATE_DRAIN (metadata: mark,
- * clear or list the targets that take no new files) and CHUNK_MOVED
- * (storage: fence, tombstone or clear the old chunk file of a moved file).
+ * clear or list the targets that take no new files), MIGRATE_LEASE
+ * (metadata: one migrate run per target, a lease in the metadata server's
+ * memory) and CHUNK_MOVED (storage: fence, tombstone or clear the old
+ * chunk file of a moved file).
  * Included by sfs_proto.h (after sfs_cap_t); an includer needs only that one.
  */
 #ifndef SFS_PROTO_MIGRATE_H
@@ -17,6 +19,9 @@
 
 /* HELLO's feature bit: MIGRATE_*, CHUNK_MOVED, ESTALE for a moved chunk */
 #define SFS_FEATURE_MIGRATE (1ull << 14)
+/* HELLO's feature bit: MIGRATE_LEASE, and MIGRATE_DRAIN's flag kept in the
+ * metadata store */
+#define SFS_FEATURE_MIGRATE_LEASE (1ull << 15)
 
 /* MIGRATE_DRAIN's op */
 #define SFS_DRAIN_SET   1u /* the target takes no new file */
@@ -55,10 +60,34 @@ typedef struct sfs_migrate_reply {
 #define SFS_MOVED_CLEAR   4u  /* forget the tombstone (fsck --repair) */
 #define SFS_MOVED_FENCE_S 60u /* a fence's life */
 
+/* MIGRATE_LEASE's op */
+#define SFS_LEASE_TAKE    1u /* take, or renew when this holder has it */
+#define SFS_LEASE_RELEASE 2u /* this holder's leases go (others' are left) */
+
+#define SFS_LEASE_TARGETS_MAX 1024 /* targets in one request */
+#define SFS_LEASE_S_MAX       3600 /* the longest lease (s) */
+
+/* MIGRATE_LEASE: one migrate run per target. TAKE is all or nothing: when
+ * another holder's lease of one of the targets has not run out, it is
+ * refused (-EBUSY, naming the target and the holder) and nothing changes.
+ * The holder is `token` (one per run); uid and host are the session's. */
+typedef struct sfs_migrate_lease_req {
+    uint32_t op;      /* SFS_LEASE_* */
+    uint32_t lease_s; /* TAKE: how long, 1..SFS_LEASE_S_MAX */
+    uint32_t pid;     /* the holder's process (for messages) */
+    uint32_t count;   /* targets, 1..SFS_LEASE_TARGETS_MAX */
+    uint64_t token;   /* the holder, not 0 */
+    uint32_t targets[SFS_LEASE_TARGETS_MAX];
+} sfs_migrate_lease_req_t;
+
 void sfs_proto_migrate_req_pack(sfs_wbuf_t *wb, const sfs_migrate_req_t *req);
 void sfs_proto_migrate_req_unpack(sfs_rbuf_t *rb, sfs_migrate_req_t *req);
 /* Pack sets wb->error, unpack rb->error, for a count over the maximum. */
 void sfs_proto_migrate_reply_pack(sfs_wbuf_t *wb, const sfs_migrate_reply_t *reply);
 void sfs_proto_migrate_reply_unpack(sfs_rbuf_t *rb, sfs_migrate_reply_t *reply);
+/* Pack sets wb->error, unpack rb->error (-EBADMSG), for an op, lease_s,
+ * count or token out of range. */
+void sfs_proto_migrate_lease_req_pack(sfs_wbuf_t *wb, const sfs_migrate_lease_req_t *req);
+void sfs_proto_migrate_lease_req_unpack(sfs_rbuf_t *rb, sfs_migrate_lease_req_t *req);
 
 #endif

@@ -67,6 +67,7 @@ SFS_PROTO_CODEC(pool_list_reply)
 SFS_PROTO_CODEC(pool_reply)
 SFS_PROTO_CODEC(migrate_req)
 SFS_PROTO_CODEC(migrate_reply)
+SFS_PROTO_CODEC(migrate_lease_req)
 SFS_PROTO_CODEC(direct_proof)
 
 static const sfs_proto_op_info_t sfs_proto_ops[SFS_OP_MAX] = {

@@ -10,7 +10,8 @@
  *   sfs_storage_handlers.c  chunk, chunk_unlink
  *   sfs_mgmt_mirror.c       mirror_list, mirror_report
  *   sfs_mgmt_pool.c         pool_list
- *   sfs_meta_migrate.c      meta_migrate, meta_drain
+ *   sfs_meta_migrate.c      meta_migrate
+ *   sfs_meta_drain.c        meta_drain, meta_lease
  *   sfs_chunk_tombstone.c   chunk_moved
  *   sfs_mirror_rebuild.c    mirror_rebuild
  * The dispatcher (sfs_service.c) calls a handler only on a rank that has

@@ -8,6 +8,7 @@
 #define SFS_LOG_FAC "meta"
 #include "sfs_service.h"
 
+#include "sfs_meta_drain.h"
 #include "sfs_meta_internal.h"
 #include "sfs_meta_quota.h"
 
@@ -84,7 +85,9 @@ int sfs_meta_create(sfs_service_t *service, sfs_meta_t **meta_p)
     pthread_cond_init(&meta->flushed, NULL);
     sfs_meta_chooser_init(&meta->chooser);
     sfs_list_init(&meta->queue);
-    if (sfs_meta_counters_init(meta) != 0 || sfs_meta_locks_init(meta) != 0) {
+    if (sfs_meta_counters_init(meta) != 0 || sfs_meta_locks_init(meta) != 0 ||
+        sfs_meta_leases_create(&meta->leases) != 0) {
+        sfs_meta_leases_destroy(meta->leases);
         sfs_meta_counters_cleanup(meta);
         sfs_meta_chooser_cleanup(&meta->chooser);
         free(meta);
@@ -100,6 +103,9 @@ int sfs_meta_create(sfs_service_t *service, sfs_meta_t **meta_p)
     rc            = sfs_meta_store_open(&params, &meta->store);
     if (rc == 0) {
         rc = sfs_meta_quota_upgrade(meta->store); /* docs/quotas.md */
+    }
+    if (rc == 0) { /* before any request: new files avoid them from the first */
+        rc = sfs_meta_drain_load(meta->store, &meta->chooser);
     }
     if (rc) {
         goto err;
@@ -139,6 +145,7 @@ void sfs_meta_destroy(sfs_meta_t *meta)
     sfs_meta_delete_cleanup(meta);
     sfs_meta_store_close(meta->store);
     sfs_meta_chooser_cleanup(&meta->chooser);
+    sfs_meta_leases_destroy(meta->leases);
     sfs_meta_counters_cleanup(meta);
     pthread_mutex_destroy(&meta->lock);
     pthread_cond_destroy(&meta->cond);

@@ -9,6 +9,7 @@
 #include "sfs_errno.h"
 #include "sfs_layout.h"
 #include "sfs_log.h"
+#include "sfs_proto.h"
 #include "sfs_proto_mirror.h"
 
 #include <errno.h>
@@ -32,8 +33,11 @@ void sfs_meta_chooser_init(sfs_meta_chooser_t *chooser)
 void sfs_meta_chooser_cleanup(sfs_meta_chooser_t *chooser)
 {
     free(chooser->targets);
+    free(chooser->drain_ids);
     chooser->targets      = NULL;
     chooser->target_count = 0;
+    chooser->drain_ids    = NULL;
+    chooser->drain_count  = 0;
     pthread_mutex_destroy(&chooser->lock);
 }
 
@@ -88,6 +92,17 @@ static void sfs_meta_chooser_check_width(sfs_meta_chooser_t *chooser, const sfs_
              map->target_count);
 }
 
+/* Whether `id` is in the draining list (under the lock). */
+static int sfs_meta_chooser_is_draining(const sfs_meta_chooser_t *chooser, uint32_t id)
+{
+    for (uint32_t i = 0; i < chooser->drain_count; i++) {
+        if (chooser->drain_ids[i] == id) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 int sfs_meta_chooser_update(sfs_meta_chooser_t *chooser, const sfs_map_t *map)
 {
     sfs_meta_target_t *fresh;
@@ -110,11 +125,11 @@ int sfs_meta_chooser_update(sfs_meta_chooser_t *chooser, const sfs_map_t *map)
         /* which member of its mirror group serves now: new mirrored files */
         f->mirror_primary = t->mirror_primary;
         f->mirror_state   = t->mirror_state;
+        f->draining       = sfs_meta_chooser_is_draining(chooser, t->target_id);
         for (uint32_t j = 0; j < chooser->target_count; j++) {
             if (chooser->targets[j].id == t->target_id) {
                 f->current       = chooser->targets[j].current;
                 f->first_current = chooser->targets[j].first_current;
-                f->draining      = chooser->targets[j].draining;
             }
         }
         /* weight by free space in MiB; a full, draining or offline target
@@ -130,12 +145,46 @@ int sfs_meta_chooser_update(sfs_meta_chooser_t *chooser, const sfs_map_t *map)
     return 0;
 }
 
+/* Add `id` to the draining list or take it out (under the lock). */
+static int sfs_meta_chooser_list_set(sfs_meta_chooser_t *chooser, uint32_t id, int draining)
+{
+    uint32_t *grown;
+
+    if (!draining) {
+        for (uint32_t i = 0; i < chooser->drain_count; i++) {
+            if (chooser->drain_ids[i] == id) {
+                chooser->drain_ids[i] = chooser->drain_ids[--chooser->drain_count];
+                break;
+            }
+        }
+        return 0;
+    }
+    if (sfs_meta_chooser_is_draining(chooser, id)) {
+        return 0;
+    }
+    if (chooser->drain_count == SFS_DRAIN_LIST_MAX) {
+        return sfs_error_set(-EINVAL, "storage target %u: %u targets are draining already", id,
+                             chooser->drain_count);
+    }
+    grown = realloc(chooser->drain_ids, (chooser->drain_count + 1) * sizeof(*grown));
+    if (!grown) {
+        return sfs_error_set(-ENOMEM, "storage target %u: out of memory", id);
+    }
+    chooser->drain_ids                         = grown;
+    chooser->drain_ids[chooser->drain_count++] = id;
+    return 0;
+}
+
 int sfs_meta_chooser_set_draining(sfs_meta_chooser_t *chooser, uint32_t target_id, int draining)
 {
-    int rc = -ENOENT;
+    int rc;
 
+    if (target_id == 0) {
+        return sfs_error_set(-EINVAL, "storage target 0 does not exist");
+    }
     pthread_mutex_lock(&chooser->lock);
-    for (uint32_t i = 0; i < chooser->target_count; i++) {
+    rc = sfs_meta_chooser_list_set(chooser, target_id, draining);
+    for (uint32_t i = 0; rc == 0 && i < chooser->target_count; i++) {
         sfs_meta_target_t *t = &chooser->targets[i];
 
         if (t->id == target_id) {
@@ -145,14 +194,22 @@ int sfs_meta_chooser_set_draining(sfs_meta_chooser_t *chooser, uint32_t target_i
                 t->suspect = 0;
             }
             /* undraining takes effect with the next map (its free space) */
-            rc = 0;
         }
     }
     pthread_mutex_unlock(&chooser->lock);
-    if (rc) {
-        return sfs_error_set(rc, "storage target %u does not exist", target_id);
+    return rc;
+}
+
+int sfs_meta_chooser_has_target(sfs_meta_chooser_t *chooser, uint32_t target_id)
+{
+    int found = 0;
+
+    pthread_mutex_lock(&chooser->lock);
+    for (uint32_t i = 0; i < chooser->target_count && !found; i++) {
+        found = chooser->targets[i].id == target_id;
     }
-    return 0;
+    pthread_mutex_unlock(&chooser->lock);
+    return found;
 }
 
 uint32_t sfs_meta_chooser_draining(sfs_meta_chooser_t *chooser, uint32_t *ids, uint32_t max)
@@ -160,10 +217,8 @@ uint32_t sfs_meta_chooser_draining(sfs_meta_chooser_t *chooser, uint32_t *ids, u
     uint32_t n = 0;
 
     pthread_mutex_lock(&chooser->lock);
-    for (uint32_t i = 0; i < chooser->target_count && n < max; i++) {
-        if (chooser->targets[i].draining) {
-            ids[n++] = chooser->targets[i].id;
-        }
+    for (uint32_t i = 0; i < chooser->drain_count && n < max; i++) {
+        ids[n++] = chooser->drain_ids[i];
     }
     pthread_mutex_unlock(&chooser->lock);
     return n;

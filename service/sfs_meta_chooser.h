@@ -59,6 +59,11 @@ typedef struct sfs_meta_chooser {
     uint32_t           target_count;
     uint32_t           width_warned; /* the default pattern spans unequal targets: said,
                                       * with this many targets in the map (0: not yet) */
+    /* the draining targets' ids, kept apart from `targets`: a flag read
+     * from the store at start (sfs_meta_drain.c) holds before the first
+     * map names its target */
+    uint32_t *drain_ids;
+    uint32_t  drain_count;
 } sfs_meta_chooser_t;
 
 /* Free space below which a target takes no new file: 1% of its capacity,
@@ -72,9 +77,12 @@ void sfs_meta_chooser_cleanup(sfs_meta_chooser_t *chooser);
  * state and draining flag). Returns 0 or -ENOMEM (the old list is then
  * kept). */
 int sfs_meta_chooser_update(sfs_meta_chooser_t *chooser, const sfs_map_t *map);
-/* Mark target `target_id` draining (no new files) or not. Returns 0, or
- * -ENOENT (no such target) with sfs_error_set. */
+/* Mark target `target_id` draining (no new files) or not; the target need
+ * not be in the map yet. Returns 0, or -ENOMEM, or -EINVAL (target 0, or
+ * more than SFS_DRAIN_LIST_MAX draining), with sfs_error_set. */
 int sfs_meta_chooser_set_draining(sfs_meta_chooser_t *chooser, uint32_t target_id, int draining);
+/* Whether the last map has target `target_id`. */
+int sfs_meta_chooser_has_target(sfs_meta_chooser_t *chooser, uint32_t target_id);
 /* An sfs_meta_choose_fn (sfs_meta_store.h) with `arg` a chooser: picks up
  * to `count` distinct usable targets into `targets`, `start_target` (when
  * not 0) first. Returns how many (fewer than asked when fewer are usable),

@@ -47,6 +47,7 @@ int sfs_meta_is_write(const sfs_meta_op_t *op)
     case SFS_OP_QUOTA_SET:
     case SFS_OP_QUOTA_GROW:
     case SFS_OP_MIGRATE_COMMIT:
+    case SFS_OP_MIGRATE_DRAIN:
         return 1;
     default:
         return 0;

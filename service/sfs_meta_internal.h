@@ -49,7 +49,7 @@ typedef struct sfs_meta_op {
     sfs_size_req_t       size;       /* SIZE */
     sfs_size_reply_t     size_reply; /* SIZE; QUOTA_GROW (size: granted, stored: limited) */
     sfs_quota_req_t      quota;      /* QUOTA_SET, QUOTA_GET */
-    sfs_migrate_req_t    migrate;    /* MIGRATE_COMMIT (sfs_meta_migrate.c) */
+    sfs_migrate_req_t    migrate;    /* MIGRATE_COMMIT, _BEGIN, _DRAIN (sfs_meta_*.c) */
     uint32_t             stored;     /* STAT: 1 the kept size is exact, 2 a writer is registered */
     int                  status;
     char                 detail[SFS_ERROR_DETAIL_MAX];
@@ -113,9 +113,10 @@ struct sfs_meta {
     int               stopping;
     uint64_t          in_flight; /* progress thread only */
 
-    sfs_meta_chooser_t chooser;
-    uint64_t           next_refresh_ms;
-    sfs_lock_table_t  *locks; /* byte-range locks (sfs_meta_lock_rpc.c; progress thread) */
+    sfs_meta_chooser_t      chooser;
+    struct sfs_meta_leases *leases; /* migrate leases (sfs_meta_drain.c) */
+    uint64_t                next_refresh_ms;
+    sfs_lock_table_t       *locks; /* byte-range locks (sfs_meta_lock_rpc.c; progress thread) */
 
     sfs_meta_delete_t     *deletes;
     uint32_t               delete_count;

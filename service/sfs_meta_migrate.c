@@ -1,8 +1,8 @@
 /*
- * MIGRATE_DRAIN and MIGRATE_COMMIT (sfs_meta_migrate.h, docs/migration.md).
- * Both are for administrators. DRAIN is answered at once on the progress
- * thread (the chooser has its own lock); COMMIT is queued for the metadata
- * thread like any write and answered after its batch's commit.
+ * MIGRATE_BEGIN and MIGRATE_COMMIT (sfs_meta_migrate.h, docs/migration.md),
+ * for administrators: queued for the metadata thread like any write and
+ * answered after its batch's commit. MIGRATE_DRAIN and MIGRATE_LEASE are
+ * sfs_meta_drain.c's.
  */
 #define SFS_LOG_FAC "meta"
 #include "sfs_meta_migrate.h"
@@ -18,7 +18,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
-static int sfs_migrate_admin(sfs_tp_request_t *req)
+int sfs_meta_migrate_admin(sfs_tp_request_t *req)
 {
     sfs_tp_session_t *session = sfs_tp_request_session(req);
     const sfs_cred_t *cred    = sfs_tp_session_cred(session);
@@ -36,52 +36,12 @@ static int sfs_migrate_admin(sfs_tp_request_t *req)
     return 0;
 }
 
-void sfs_handle_meta_drain(sfs_service_t *service, sfs_tp_request_t *req)
-{
-    sfs_meta_chooser_t  *chooser = &service->meta->chooser;
-    sfs_migrate_req_t    mreq;
-    sfs_migrate_reply_t *reply;
-    uint8_t             *out;
-    sfs_wbuf_t           wb;
-    int                  rc;
-
-    if (sfs_handler_decode(req, &mreq, sizeof(mreq), 0) != 0) {
-        return;
-    }
-    if (mreq.op != SFS_DRAIN_LIST && !sfs_migrate_admin(req)) {
-        return;
-    }
-    if (mreq.op == SFS_DRAIN_SET || mreq.op == SFS_DRAIN_CLEAR) {
-        rc = sfs_meta_chooser_set_draining(chooser, mreq.from, mreq.op == SFS_DRAIN_SET);
-        if (rc) {
-            sfs_tp_request_reply_error(req, rc, "%s", sfs_error_detail());
-            return;
-        }
-        sfs_info("storage target %u %s", mreq.from,
-                 mreq.op == SFS_DRAIN_SET ? "draining: no new files" : "takes new files again");
-    }
-    reply = calloc(1, sizeof(*reply));
-    out   = malloc(4 + 4 * SFS_DRAIN_LIST_MAX);
-    if (!reply || !out) {
-        free(reply);
-        free(out);
-        sfs_tp_request_reply_error(req, -ENOMEM, "out of memory");
-        return;
-    }
-    reply->count = sfs_meta_chooser_draining(chooser, reply->targets, SFS_DRAIN_LIST_MAX);
-    sfs_wbuf_init(&wb, out, 4 + 4 * SFS_DRAIN_LIST_MAX);
-    sfs_proto_migrate_reply_pack(&wb, reply);
-    sfs_tp_request_reply(req, 0, out, wb.length, NULL, 0, NULL, NULL);
-    free(reply);
-    free(out);
-}
-
 void sfs_handle_meta_migrate(sfs_service_t *service, sfs_tp_request_t *req)
 {
     const sfs_cred_t *cred = sfs_tp_session_cred(sfs_tp_request_session(req));
     sfs_meta_op_t    *op;
 
-    if (!sfs_migrate_admin(req)) {
+    if (!sfs_meta_migrate_admin(req)) {
         return;
     }
     /* BEGIN's reply carries a capability to read and write the file: for

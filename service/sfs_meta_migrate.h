@@ -16,6 +16,10 @@
 #include <stdint.h>
 
 struct sfs_meta_op;
+struct sfs_tp_request;
+
+/* 1 when `req` comes from an administrator; else 0, answered -EPERM. */
+int sfs_meta_migrate_admin(struct sfs_tp_request *req);
 
 /* MIGRATE_BEGIN's work (metadata thread): op->migrate.write_gen gets the
  * file's, or -EBUSY while a writer is registered, -ENOENT. MIGRATE_COMMIT's: 0, or -ENOENT (no such

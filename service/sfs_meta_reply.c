@@ -7,6 +7,7 @@
 #define SFS_LOG_FAC "meta"
 #include "sfs_service.h"
 
+#include "sfs_meta_drain.h"
 #include "sfs_meta_internal.h"
 
 #include "sfs_cap.h"
@@ -168,6 +169,13 @@ static void sfs_meta_reply(sfs_meta_t *meta, sfs_meta_op_t *op)
     }
     case SFS_OP_META_STATFS:
         sfs_proto_meta_statfs_pack(&wb, &op->stats);
+        break;
+    case SFS_OP_MIGRATE_DRAIN: /* committed: the chooser takes it (sfs_meta_drain.c) */
+        if (sfs_meta_drain_reply(meta, op, &wb) != 0) {
+            sfs_tp_request_reply_error(op->req, -ENOMEM, "out of memory");
+            sfs_meta_free_op(op);
+            return;
+        }
         break;
     case SFS_OP_MIGRATE_BEGIN: { /* the file's write_gen (sfs_meta_migrate.c) */
         /* and the copy's capability, to the administrator who asked (only

@@ -7,6 +7,7 @@
 #include "sfs_service.h"
 
 #include "sfs_meta_internal.h"
+#include "sfs_meta_drain.h"
 #include "sfs_meta_migrate.h"
 #include "sfs_meta_pool.h"
 #include "sfs_meta_store_internal.h"
@@ -366,6 +367,9 @@ void sfs_meta_run_op(sfs_meta_t *meta, sfs_meta_txn_t *txn, sfs_meta_op_t *op, u
     case SFS_OP_MIGRATE_BEGIN:
     case SFS_OP_MIGRATE_COMMIT:
         op->status = sfs_meta_migrate_run(txn, op, now);
+        break;
+    case SFS_OP_MIGRATE_DRAIN:
+        op->status = sfs_meta_drain_run(txn, op);
         break;
     default:
         op->status = sfs_error_set(-EOPNOTSUPP, "metadata: operation %u", op->opcode);

@@ -1,14 +1,17 @@
 /*
- * stripefs-ctl migrate --from TARGET [--cancel]: drain a storage target
+ * stripefs-ctl migrate --from TARGET [--wait SECONDS] [--cancel]: drain a storage target
  * while the service runs (docs/migration.md). The target is marked
  * draining (no new files), then each file with a chunk on it is moved to
  * another target of the same storage pool, one file at a time, each move
  * crash-safe: copy, fsync, fence the old chunk against writes, commit the
  * new pattern in one metadata transaction (refused if anyone wrote the
  * file since the copy began), tombstone and remove the old chunk. Files
- * busy with a writer are retried at the end of the pass and reported if
- * still busy. Rerunning continues where a run stopped (a file moved is no
- * longer on the target; leftovers of a killed move are swept).
+ * busy with a writer are retried at the end of the pass (with --wait,
+ * every second until their writers close or the time runs out) and
+ * reported if still busy. One run per target: the run holds the target's
+ * migrate lease (MIGRATE_LEASE), renewed while it works. Rerunning
+ * continues where a run stopped (a file moved is no longer on the target;
+ * leftovers of a killed move are swept).
  */
 #include "stripefs_ctl.h"
 
@@ -42,6 +45,17 @@ static const sfs_tunable_t ctl_migrate_tunable_entries[] = {
                          "each chunk, before its commit (tests/service/test_service_migrate.sh "
                          "kills the service in the middle)",
     },
+    {
+        .name          = "STRIPEFS_MIGRATE_LEASE_S",
+        .type          = SFS_TUNABLE_INT,
+        .default_value = "30",
+        .min           = 1,
+        .max           = SFS_LEASE_S_MAX,
+        .help          = "stripefs-ctl migrate holds its target's migrate lease this long, "
+                         "renewed every third of it while it works: a second run on the target "
+                         "is refused until the lease runs out (a run killed frees its target "
+                         "after this long)",
+    },
 };
 
 const sfs_tunable_table_t ctl_migrate_tunables =
@@ -59,6 +73,10 @@ typedef struct migrate {
     uint32_t               pool_count;
     const char            *pool_name;
     int64_t                delay_ms;
+    int64_t                lease_s;     /* STRIPEFS_MIGRATE_LEASE_S */
+    uint64_t               lease_token; /* this run (0: no lease taken) */
+    uint64_t               lease_ms;    /* taken or renewed then */
+    uint64_t               wait_s;      /* --wait: busy files retried this long */
     void                  *buf;
     uint64_t               files, moved, bytes, busy, mirrored, failed;
     uint64_t               total_bytes;
@@ -329,6 +347,28 @@ static int migrate_one(migrate_t *m, const sfs_attr_t *attr)
     return MOVED;
 }
 
+/* Take the target's migrate lease, or renew it when a third of its life
+ * has passed: a run that lost it (it was stopped longer than the lease)
+ * stops. */
+static int migrate_lease_keep(migrate_t *m)
+{
+    uint64_t now = sfs_time_ms();
+    int      rc;
+
+    if (m->lease_token && now - m->lease_ms < (uint64_t)m->lease_s * 1000u / 3) {
+        return 0;
+    }
+    if (!m->lease_token) {
+        m->lease_token = sfs_admin_migrate_lease_token();
+    }
+    rc = sfs_admin_migrate_lease(m->ctl->client, SFS_LEASE_TAKE, &m->from, 1, (uint32_t)m->lease_s,
+                                 m->lease_token);
+    if (rc == 0) {
+        m->lease_ms = now;
+    }
+    return rc;
+}
+
 static void migrate_progress(migrate_t *m, int last)
 {
     uint64_t now = sfs_time_ms();
@@ -441,12 +481,13 @@ static int migrate_pool(migrate_t *m)
 
 static int migrate_run(migrate_t *m)
 {
-    sfs_attr_t *list  = NULL;
-    size_t      count = 0;
-    uint64_t    left  = 0;
+    sfs_attr_t *list       = NULL;
+    size_t      count      = 0;
+    uint64_t    left       = 0;
+    uint64_t    wait_until = sfs_time_ms() + m->wait_s * 1000u;
     int         rc;
 
-    for (int pass = 0; pass < MIGRATE_PASSES; pass++) {
+    for (int pass = 0;; pass++) {
         uint64_t busy = 0;
 
         rc = migrate_list(m, &list, &count);
@@ -485,6 +526,11 @@ static int migrate_run(migrate_t *m)
                 break;
             }
             migrate_progress(m, 0);
+            rc = migrate_lease_keep(m);
+            if (rc) {
+                free(list);
+                return ctl_fail("migrate", rc);
+            }
             if (m->last_rc && migrate_no_answer(m->last_rc)) {
                 free(list);
                 migrate_progress(m, 1);
@@ -499,13 +545,18 @@ static int migrate_run(migrate_t *m)
         free(list);
         list    = NULL;
         m->busy = busy;
-        if (busy == 0) {
+        if (busy == 0 || (m->wait_s ? sfs_time_ms() >= wait_until : pass + 1 >= MIGRATE_PASSES)) {
             break;
         }
-        if (pass + 1 < MIGRATE_PASSES) {
+        if (!m->wait_s) {
             printf("migrate: %" PRIu64 " files open for writing: trying them again\n", busy);
-            sleep(2);
+        } else if (pass == 0) {
+            printf("migrate: %" PRIu64 " files open for writing: waiting up to %" PRIu64
+                   " s for their writers to close\n",
+                   busy, m->wait_s);
         }
+        fflush(stdout);
+        sleep(m->wait_s ? 1 : 2);
     }
     rc = migrate_sweep(m, &left);
     if (rc) {
@@ -523,13 +574,14 @@ int ctl_migrate(ctl_t *ctl, int argc, char **argv)
 {
     static const struct option opts[] = {{"from", required_argument, NULL, 'f'},
                                          {"cancel", no_argument, NULL, 'c'},
+                                         {"wait", required_argument, NULL, 'w'},
                                          {NULL, 0, NULL, 0}};
     migrate_t                  m      = {.ctl = ctl};
     char                      *end;
     int                        cancel = 0, opt, rc;
 
     optind = 1;
-    while ((opt = getopt_long(argc, argv, "f:c", opts, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, "f:cw:", opts, NULL)) != -1) {
         switch (opt) {
         case 'f':
             m.from = (uint32_t)strtoul(optarg, &end, 10);
@@ -541,25 +593,40 @@ int ctl_migrate(ctl_t *ctl, int argc, char **argv)
         case 'c':
             cancel = 1;
             break;
+        case 'w':
+            m.wait_s = strtoull(optarg, &end, 10);
+            if (*end || optarg[0] == '-' || optarg[0] == '\0' || m.wait_s > 7 * 86400) {
+                fprintf(stderr, "stripefs-ctl migrate: --wait '%s' is not a number of seconds\n",
+                        optarg);
+                return EXIT_USAGE;
+            }
+            break;
         default:
             return EXIT_USAGE;
         }
     }
     if (m.from == 0 || optind != argc) {
-        fprintf(stderr, "usage: stripefs-ctl migrate --from TARGET [--cancel]\n");
+        fprintf(stderr, "usage: stripefs-ctl migrate --from TARGET [--wait SECONDS] [--cancel]\n");
         return EXIT_USAGE;
     }
     if (ctl_connect(ctl) != 0) {
         return 1;
     }
     rc = sfs_tunable_int(&ctl_migrate_tunables, "STRIPEFS_TEST_MIGRATE_DELAY_MS", &m.delay_ms);
+    if (rc == 0) {
+        rc = sfs_tunable_int(&ctl_migrate_tunables, "STRIPEFS_MIGRATE_LEASE_S", &m.lease_s);
+    }
+    if (rc == 0 && !cancel) { /* one run per target: refused here, before anything */
+        rc = migrate_lease_keep(&m);
+    }
     if (rc) {
         return ctl_fail("migrate", rc);
     }
     rc =
         sfs_admin_drain(ctl->client, cancel ? SFS_DRAIN_CLEAR : SFS_DRAIN_SET, m.from, &m.draining);
     if (rc) {
-        return ctl_fail("migrate", rc);
+        rc = ctl_fail("migrate", rc);
+        goto out;
     }
     if (cancel) {
         printf("migrate: target %u takes new files again (moved files stay where they are)\n",
@@ -593,6 +660,10 @@ int ctl_migrate(ctl_t *ctl, int argc, char **argv)
     rc = migrate_run(&m);
 
 out:
+    if (m.lease_token) { /* else it runs out */
+        (void)sfs_admin_migrate_lease(ctl->client, SFS_LEASE_RELEASE, &m.from, 1,
+                                      (uint32_t)m.lease_s, m.lease_token);
+    }
     sfs_map_destroy(m.map);
     free(m.pools);
     free(m.buf);

@@ -34,8 +34,8 @@ static void test_every_op_in_the_table(void **state)
         assert_true(info->request_size > 0 && info->reply_size > 0);
         assert_true(info->handler[0] != '\0');
     }
-    assert_int_equal(ops, 50); /* 44 + META_STATS, MIGRATE_COMMIT, _DRAIN, _BEGIN, CHUNK_MOVED,
-                                * MIRROR_REBUILD */
+    assert_int_equal(ops, 51); /* 44 + META_STATS, MIGRATE_COMMIT, _DRAIN, _BEGIN, CHUNK_MOVED,
+                                * MIRROR_REBUILD, MIGRATE_LEASE */
     assert_string_equal(sfs_proto_op_info(SFS_OP_META_STATS)->handler, "meta_stats");
     assert_string_equal(sfs_proto_op_info(SFS_OP_MIRROR_REBUILD)->handler, "mirror_rebuild");
     assert_string_equal(sfs_proto_op_info(SFS_OP_MIRROR_LIST)->reply_codec, "mirror_list_reply");
@@ -109,6 +109,65 @@ static void test_migrate_codecs(void **state)
     sfs_proto_migrate_reply_pack(&wb, &reply);
     assert_int_not_equal(wb.error, 0);
     assert_string_equal(sfs_proto_op_info(SFS_OP_CHUNK_MOVED)->request_codec, "chunk_req");
+}
+
+/* MIGRATE_LEASE's codec: every field back; a bad op, lease, count or token
+ * refused both ways */
+static void test_migrate_lease_codec(void **state)
+{
+    static sfs_migrate_lease_req_t req, got;
+    static uint8_t                 buf[32 + 4 * SFS_LEASE_TARGETS_MAX];
+    sfs_wbuf_t                     wb;
+
+    (void)state;
+    req.op         = SFS_LEASE_TAKE;
+    req.lease_s    = 30;
+    req.pid        = 31540;
+    req.count      = 3;
+    req.token      = UINT64_MAX - 5;
+    req.targets[0] = 101;
+    req.targets[1] = 102;
+    req.targets[2] = UINT32_MAX;
+    sfs_wbuf_init(&wb, buf, sizeof(buf));
+    sfs_proto_migrate_lease_req_pack(&wb, &req);
+    assert_int_equal(wb.error, 0);
+    assert_int_equal(wb.length, 24 + 3 * 4);
+    assert_int_equal(sfs_proto_decode(SFS_OP_MIGRATE_LEASE, 0, buf, wb.length, &got, sizeof(got)),
+                     0);
+    assert_int_equal(got.op, SFS_LEASE_TAKE);
+    assert_int_equal(got.lease_s, 30);
+    assert_int_equal(got.pid, 31540);
+    assert_int_equal(got.count, 3);
+    assert_true(got.token == UINT64_MAX - 5);
+    assert_int_equal(got.targets[1], 102);
+    assert_int_equal(got.targets[2], UINT32_MAX);
+    assert_int_equal(
+        sfs_proto_decode(SFS_OP_MIGRATE_LEASE, 0, buf, wb.length - 1, &got, sizeof(got)), -EBADMSG);
+    assert_string_equal(sfs_proto_op_info(SFS_OP_MIGRATE_LEASE)->handler, "meta_lease");
+    assert_string_equal(sfs_proto_op_info(SFS_OP_MIGRATE_LEASE)->reply_codec, "none");
+    /* out of range: refused by the packer and by the decoder */
+    for (int bad = 0; bad < 5; bad++) {
+        sfs_migrate_lease_req_t b = req;
+
+        b.op      = bad == 0 ? 3 : b.op;
+        b.lease_s = bad == 1 ? 0 : bad == 2 ? SFS_LEASE_S_MAX + 1 : b.lease_s;
+        b.count   = bad == 3 ? SFS_LEASE_TARGETS_MAX + 1 : b.count;
+        b.token   = bad == 4 ? 0 : b.token;
+        sfs_wbuf_init(&wb, buf, sizeof(buf));
+        sfs_proto_migrate_lease_req_pack(&wb, &b);
+        assert_int_not_equal(wb.error, 0);
+        sfs_wbuf_init(&wb, buf, sizeof(buf));
+        sfs_wbuf_u32(&wb, b.op);
+        sfs_wbuf_u32(&wb, b.lease_s);
+        sfs_wbuf_u32(&wb, b.pid);
+        sfs_wbuf_u32(&wb, b.count);
+        sfs_wbuf_u64(&wb, b.token);
+        sfs_wbuf_u32(&wb, 101);
+        assert_int_equal(
+            sfs_proto_decode(SFS_OP_MIGRATE_LEASE, 0, buf, wb.length, &got, sizeof(got)), -EBADMSG);
+    }
+    assert_true((SFS_FEATURES_THIS & SFS_FEATURE_MIGRATE_LEASE) != 0);
+    assert_true(SFS_FEATURE_MIGRATE_LEASE == 1ull << 15);
 }
 
 static void test_chunk_unlink_ids(void **state)
@@ -416,6 +475,7 @@ int main(void)
         cmocka_unit_test(test_decode_checks_size_and_rest),
         cmocka_unit_test(test_chunk_unlink_ids),
         cmocka_unit_test(test_migrate_codecs),
+        cmocka_unit_test(test_migrate_lease_codec),
         cmocka_unit_test(test_listing_cursors),
         cmocka_unit_test(test_mirror_list),
         cmocka_unit_test(test_pool_codecs),
