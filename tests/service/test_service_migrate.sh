@@ -95,7 +95,7 @@ done
 printf 'wwwwwwwwww' | dd of="$src/${busy/\/f/-}" conv=notrunc status=none
 
 # --- drain 101: the writer's file is busy ---
-sfs_expect_fail "MIGRATE_DRAIN is for administrators" sfs_as sfsbob "$SFS_CTL" migrate --from 101
+sfs_expect_fail "MIGRATE_(DRAIN|LEASE) is for administrators" sfs_as sfsbob "$SFS_CTL" migrate --from 101
 sfs_ctl listtargets | grep -Eq "^101 .*draining" && sfs_fail "an ordinary user's migrate marked 101 draining"
 sfs_ctl migrate --from 101 >"$SFS_TEST_TMP/mig1.txt" 2>&1
 rc=$?
