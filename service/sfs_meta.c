@@ -9,6 +9,7 @@
 #include "sfs_service.h"
 
 #include "sfs_meta_drain.h"
+#include "sfs_meta_lease.h"
 #include "sfs_meta_internal.h"
 #include "sfs_meta_quota.h"
 

@@ -37,15 +37,4 @@ int sfs_meta_drain_run(sfs_meta_txn_t *txn, struct sfs_meta_op *op);
  * `wb` gets the reply (the draining list). Returns 0 or -ENOMEM. */
 int sfs_meta_drain_reply(struct sfs_meta *meta, struct sfs_meta_op *op, sfs_wbuf_t *wb);
 
-typedef struct sfs_meta_leases sfs_meta_leases_t;
-
-/* The lease table; 0 or -ENOMEM. */
-int  sfs_meta_leases_create(sfs_meta_leases_t **leases_p);
-void sfs_meta_leases_destroy(sfs_meta_leases_t *leases);
-/* Apply `req` for holder `uid` on `host` at `now_ms` (monotonic). TAKE:
- * 0, or -EBUSY naming the first target another holder's lease covers (and
- * nothing changes), or -ENOMEM; RELEASE: 0. With sfs_error_set. */
-int sfs_meta_leases_apply(sfs_meta_leases_t *leases, const sfs_migrate_lease_req_t *req,
-                          uint32_t uid, const char *host, uint64_t now_ms);
-
 #endif

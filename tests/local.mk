@@ -34,6 +34,12 @@ tests_unit_service_test_lease_SOURCES  = tests/unit/service/test_lease.c service
 tests_unit_service_test_lease_CPPFLAGS = $(SFS_CPPFLAGS_SERVICE)
 tests_unit_service_test_lease_CFLAGS   = $(SFS_UNIT_CFLAGS)
 tests_unit_service_test_lease_LDADD    = $(SFS_UNIT_LDADD)
+check_PROGRAMS += tests/unit/service/test_meta_lease
+tests_unit_service_test_meta_lease_SOURCES  = tests/unit/service/test_meta_lease.c \
+	service/sfs_meta_lease.c
+tests_unit_service_test_meta_lease_CPPFLAGS = $(SFS_CPPFLAGS_SERVICE)
+tests_unit_service_test_meta_lease_CFLAGS   = $(SFS_UNIT_CFLAGS)
+tests_unit_service_test_meta_lease_LDADD    = libsfs_common.la $(SFS_UNIT_LDADD)
 check_PROGRAMS += tests/unit/service/test_meta_counter
 tests_unit_service_test_meta_counter_SOURCES  = tests/unit/service/test_meta_counter.c \
 	service/sfs_meta_counter.c
