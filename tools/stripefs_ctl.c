@@ -119,10 +119,10 @@ static const ctl_verb_t ctl_verbs[] = {
     {"pool", ctl_pool, 0, 0, "pool list",
      "List the storage pools with their targets and space (create, add, remove: edit the "
      "config)."},
-    {"migrate", ctl_migrate, 0, 0, "migrate --from TARGET [--cancel]",
+    {"migrate", ctl_migrate, 0, 0, "migrate --from TARGET [--wait SECONDS] [--cancel]",
      "Drain a storage target: mark it draining (no new files), then move its chunk files to "
-     "other targets of its storage pool while files stay in use; rerun to continue, --cancel "
-     "to take new files again (docs/migration.md)."},
+     "other targets of its storage pool while files stay in use; rerun to continue, --wait "
+     "for files open for writing, --cancel to take new files again (docs/migration.md)."},
     {"getentryinfo", ctl_getentryinfo, 1, 0, "getentryinfo PATH",
      "Show a file's or directory's entry id, stripe pattern and targets."},
     {"mkdir", ctl_mkdir, 1, 0, "mkdir [-p] [-m MODE] PATH...", "Make directories."},
