@@ -8,6 +8,8 @@
  *   sfs_meta_run.c      running one operation in a transaction
  *   sfs_meta_reply.c    replies, capabilities included (progress thread)
  *   sfs_meta_chooser.c  the target chooser (its own header)
+ *   sfs_meta_drain.c    MIGRATE_DRAIN's kept flags, MIGRATE_LEASE (its own header;
+ *                       the lease table: sfs_meta_lease.c)
  *   sfs_meta_counter.c  shared file-pointer counters (progress thread)
  *   sfs_meta_lock*.c    byte-range locks, LOCK/UNLOCK (its own header)
  *   sfs_ns_size.c       the kept sizes: writers' registrations (metadata thread)
