@@ -526,11 +526,6 @@ static int migrate_run(migrate_t *m)
                 break;
             }
             migrate_progress(m, 0);
-            rc = migrate_lease_keep(m);
-            if (rc) {
-                free(list);
-                return ctl_fail("migrate", rc);
-            }
             if (m->last_rc && migrate_no_answer(m->last_rc)) {
                 free(list);
                 migrate_progress(m, 1);
@@ -540,6 +535,11 @@ static int migrate_run(migrate_t *m)
                         "move is whole or not done)\n",
                         sfs_strerror(m->last_rc), m->moved, m->files);
                 return 1;
+            }
+            rc = migrate_lease_keep(m);
+            if (rc) {
+                free(list);
+                return ctl_fail("migrate", rc);
             }
         }
         free(list);
