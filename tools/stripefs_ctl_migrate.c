@@ -484,7 +484,7 @@ static int migrate_run(migrate_t *m)
     sfs_attr_t *list       = NULL;
     size_t      count      = 0;
     uint64_t    left       = 0;
-    uint64_t    wait_until = sfs_time_ms() + m->wait_s * 1000u;
+    uint64_t    wait_until = sfs_time_ms() + m->wait_s * 1000u, said_ms = 0;
     int         rc;
 
     for (int pass = 0;; pass++) {
@@ -554,6 +554,11 @@ static int migrate_run(migrate_t *m)
             printf("migrate: %" PRIu64 " files open for writing: waiting up to %" PRIu64
                    " s for their writers to close\n",
                    busy, m->wait_s);
+            said_ms = sfs_time_ms();
+        } else if (sfs_time_ms() - said_ms >= 10000) { /* every 10 s */
+            printf("migrate: %" PRIu64 " files still open for writing (%" PRIu64 " s left)\n", busy,
+                   (wait_until - sfs_time_ms()) / 1000);
+            said_ms = sfs_time_ms();
         }
         fflush(stdout);
         sleep(m->wait_s ? 1 : 2);

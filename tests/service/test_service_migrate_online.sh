@@ -83,6 +83,14 @@ for _ in $(seq 600); do
 done
 grep -q "1 files open for writing: waiting up to 60 s" "$SFS_TEST_TMP/mig1.txt" ||
     sfs_fail "migrate --wait does not wait for the writer: $(cat "$SFS_TEST_TMP/mig1.txt")"
+# past the retries of a run without --wait (3 passes): it says so every 10 s
+for _ in $(seq 1200); do
+    grep -q "files still open for writing" "$SFS_TEST_TMP/mig1.txt" && break
+    kill -0 $mp 2>/dev/null || break
+    sleep 0.1
+done
+grep -q "1 files still open for writing ([0-9]* s left)" "$SFS_TEST_TMP/mig1.txt" ||
+    sfs_fail "migrate --wait did not keep waiting: $(cat "$SFS_TEST_TMP/mig1.txt")"
 kill -0 $mp 2>/dev/null || sfs_fail "migrate --wait ended while the writer holds its file"
 echo "ok: migrate --wait waits for the writer of /m/$busy"
 exec 8>&-
