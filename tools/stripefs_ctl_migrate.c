@@ -9,6 +9,8 @@
  * busy with a writer are retried at the end of the pass and reported if
  * still busy. Rerunning continues where a run stopped (a file moved is no
  * longer on the target; leftovers of a killed move are swept).
+ * The per-file move is stripefs_ctl_move.c's; --rebalance is
+ * stripefs_ctl_rebalance.c's.
  */
 #include "stripefs_ctl.h"
 #include "stripefs_ctl_move.h"
@@ -304,6 +306,11 @@ int ctl_migrate(ctl_t *ctl, int argc, char **argv)
     char                      *end;
     int                        cancel = 0, opt, rc;
 
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--rebalance") == 0) {
+            return ctl_rebalance(ctl, argc, argv); /* stripefs_ctl_rebalance.c */
+        }
+    }
     optind = 1;
     while ((opt = getopt_long(argc, argv, "f:c", opts, NULL)) != -1) {
         switch (opt) {
