@@ -28,13 +28,17 @@
 
 #define REBAL_PAGE 1024
 
+typedef struct rebal_chunk {
+    uint64_t id, length; /* length 0: gone (moved off) */
+} rebal_chunk_t;
+
 /* One target of the run: what CHUNK_LIST said, kept up to date by the moves. */
 typedef struct rebal_target {
-    uint32_t  id;
-    uint64_t  capacity;
-    uint64_t  used, used_start;
-    uint64_t *ids, *lengths; /* its chunk files, the longest first; length 0: gone */
-    size_t    count;
+    uint32_t       id;
+    uint64_t       capacity;
+    uint64_t       used, used_start;
+    rebal_chunk_t *chunks; /* its chunk files, the longest first */
+    size_t         count;
 } rebal_target_t;
 
 typedef struct rebal {
@@ -91,18 +95,37 @@ static int rebal_within(const rebal_target_t *ts, uint32_t n, double tolerance)
     return 1;
 }
 
-static int rebal_is_done(const rebal_t *rb, uint64_t id)
+/* Where `id` is or would go in the sorted rb->done. */
+static size_t rebal_done_at(const rebal_t *rb, uint64_t id)
 {
-    for (size_t i = 0; i < rb->done_count; i++) {
-        if (rb->done[i] == id) {
-            return 1;
+    size_t lo = 0, hi = rb->done_count;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+
+        if (rb->done[mid] < id) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
         }
     }
-    return 0;
+    return lo;
+}
+
+static int rebal_is_done(const rebal_t *rb, uint64_t id)
+{
+    size_t at = rebal_done_at(rb, id);
+
+    return at < rb->done_count && rb->done[at] == id;
 }
 
 static int rebal_mark_done(rebal_t *rb, uint64_t id)
 {
+    size_t at = rebal_done_at(rb, id);
+
+    if (at < rb->done_count && rb->done[at] == id) {
+        return 0;
+    }
     if (rb->done_count == rb->done_cap) {
         size_t    cap   = rb->done_cap ? rb->done_cap * 2 : 64;
         uint64_t *grown = realloc(rb->done, cap * sizeof(*grown));
@@ -113,24 +136,18 @@ static int rebal_mark_done(rebal_t *rb, uint64_t id)
         rb->done     = grown;
         rb->done_cap = cap;
     }
-    rb->done[rb->done_count++] = id;
+    memmove(&rb->done[at + 1], &rb->done[at], (rb->done_count - at) * sizeof(*rb->done));
+    rb->done[at] = id;
+    rb->done_count++;
     return 0;
 }
 
-/* Sort a target's chunk files, the longest first. */
-static void rebal_sort(rebal_target_t *t)
+/* The longest chunk file first. */
+static int rebal_longer(const void *a, const void *b)
 {
-    for (size_t i = 1; i < t->count; i++) {
-        uint64_t id = t->ids[i], len = t->lengths[i];
-        size_t   j = i;
+    const rebal_chunk_t *x = a, *y = b;
 
-        for (; j > 0 && t->lengths[j - 1] < len; j--) {
-            t->ids[j]     = t->ids[j - 1];
-            t->lengths[j] = t->lengths[j - 1];
-        }
-        t->ids[j]     = id;
-        t->lengths[j] = len;
-    }
+    return x->length < y->length ? 1 : x->length > y->length ? -1 : 0;
 }
 
 /* Measure `t`: its chunk files and their bytes (CHUNK_LIST). */
@@ -142,37 +159,32 @@ static int rebal_measure(rebal_t *rb, rebal_target_t *t)
     size_t   cap   = 0;
     int      rc;
 
-    free(t->ids);
-    free(t->lengths);
-    t->ids = t->lengths = NULL;
-    t->count = cap = 0;
-    t->used        = 0;
+    free(t->chunks);
+    t->chunks = NULL;
+    t->count  = 0;
+    t->used   = 0;
     do {
         rc = sfs_admin_chunk_list(rb->ctl->client, t->id, after, REBAL_PAGE, ids, lengths, &n);
         if (rc == 0 && t->count + n > cap) {
-            size_t    grown_cap = (t->count + n) * 2;
-            uint64_t *gi        = realloc(t->ids, grown_cap * sizeof(*gi));
-            uint64_t *gl        = gi ? realloc(t->lengths, grown_cap * sizeof(*gl)) : NULL;
+            size_t         grown_cap = (t->count + n) * 2;
+            rebal_chunk_t *grown     = realloc(t->chunks, grown_cap * sizeof(*grown));
 
-            if (gi) {
-                t->ids = gi;
-            }
-            if (!gl) {
+            if (!grown) {
                 return sfs_error_set(-ENOMEM, "rebalance: target %u: no memory for %zu chunk files",
                                      t->id, t->count + n);
             }
-            t->lengths = gl;
-            cap        = grown_cap;
+            t->chunks = grown;
+            cap       = grown_cap;
         }
         for (uint32_t i = 0; rc == 0 && i < n; i++) {
-            t->ids[t->count]       = ids[i];
-            t->lengths[t->count++] = lengths[i];
+            t->chunks[t->count].id       = ids[i];
+            t->chunks[t->count++].length = lengths[i];
             t->used += lengths[i];
             after = ids[i];
         }
     } while (rc == 0 && n == REBAL_PAGE);
-    if (rc == 0) {
-        rebal_sort(t);
+    if (rc == 0 && t->count > 1) {
+        qsort(t->chunks, t->count, sizeof(*t->chunks), rebal_longer);
     }
     return rc;
 }
@@ -238,7 +250,7 @@ static int rebal_from(rebal_t *rb, rebal_target_t *ts, uint32_t n, rebal_target_
     int      rc;
 
     for (size_t c = 0; c < s->count; c++) {
-        uint64_t   id = s->ids[c], length = s->lengths[c];
+        uint64_t   id = s->chunks[c].id, length = s->chunks[c].length;
         sfs_attr_t attr;
         uint32_t   got = 0, count = 0;
         int        eof = 0;
@@ -279,14 +291,14 @@ static int rebal_from(rebal_t *rb, rebal_target_t *ts, uint32_t n, rebal_target_
                 return rc;
             }
             s->used -= length;
-            s->lengths[c] = 0;
+            s->chunks[c].length = 0;
             continue;
         }
         mv.cand_count = count;
         rc            = ctl_move_file(&mv, &attr, s->id);
         if (rc == CTL_MOVED || rc == CTL_MOVE_GONE) {
             s->used -= length;
-            s->lengths[c] = 0;
+            s->chunks[c].length = 0;
         }
         if (rc == CTL_MOVED) {
             for (uint32_t d = 0; d < n; d++) {
@@ -381,8 +393,7 @@ static int rebal_targets(rebal_t *rb, const char *pool_name, const uint32_t *ids
 
 out:
     for (uint32_t i = 0; ts && i < n; i++) {
-        free(ts[i].ids);
-        free(ts[i].lengths);
+        free(ts[i].chunks);
     }
     free(ts);
     free(order);
