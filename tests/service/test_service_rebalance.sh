@@ -11,7 +11,8 @@
 #   target's fill, measured on disk (the bytes of its chunk files), within 5
 #   points of the pool's fill;
 # - every file equals its source, stripefs-fsck is clean;
-# - a rerun exits 0 and moves nothing.
+# - a rerun exits 0 and moves nothing; --pool of no pool fails, --tolerance 0
+#   is a usage error (exit 2).
 # Part 2: a fresh service with pools p1 = 101+102 and p2 = 103+104, files
 # of each pool put while 102 and 104 were draining (so 101 and 103 hold
 # them all): `--rebalance --pool p1` evens 101 and 102 and leaves 103 and
@@ -156,6 +157,9 @@ for i in 1 2 3 4 5 6; do
 done
 for t in 102 104; do sfs_ctl migrate --from $t --cancel >/dev/null || sfs_fail "migrate --from $t --cancel"; done
 [ "$(on_disk 102)" = 0 ] && [ "$(on_disk 104)" = 0 ] || sfs_fail "files went to the draining 102 or 104"
+sfs_expect_fail "no storage pool 'nosuch'" sfs_ctl migrate --rebalance --pool nosuch
+sfs_ctl migrate --rebalance --tolerance 0 >/dev/null 2>&1
+sfs_expect_eq "$?" 2 "the exit status of --tolerance 0 (a usage error)"
 before103=$(on_disk 103) p2_before="" p2_after=""
 for i in 1 2 3 4 5 6; do p2_before+="$(targets_of "/r/p2/f$i")/"; done
 sfs_ctl migrate --rebalance --pool p1 >"$SFS_TEST_TMP/rb3.txt" 2>&1 || { cat "$SFS_TEST_TMP/rb3.txt"; sfs_fail "rebalance --pool p1"; }
