@@ -104,6 +104,10 @@ void sfs_proto_pool_set_req_unpack(sfs_rbuf_t *rb, sfs_pool_set_req_t *req)
 {
     req->op = sfs_rbuf_u32(rb);
     sfs_rbuf_str(rb, req->name, sizeof(req->name));
+    if (rb->error) {
+        req->target_count = 0;
+        return; /* -ENAMETOOLONG kept: a name over SFS_POOL_NAME_MAX */
+    }
     req->target_count = sfs_rbuf_u32(rb);
     if (!rb->error &&
         (!sfs_pool_set_op_name(req->op) || req->target_count > SFS_POOL_SET_TARGETS_MAX)) {

@@ -86,7 +86,7 @@ static int teardown(void **state)
     }
     sfs_meta_store_close(f->store);
     sfs_meta_pools_cleanup(&f->pools);
-    sfs_config_free(f->config);
+    sfs_config_destroy(f->config);
     nftw(f->dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
     free(f);
     return 0;
@@ -233,7 +233,7 @@ static void test_config_and_store(void **state)
     assert_int_equal(set(f, SFS_POOL_SET_ADD, "nvme", 1, 401u), 0);
     assert_int_equal(set(f, SFS_POOL_SET_CREATE, "fast", 1, 601u), 0);
     assert_int_equal(sfs_config_parse(yaml2, sizeof(yaml2) - 1, "t2.yaml", &other), 0);
-    sfs_config_free(f->config);
+    sfs_config_destroy(f->config);
     f->config = other;
     /* nvme's record (401 added) wins over the config's nvme; late keeps
      * 501 only; fast's 601 is not in this config's storage */
