@@ -101,6 +101,9 @@ int sfs_meta_create(sfs_service_t *service, sfs_meta_t **meta_p)
     if (rc == 0) {
         rc = sfs_meta_quota_upgrade(meta->store); /* docs/quotas.md */
     }
+    if (rc == 0) {
+        rc = sfs_meta_pool_start(meta); /* docs/pools.md */
+    }
     if (rc) {
         goto err;
     }
@@ -139,6 +142,7 @@ void sfs_meta_destroy(sfs_meta_t *meta)
     sfs_meta_delete_cleanup(meta);
     sfs_meta_store_close(meta->store);
     sfs_meta_chooser_cleanup(&meta->chooser);
+    sfs_meta_pools_cleanup(&meta->pools);
     sfs_meta_counters_cleanup(meta);
     pthread_mutex_destroy(&meta->lock);
     pthread_cond_destroy(&meta->cond);
