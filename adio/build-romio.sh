@@ -41,6 +41,11 @@ command -v "$cc" >/dev/null 2>&1 || die "MPI compiler '$cc' not found"
 romio_src=$(cd "$romio_src" && pwd)
 mkdir -p "$outdir"
 outdir=$(cd "$outdir" && pwd)
+# One build of OUTDIR at a time (build trees share one with
+# --with-romio-build): a waiter then finds the stamp of the build it waited
+# for below, and does nothing.
+exec 9>"$outdir.lock"
+flock 9
 
 patches=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$patchdir/series")
 cflags=${ROMIO_CFLAGS:--O2 -g}

@@ -35,8 +35,15 @@ int sfs_admin_shutdown(sfs_client_t *client);
  * consistency states. */
 int sfs_admin_mirror_list(sfs_client_t *client, sfs_mirror_list_reply_t *reply);
 
-/* POOL_LIST: the storage pools management knows (sfs_pool.c). */
+/* The storage pools in force (sfs_pool.c): the metadata server's
+ * POOL_SHOW (the config's pools and those changed online), or, from a
+ * server without it, management's POOL_LIST (the config's). */
 int sfs_admin_pool_list(sfs_client_t *client, sfs_pool_list_reply_t *reply);
+/* POOL_SET (administrators): `op` (SFS_POOL_SET_CREATE, _ADD, _REMOVE,
+ * _DELETE) on pool `name` with `count` targets; the server's refusal
+ * names the problem. */
+int sfs_admin_pool_set(sfs_client_t *client, uint32_t op, const char *name, const uint32_t *targets,
+                       uint32_t count);
 /* POOL_GET: the storage pool of an entry (a directory's new entries'; a
  * file's targets'). */
 int sfs_admin_pool_get(sfs_client_t *client, const char *path, sfs_pool_reply_t *reply);

@@ -1,8 +1,10 @@
 /*
  * Storage pools from the client (docs/pools.md): a directory's pool set
- * (sfs_setpattern_pool), an entry's pool read (sfs_admin_pool_get) and
- * the pools listed (sfs_admin_pool_list). A create's pool travels with its
- * open parameters (sfs_file.c).
+ * (sfs_setpattern_pool), an entry's pool read (sfs_admin_pool_get), the
+ * pools listed (sfs_admin_pool_list: the metadata server's POOL_SHOW, or
+ * management's POOL_LIST from an older server) and changed
+ * (sfs_admin_pool_set, POOL_SET). A create's pool travels with its open
+ * parameters (sfs_file.c).
  */
 #define SFS_LOG_FAC "client"
 #include "sfs_admin.h"
@@ -87,5 +89,70 @@ int sfs_admin_pool_get(sfs_client_t *client, const char *path, sfs_pool_reply_t 
 
 int sfs_admin_pool_list(sfs_client_t *client, sfs_pool_list_reply_t *reply)
 {
-    return sfs_admin_mgmt_list(client, SFS_OP_POOL_LIST, reply, sizeof(*reply));
+    sfs_tp_rpc_t *rpc = NULL;
+    const void   *args;
+    size_t        length;
+    int           rc;
+
+    SFS_ARG_CHECK(client && reply, "the client or the reply is NULL");
+    /* the pools in force are the metadata server's (the config's and
+     * those changed online); a server before POOL_SHOW knows the config's */
+    rc = sfs_client_meta_call_args(client, SFS_OP_POOL_SHOW, NULL, 0, &rpc);
+    if (rc == -EOPNOTSUPP) {
+        sfs_tp_rpc_release(rpc);
+        sfs_error_clear();
+        return sfs_admin_mgmt_list(client, SFS_OP_POOL_LIST, reply, sizeof(*reply));
+    }
+    if (rc == 0) {
+        args = sfs_tp_rpc_reply_args(rpc, &length);
+        rc   = sfs_proto_decode(SFS_OP_POOL_SHOW, 1, args, length, reply, sizeof(*reply));
+        if (rc) {
+            sfs_error_set(rc, "metadata: POOL_SHOW: a reply that does not decode");
+        }
+    }
+    sfs_tp_rpc_release(rpc);
+    return rc;
+}
+
+int sfs_admin_pool_set(sfs_client_t *client, uint32_t op, const char *name, const uint32_t *targets,
+                       uint32_t count)
+{
+    sfs_pool_set_req_t *req;
+    sfs_tp_rpc_t       *rpc = NULL;
+    uint8_t            *args;
+    sfs_wbuf_t          wb;
+    int                 rc;
+
+    SFS_ARG_CHECK(client && name && (targets || count == 0),
+                  "the client, the name or the targets are NULL");
+    if (name[0] == '\0' || strlen(name) >= SFS_POOL_NAME_MAX) {
+        return sfs_error_set(-EINVAL, "'%.80s' is not a storage pool name (1..%d bytes)", name,
+                             SFS_POOL_NAME_MAX - 1);
+    }
+    if (count > SFS_POOL_SET_TARGETS_MAX || !sfs_pool_set_op_name(op)) {
+        return sfs_error_set(-EINVAL, "storage pool '%s': %s (at most %d targets at once)", name,
+                             sfs_pool_set_op_name(op) ? "too many targets" : "unknown change",
+                             SFS_POOL_SET_TARGETS_MAX);
+    }
+    req  = calloc(1, sizeof(*req));
+    args = malloc(16 + SFS_POOL_NAME_MAX + 4 * SFS_POOL_SET_TARGETS_MAX);
+    if (!req || !args) {
+        free(req);
+        free(args);
+        return sfs_error_set(-ENOMEM, "out of memory");
+    }
+    req->op           = op;
+    req->target_count = count;
+    snprintf(req->name, sizeof(req->name), "%s", name);
+    if (count) {
+        memcpy(req->targets, targets, count * sizeof(*targets));
+    }
+    sfs_wbuf_init(&wb, args, 16 + SFS_POOL_NAME_MAX + 4 * SFS_POOL_SET_TARGETS_MAX);
+    sfs_proto_pool_set_req_pack(&wb, req);
+    rc = wb.error ? sfs_error_set(wb.error, "storage pool '%s': the request does not encode", name)
+                  : sfs_client_meta_call_args(client, SFS_OP_POOL_SET, args, wb.length, &rpc);
+    sfs_tp_rpc_release(rpc);
+    free(args);
+    free(req);
+    return rc;
 }

@@ -118,6 +118,8 @@
     _(MIGRATE_BEGIN, 55, META, migrate_req, migrate_req, meta_migrate) /* a file's write_gen */    \
     _(META_STATS, 56, META, meta_req, page_reply, meta_stats)                                      \
     _(MIGRATE_LEASE, 57, META, migrate_lease_req, none, meta_lease) /* one migrate per target */   \
+    _(POOL_SET, 61, META, pool_set_req, none, meta_pool)            /* change a storage pool */    \
+    _(POOL_SHOW, 62, META, none, pool_list_reply, meta_pool)        /* the pools in force */       \
     /* storage */                                                                                  \
     _(WRITE, 40, STORAGE, chunk_req, length_reply, chunk) /* payload: the data */                  \
     _(READ, 41, STORAGE, chunk_req, length_reply, chunk)  /* reply payload: the data */            \

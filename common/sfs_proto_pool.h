@@ -1,7 +1,10 @@
 /*
  * The wire of storage pools (common/sfs_proto_pool.c, docs/pools.md):
- * POOL_LIST (management: every pool and its targets) and POOL_GET
- * (metadata: the pool of an entry). A directory's pool is set by
+ * POOL_LIST (management: the config's pools and their targets), POOL_GET
+ * (metadata: the pool of an entry), POOL_SET (metadata: an
+ * administrator's change, kept in the metadata store) and POOL_SHOW
+ * (metadata: the pools in force, the config's and the store's combined;
+ * its reply is POOL_LIST's). A directory's pool is set by
  * SETPATTERN and a create's by CREATE, both with SFS_PATTERN_REQ_POOL and
  * the pool's name in sfs_meta_req_t.pool.
  * Included by sfs_proto.h (which SFS_PROTO_OPS' codecs come from, and whose
@@ -24,6 +27,8 @@
 /* HELLO's feature bit (with the others in sfs_proto.h's SFS_FEATURES_THIS) */
 #define SFS_FEATURE_POOLS (1ull << 10) /* POOL_LIST, POOL_GET, SFS_PATTERN_REQ_POOL */
 #define SFS_POOL_NAME_MAX 64           /* a pool's name and its NUL */
+/* HELLO's feature bit 17: POOL_SET and POOL_SHOW (pools changed online) */
+#define SFS_FEATURE_POOL_SET (1ull << 17)
 
 #define SFS_POOL_NONE         0u /* an entry without a pool: any target */
 #define SFS_POOL_DEFAULT      1u /* the targets in no named pool */
@@ -51,11 +56,31 @@ typedef struct sfs_pool_reply {
     char     name[SFS_POOL_NAME_MAX];
 } sfs_pool_reply_t;
 
+/* POOL_SET: what changes (docs/pools.md, "Changing pools while the
+ * service runs"). */
+#define SFS_POOL_SET_CREATE      1u /* a new pool `name` with `targets` (maybe none) */
+#define SFS_POOL_SET_ADD         2u /* `targets` join pool `name` */
+#define SFS_POOL_SET_REMOVE      3u /* `targets` leave pool `name` */
+#define SFS_POOL_SET_DELETE      4u /* pool `name`, empty, goes */
+#define SFS_POOL_SET_TARGETS_MAX 256
+
+typedef struct sfs_pool_set_req {
+    uint32_t op; /* SFS_POOL_SET_* */
+    char     name[SFS_POOL_NAME_MAX];
+    uint32_t target_count;
+    uint32_t targets[SFS_POOL_SET_TARGETS_MAX];
+} sfs_pool_set_req_t;
+
 /* Pack sets wb->error for counts over the maxima (or targets out of
  * targets[]); unpack refuses them. */
 void sfs_proto_pool_list_reply_pack(sfs_wbuf_t *wb, const sfs_pool_list_reply_t *reply);
 void sfs_proto_pool_list_reply_unpack(sfs_rbuf_t *rb, sfs_pool_list_reply_t *reply);
 void sfs_proto_pool_reply_pack(sfs_wbuf_t *wb, const sfs_pool_reply_t *reply);
 void sfs_proto_pool_reply_unpack(sfs_rbuf_t *rb, sfs_pool_reply_t *reply);
+/* Pack sets wb->error, unpack refuses, an unknown op or too many targets. */
+void sfs_proto_pool_set_req_pack(sfs_wbuf_t *wb, const sfs_pool_set_req_t *req);
+void sfs_proto_pool_set_req_unpack(sfs_rbuf_t *rb, sfs_pool_set_req_t *req);
+/* "create", "add", "remove", "delete" (NULL for another op) */
+const char *sfs_pool_set_op_name(uint32_t op);
 
 #endif

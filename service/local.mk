@@ -12,6 +12,7 @@ libsfs_service_la_SOURCES = \
 	service/sfs_meta_stats.c service/sfs_meta_stats.h \
 	service/sfs_meta_chooser.c service/sfs_meta_chooser.h \
 	service/sfs_meta_pool.c service/sfs_meta_pool.h service/sfs_mgmt_pool.c \
+	service/sfs_meta_pool_set.c service/sfs_meta_pool_rpc.c \
 	service/sfs_meta_migrate.c service/sfs_meta_migrate.h \
 	service/sfs_meta_drain.c service/sfs_meta_drain.h \
 	service/sfs_meta_lease.c service/sfs_meta_lease.h \

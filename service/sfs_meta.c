@@ -108,6 +108,9 @@ int sfs_meta_create(sfs_service_t *service, sfs_meta_t **meta_p)
     if (rc == 0) { /* before any request: new files avoid them from the first */
         rc = sfs_meta_drain_load(meta->store, &meta->chooser);
     }
+    if (rc == 0) {
+        rc = sfs_meta_pool_start(meta); /* docs/pools.md */
+    }
     if (rc) {
         goto err;
     }
@@ -147,6 +150,7 @@ void sfs_meta_destroy(sfs_meta_t *meta)
     sfs_meta_store_close(meta->store);
     sfs_meta_chooser_cleanup(&meta->chooser);
     sfs_meta_leases_destroy(meta->leases);
+    sfs_meta_pools_cleanup(&meta->pools);
     sfs_meta_counters_cleanup(meta);
     pthread_mutex_destroy(&meta->lock);
     pthread_cond_destroy(&meta->cond);

@@ -48,6 +48,7 @@ int sfs_meta_is_write(const sfs_meta_op_t *op)
     case SFS_OP_QUOTA_GROW:
     case SFS_OP_MIGRATE_COMMIT:
     case SFS_OP_MIGRATE_DRAIN:
+    case SFS_OP_POOL_SET:
         return 1;
     default:
         return 0;
@@ -232,6 +233,7 @@ static void sfs_meta_process(sfs_meta_t *meta, sfs_list_t *ops, uint32_t n)
             sfs_meta_txn_abort(txn);
         }
     }
+    sfs_meta_pool_committed(meta, ops); /* before the replies go */
     if (commit_start) {
         uint64_t commit_end = sfs_meta_stats_now();
 

@@ -26,6 +26,7 @@
 #include "sfs_list.h"
 #include "sfs_meta_chooser.h"
 #include "sfs_meta_lock.h"
+#include "sfs_meta_pool.h"
 #include "sfs_meta_stats.h"
 #include "sfs_meta_store.h"
 
@@ -117,6 +118,7 @@ struct sfs_meta {
 
     sfs_meta_chooser_t      chooser;
     struct sfs_meta_leases *leases; /* migrate leases (sfs_meta_drain.c) */
+    sfs_meta_pools_t        pools;  /* the pools in force (sfs_meta_pool_set.c; metadata thread) */
     uint64_t                next_refresh_ms;
     sfs_lock_table_t       *locks; /* byte-range locks (sfs_meta_lock_rpc.c; progress thread) */
 
@@ -147,6 +149,15 @@ void sfs_meta_run_op(sfs_meta_t *meta, sfs_meta_txn_t *txn, sfs_meta_op_t *op, u
  * -ENOMEM; the payload lives in op->list_data). */
 int sfs_meta_quota_run(sfs_meta_txn_t *txn, sfs_meta_op_t *op);
 int sfs_meta_quota_reply(sfs_meta_op_t *op, sfs_wbuf_t *wb, struct iovec *payload);
+
+/* POOL_SET, POOL_SHOW (sfs_meta_pool_rpc.c): the work in the batch's
+ * transaction (returns the status); after the batch's commit, the pools
+ * in force rebuilt from the store when a POOL_SET of `ops` succeeded; the
+ * reply's arguments. */
+int  sfs_meta_pool_start(sfs_meta_t *meta); /* at the start: the config's and the store's */
+int  sfs_meta_pool_run(sfs_meta_t *meta, sfs_meta_txn_t *txn, sfs_meta_op_t *op);
+void sfs_meta_pool_committed(sfs_meta_t *meta, sfs_list_t *ops);
+void sfs_meta_pool_reply(sfs_meta_op_t *op, sfs_wbuf_t *wb);
 
 /* sfs_meta_reply.c (progress thread) */
 void sfs_meta_free_op(sfs_meta_op_t *op);

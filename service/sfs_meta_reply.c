@@ -160,10 +160,10 @@ static void sfs_meta_reply(sfs_meta_t *meta, sfs_meta_op_t *op)
         sfs_tp_request_reply(op->req, 0, args, wb.length, &iov, 1, sfs_meta_release_op, op);
         return;
     case SFS_OP_POOL_GET: {
-        const char      *name  = sfs_config_pool_name(meta->service->config, op->attr.pool);
         sfs_pool_reply_t reply = {.pool = op->attr.pool};
 
-        snprintf(reply.name, sizeof(reply.name), "%s", name ? name : "?");
+        /* the name as the metadata thread saw it (sfs_meta_run.c) */
+        snprintf(reply.name, sizeof(reply.name), "%s", op->args.pool);
         sfs_proto_pool_reply_pack(&wb, &reply);
         break;
     }
@@ -173,6 +173,15 @@ static void sfs_meta_reply(sfs_meta_t *meta, sfs_meta_op_t *op)
     case SFS_OP_MIGRATE_DRAIN: /* committed: the chooser takes it (sfs_meta_drain.c) */
         if (sfs_meta_drain_reply(meta, op, &wb) != 0) {
             sfs_tp_request_reply_error(op->req, -ENOMEM, "out of memory");
+            sfs_meta_free_op(op);
+            return;
+        }
+        break;
+    case SFS_OP_POOL_SET:
+    case SFS_OP_POOL_SHOW:
+        sfs_meta_pool_reply(op, &wb);
+        if (wb.error) {
+            sfs_tp_request_reply_error(op->req, wb.error, "storage pools do not fit in a reply");
             sfs_meta_free_op(op);
             return;
         }

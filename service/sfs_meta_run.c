@@ -157,7 +157,7 @@ static int sfs_meta_set_pool(sfs_meta_t *meta, sfs_meta_txn_t *txn, const sfs_me
                              sfs_attr_t *attr)
 {
     uint32_t pool;
-    int      rc = sfs_meta_pool_resolve(meta->service->config, a->path, a->pool, &pool);
+    int      rc = sfs_meta_pool_resolve(&meta->pools.view, a->path, a->pool, &pool);
 
     if (rc) {
         return rc;
@@ -238,7 +238,7 @@ void sfs_meta_run_op(sfs_meta_t *meta, sfs_meta_txn_t *txn, sfs_meta_op_t *op, u
         break;
     case SFS_OP_CREATE: {
         sfs_meta_pick_t      pick   = {.chooser = &meta->chooser,
-                                       .config  = meta->service->config,
+                                       .config  = &meta->pools.view,
                                        .picked  = -1,
                                        .candidates =
                                            UINT32_MAX}; /* a mirrored file's: the groups decide */
@@ -262,10 +262,9 @@ void sfs_meta_run_op(sfs_meta_t *meta, sfs_meta_txn_t *txn, sfs_meta_op_t *op, u
         };
 
         /* a create that names a pool (the MPI-IO hint stripefs_pool) */
-        op->status =
-            (a->flags & SFS_PATTERN_REQ_POOL)
-                ? sfs_meta_pool_resolve(meta->service->config, a->path, a->pool, &create.pool)
-                : 0;
+        op->status = (a->flags & SFS_PATTERN_REQ_POOL)
+                         ? sfs_meta_pool_resolve(&meta->pools.view, a->path, a->pool, &create.pool)
+                         : 0;
         if (op->status == 0) {
             op->status = sfs_ns_create(txn, &create, &op->attr, &op->created);
         }
@@ -307,8 +306,17 @@ void sfs_meta_run_op(sfs_meta_t *meta, sfs_meta_txn_t *txn, sfs_meta_op_t *op, u
             op->status = sfs_meta_set_pool(meta, txn, a, &op->attr);
         }
         break;
-    case SFS_OP_POOL_GET:
+    case SFS_OP_POOL_GET: {
+        const char *name;
+
         op->status = sfs_ns_lookup(txn, &op->cred, a->path, 0, &op->attr);
+        name       = sfs_config_pool_name(&meta->pools.view, op->attr.pool);
+        snprintf(a->pool, sizeof(a->pool), "%s", name ? name : "?"); /* for the reply */
+        break;
+    }
+    case SFS_OP_POOL_SET:
+    case SFS_OP_POOL_SHOW:
+        op->status = sfs_meta_pool_run(meta, txn, op);
         break;
     case SFS_OP_SETATTR:
         op->status = sfs_ns_setattr(txn, &op->cred, a->path, a->flags, a->mode, a->uid, a->gid,

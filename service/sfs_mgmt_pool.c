@@ -1,9 +1,11 @@
 /*
  * POOL_LIST on management: the storage pools of the config and their
  * targets (docs/pools.md), `default` (the targets in no named pool) first.
- * Pools come from the config only: they change by editing it and
- * restarting the service. Anyone may ask: pools are no secret (the map's
- * targets are not either).
+ * These are the config's pools only: changes made while the service runs
+ * (POOL_SET) live on the metadata server, whose POOL_SHOW clients ask
+ * first (sfs_admin_pool_list); this answers servers and clients from
+ * before that. Anyone may ask: pools are no secret (the map's targets are
+ * not either).
  */
 #define SFS_LOG_FAC "mgmt"
 #include "sfs_handlers.h"

@@ -4,6 +4,7 @@ stripefs_ctl_SOURCES = tools/stripefs_ctl.c tools/stripefs_ctl.h \
 	tools/stripefs_ctl_cluster.c tools/stripefs_ctl_ns.c tools/stripefs_ctl_ls.c \
 	tools/stripefs_ctl_files.c tools/stripefs_ctl_info.c tools/stripefs_ctl_mirror.c tools/stripefs_ctl_quota.c \
 	tools/stripefs_ctl_pool.c tools/stripefs_ctl_stats.c tools/stripefs_ctl_migrate.c \
+	tools/stripefs_ctl_move.c tools/stripefs_ctl_move.h tools/stripefs_ctl_rebalance.c \
 	service/sfs_storage_tunables.c # the servers' table, for info (not the service library)
 stripefs_ctl_CPPFLAGS = $(SFS_CPPFLAGS_TOOLS)
 stripefs_ctl_LDADD   = libsfs_client.la $(SFS_CORE_LIBS)

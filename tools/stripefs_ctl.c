@@ -116,9 +116,11 @@ static const ctl_verb_t ctl_verbs[] = {
      "NAME] | list",
      "Set (administrators) or show per-user and per-group limits of files and space, and "
      "their usage (docs/quotas.md)."},
-    {"pool", ctl_pool, 0, 0, "pool list",
-     "List the storage pools with their targets and space (create, add, remove: edit the "
-     "config)."},
+    {"pool", ctl_pool, 0, 0,
+     "pool list | pool create NAME [TARGET...] | pool add|remove NAME "
+     "TARGET... | pool delete NAME",
+     "List the storage pools with their targets and space; create, add, remove, delete "
+     "(administrators): change them while the service runs (docs/pools.md)."},
     {"migrate", ctl_migrate, 0, 0, "migrate --from TARGET [--wait SECONDS] [--cancel]",
      "Drain a storage target: mark it draining (no new files), then move its chunk files to "
      "other targets of its storage pool while files stay in use; rerun to continue, --wait "

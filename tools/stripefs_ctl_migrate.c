@@ -12,8 +12,11 @@
  * migrate lease (MIGRATE_LEASE), renewed while it works. Rerunning
  * continues where a run stopped (a file moved is no longer on the target;
  * leftovers of a killed move are swept).
+ * The per-file move is stripefs_ctl_move.c's; --rebalance is
+ * stripefs_ctl_rebalance.c's.
  */
 #include "stripefs_ctl.h"
+#include "stripefs_ctl_move.h"
 
 #include "sfs_admin.h"
 #include "sfs_admin_migrate.h"
@@ -31,8 +34,8 @@
 #include <unistd.h>
 
 #define MIGRATE_PAGE   1024
-#define MIGRATE_PIECE  (4ull << 20) /* bytes copied per READ/WRITE */
-#define MIGRATE_PASSES 3            /* busy files are tried again this many times */
+#define MIGRATE_PIECE  CTL_MOVE_PIECE
+#define MIGRATE_PASSES 3 /* busy files are tried again this many times */
 
 static const sfs_tunable_t ctl_migrate_tunable_entries[] = {
     {
@@ -61,7 +64,12 @@ static const sfs_tunable_t ctl_migrate_tunable_entries[] = {
 const sfs_tunable_table_t ctl_migrate_tunables =
     SFS_TUNABLE_TABLE("migrate", ctl_migrate_tunable_entries);
 
-enum { MOVED, MOVE_BUSY, MOVE_MIRRORED, MOVE_GONE, MOVE_FAILED };
+enum {
+    MOVED         = CTL_MOVED,
+    MOVE_BUSY     = CTL_MOVE_BUSY,
+    MOVE_MIRRORED = CTL_MOVE_MIRRORED,
+    MOVE_GONE     = CTL_MOVE_GONE,
+};
 
 typedef struct migrate {
     ctl_t                 *ctl;
@@ -84,267 +92,37 @@ typedef struct migrate {
     int                    last_rc; /* of the last file that failed */
 } migrate_t;
 
-/* The service stopped answering (killed, restarting): no use going on. */
 static int migrate_no_answer(int rc)
 {
-    switch (rc) {
-    case -ECONNREFUSED:
-    case -ECONNRESET:
-    case -ECONNABORTED:
-    case -ETIMEDOUT:
-    case -EHOSTDOWN:
-    case -EHOSTUNREACH:
-    case -ENOTCONN:
-    case -EPIPE:
-    case -ESHUTDOWN:
-        return 1;
-    default:
-        return 0;
-    }
+    return ctl_move_no_answer(rc);
 }
 
 static int migrate_uses(const sfs_attr_t *attr, uint32_t target)
 {
-    for (uint32_t i = 0; i < attr->pattern.stripe_count; i++) {
-        if (attr->pattern.targets[i] == target) {
-            return 1;
-        }
-    }
-    return 0;
+    return ctl_move_uses(attr, target);
 }
 
-static int migrate_is_draining(const migrate_t *m, uint32_t target)
-{
-    for (uint32_t i = 0; i < m->draining.count; i++) {
-        if (m->draining.targets[i] == target) {
-            return 1;
-        }
-    }
-    return 0;
-}
-
-static const char *migrate_host(const migrate_t *m, uint32_t target)
-{
-    const sfs_map_target_t *t = sfs_map_find_target(m->map, target);
-    const sfs_map_node_t   *n = t ? sfs_map_find_node(m->map, t->node_id) : NULL;
-
-    return n ? n->host : "";
-}
-
-/* The new target of `attr`'s chunk on `from`: in its pool, online, not
- * draining, room for `length` bytes above the reserve, not used by the
- * file; another host than the file's other targets first, then another
- * rank, then the most free space. 0 when none; `skip` targets refused. */
-static uint32_t migrate_choose(const migrate_t *m, const sfs_attr_t *attr, uint64_t length,
-                               const uint32_t *skip, uint32_t skip_count)
-{
-    uint32_t best       = 0;
-    int      best_score = -1;
-    uint64_t best_free  = 0;
-
-    for (uint32_t i = 0; i < m->pool_count; i++) {
-        uint32_t                id = m->pool_targets[i];
-        const sfs_map_target_t *t  = sfs_map_find_target(m->map, id);
-        uint64_t                reserve;
-        int                     score = 2, refused = 0;
-
-        for (uint32_t s = 0; s < skip_count; s++) {
-            refused |= skip[s] == id;
-        }
-        if (!t || id == m->from || refused || t->state != SFS_STATE_ONLINE ||
-            migrate_is_draining(m, id) || migrate_uses(attr, id)) {
-            continue;
-        }
-        reserve = t->capacity / 100 > (1u << 20) ? t->capacity / 100 : (1u << 20);
-        if (t->free < reserve || t->free - reserve < length) {
-            continue;
-        }
-        for (uint32_t k = 0; k < attr->pattern.stripe_count; k++) {
-            const sfs_map_target_t *o = sfs_map_find_target(m->map, attr->pattern.targets[k]);
-
-            if (!o || o->target_id == m->from) {
-                continue;
-            }
-            if (strcmp(migrate_host(m, o->target_id), migrate_host(m, id)) == 0) {
-                score = score > 1 ? 1 : score;
-            }
-            if (o->node_id == t->node_id) {
-                score = 0;
-            }
-        }
-        if (score > best_score || (score == best_score && t->free > best_free)) {
-            best       = id;
-            best_score = score;
-            best_free  = t->free;
-        }
-    }
-    return best;
-}
-
-/* Say why no target of the pool can take the chunk of `attr`. */
-static void migrate_why_not(const migrate_t *m, const sfs_attr_t *attr, uint64_t id,
-                            uint64_t length, const uint32_t *skip, uint32_t skip_count)
-{
-    fprintf(stderr,
-            "stripefs-ctl migrate: file %016" PRIx64 ": no target of storage pool '%s' can take "
-            "its chunk (%" PRIu64 " bytes):",
-            id, m->pool_name, length);
-    for (uint32_t i = 0; i < m->pool_count; i++) {
-        uint32_t                t   = m->pool_targets[i];
-        const sfs_map_target_t *mt  = sfs_map_find_target(m->map, t);
-        const char             *why = "full";
-
-        if (t == m->from) {
-            continue;
-        }
-        for (uint32_t k = 0; k < skip_count; k++) {
-            if (skip[k] == t) {
-                why = "holds a tombstone of it (it was moved off there before)";
-            }
-        }
-        if (why[0] == 'h') {
-            /* said */
-        } else if (!mt || mt->state != SFS_STATE_ONLINE) {
-            why = "not online";
-        } else if (migrate_is_draining(m, t)) {
-            why = "draining";
-        } else if (migrate_uses(attr, t)) {
-            why = "holds another of its chunks";
-        }
-        fprintf(stderr, " %u %s;", t, why);
-    }
-    fprintf(stderr, "%s\n", m->pool_count > 1 ? "" : " the pool has no other target");
-}
-
-/* Whether the file's committed pattern has `to` where `from` was (the
- * answer to a commit whose reply was lost): 1 yes, 0 no, <0 unknown. */
-static int migrate_committed(migrate_t *m, uint64_t entry_id, uint32_t to)
-{
-    sfs_attr_t attr;
-    uint32_t   count = 0;
-    int        eof   = 0;
-    int        rc    = sfs_admin_inodes(m->ctl->client, entry_id - 1, 1, &attr, &count, &eof);
-
-    if (rc) {
-        return rc;
-    }
-    return count == 1 && attr.entry_id == entry_id && migrate_uses(&attr, to) &&
-           !migrate_uses(&attr, m->from);
-}
-
-/* Copy the chunk of `entry_id` from m->from to `to`, synced, with the
- * capability MIGRATE_BEGIN gave. */
-static int migrate_copy(migrate_t *m, uint64_t entry_id, const sfs_cap_t *cap, uint32_t to,
-                        uint64_t length)
-{
-    sfs_client_t *client = m->ctl->client;
-    int           rc;
-
-    /* an earlier killed move's copy may be there: start from nothing */
-    rc = sfs_admin_chunk_io(client, SFS_OP_TRUNCATE, to, entry_id, cap, 0, NULL, 0, NULL);
-    for (uint64_t off = 0; rc == 0 && off < length; off += MIGRATE_PIECE) {
-        uint64_t n = length - off < MIGRATE_PIECE ? length - off : MIGRATE_PIECE;
-
-        rc = sfs_admin_chunk_io(client, SFS_OP_READ, m->from, entry_id, cap, off, m->buf, n, NULL);
-        if (rc == 0) {
-            rc = sfs_admin_chunk_io(client, SFS_OP_WRITE, to, entry_id, cap, off, m->buf, n, NULL);
-        }
-    }
-    if (rc == 0) {
-        rc = sfs_admin_chunk_io(client, SFS_OP_FSYNC, to, entry_id, cap, 0, NULL, 0, NULL);
-    }
-    return rc;
-}
-
+/* One file's crash-safe move off m->from (stripefs_ctl_move.c) to another
+ * target of its pool; CTL_MOVE_NOWHERE and _FAILED count as failed. */
 static int migrate_one(migrate_t *m, const sfs_attr_t *attr)
 {
-    ctl_t            *ctl = m->ctl;
-    uint64_t          id  = attr->entry_id;
-    uint32_t          skip[SFS_STRIPE_COUNT_MAX];
-    uint32_t          skip_count = 0;
-    uint64_t          length     = 0;
-    sfs_migrate_req_t req        = {0};
-    sfs_cap_t         cap;
-    uint32_t          to;
-    int               rc, done;
+    ctl_move_t mv = {.ctl            = m->ctl,
+                     .map            = m->map,
+                     .cands          = m->pool_targets,
+                     .cand_count     = m->pool_count,
+                     .pool_name      = m->pool_name,
+                     .draining       = m->draining.targets,
+                     .draining_count = m->draining.count,
+                     .delay_ms       = m->delay_ms,
+                     .buf            = m->buf,
+                     .say_why        = 1};
+    int        rc = ctl_move_file(&mv, attr, m->from);
 
-    if (attr->pattern.type == SFS_PATTERN_MIRROR) {
-        return MOVE_MIRRORED;
+    m->bytes += mv.bytes;
+    if (mv.last_rc) {
+        m->last_rc = mv.last_rc;
     }
-    rc = sfs_admin_migrate_begin(ctl->client, id, &req.write_gen, &cap);
-    if (rc == -EBUSY) {
-        return MOVE_BUSY; /* and the commit is refused if one comes during the copy */
-    }
-    if (rc == -ENOENT) {
-        return MOVE_GONE;
-    }
-    if (rc == 0) {
-        rc = sfs_admin_chunk_io(ctl->client, SFS_OP_CHUNK_STAT, m->from, id, &cap, 0, NULL, 0,
-                                &length);
-    }
-    if (rc) {
-        fprintf(stderr, "stripefs-ctl migrate: file %016" PRIx64 ": %s\n", id, sfs_client_error());
-        m->last_rc = rc;
-        return MOVE_FAILED;
-    }
-    for (;;) {
-        to = migrate_choose(m, attr, length, skip, skip_count);
-        if (to == 0) {
-            migrate_why_not(m, attr, id, length, skip, skip_count);
-            return MOVE_FAILED;
-        }
-        rc = migrate_copy(m, id, &cap, to, length);
-        if (rc != -ESTALE || skip_count == SFS_STRIPE_COUNT_MAX) {
-            break;
-        }
-        skip[skip_count++] = to; /* a tombstone of this file there: another target */
-    }
-    if (rc) {
-        fprintf(stderr, "stripefs-ctl migrate: file %016" PRIx64 ": copy to target %u: %s\n", id,
-                to, sfs_client_error());
-        m->last_rc = rc;
-        return MOVE_FAILED;
-    }
-    if (m->delay_ms) {
-        usleep((useconds_t)m->delay_ms * 1000u);
-    }
-    req.from     = m->from;
-    req.to       = to;
-    req.entry_id = id;
-    rc = sfs_admin_chunk_moved(ctl->client, m->from, id, SFS_MOVED_FENCE, &req.fence_until_s);
-    if (rc == 0) {
-        rc = sfs_admin_migrate_commit(ctl->client, &req);
-    }
-    done = rc == 0 ? 1 : migrate_committed(m, id, to);
-    if (done != 1) {
-        int refused = rc; /* the commit's (or the fence's) answer */
-
-        if (done == 0) {
-            /* not committed: the copy is an orphan, the old chunk writable */
-            (void)sfs_admin_chunk_moved(ctl->client, m->from, id, SFS_MOVED_UNFENCE, NULL);
-            (void)sfs_admin_chunk_unlink(ctl->client, to, &id, 1);
-        }
-        if (refused == -EBUSY) {
-            return MOVE_BUSY;
-        }
-        if (refused == -ENOENT) {
-            return MOVE_GONE;
-        }
-        fprintf(stderr, "stripefs-ctl migrate: file %016" PRIx64 ": commit: %s\n", id,
-                sfs_strerror(refused));
-        m->last_rc = done < 0 ? done : refused;
-        return MOVE_FAILED;
-    }
-    rc = sfs_admin_chunk_moved(ctl->client, m->from, id, SFS_MOVED_TOMB, NULL);
-    if (rc) {
-        /* committed; the old chunk stays until the sweep of a rerun */
-        fprintf(stderr,
-                "stripefs-ctl migrate: file %016" PRIx64 ": moved, but its old chunk on target "
-                "%u stays (rerun migrate): %s\n",
-                id, m->from, sfs_client_error());
-    }
-    m->bytes += length;
-    return MOVED;
+    return rc;
 }
 
 /* Take the target's migrate lease, or renew it when a third of its life
@@ -585,6 +363,11 @@ int ctl_migrate(ctl_t *ctl, int argc, char **argv)
     char                      *end;
     int                        cancel = 0, opt, rc;
 
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--rebalance") == 0) {
+            return ctl_rebalance(ctl, argc, argv); /* stripefs_ctl_rebalance.c */
+        }
+    }
     optind = 1;
     while ((opt = getopt_long(argc, argv, "f:cw:", opts, NULL)) != -1) {
         switch (opt) {

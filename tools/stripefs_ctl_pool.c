@@ -1,11 +1,13 @@
 /* stripefs-ctl pool: the storage pools (docs/pools.md): list them with
- * their targets and space, and the per-pool lines of df. Pools come from
- * the config: create, add and remove refuse while the service runs. */
+ * their targets and space, the per-pool lines of df, and (administrators)
+ * create, add, remove and delete while the service runs (POOL_SET, kept
+ * in the metadata store). */
 #include "stripefs_ctl.h"
 
 #include "sfs_admin.h"
 #include "sfs_map.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,7 +79,8 @@ static int ctl_pool_list(ctl_t *ctl)
                ctl_size(space.free, free_text, sizeof(free_text)),
                space.capacity ? 100.0 * (double)space.free / (double)space.capacity : 0.0);
         if (pool->target_count == 0) {
-            printf(" (none: every target is in a named pool)");
+            printf(" (none%s)",
+                   pool->id == SFS_POOL_DEFAULT ? ": every target is in a named pool" : "");
         }
         for (uint32_t t = 0; t < pool->target_count; t++) {
             uint32_t                id     = pools->targets[pool->first + t];
@@ -123,21 +126,85 @@ void ctl_pool_df(ctl_t *ctl)
     free(pools);
 }
 
+/* "101" into *id_p; 0, or -EINVAL (said). */
+static int ctl_pool_target(const char *verb, const char *text, uint32_t *id_p)
+{
+    char         *end;
+    unsigned long id = strtoul(text, &end, 10);
+
+    if (text[0] < '0' || text[0] > '9' || *end != '\0' || id < 1 || id > 65535) {
+        fprintf(stderr, "stripefs-ctl pool %s: '%s' is not a target id (1..65535)\n", verb, text);
+        return -EINVAL;
+    }
+    *id_p = (uint32_t)id;
+    return 0;
+}
+
+/* pool create|add|remove|delete NAME [TARGET...] */
+static int ctl_pool_set(ctl_t *ctl, uint32_t op, int argc, char **argv)
+{
+    const char *verb = argv[1];
+    uint32_t    targets[SFS_POOL_SET_TARGETS_MAX];
+    uint32_t    count = 0;
+    char        verb_name[96];
+    int         rc;
+
+    if (argc < 3 || (op == SFS_POOL_SET_DELETE && argc != 3) ||
+        ((op == SFS_POOL_SET_ADD || op == SFS_POOL_SET_REMOVE) && argc < 4) ||
+        argc - 3 > SFS_POOL_SET_TARGETS_MAX) {
+        fprintf(stderr, "usage: stripefs-ctl pool %s NAME%s\n", verb,
+                op == SFS_POOL_SET_DELETE   ? ""
+                : op == SFS_POOL_SET_CREATE ? " [TARGET...]"
+                                            : " TARGET...");
+        return EXIT_USAGE;
+    }
+    for (int i = 3; i < argc; i++) {
+        if (ctl_pool_target(verb, argv[i], &targets[count++]) != 0) {
+            return EXIT_USAGE;
+        }
+    }
+    if (ctl_connect(ctl)) {
+        return 1;
+    }
+    snprintf(verb_name, sizeof(verb_name), "pool %s", verb);
+    rc = sfs_admin_pool_set(ctl->client, op, argv[2], targets, count);
+    if (rc) {
+        return ctl_fail(verb_name, rc);
+    }
+    printf("storage pool '%s': %s%s", argv[2],
+           op == SFS_POOL_SET_CREATE   ? "created"
+           : op == SFS_POOL_SET_ADD    ? "added"
+           : op == SFS_POOL_SET_REMOVE ? "removed"
+                                       : "deleted",
+           count ? " target" : "");
+    for (uint32_t i = 0; i < count; i++) {
+        printf(" %u", targets[i]);
+    }
+    printf("\n");
+    return 0;
+}
+
 int ctl_pool(ctl_t *ctl, int argc, char **argv)
 {
+    static const struct {
+        const char *verb;
+        uint32_t    op;
+    } sets[] = {{"create", SFS_POOL_SET_CREATE},
+                {"add", SFS_POOL_SET_ADD},
+                {"remove", SFS_POOL_SET_REMOVE},
+                {"delete", SFS_POOL_SET_DELETE}};
+
     if (argc == 2 && strcmp(argv[1], "list") == 0) {
         return ctl_connect(ctl) ? 1 : ctl_pool_list(ctl);
     }
-    if (argc >= 2 && (strcmp(argv[1], "create") == 0 || strcmp(argv[1], "add") == 0 ||
-                      strcmp(argv[1], "remove") == 0)) {
-        fprintf(stderr,
-                "stripefs-ctl pool %s: not supported while running: edit the config "
-                "(pools: in stripefs.yaml) and restart the service (docs/pools.md)\n",
-                argv[1]);
-        return 1;
+    for (size_t i = 0; argc >= 2 && i < sizeof(sets) / sizeof(sets[0]); i++) {
+        if (strcmp(argv[1], sets[i].verb) == 0) {
+            return ctl_pool_set(ctl, sets[i].op, argc, argv);
+        }
     }
     fprintf(stderr, "usage: stripefs-ctl pool list\n"
-                    "       stripefs-ctl pool create|add|remove ... (not supported while "
-                    "running: edit the config)\n");
+                    "       stripefs-ctl pool create NAME [TARGET...]   (administrators)\n"
+                    "       stripefs-ctl pool add|remove NAME TARGET...\n"
+                    "       stripefs-ctl pool delete NAME               (an empty pool)\n");
     return EXIT_USAGE;
 }
