@@ -192,6 +192,12 @@ check_PROGRAMS += tests/progs/sfs_migrate_reader
 tests_progs_sfs_migrate_reader_SOURCES = tests/progs/sfs_migrate_reader.c
 tests_progs_sfs_migrate_reader_LDADD   = libsfs_client.la $(SFS_CORE_LIBS)
 
+# A client that writes past its write bound by hand (tests/service/test_service_quota_bound.sh).
+check_PROGRAMS += tests/progs/sfs_quota_bypass
+tests_progs_sfs_quota_bypass_SOURCES = tests/progs/sfs_quota_bypass.c
+tests_progs_sfs_quota_bypass_CFLAGS  = $(AM_CFLAGS) $(UCX_CFLAGS)
+tests_progs_sfs_quota_bypass_LDADD   = libsfs_client.la $(SFS_CORE_LIBS)
+
 check_PROGRAMS += tests/progs/sfs_size_writer
 tests_progs_sfs_size_writer_SOURCES = tests/progs/sfs_size_writer.c
 tests_progs_sfs_size_writer_LDADD   = libsfs_client.la $(SFS_CORE_LIBS)
