@@ -9,6 +9,10 @@
  * write, and only to a session proven to belong to that uid; so a client
  * cannot bypass the metadata server by talking to a target directly.
  *
+ * A write capability with SFS_CAP_BOUNDED (the file's owner or group has a
+ * space quota) is served WRITE and TRUNCATE only within a write bound of
+ * the metadata server's (sfs_proto_bound.h, sfs_bound_check below).
+ *
  * It names the uid rather than one session because an MPI job opens a file
  * on one rank and hands the open file to the others (ROMIO's collective
  * open): each rank has its own sessions, all proven to be the same user.
