@@ -9,7 +9,8 @@
 # each chunk file is within its bound. Honest clients are unchanged: dd
 # stops at exactly 2 MiB on a plain and on a mirrored file (the primary's
 # forward to its buddy carries no bound), sfsbob (no limit) writes 4 MiB,
-# and the usage equals what find counts.
+# a file open past the capability's lifetime gets new bounds with its
+# renewed capability, and the usage equals what find counts.
 source "$SFS_SRC/tests/lib/sfs_test_lib.sh"
 source "$SFS_SRC/tests/preload/preload_lib.sh"
 sfs_test_users
@@ -26,6 +27,9 @@ mirror:
     - {primary: 103, secondary: 104}
   same_host: true
 YAML
+# capabilities (and so bounds) of 20 s: the last step outlives one
+sed -i 's/capability_lifetime: 1h/capability_lifetime: 20s/' "$SFS_STATE/stripefs.yaml"
+grep -q "capability_lifetime: 20s" "$SFS_STATE/stripefs.yaml" || sfs_fail "capability_lifetime not set to 20s"
 sfs_start_service 3
 T=/stripefs/q
 sfs_ctl mkdir /q && sfs_ctl chmod 1777 /q || sfs_fail "mkdir /q (1777)"
@@ -69,4 +73,16 @@ sfs_as sfsbob env LD_PRELOAD="$SFS_PRELOAD" dd if=/dev/zero of=$T/b1 bs=1M count
     sfs_fail "sfsbob (no space quota) could not write 4 MiB"
 sfs_expect_eq "$(sfs_pl stat -c %s $T/b1)" $((4 * MIB)) "sfsbob's 4 MiB file"
 echo "ok: sfsbob is unaffected by sfsalice's limit"
+
+# --- a bound lasts as long as its capability: a file open past the
+# capability's lifetime (20 s) asks a new bound with the renewed one, even
+# for a write within the old bound (under 10 MiB the first grant is 5 MiB)
+sfs_ctl quota set --user sfsalice --space 10m || sfs_fail "quota set --user sfsalice --space 10m"
+mark=$(wc -l <"$SFS_SERVICE_LOG")
+sfs_as sfsalice "$SFS_BUILD/tests/progs/sfs_cap_renew" /q/renew.bin 22 ||
+    sfs_fail "2 MiB written across a capability renewal"
+tail -n +$((mark + 1)) "$SFS_SERVICE_LOG" | grep "refused " &&
+    sfs_fail "a target refused an honest client's request"
+sfs_expect_eq "$(usage --user sfsalice)" "$(du_count -user sfsalice)" "sfsalice's usage vs find after renewal"
+echo "ok: an open past the capability's lifetime writes on with a renewed bound"
 sfs_stop_service
