@@ -77,6 +77,7 @@ struct sfs_file {
     int               size_view_ok;      /* the first writer, and none of its writes failed */
     int               quota_limited;     /* SIZE BEGIN: a space quota applies (sfs_quota.c) */
     uint64_t          quota_granted;     /* ... writes up to here were granted */
+    sfs_bound_t       bound;             /* cap has SFS_CAP_BOUNDED: the targets' write bound */
 };
 
 /* sfs_file_size.c: the kept size (docs/metadata.md). Register this open as

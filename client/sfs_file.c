@@ -253,7 +253,7 @@ static int sfs_file_each_target_once(sfs_file_t *file, uint32_t opcode, uint64_t
     memset(rpcs, 0, sizeof(rpcs));
     for (uint32_t t = 0; t < pattern->stripe_count && rc == 0; t++) {
         sfs_chunk_req_t     chunk;
-        uint8_t             args[96];
+        uint8_t             args[96 + SFS_BOUND_WIRE_MAX];
         sfs_wbuf_t          wb;
         sfs_tp_rpc_params_t params;
         sfs_tp_conn_t      *conn;
@@ -267,6 +267,10 @@ static int sfs_file_each_target_once(sfs_file_t *file, uint32_t opcode, uint64_t
              * may grow, with a hole); the others are only cut */
             chunk.length = sfs_layout_chunk_length_for_size(pattern, t, size);
             chunk.flags  = (size > 0 && t == last) ? SFS_TRUNCATE_EXACT : SFS_TRUNCATE_SHRINK_ONLY;
+            if (file->cap.access & SFS_CAP_BOUNDED) {
+                chunk.flags |= SFS_CHUNK_BOUND; /* the targets check it (sfs_quota.c) */
+                chunk.bound = file->bound;
+            }
         }
         if (pattern->type == SFS_PATTERN_MIRROR) {
             chunk.flags |= SFS_CHUNK_MIRRORED; /* the primary passes it to its buddy */

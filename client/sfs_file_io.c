@@ -352,6 +352,12 @@ static int sfs_io_start(sfs_request_t *req, sfs_io_rpc_t *rpc)
     if (req->write && file->attr.pattern.type == SFS_PATTERN_MIRROR) {
         chunk->flags |= SFS_CHUNK_MIRRORED;
     }
+    /* a file of an owner under a space quota: the targets check the
+     * write bound of the last grant (sfs_quota.c, sfs_proto_bound.h) */
+    if (req->write && (file->cap.access & SFS_CAP_BOUNDED)) {
+        chunk->flags |= SFS_CHUNK_BOUND;
+        chunk->bound = file->bound;
+    }
     for (size_t s = rpc->first; s < rpc->first + rpc->count; s++) {
         const sfs_io_segment_t *seg = &req->segments[s];
 

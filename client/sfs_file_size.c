@@ -88,6 +88,9 @@ int sfs_file_writer_begin(sfs_file_t *file)
     file->size_view         = reply.size;
     file->quota_limited     = (reply.base & SFS_SIZE_QUOTA) != 0;
     file->quota_granted     = reply.granted; /* writes up to here are charged already */
+    if (reply.base & SFS_SIZE_BOUND) {
+        file->bound = reply.bound; /* the targets' write bound of that grant (sfs_quota.c) */
+    }
     return rc;
 }
 

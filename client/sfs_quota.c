@@ -115,18 +115,26 @@ int sfs_file_quota_grow(sfs_file_t *file, const sfs_file_extent_t *extents, size
     sfs_tp_rpc_t          *rpc = NULL;
     uint8_t                args[128];
     sfs_wbuf_t             wb;
-    uint64_t               end = 0;
+    uint64_t               end     = 0;
+    int                    bounded = (file->cap.access & SFS_CAP_BOUNDED) != 0;
     int                    rc;
 
-    if (!file->quota_limited) {
-        return 0;
+    if (!file->quota_limited && !bounded) {
+        return 0; /* owners without a space limit pay this test only */
     }
     for (size_t i = 0; i < count; i++) {
         if (extents[i].length && extents[i].offset + extents[i].length > end) {
             end = extents[i].offset + extents[i].length;
         }
     }
-    if (end <= file->quota_granted) {
+    if (bounded) {
+        /* the targets want a bound of this capability's that covers the
+         * write: a renewed capability asks a new one */
+        if (file->bound.expires_s == file->cap.expires_s &&
+            file->bound.entry_id == file->cap.entry_id && end <= file->bound.end) {
+            return 0;
+        }
+    } else if (end <= file->quota_granted) {
         return 0;
     }
     memset(&req, 0, sizeof(req));
@@ -143,11 +151,14 @@ int sfs_file_quota_grow(sfs_file_t *file, const sfs_file_extent_t *extents, size
 
         sfs_rbuf_init(&rb, data, length);
         sfs_proto_quota_grow_reply_unpack(&rb, &reply);
-        if (rb.error || sfs_rbuf_remaining(&rb) != 0) {
+        if (rb.error || sfs_rbuf_remaining(&rb) != 0 || (bounded && !reply.has_bound)) {
             rc = sfs_error_set(-EPROTO, "metadata server sent a malformed QUOTA_GROW reply");
         } else {
             file->quota_granted = reply.granted > end ? reply.granted : end;
             file->quota_limited = reply.limited;
+            if (reply.has_bound) {
+                file->bound = reply.bound;
+            }
         }
     } else {
         char detail[SFS_ERROR_DETAIL_MAX];

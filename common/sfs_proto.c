@@ -430,6 +430,9 @@ void sfs_proto_chunk_req_pack(sfs_wbuf_t *wb, uint32_t opcode, const sfs_chunk_r
         }
     }
     sfs_cap_pack(wb, &req->cap);
+    if ((req->flags & SFS_CHUNK_BOUND) && (opcode == SFS_OP_WRITE || opcode == SFS_OP_TRUNCATE)) {
+        sfs_bound_pack(wb, &req->bound);
+    }
 }
 
 void sfs_proto_chunk_req_unpack(sfs_rbuf_t *rb, uint32_t opcode, sfs_chunk_req_t *req)
@@ -461,9 +464,12 @@ void sfs_proto_chunk_req_unpack(sfs_rbuf_t *rb, uint32_t opcode, sfs_chunk_req_t
         req->extent_count = count;
     }
     sfs_cap_unpack(rb, &req->cap);
+    if ((req->flags & SFS_CHUNK_BOUND) && (opcode == SFS_OP_WRITE || opcode == SFS_OP_TRUNCATE)) {
+        sfs_bound_unpack(rb, &req->bound);
+    }
     if (opcode == SFS_OP_TRUNCATE &&
         (req->length > INT64_MAX ||
-         (req->flags & ~SFS_CHUNK_MIRRORED) > SFS_TRUNCATE_SHRINK_ONLY)) {
+         (req->flags & ~(SFS_CHUNK_MIRRORED | SFS_CHUNK_BOUND)) > SFS_TRUNCATE_SHRINK_ONLY)) {
         rb->error = -EBADMSG;
     }
 }
@@ -485,7 +491,7 @@ void sfs_cap_unpack(sfs_rbuf_t *rb, sfs_cap_t *cap)
     cap->uid       = sfs_rbuf_u32(rb);
     cap->expires_s = sfs_rbuf_u64(rb);
     sfs_rbuf_bytes(rb, cap->mac, SFS_CAP_MAC_SIZE);
-    if (cap->access & ~(SFS_CAP_READ | SFS_CAP_WRITE)) {
+    if (cap->access & ~(SFS_CAP_READ | SFS_CAP_WRITE | SFS_CAP_BOUNDED)) {
         rb->error = -EBADMSG;
     }
 }

@@ -18,7 +18,8 @@
 
 #include "sfs_buf.h"
 #include "sfs_layout.h"
-#include "sfs_proto_pool.h" /* storage pools: SFS_POOL_NAME_MAX, their codecs */
+#include "sfs_proto_bound.h" /* write bounds: sfs_bound_t, SFS_CAP_BOUNDED */
+#include "sfs_proto_pool.h"  /* storage pools: SFS_POOL_NAME_MAX, their codecs */
 
 #include <errno.h>
 #include <stdint.h>
@@ -496,11 +497,12 @@ void sfs_proto_size_req_pack(sfs_wbuf_t *wb, const sfs_size_req_t *req);
 void sfs_proto_size_req_unpack(sfs_rbuf_t *rb, sfs_size_req_t *req);
 
 typedef struct sfs_size_reply {
-    uint32_t writers; /* registered after the operation */
-    uint8_t  stored;  /* STORE, END: whether the size was kept */
-    uint8_t  base;    /* BEGIN: 1 the first writer, and `size` is the file's size; SFS_SIZE_QUOTA */
-    uint64_t size;
-    uint64_t granted; /* on the wire only with SFS_SIZE_QUOTA: BEGIN's space grant (quotas) */
+    uint32_t    writers; /* registered after the operation */
+    uint8_t     stored;  /* STORE, END: whether the size was kept */
+    uint8_t     base; /* BEGIN: 1 the first writer, and `size` is the file's size; SFS_SIZE_QUOTA */
+    uint64_t    size;
+    uint64_t    granted; /* on the wire only with SFS_SIZE_QUOTA: BEGIN's space grant (quotas) */
+    sfs_bound_t bound;   /* on the wire only with SFS_SIZE_BOUND (sfs_proto_bound.h) */
 } sfs_size_reply_t;
 
 void sfs_proto_size_reply_pack(sfs_wbuf_t *wb, const sfs_size_reply_t *reply);
@@ -582,7 +584,8 @@ typedef struct sfs_chunk_req {
     uint64_t        length; /* TRUNCATE */
     uint32_t        extent_count;
     sfs_io_extent_t extents[SFS_PROTO_MAX_EXTENTS];
-    sfs_cap_t       cap; /* from the metadata server's open; zero from servers */
+    sfs_cap_t       cap;   /* from the metadata server's open; zero from servers */
+    sfs_bound_t     bound; /* WRITE, TRUNCATE with SFS_CHUNK_BOUND (sfs_proto_bound.h) */
 } sfs_chunk_req_t;
 
 /* Encode/decode a chunk request (WRITE, READ, CHUNK_STAT, TRUNCATE, FSYNC,

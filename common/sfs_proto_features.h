@@ -25,13 +25,14 @@
 #define SFS_FEATURE_MIRROR        (1ull << 7) /* SFS_CHUNK_MIRRORED, MIRROR_LIST */
 /* bit 10: SFS_FEATURE_POOLS, in sfs_proto_pool.h; bit 11: SFS_FEATURE_QUOTAS, in
  * sfs_proto_quota.h; bit 14: SFS_FEATURE_MIGRATE, in sfs_proto_migrate.h; bit 15:
- * SFS_FEATURE_MIGRATE_LEASE, in sfs_proto_migrate.h; bit 17: SFS_FEATURE_POOL_SET, in
+ * SFS_FEATURE_MIGRATE_LEASE, in sfs_proto_migrate.h; bit 16: SFS_FEATURE_BOUNDS, in
+ * sfs_proto_bound.h; bit 17: SFS_FEATURE_POOL_SET, in
  * sfs_proto_pool.h. What this version does. */
 #define SFS_FEATURES_THIS                                                                          \
     (SFS_FEATURE_MUNGE_AUTH | SFS_FEATURE_CAPABILITIES | SFS_FEATURE_FD_HANDOFF |                  \
      SFS_FEATURE_DIRECT_COPY | SFS_FEATURE_TYPED_CURSORS | SFS_FEATURE_BYTE_LOCKS |                \
      SFS_FEATURE_DYNAMIC_ATTRS | SFS_FEATURE_MIRROR | SFS_FEATURE_POOLS | SFS_FEATURE_QUOTAS |     \
-     SFS_FEATURE_MIGRATE | SFS_FEATURE_MIGRATE_LEASE | SFS_FEATURE_POOL_SET)
+     SFS_FEATURE_MIGRATE | SFS_FEATURE_MIGRATE_LEASE | SFS_FEATURE_BOUNDS | SFS_FEATURE_POOL_SET)
 /* What a server needs of its clients: without capabilities a client's I/O
  * is refused, an older client's listings would be misread, and one that
  * does not know mirroring would write a mirrored file's primary only. */

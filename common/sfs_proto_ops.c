@@ -141,7 +141,7 @@ const char *sfs_features_string(uint64_t features, char *buf, size_t size)
     static const char *const names[] = {
         "MUNGE authentication", "capabilities",     "fd handoff",         "direct copy",
         "typed cursors",        "byte-range locks", "dynamic attributes", "mirroring",
-        [10] = "storage pools", [11] = "quotas"};
+        [10] = "storage pools", [11] = "quotas",    [16] = "write bounds"};
     size_t used = 0;
 
     buf[0] = '\0';

@@ -68,14 +68,26 @@ void sfs_proto_quota_grow_req_unpack(sfs_rbuf_t *rb, sfs_quota_grow_req_t *req)
 void sfs_proto_quota_grow_reply_pack(sfs_wbuf_t *wb, const sfs_quota_grow_reply_t *reply)
 {
     sfs_wbuf_u64(wb, reply->granted);
-    sfs_wbuf_u8(wb, reply->limited);
+    sfs_wbuf_u8(wb, (uint8_t)(reply->limited | (reply->has_bound ? SFS_QUOTA_GROW_BOUND : 0)));
+    if (reply->has_bound) {
+        sfs_bound_pack(wb, &reply->bound);
+    }
 }
 
 void sfs_proto_quota_grow_reply_unpack(sfs_rbuf_t *rb, sfs_quota_grow_reply_t *reply)
 {
-    reply->granted = sfs_rbuf_u64(rb);
-    reply->limited = sfs_rbuf_u8(rb);
-    if (reply->limited > 1) {
+    uint8_t byte;
+
+    memset(reply, 0, sizeof(*reply));
+    reply->granted   = sfs_rbuf_u64(rb);
+    byte             = sfs_rbuf_u8(rb);
+    reply->limited   = byte & 1u;
+    reply->has_bound = (byte & SFS_QUOTA_GROW_BOUND) != 0;
+    if (byte & ~(1u | SFS_QUOTA_GROW_BOUND)) {
         rb->error = -EBADMSG;
+        return;
+    }
+    if (reply->has_bound) {
+        sfs_bound_unpack(rb, &reply->bound);
     }
 }

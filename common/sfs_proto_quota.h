@@ -79,9 +79,13 @@ void sfs_proto_quota_grow_req_pack(sfs_wbuf_t *wb, const sfs_quota_grow_req_t *r
 void sfs_proto_quota_grow_req_unpack(sfs_rbuf_t *rb, sfs_quota_grow_req_t *req);
 
 typedef struct sfs_quota_grow_reply {
-    uint64_t granted; /* writes up to here need no other QUOTA_GROW */
-    uint8_t  limited; /* 0: no space limit applies (any more): ask no more */
+    uint64_t    granted;   /* writes up to here need no other QUOTA_GROW */
+    uint8_t     limited;   /* 0: no space limit applies (any more): ask no more */
+    uint8_t     has_bound; /* the open's capability has SFS_CAP_BOUNDED: */
+    sfs_bound_t bound;     /* ... the targets' write bound (sfs_proto_bound.h) */
 } sfs_quota_grow_reply_t;
+/* on the wire, `limited` and this bit share a byte; the bound follows */
+#define SFS_QUOTA_GROW_BOUND 0x2u
 
 void sfs_proto_quota_grow_reply_pack(sfs_wbuf_t *wb, const sfs_quota_grow_reply_t *reply);
 void sfs_proto_quota_grow_reply_unpack(sfs_rbuf_t *rb, sfs_quota_grow_reply_t *reply);

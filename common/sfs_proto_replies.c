@@ -155,6 +155,9 @@ void sfs_proto_size_reply_pack(sfs_wbuf_t *wb, const sfs_size_reply_t *reply)
     if (reply->base & SFS_SIZE_QUOTA) {
         sfs_wbuf_u64(wb, reply->granted);
     }
+    if (reply->base & SFS_SIZE_BOUND) {
+        sfs_bound_pack(wb, &reply->bound);
+    }
 }
 
 void sfs_proto_size_reply_unpack(sfs_rbuf_t *rb, sfs_size_reply_t *reply)
@@ -164,7 +167,10 @@ void sfs_proto_size_reply_unpack(sfs_rbuf_t *rb, sfs_size_reply_t *reply)
     reply->base    = sfs_rbuf_u8(rb);
     reply->size    = sfs_rbuf_u64(rb);
     reply->granted = (reply->base & SFS_SIZE_QUOTA) ? sfs_rbuf_u64(rb) : 0;
-    if (reply->stored > 1 || (reply->base & ~(1u | SFS_SIZE_QUOTA))) {
+    if (reply->base & SFS_SIZE_BOUND) {
+        sfs_bound_unpack(rb, &reply->bound);
+    }
+    if (reply->stored > 1 || (reply->base & ~(1u | SFS_SIZE_QUOTA | SFS_SIZE_BOUND))) {
         rb->error = -EBADMSG;
     }
 }

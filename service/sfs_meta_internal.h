@@ -58,6 +58,7 @@ typedef struct sfs_meta_op {
     char                 detail[SFS_ERROR_DETAIL_MAX];
     sfs_attr_t           attr;
     int                  created;
+    int                  bounded;   /* LOOKUP, CREATE for write: a space limit applies */
     void                *list_data; /* READDIR entries / META_LIST attrs */
     uint32_t             count;
     int                  eof;
@@ -148,7 +149,15 @@ void sfs_meta_run_op(sfs_meta_t *meta, sfs_meta_txn_t *txn, sfs_meta_op_t *op, u
  * (returns the status), then the reply's arguments and payload (0 or
  * -ENOMEM; the payload lives in op->list_data). */
 int sfs_meta_quota_run(sfs_meta_txn_t *txn, sfs_meta_op_t *op);
-int sfs_meta_quota_reply(sfs_meta_op_t *op, sfs_wbuf_t *wb, struct iovec *payload);
+int sfs_meta_quota_reply(sfs_meta_t *meta, sfs_meta_op_t *op, sfs_wbuf_t *wb,
+                         struct iovec *payload);
+/* sfs_meta_quota_rpc.c, write bounds (sfs_proto_bound.h): a write open
+ * (LOOKUP, CREATE) of a file of a limited owner gets SFS_CAP_BOUNDED
+ * (sets op->bounded, in the op's transaction); the bound of a grant up to
+ * `end` (SFS_BOUND_UNLIMITED: no limit applies) to the open of `cap`. */
+int  sfs_meta_quota_open_bound(sfs_meta_txn_t *txn, sfs_meta_op_t *op);
+void sfs_meta_quota_bound(sfs_meta_t *meta, const sfs_meta_op_t *op, const sfs_cap_t *cap,
+                          uint64_t end, sfs_bound_t *bound);
 
 /* POOL_SET, POOL_SHOW (sfs_meta_pool_rpc.c): the work in the batch's
  * transaction (returns the status); after the batch's commit, the pools

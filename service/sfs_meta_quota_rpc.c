@@ -10,6 +10,7 @@
 
 #include "sfs_meta_internal.h"
 #include "sfs_meta_quota.h"
+#include "sfs_meta_store_internal.h"
 
 #include "sfs_alloc.h"
 #include "sfs_cap.h"
@@ -129,6 +130,9 @@ int sfs_meta_quota_run(sfs_meta_txn_t *txn, sfs_meta_op_t *op)
                                      &limited);
 
         op->size_reply.stored = (uint8_t)(limited != 0);
+        if (rc == 0 && (op->size.cap.access & SFS_CAP_BOUNDED)) {
+            rc = sfs_meta_get_inode(txn, op->size.entry_id, &op->attr); /* the bound's pattern */
+        }
         return rc;
     }
     default:
@@ -136,7 +140,37 @@ int sfs_meta_quota_run(sfs_meta_txn_t *txn, sfs_meta_op_t *op)
     }
 }
 
-int sfs_meta_quota_reply(sfs_meta_op_t *op, sfs_wbuf_t *wb, struct iovec *payload)
+int sfs_meta_quota_open_bound(sfs_meta_txn_t *txn, sfs_meta_op_t *op)
+{
+    int limited;
+
+    op->bounded = 0;
+    if (op->attr.type != SFS_TYPE_FILE || !(op->args.flags & SFS_OPEN_WRITE)) {
+        return 0; /* unlimited owners and readers pay this test only */
+    }
+    limited = op->created == SFS_CREATED_WRITER_QUOTA ? 1
+              : op->created == SFS_CREATED_WRITER     ? 0
+                                                      : sfs_meta_quota_limited(txn, &op->attr);
+    if (limited < 0) {
+        return limited;
+    }
+    op->bounded = limited;
+    return 0;
+}
+
+void sfs_meta_quota_bound(sfs_meta_t *meta, const sfs_meta_op_t *op, const sfs_cap_t *cap,
+                          uint64_t end, sfs_bound_t *bound)
+{
+    memset(bound, 0, sizeof(*bound));
+    bound->entry_id  = cap->entry_id;
+    bound->uid       = op->cred.uid;
+    bound->end       = end;
+    bound->expires_s = cap->expires_s; /* a bound lasts as long as its capability */
+    bound->pattern   = op->attr.pattern;
+    sfs_bound_seal(&meta->service->cap_key, bound);
+}
+
+int sfs_meta_quota_reply(sfs_meta_t *meta, sfs_meta_op_t *op, sfs_wbuf_t *wb, struct iovec *payload)
 {
     payload->iov_base = NULL;
     payload->iov_len  = 0;
@@ -144,6 +178,13 @@ int sfs_meta_quota_reply(sfs_meta_op_t *op, sfs_wbuf_t *wb, struct iovec *payloa
         sfs_quota_grow_reply_t reply = {.granted = op->size_reply.size,
                                         .limited = op->size_reply.stored};
 
+        if (op->size.cap.access & SFS_CAP_BOUNDED) {
+            /* the targets' write bound (sfs_proto_bound.h): up to the
+             * grant; anywhere where no limit applies any more */
+            reply.has_bound = 1;
+            sfs_meta_quota_bound(meta, op, &op->size.cap,
+                                 reply.limited ? reply.granted : SFS_BOUND_UNLIMITED, &reply.bound);
+        }
         sfs_proto_quota_grow_reply_pack(wb, &reply);
         return 0;
     }

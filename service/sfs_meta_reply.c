@@ -48,7 +48,8 @@ static void sfs_meta_open_reply(sfs_meta_t *meta, const sfs_meta_op_t *op, sfs_w
         reply.has_cap = 1;
         cap->entry_id = op->attr.entry_id;
         cap->access   = ((op->args.flags & SFS_OPEN_READ) ? SFS_CAP_READ : 0) |
-                      ((op->args.flags & SFS_OPEN_WRITE) ? SFS_CAP_WRITE : 0);
+                      ((op->args.flags & SFS_OPEN_WRITE) ? SFS_CAP_WRITE : 0) |
+                      (op->bounded ? SFS_CAP_BOUNDED : 0); /* sfs_meta_quota_open_bound */
         cap->uid       = op->cred.uid;
         cap->expires_s = sfs_wall_ns() / 1000000000u + (lifetime_s ? lifetime_s : 1);
         sfs_cap_seal(&meta->service->cap_key, cap);
@@ -145,11 +146,19 @@ static void sfs_meta_reply(sfs_meta_t *meta, sfs_meta_op_t *op)
         return;
     }
     case SFS_OP_SIZE:
+        if (op->size.op == SFS_SIZE_OP_BEGIN && (op->size.cap.access & SFS_CAP_BOUNDED)) {
+            /* the targets' write bound of BEGIN's grant (sfs_proto_bound.h) */
+            op->size_reply.base |= SFS_SIZE_BOUND;
+            sfs_meta_quota_bound(meta, op, &op->size.cap,
+                                 (op->size_reply.base & SFS_SIZE_QUOTA) ? op->size_reply.granted
+                                                                        : SFS_BOUND_UNLIMITED,
+                                 &op->size_reply.bound);
+        }
         sfs_proto_size_reply_pack(&wb, &op->size_reply);
         break;
     case SFS_OP_QUOTA_GET:
     case SFS_OP_QUOTA_GROW:
-        if (sfs_meta_quota_reply(op, &wb, &iov) != 0) {
+        if (sfs_meta_quota_reply(meta, op, &wb, &iov) != 0) {
             sfs_tp_request_reply_error(op->req, -ENOMEM, "out of memory");
             sfs_meta_free_op(op);
             return;

@@ -383,6 +383,9 @@ void sfs_meta_run_op(sfs_meta_t *meta, sfs_meta_txn_t *txn, sfs_meta_op_t *op, u
         op->status = sfs_error_set(-EOPNOTSUPP, "metadata: operation %u", op->opcode);
         break;
     }
+    if (op->status == 0 && (op->opcode == SFS_OP_LOOKUP || op->opcode == SFS_OP_CREATE)) {
+        op->status = sfs_meta_quota_open_bound(txn, op); /* SFS_CAP_BOUNDED */
+    }
     if (op->status) {
         snprintf(op->detail, sizeof(op->detail), "%s",
                  sfs_error_detail()[0] ? sfs_error_detail() : sfs_strerror(op->status));

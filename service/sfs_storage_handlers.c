@@ -57,6 +57,63 @@ static int sfs_storage_inline(const sfs_storage_t *storage, const sfs_storage_op
     }
 }
 
+/* A WRITE or TRUNCATE with a capability of SFS_CAP_BOUNDED (its file's
+ * owner or group has a space quota) must stay within the write bound of
+ * the metadata server's last grant (sfs_proto_bound.h, docs/quotas.md):
+ * the bound's end turned into the length this target's chunk file may
+ * reach. No bound: -EDQUOT; forged or another's: -EACCES; expired:
+ * -EKEYEXPIRED. A shrinking truncate is never past it. */
+static int sfs_storage_bound_check(sfs_storage_t *storage, uint32_t opcode,
+                                   const sfs_chunk_req_t *chunk, uint32_t uid)
+{
+    const sfs_config_mirror_group_t *group;
+    uint32_t                         ids[2] = {chunk->target_id, 0}, index;
+    uint64_t                         limit, end = 0;
+    int                              rc;
+
+    if (!(chunk->flags & SFS_CHUNK_BOUND)) {
+        return sfs_error_set(-EDQUOT,
+                             "entry %" PRIu64 " on target %" PRIu32
+                             ": %s without a write bound (the owner's space quota needs one: "
+                             "the metadata server grants it)",
+                             chunk->entry_id, chunk->target_id, sfs_op_name(opcode));
+    }
+    /* a mirrored file's chunk file is on either target of its group */
+    group = sfs_config_mirror_group_of(storage->service->config, chunk->target_id);
+    if (group) {
+        ids[1] = group->primary == chunk->target_id ? group->secondary : group->primary;
+    }
+    rc = sfs_bound_check(&storage->service->cap_key, &chunk->bound, chunk->entry_id, uid, ids,
+                         sfs_wall_ns() / 1000000000u, &index);
+    if (rc) {
+        return rc;
+    }
+    /* the length this target's chunk file may reach, exact for any pattern */
+    limit = chunk->bound.end == SFS_BOUND_UNLIMITED
+                ? UINT64_MAX
+                : sfs_layout_chunk_length_for_size(&chunk->bound.pattern, index, chunk->bound.end);
+    if (opcode == SFS_OP_WRITE) {
+        for (uint32_t i = 0; i < chunk->extent_count; i++) {
+            uint64_t e = chunk->extents[i].chunk_offset + chunk->extents[i].length;
+
+            if (chunk->extents[i].length && e > end) {
+                end = e; /* (the codec refused offsets that wrap) */
+            }
+        }
+    } else if (!(chunk->flags & SFS_TRUNCATE_SHRINK_ONLY)) {
+        end = chunk->length;
+    }
+    if (end > limit) {
+        return sfs_error_set(
+            -EDQUOT,
+            "entry %" PRIu64 ": %s to %" PRIu64 " bytes of its chunk file on target %" PRIu32
+            " passes its write bound (file offset %" PRIu64 ": %" PRIu64
+            " bytes on this target): the owner's space quota",
+            chunk->entry_id, sfs_op_name(opcode), end, chunk->target_id, chunk->bound.end, limit);
+    }
+    return 0;
+}
+
 /* I/O needs a capability from the metadata server's open (sfs_cap.h);
  * removing and listing chunk files is for servers and administrators. */
 static int sfs_storage_authorize(sfs_storage_t *storage, sfs_tp_request_t *req, uint32_t opcode,
@@ -92,6 +149,9 @@ static int sfs_storage_authorize(sfs_storage_t *storage, sfs_tp_request_t *req, 
     }
     rc = sfs_cap_check(&storage->service->cap_key, &chunk->cap, chunk->entry_id, access, cred->uid,
                        sfs_wall_ns() / 1000000000u);
+    if (rc == 0 && access == SFS_CAP_WRITE && (chunk->cap.access & SFS_CAP_BOUNDED)) {
+        rc = sfs_storage_bound_check(storage, opcode, chunk, cred->uid); /* one bit test else */
+    }
     if (rc == 0) {
         return 0;
     }
@@ -114,6 +174,8 @@ static int sfs_storage_admit(sfs_storage_t *storage, sfs_storage_op_t *op)
         sfs_tp_request_reply_error(op->req, rc, "%s", sfs_error_detail());
         return rc;
     }
+    /* checked: a mirrored file's forward to the buddy carries no bound */
+    op->chunk.flags &= ~SFS_CHUNK_BOUND;
     op->target = sfs_storage_find(storage, op->chunk.target_id);
     if (!op->target) {
         sfs_tp_request_reply_error(op->req, -ENODEV, "rank %u does not serve storage target %u",

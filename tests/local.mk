@@ -123,6 +123,10 @@ check_PROGRAMS += tests/unit/common/test_proto_quota
 tests_unit_common_test_proto_quota_SOURCES = tests/unit/common/test_proto_quota.c
 tests_unit_common_test_proto_quota_CFLAGS  = $(SFS_UNIT_CFLAGS)
 tests_unit_common_test_proto_quota_LDADD   = libsfs_common.la $(SFS_UNIT_LDADD)
+check_PROGRAMS += tests/unit/common/test_proto_bound
+tests_unit_common_test_proto_bound_SOURCES = tests/unit/common/test_proto_bound.c
+tests_unit_common_test_proto_bound_CFLAGS  = $(SFS_UNIT_CFLAGS)
+tests_unit_common_test_proto_bound_LDADD   = libsfs_common.la libsfs_layout.la $(SFS_UNIT_LDADD)
 endif
 
 include tests/unit/config.mk
@@ -193,6 +197,12 @@ tests_progs_sfs_lock_hold_LDADD   = libsfs_client.la $(SFS_CORE_LIBS)
 check_PROGRAMS += tests/progs/sfs_migrate_reader
 tests_progs_sfs_migrate_reader_SOURCES = tests/progs/sfs_migrate_reader.c
 tests_progs_sfs_migrate_reader_LDADD   = libsfs_client.la $(SFS_CORE_LIBS)
+
+# A client that writes past its write bound by hand (tests/service/test_service_quota_bound.sh).
+check_PROGRAMS += tests/progs/sfs_quota_bypass
+tests_progs_sfs_quota_bypass_SOURCES = tests/progs/sfs_quota_bypass.c
+tests_progs_sfs_quota_bypass_CFLAGS  = $(AM_CFLAGS) $(UCX_CFLAGS)
+tests_progs_sfs_quota_bypass_LDADD   = libsfs_client.la $(SFS_CORE_LIBS)
 
 check_PROGRAMS += tests/progs/sfs_size_writer
 tests_progs_sfs_size_writer_SOURCES = tests/progs/sfs_size_writer.c
