@@ -55,7 +55,40 @@ typedef struct rebal {
     uint64_t  moves, bytes, busy, mirrored, failed;
     int       last_rc;
     uint64_t  last_print_ms;
+    /* the migrate lease of the pool's targets (one migrate run per target) */
+    int64_t         lease_s;
+    uint64_t        lease_token, lease_ms;
+    const uint32_t *lease_ids;
+    uint32_t        lease_count;
 } rebal_t;
+
+/* Take the migrate lease of every target of this pool's run, or renew it
+ * when a third of its life has passed: a drain or another rebalance on one
+ * of them is refused (and refuses this run), naming the holder. */
+static int rebal_lease_keep(rebal_t *rb)
+{
+    uint64_t now = sfs_time_ms();
+    int      rc;
+
+    if (rb->lease_ms && now - rb->lease_ms < (uint64_t)rb->lease_s * 1000u / 3) {
+        return 0;
+    }
+    rc = sfs_admin_migrate_lease(rb->ctl->client, SFS_LEASE_TAKE, rb->lease_ids, rb->lease_count,
+                                 (uint32_t)rb->lease_s, rb->lease_token);
+    if (rc == 0) {
+        rb->lease_ms = now;
+    }
+    return rc;
+}
+
+static void rebal_lease_release(rebal_t *rb)
+{
+    if (rb->lease_ms) { /* else it runs out by itself */
+        (void)sfs_admin_migrate_lease(rb->ctl->client, SFS_LEASE_RELEASE, rb->lease_ids,
+                                      rb->lease_count, (uint32_t)rb->lease_s, rb->lease_token);
+    }
+    rb->lease_ms = 0;
+}
 
 static double rebal_abs(double x)
 {
@@ -203,6 +236,7 @@ static void rebal_print_fills(const char *pool, const char *when, const rebal_ta
                ctl_size(start ? ts[i].used_start : ts[i].used, size, sizeof(size)));
         printf("%s)\n", ctl_size(ts[i].capacity, size, sizeof(size)));
     }
+    fflush(stdout); /* a watcher (a test, a log) sees the start before the moves */
 }
 
 static void rebal_progress(rebal_t *rb, const char *pool, const rebal_target_t *ts, uint32_t n,
@@ -334,6 +368,11 @@ static int rebal_targets(rebal_t *rb, const char *pool_name, const uint32_t *ids
     int             rc             = ts && order ? 0 : -ENOMEM;
     int             within, skipped;
 
+    rb->lease_ids   = ids;
+    rb->lease_count = n;
+    if (rc == 0) {
+        rc = rebal_lease_keep(rb); /* before anything is measured or moved */
+    }
     for (uint32_t i = 0; rc == 0 && i < n; i++) {
         ts[i].id         = ids[i];
         ts[i].capacity   = sfs_map_find_target(rb->map, ids[i])->capacity;
@@ -361,7 +400,10 @@ static int rebal_targets(rebal_t *rb, const char *pool_name, const uint32_t *ids
             }
         }
         for (uint32_t k = 0; !moved && k < above; k++) {
-            rc = rebal_from(rb, ts, n, &ts[order[k]], pool_name);
+            rc = rebal_lease_keep(rb);
+            if (rc == 0) {
+                rc = rebal_from(rb, ts, n, &ts[order[k]], pool_name);
+            }
             if (rc < 0) {
                 goto out;
             }
@@ -392,6 +434,7 @@ static int rebal_targets(rebal_t *rb, const char *pool_name, const uint32_t *ids
     rc = !within && skipped ? 1 : 0;
 
 out:
+    rebal_lease_release(rb);
     for (uint32_t i = 0; ts && i < n; i++) {
         free(ts[i].chunks);
     }
@@ -496,6 +539,10 @@ int ctl_rebalance(ctl_t *ctl, int argc, char **argv)
         return 1;
     }
     rc = sfs_tunable_int(&ctl_migrate_tunables, "STRIPEFS_TEST_MIGRATE_DELAY_MS", &rb.delay_ms);
+    if (rc == 0) {
+        rc = sfs_tunable_int(&ctl_migrate_tunables, "STRIPEFS_MIGRATE_LEASE_S", &rb.lease_s);
+    }
+    rb.lease_token = sfs_admin_migrate_lease_token();
     if (rc == 0) {
         /* for administrators (EPERM otherwise), and no target draining is a destination */
         rc = sfs_admin_drain(ctl->client, SFS_DRAIN_LIST, 0, &rb.draining);

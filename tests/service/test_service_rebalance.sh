@@ -16,7 +16,8 @@
 # Part 2: a fresh service with pools p1 = 101+102 and p2 = 103+104, files
 # of each pool put while 102 and 104 were draining (so 101 and 103 hold
 # them all): `--rebalance --pool p1` evens 101 and 102 and leaves 103 and
-# 104 as they were (no file of p2 changes its targets).
+# 104 as they were (no file of p2 changes its targets); while it runs, a
+# drain of 102 is refused (the rebalance holds its targets' migrate leases).
 source "$SFS_SRC/tests/lib/sfs_test_lib.sh"
 WRITER="$SFS_BUILD/tests/progs/sfs_size_writer"
 FSCK="$SFS_BUILD/stripefs-fsck"
@@ -109,7 +110,7 @@ for _ in $(seq 300); do grep -q '^holding' "$SFS_TEST_TMP/w.out" && break; sleep
 grep -q '^holding' "$SFS_TEST_TMP/w.out" || sfs_fail "the writer did not start: $(cat "$SFS_TEST_TMP/w.out")"
 printf 'wwwwwwwwww' | dd of="$src/big-held" conv=notrunc status=none
 
-sfs_expect_fail "for servers and administrators \((Operation not permitted|EPERM)" \
+sfs_expect_fail "(for servers and administrators|MIGRATE_LEASE is for administrators).*\((Operation not permitted|EPERM)" \
     sfs_as sfsalice "$SFS_CTL" migrate --rebalance
 sfs_expect_eq "$(on_disk 104)" 0 "bytes on 104 after sfsalice's rebalance"
 sfs_ctl migrate --rebalance >"$SFS_TEST_TMP/rb1.txt" 2>&1
@@ -162,8 +163,20 @@ sfs_ctl migrate --rebalance --tolerance 0 >/dev/null 2>&1
 sfs_expect_eq "$?" 2 "the exit status of --tolerance 0 (a usage error)"
 before103=$(on_disk 103) p2_before="" p2_after=""
 for i in 1 2 3 4 5 6; do p2_before+="$(targets_of "/r/p2/f$i")/"; done
-sfs_ctl migrate --rebalance --pool p1 >"$SFS_TEST_TMP/rb3.txt" 2>&1 || { cat "$SFS_TEST_TMP/rb3.txt"; sfs_fail "rebalance --pool p1"; }
+# slowed (3 s a move), so that a drain of one of its targets meets its lease
+STRIPEFS_TEST_MIGRATE_DELAY_MS=3000 sfs_ctl migrate --rebalance --pool p1 >"$SFS_TEST_TMP/rb3.txt" 2>&1 &
+rbp=$!
+for _ in $(seq 600); do
+    grep -q "^rebalance: pool 'p1' at the start" "$SFS_TEST_TMP/rb3.txt" && break
+    kill -0 $rbp 2>/dev/null || break
+    sleep 0.05
+done
+grep -q "^rebalance: pool 'p1' at the start" "$SFS_TEST_TMP/rb3.txt" || { cat "$SFS_TEST_TMP/rb3.txt"; sfs_fail "rebalance --pool p1 did not start"; }
+sfs_expect_fail "storage target 102: another migrate runs on it \\(uid 0, pid [0-9]+ " sfs_ctl migrate --from 102
+sfs_ctl listtargets | grep -Eq "^102 .*draining" && sfs_fail "the refused drain marked 102 draining"
+wait $rbp || { cat "$SFS_TEST_TMP/rb3.txt"; sfs_fail "rebalance --pool p1"; }
 cat "$SFS_TEST_TMP/rb3.txt"
+echo "ok: a drain of 102 is refused while the rebalance of its pool runs (the rebalance holds its targets' leases)"
 grep -q "pool 'p2'" "$SFS_TEST_TMP/rb3.txt" && sfs_fail "rebalance --pool p1 worked on p2"
 moves=$(sed -n 's/^rebalance: \([0-9]*\) moves, .*/\1/p' "$SFS_TEST_TMP/rb3.txt")
 [ -n "$moves" ] && [ "$moves" -gt 0 ] || sfs_fail "rebalance --pool p1 moved no file"
