@@ -121,10 +121,13 @@ static const ctl_verb_t ctl_verbs[] = {
      "TARGET... | pool delete NAME",
      "List the storage pools with their targets and space; create, add, remove, delete "
      "(administrators): change them while the service runs (docs/pools.md)."},
-    {"migrate", ctl_migrate, 0, 0, "migrate --from TARGET [--wait SECONDS] [--cancel]",
+    {"migrate", ctl_migrate, 0, 0,
+     "migrate --from TARGET [--wait SECONDS] [--cancel] | migrate --rebalance [--pool POOL] "
+     "[--tolerance PCT]",
      "Drain a storage target: mark it draining (no new files), then move its chunk files to "
      "other targets of its storage pool while files stay in use; rerun to continue, --wait "
-     "for files open for writing, --cancel to take new files again (docs/migration.md)."},
+     "for files open for writing, --cancel to take new files again. --rebalance: move files "
+     "until every target of a pool is within PCT points of the pool's fill (docs/migration.md)."},
     {"getentryinfo", ctl_getentryinfo, 1, 0, "getentryinfo PATH",
      "Show a file's or directory's entry id, stripe pattern and targets."},
     {"mkdir", ctl_mkdir, 1, 0, "mkdir [-p] [-m MODE] PATH...", "Make directories."},
