@@ -239,6 +239,30 @@ static int migrate_sweep(migrate_t *m, uint64_t *left_p)
     return rc;
 }
 
+/* The bytes to move: what the target's chunk files hold now, as its storage
+ * server lists them (the metadata server's kept size is not known for a
+ * file written by several writers until a stat stores it; a file being
+ * written may still grow). */
+static int migrate_target_bytes(migrate_t *m, uint64_t *bytes_p)
+{
+    uint64_t ids[MIGRATE_PAGE], lengths[MIGRATE_PAGE];
+    uint64_t after = 0, bytes = 0;
+    uint32_t n = 0;
+    int      rc;
+
+    do {
+        rc = sfs_admin_chunk_list(m->ctl->client, m->from, after, MIGRATE_PAGE, ids, lengths, &n);
+        for (uint32_t i = 0; rc == 0 && i < n; i++) {
+            after = ids[i];
+            bytes += lengths[i];
+        }
+    } while (rc == 0 && n == MIGRATE_PAGE);
+    if (rc == 0) {
+        *bytes_p = bytes;
+    }
+    return rc;
+}
+
 static int migrate_pool(migrate_t *m)
 {
     for (uint32_t i = 0; i < m->pools->count; i++) {
@@ -274,15 +298,10 @@ static int migrate_run(migrate_t *m)
         }
         if (pass == 0) {
             m->files = count;
-            /* the bytes to move, from the sizes the metadata server keeps
-             * (a file being written may end up longer) */
-            for (size_t i = 0; i < count; i++) {
-                for (uint32_t t = 0; t < list[i].pattern.stripe_count; t++) {
-                    if (list[i].pattern.targets[t] == m->from) {
-                        m->total_bytes +=
-                            sfs_layout_chunk_length_for_size(&list[i].pattern, t, list[i].size);
-                    }
-                }
+            rc       = migrate_target_bytes(m, &m->total_bytes);
+            if (rc) {
+                free(list);
+                return ctl_fail("migrate", rc);
             }
             migrate_progress(m, 1);
         }
