@@ -170,6 +170,14 @@ void sfs_meta_delete_tick(sfs_meta_t *meta, uint64_t now)
         sfs_meta_delete_finish(meta);
         return;
     }
+    /* None started once the service stops: the storage ranks stop answering
+     * new connections, and each connect would wait its whole timeout in this
+     * thread, holding up the shutdown past the others' MPI_Finalize bound
+     * (test_service_namespace: rm -r, then shutdown). The removals stay
+     * pending in the store and are done after the next start. */
+    if (meta->service->stopping_others || sfs_service_stopping(meta->service)) {
+        return;
+    }
     if (now >= meta->next_delete_ms && meta->service->registered) {
         meta->next_delete_ms = now + 1000;
         sfs_meta_delete_start(meta);

@@ -166,6 +166,7 @@ static void sfs_mgmt_run_shutdown(sfs_mgmt_t *mgmt)
 
     if (!mgmt->shutdown_started) {
         mgmt->shutdown_started     = 1;
+        service->stopping_others   = 1; /* no new work for them (sfs_meta_delete_tick) */
         mgmt->shutdown_deadline_ms = now + SFS_MGMT_STOP_TIMEOUT_MS;
         mgmt->stops = calloc(mgmt->node_count ? mgmt->node_count : 1, sizeof(*mgmt->stops));
         if (!mgmt->stops) {

@@ -32,7 +32,8 @@ typedef struct sfs_service {
     sfs_meta_t            *meta;
     sfs_storage_t         *storage;
     volatile sig_atomic_t  stop_requested;
-    int                    tearing_down; /* sfs_service_destroy: refuse every request */
+    int                    tearing_down;    /* sfs_service_destroy: refuse every request */
+    int                    stopping_others; /* management told the other ranks to stop */
     uint64_t               next_heartbeat_ms;
     sfs_tp_rpc_t          *heartbeat_rpc;
     uint64_t               heartbeat_sent_ms; /* renews the fencing lease once answered */
