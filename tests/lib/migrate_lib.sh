@@ -24,3 +24,16 @@ sfs_fsck_after_move() {
     fi
     echo "ok: stripefs-fsck $what: $(tail -n 1 "$out")"
 }
+
+# sfs_wait_line FILE ERE PID SECONDS: wait until FILE (a background run's
+# output) has a line matching ERE, while PID lives, for up to SECONDS;
+# status 0 when it has one (the caller says what failed otherwise)
+sfs_wait_line() {
+    local end=$((SECONDS + $4))
+    while [ $SECONDS -lt $end ]; do
+        grep -Eq -- "$2" "$1" && return 0
+        kill -0 "$3" 2>/dev/null || break
+        sleep 0.05
+    done
+    grep -Eq -- "$2" "$1"
+}

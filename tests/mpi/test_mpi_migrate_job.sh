@@ -87,11 +87,7 @@ job2=$JOB_PID
 wait_rounds "$SFS_TEST_TMP/job2.out" 3
 STRIPEFS_TEST_MIGRATE_DELAY_MS=300 sfs_ctl migrate --from 102 --wait 300 >"$SFS_TEST_TMP/mig2.txt" 2>&1 &
 mp=$!
-for _ in $(seq 1200); do
-    grep -Eq "^migrate: target 102: ([2-9]|[1-9][0-9]+)/[0-9]+ files moved" "$SFS_TEST_TMP/mig2.txt" && break
-    kill -0 $mp 2>/dev/null || break
-    sleep 0.05
-done
+sfs_wait_line "$SFS_TEST_TMP/mig2.txt" "^migrate: target 102: ([2-9]|[1-9][0-9]+)/[0-9]+ files moved" $mp 60
 sfs_kill9_service
 wait $mp
 cat "$SFS_TEST_TMP/mig2.txt"

@@ -18,6 +18,7 @@
 #   STRIPEFS_TEST_MIGRATE_DELAY_MS=1000), restart, rerun: everything correct and
 #   fsck clean (after its --repair of what the killed move left, if any).
 source "$SFS_SRC/tests/lib/sfs_test_lib.sh"
+source "$SFS_SRC/tests/lib/migrate_lib.sh"
 READER="$SFS_BUILD/tests/progs/sfs_migrate_reader"
 WRITER="$SFS_BUILD/tests/progs/sfs_size_writer"
 FSCK="$SFS_BUILD/stripefs-fsck"
@@ -28,7 +29,6 @@ sfs_ctl mkdir /m && sfs_ctl chmod 1777 /m || sfs_fail "mkdir /m (1777)"
 
 as_alice() { sfs_as sfsalice "$SFS_CTL" "$@"; }
 targets_of() { sfs_ctl getentryinfo "$1" | awk '/^  \+ [0-9]+ @/ {printf "%s ", $2}'; }
-chunks_on() { find "$SFS_STATE/targets/$1/chunks" -type f | wc -l; }
 src=$SFS_TEST_TMP/src
 mkdir -p "$src" && chmod 0755 "$src"
 files=()
@@ -66,7 +66,7 @@ done
 [ ${#on101[@]} -ge 3 ] || sfs_fail "only ${#on101[@]} files with bytes on target 101"
 on101+=("${rest[@]}")
 [ ${#on101[@]} -ge 4 ] || sfs_fail "only ${#on101[@]} files on target 101"
-echo "ok: ${#on101[@]} of ${#files[@]} files have a chunk on target 101 ($(chunks_on 101) chunk files)"
+echo "ok: ${#on101[@]} of ${#files[@]} files have a chunk on target 101 ($(sfs_chunks_on 101) chunk files)"
 
 # opens made before the move: a reader with same-host chunk files, one
 # through the storage server (STRIPEFS_LOCAL_READ=0), and one that writes
@@ -119,7 +119,7 @@ wait $p4 || sfs_fail "the registered writer failed: $(cat "$SFS_TEST_TMP/w.out")
 
 sfs_ctl migrate --from 101 | tee "$SFS_TEST_TMP/mig2.txt" || sfs_fail "the rerun of migrate failed"
 grep -q "1/1 files moved" "$SFS_TEST_TMP/mig2.txt" || sfs_fail "the rerun did not move the formerly busy file"
-[ "$(chunks_on 101)" = 0 ] || sfs_fail "target 101 still has $(chunks_on 101) chunk files"
+[ "$(sfs_chunks_on 101)" = 0 ] || sfs_fail "target 101 still has $(sfs_chunks_on 101) chunk files"
 echo "ok: target 101 has no chunk file left"
 for f in "${files[@]}"; do
     case " $(targets_of "/m/$f")" in *" 101 "*) sfs_fail "/m/$f still uses 101" ;; esac
@@ -140,31 +140,19 @@ echo "ok: migrate --cancel: 101 takes new files again"
 # (a second per file; killed once its progress line says 2 files moved)
 STRIPEFS_TEST_MIGRATE_DELAY_MS=1000 sfs_ctl migrate --from 102 >"$SFS_TEST_TMP/mig3.txt" 2>&1 &
 mp=$!
-for _ in $(seq 1200); do
-    grep -Eq "^migrate: target 102: ([2-9]|[1-9][0-9]+)/[0-9]+ files moved" "$SFS_TEST_TMP/mig3.txt" && break
-    kill -0 $mp 2>/dev/null || break
-    sleep 0.05
-done
+sfs_wait_line "$SFS_TEST_TMP/mig3.txt" "^migrate: target 102: ([2-9]|[1-9][0-9]+)/[0-9]+ files moved" $mp 60
 sfs_kill9_service
 wait $mp
 cat "$SFS_TEST_TMP/mig3.txt"
-left=$(chunks_on 102)
+left=$(sfs_chunks_on 102)
 echo "killed with $left chunk files left on 102"
 [ "$left" -gt 0 ] || sfs_fail "migrate finished before the kill: nothing tested"
 sfs_start_service 3 --targets 5
 sfs_ctl listtargets
 sfs_ctl migrate --from 102 | tee "$SFS_TEST_TMP/mig4.txt" || sfs_fail "migrate after the restart"
-[ "$(chunks_on 102)" = 0 ] || sfs_fail "target 102 still has $(chunks_on 102) chunk files"
+[ "$(sfs_chunks_on 102)" = 0 ] || sfs_fail "target 102 still has $(sfs_chunks_on 102) chunk files"
 echo "ok: after kill -9 and restart, the rerun emptied target 102"
 check_all "after the killed and rerun drain of 102"
-if ! "$FSCK" >"$SFS_TEST_TMP/fsck2.txt" 2>&1; then
-    cat "$SFS_TEST_TMP/fsck2.txt"
-    # a copy the kill left uncommitted is an orphan on its new target: nothing else
-    grep "^  target" "$SFS_TEST_TMP/fsck2.txt" | grep -v "is on a target that is not in its pattern" &&
-        sfs_fail "stripefs-fsck after the kill found more than orphan copies"
-    "$FSCK" --repair >/dev/null 2>&1 || sfs_fail "stripefs-fsck --repair"
-    "$FSCK" >"$SFS_TEST_TMP/fsck2.txt" 2>&1 || sfs_fail "stripefs-fsck after --repair: $(cat "$SFS_TEST_TMP/fsck2.txt")"
-    check_all "after fsck --repair"
-fi
-echo "ok: stripefs-fsck: $(tail -n 1 "$SFS_TEST_TMP/fsck2.txt")"
+# a copy the kill left uncommitted is an orphan on its new target: nothing else
+sfs_fsck_after_move "after the killed and rerun drain of 102" check_all "after fsck --repair"
 sfs_stop_service

@@ -14,8 +14,8 @@
 #   runs out and a rerun empties 102;
 # - every file equal to its source, stripefs-fsck clean.
 source "$SFS_SRC/tests/lib/sfs_test_lib.sh"
+source "$SFS_SRC/tests/lib/migrate_lib.sh"
 WRITER="$SFS_BUILD/tests/progs/sfs_size_writer"
-FSCK="$SFS_BUILD/stripefs-fsck"
 [ -x "$WRITER" ] || sfs_fail "tests/progs are not built (make check TESTS=)"
 sfs_test_users
 sfs_start_service 3 --targets 5
@@ -23,7 +23,6 @@ sfs_ctl mkdir /m && sfs_ctl chmod 1777 /m || sfs_fail "mkdir /m (1777)"
 
 as_alice() { sfs_as sfsalice "$SFS_CTL" "$@"; }
 targets_of() { sfs_ctl getentryinfo "$1" | awk '/^  \+ [0-9]+ @/ {printf "%s ", $2}'; }
-chunks_on() { find "$SFS_STATE/targets/$1/chunks" -type f | wc -l; }
 draining() { sfs_ctl listtargets | grep -Eq "^$1 .*draining"; }
 src=$SFS_TEST_TMP/src
 mkdir -p "$src" && chmod 0755 "$src"
@@ -49,17 +48,6 @@ check_all() { # what
     done
     echo "ok: $1: all ${#files[@]} files cmp equal to their sources"
 }
-check_fsck() { # what
-    if ! "$FSCK" >"$SFS_TEST_TMP/fsck.txt" 2>&1; then
-        cat "$SFS_TEST_TMP/fsck.txt"
-        # a copy a killed run left uncommitted is an orphan on its new target: nothing else
-        grep "^  target" "$SFS_TEST_TMP/fsck.txt" | grep -v "is on a target that is not in its pattern" &&
-            sfs_fail "stripefs-fsck $1 found more than orphan copies"
-        "$FSCK" --repair >/dev/null 2>&1 || sfs_fail "stripefs-fsck --repair"
-        "$FSCK" >"$SFS_TEST_TMP/fsck.txt" 2>&1 || sfs_fail "stripefs-fsck $1 after --repair: $(cat "$SFS_TEST_TMP/fsck.txt")"
-    fi
-    echo "ok: stripefs-fsck $1: $(tail -n 1 "$SFS_TEST_TMP/fsck.txt")"
-}
 busy=
 for f in "${files[@]}"; do
     case " $(targets_of "/m/$f")" in *" 101 "*) busy=${busy:-$f} ;; esac
@@ -76,19 +64,11 @@ grep -q '^holding' "$SFS_TEST_TMP/w.out" || sfs_fail "the writer did not start: 
 printf 'wwwwwwwwww' | dd of="$src/${busy/\/f/-}" conv=notrunc status=none
 sfs_ctl migrate --from 101 --wait 60 >"$SFS_TEST_TMP/mig1.txt" 2>&1 8>&- &
 mp=$!
-for _ in $(seq 600); do
-    grep -q "files open for writing: waiting up to 60 s" "$SFS_TEST_TMP/mig1.txt" && break
-    kill -0 $mp 2>/dev/null || break
-    sleep 0.1
-done
+sfs_wait_line "$SFS_TEST_TMP/mig1.txt" "files open for writing: waiting up to 60 s" $mp 60
 grep -q "1 files open for writing: waiting up to 60 s" "$SFS_TEST_TMP/mig1.txt" ||
     sfs_fail "migrate --wait does not wait for the writer: $(cat "$SFS_TEST_TMP/mig1.txt")"
 # past the retries of a run without --wait (3 passes): it says so every 10 s
-for _ in $(seq 1200); do
-    grep -q "files still open for writing" "$SFS_TEST_TMP/mig1.txt" && break
-    kill -0 $mp 2>/dev/null || break
-    sleep 0.1
-done
+sfs_wait_line "$SFS_TEST_TMP/mig1.txt" "files still open for writing" $mp 120
 grep -q "1 files still open for writing ([0-9]* s left)" "$SFS_TEST_TMP/mig1.txt" ||
     sfs_fail "migrate --wait did not keep waiting: $(cat "$SFS_TEST_TMP/mig1.txt")"
 kill -0 $mp 2>/dev/null || sfs_fail "migrate --wait ended while the writer holds its file"
@@ -100,7 +80,7 @@ rc=$?
 cat "$SFS_TEST_TMP/mig1.txt"
 [ $rc = 0 ] || sfs_fail "migrate --wait exited $rc after the writer closed, not 0"
 grep -q "0 busy (open for writing, not moved)" "$SFS_TEST_TMP/mig1.txt" || sfs_fail "migrate --wait left a busy file"
-[ "$(chunks_on 101)" = 0 ] || sfs_fail "target 101 still has $(chunks_on 101) chunk files"
+[ "$(sfs_chunks_on 101)" = 0 ] || sfs_fail "target 101 still has $(sfs_chunks_on 101) chunk files"
 echo "ok: once the writer closed, migrate --wait moved its file: exit 0, no chunk file on 101"
 check_all "after draining 101 with --wait"
 
@@ -130,16 +110,12 @@ as_alice rm /m/all/new5 || sfs_fail "rm /m/all/new5" # on every target: it canno
 
 # --- one migrate per target: a second is refused, a dead holder's lease runs out ---
 sfs_expect_fail "MIGRATE_LEASE is for administrators" sfs_as sfsbob "$SFS_CTL" migrate --from 102
-left=$(chunks_on 102)
+left=$(sfs_chunks_on 102)
 [ "$left" -ge 3 ] || sfs_fail "only $left chunk files on 102"
 STRIPEFS_TEST_MIGRATE_DELAY_MS=2000 STRIPEFS_MIGRATE_LEASE_S=6 "$SFS_CTL" migrate --from 102 \
     >"$SFS_TEST_TMP/mig2.txt" 2>&1 &
 mp=$!
-for _ in $(seq 600); do
-    grep -q "^migrate: target 102: 0/" "$SFS_TEST_TMP/mig2.txt" && break
-    kill -0 $mp 2>/dev/null || break
-    sleep 0.1
-done
+sfs_wait_line "$SFS_TEST_TMP/mig2.txt" "^migrate: target 102: 0/" $mp 60
 kill -0 $mp 2>/dev/null || sfs_fail "the slowed migrate ended: $(cat "$SFS_TEST_TMP/mig2.txt")"
 sfs_ctl migrate --from 102 >"$SFS_TEST_TMP/mig3.txt" 2>&1 && sfs_fail "a second migrate of 102 ran"
 cat "$SFS_TEST_TMP/mig3.txt"
@@ -150,7 +126,7 @@ echo "ok: a second migrate of 102 is refused, naming the holder (pid $mp)"
 kill -9 $mp
 wait $mp 2>/dev/null
 cat "$SFS_TEST_TMP/mig2.txt"
-[ "$(chunks_on 102)" -gt 0 ] || sfs_fail "the slowed migrate finished before the kill: nothing tested"
+[ "$(sfs_chunks_on 102)" -gt 0 ] || sfs_fail "the slowed migrate finished before the kill: nothing tested"
 sfs_expect_fail "another migrate runs on it \(uid 0, pid $mp" sfs_ctl migrate --from 102
 for _ in $(seq 120); do
     sfs_ctl migrate --from 102 >"$SFS_TEST_TMP/mig4.txt" 2>&1
@@ -160,10 +136,10 @@ for _ in $(seq 120); do
 done
 cat "$SFS_TEST_TMP/mig4.txt"
 [ $rc = 0 ] || sfs_fail "the rerun after the holder's death exited $rc"
-[ "$(chunks_on 102)" = 0 ] || sfs_fail "target 102 still has $(chunks_on 102) chunk files"
+[ "$(sfs_chunks_on 102)" = 0 ] || sfs_fail "target 102 still has $(sfs_chunks_on 102) chunk files"
 echo "ok: the killed holder's lease ran out; the rerun emptied target 102"
 STRIPEFS_MIGRATE_LEASE_S=6 sfs_ctl migrate --from 102 >/dev/null || sfs_fail "a run after a finished one"
 echo "ok: a finished run releases its lease"
 check_all "after draining 102"
-check_fsck "after the drains"
+sfs_fsck_after_move "after the drains"
 sfs_stop_service

@@ -19,6 +19,7 @@
 # 104 as they were (no file of p2 changes its targets); while it runs, a
 # drain of 102 is refused (the rebalance holds its targets' migrate leases).
 source "$SFS_SRC/tests/lib/sfs_test_lib.sh"
+source "$SFS_SRC/tests/lib/migrate_lib.sh"
 WRITER="$SFS_BUILD/tests/progs/sfs_size_writer"
 FSCK="$SFS_BUILD/stripefs-fsck"
 [ -x "$WRITER" ] || sfs_fail "tests/progs are not built (make check TESTS=)"
@@ -166,11 +167,7 @@ for i in 1 2 3 4 5 6; do p2_before+="$(targets_of "/r/p2/f$i")/"; done
 # slowed (3 s a move), so that a drain of one of its targets meets its lease
 STRIPEFS_TEST_MIGRATE_DELAY_MS=3000 sfs_ctl migrate --rebalance --pool p1 >"$SFS_TEST_TMP/rb3.txt" 2>&1 &
 rbp=$!
-for _ in $(seq 600); do
-    grep -q "^rebalance: pool 'p1' at the start" "$SFS_TEST_TMP/rb3.txt" && break
-    kill -0 $rbp 2>/dev/null || break
-    sleep 0.05
-done
+sfs_wait_line "$SFS_TEST_TMP/rb3.txt" "^rebalance: pool 'p1' at the start" $rbp 30
 grep -q "^rebalance: pool 'p1' at the start" "$SFS_TEST_TMP/rb3.txt" || { cat "$SFS_TEST_TMP/rb3.txt"; sfs_fail "rebalance --pool p1 did not start"; }
 sfs_expect_fail "storage target 102: another migrate runs on it \\(uid 0, pid [0-9]+ " sfs_ctl migrate --from 102
 sfs_ctl listtargets | grep -Eq "^102 .*draining" && sfs_fail "the refused drain marked 102 draining"
