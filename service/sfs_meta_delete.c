@@ -20,16 +20,39 @@
 /* ---------------------------------------------------------------------- */
 /* Background chunk deletion (progress thread, from the timer)              */
 
+/* Whether the last map this rank has shows the target online. A target
+ * that is not (or not in the map) is left for a later round without a
+ * connect: connecting to a rank that is stopped or cut off waits the whole
+ * connect timeout on this (the progress) thread, which also answers every
+ * management and metadata request. */
+static int sfs_meta_delete_target_online(sfs_meta_t *meta, uint32_t target_id)
+{
+    const sfs_map_t        *map = sfs_cluster_map(meta->service->cluster);
+    const sfs_map_target_t *target;
+    const sfs_map_node_t   *node;
+
+    if (!map || !(target = sfs_map_find_target(map, target_id))) {
+        return 0;
+    }
+    node = sfs_map_find_node(map, target->node_id);
+    return target->state == SFS_STATE_ONLINE && node && node->state == SFS_STATE_ONLINE;
+}
+
 /* One CHUNK_UNLINK to one target; a failure to send is retried in a later
  * round. */
 static void sfs_meta_delete_send(sfs_meta_t *meta, sfs_meta_delete_rpc_t *slot)
 {
-    sfs_chunk_unlink_req_t *unlink = malloc(sizeof(*unlink));
+    sfs_chunk_unlink_req_t *unlink;
     sfs_tp_rpc_params_t     params;
     sfs_tp_conn_t          *conn;
     sfs_wbuf_t              wb;
 
     slot->rpc = NULL;
+    if (!sfs_meta_delete_target_online(meta, slot->target_id)) {
+        slot->target_away = 1;
+        return;
+    }
+    unlink = malloc(sizeof(*unlink));
     if (!unlink) {
         return;
     }
@@ -111,14 +134,20 @@ static void sfs_meta_delete_start(sfs_meta_t *meta)
 static void sfs_meta_delete_finish(sfs_meta_t *meta)
 {
     sfs_meta_op_t *op;
-    uint32_t       done = 0, failed_rpcs = 0;
+    uint32_t       done = 0, failed_rpcs = 0, away_rpcs = 0;
 
     for (uint32_t r = 0; r < meta->delete_rpc_count; r++) {
         sfs_meta_delete_rpc_t *slot = &meta->delete_rpcs[r];
         int                    ok   = slot->rpc && sfs_tp_rpc_status(slot->rpc) == 0;
 
         if (!ok) {
-            failed_rpcs++;
+            if (slot->target_away) {
+                away_rpcs++;
+                sfs_debug("chunk deletion: storage target %u is not online; its %u removal%s wait",
+                          slot->target_id, slot->id_count, slot->id_count == 1 ? "" : "s");
+            } else {
+                failed_rpcs++;
+            }
             for (uint32_t i = 0; i < slot->id_count; i++) {
                 for (uint32_t d = 0; d < meta->delete_count; d++) {
                     if (meta->deletes[d].entry_id == slot->ids[i]) {
@@ -133,6 +162,13 @@ static void sfs_meta_delete_finish(sfs_meta_t *meta)
         sfs_warn("chunk deletion: %u target request%s failed; retrying later", failed_rpcs,
                  failed_rpcs == 1 ? "" : "s");
     }
+    /* once per target that goes away, not every round while it stays away */
+    if (away_rpcs && !meta->delete_away_said) {
+        sfs_info("chunk deletion: %u target request%s wait for targets that are not online "
+                 "(not sent; retried every %u s)",
+                 away_rpcs, away_rpcs == 1 ? "" : "s", SFS_META_DELETE_RETRY_MS / 1000);
+    }
+    meta->delete_away_said = away_rpcs != 0;
     if (SFS_ALLOC_PTR(op) && (op->ids = calloc(meta->delete_count, sizeof(uint64_t))) != NULL) {
         for (uint32_t d = 0; d < meta->delete_count; d++) {
             if (!meta->deletes[d].failed) {
@@ -156,7 +192,8 @@ static void sfs_meta_delete_finish(sfs_meta_t *meta)
     meta->delete_rpcs      = NULL;
     meta->delete_count     = 0;
     meta->delete_rpc_count = 0;
-    meta->next_delete_ms   = sfs_time_ms() + (failed_rpcs ? SFS_META_DELETE_RETRY_MS : 200);
+    meta->next_delete_ms =
+        sfs_time_ms() + (failed_rpcs || away_rpcs ? SFS_META_DELETE_RETRY_MS : 200);
 }
 
 void sfs_meta_delete_tick(sfs_meta_t *meta, uint64_t now)

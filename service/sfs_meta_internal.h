@@ -84,6 +84,7 @@ typedef struct sfs_meta_delete_rpc {
     uint8_t       args[16 + 8 * SFS_META_DELETE_BATCH];
     uint64_t      ids[SFS_META_DELETE_BATCH];
     uint32_t      id_count;
+    int           target_away; /* not sent: the map shows its target not online */
 } sfs_meta_delete_rpc_t;
 
 /* Group-commit statistics (sfs_meta_commit.c): how many of the clients'
@@ -126,6 +127,7 @@ struct sfs_meta {
     sfs_meta_delete_t     *deletes;
     uint32_t               delete_count;
     sfs_meta_delete_rpc_t *delete_rpcs;
+    int                    delete_away_said; /* the last round logged targets not online */
     uint32_t               delete_rpc_count;
     uint64_t               next_delete_ms;
 
