@@ -257,6 +257,36 @@ static sfs_cluster_node_t *sfs_cluster_node_slot(sfs_cluster_t *cluster, uint32_
     return &cluster->nodes[cluster->node_count++];
 }
 
+/* A rank that management has declared offline (no heartbeat for the
+ * offline timeout) is not connected to: a connect to a dead or cut-off
+ * host waits the whole connect timeout, twice, so a stat or `ls -l` of
+ * many files would wait that long per file, and a server's progress thread
+ * would stall. The map this process holds may be old (a client fetches it
+ * at connect and after errors), so one GET_MAP checks that the rank is
+ * still offline before the call fails; a rank that came back is connected
+ * to as before. -EHOSTDOWN naming the rank, or 0 to go on and connect. */
+static int sfs_cluster_node_given_up(sfs_cluster_t *cluster, uint32_t node_id)
+{
+    const sfs_map_node_t *node = cluster->map ? sfs_map_find_node(cluster->map, node_id) : NULL;
+    char                  name[SFS_HOST_MAX + 64];
+
+    if (!node || node->state != SFS_STATE_OFFLINE) {
+        return 0;
+    }
+    if (sfs_cluster_refresh_map(cluster) != 0) {
+        return 0; /* management cannot say: try the rank itself */
+    }
+    node = sfs_map_find_node(cluster->map, node_id);
+    if (!node || node->state != SFS_STATE_OFFLINE) {
+        return 0;
+    }
+    sfs_cluster_node_name(cluster, node_id, name, sizeof(name));
+    return sfs_error_set(-EHOSTDOWN,
+                         "%s is offline: management has not heard from it for %.1f s "
+                         "(not connecting to it until management hears from it again)",
+                         name, (double)node->last_contact_ms / 1000.0);
+}
+
 int sfs_cluster_node_conn(sfs_cluster_t *cluster, uint32_t node_id, sfs_tp_conn_t **conn_p)
 {
     sfs_cluster_node_t   *slot = sfs_cluster_node_slot(cluster, node_id);
@@ -275,6 +305,10 @@ int sfs_cluster_node_conn(sfs_cluster_t *cluster, uint32_t node_id, sfs_tp_conn_
     if (slot->conn && sfs_tp_conn_status(slot->conn) == 0) {
         *conn_p = slot->conn;
         return 0;
+    }
+    rc = sfs_cluster_node_given_up(cluster, node_id);
+    if (rc) {
+        return rc;
     }
     for (attempt = 0; attempt < 2; attempt++) {
         if (slot->conn) {
