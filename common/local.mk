@@ -8,7 +8,8 @@ libsfs_common_la_SOURCES = \
 	common/sfs_config_yaml.c common/sfs_config_check.c common/sfs_config_write.c \
 	common/sfs_config_generate.c common/sfs_config_mirror.c common/sfs_config_pool.c \
 	common/sfs_units.c \
-	common/sfs_tunable.c common/sfs_tunable.h common/sfs_name_prefix.c common/sfs_name_prefix.h
+	common/sfs_tunable.c common/sfs_tunable.h common/sfs_name_prefix.c common/sfs_name_prefix.h \
+	common/sfs_dirsync.c common/sfs_dirsync.h
 libsfs_common_la_CPPFLAGS = $(SFS_CPPFLAGS_COMMON)
 libsfs_common_la_CFLAGS  = $(AM_CFLAGS) $(YAML_CFLAGS)
 libsfs_common_la_LIBADD  = $(YAML_LIBS)

@@ -5,6 +5,9 @@
  * the disk), mapped with mmap, made durable with fdatasync and syncfs. A
  * <target dir>/target.id marker ties the directory to its target id so that
  * a misconfigured host cannot write into another target's directory.
+ * Names are made durable as POSIX asks (sfs_dirsync.h): the target's
+ * directories once at attach, and a new chunk file's name by an fsync of
+ * its <id % 256> directory at the next fsync of a chunk file there.
  */
 #define SFS_LOG_FAC "chunk"
 #include "sfs_chunk_backend.h"
@@ -12,6 +15,7 @@
 
 #include "sfs_alloc.h"
 #include "sfs_config.h"
+#include "sfs_dirsync.h"
 #include "sfs_errno.h"
 #include "sfs_log.h"
 
@@ -36,11 +40,40 @@ typedef struct sfs_chunk_posix {
     int            chunks_fd;
     int            no_early_writeback; /* the file system refused sync_file_range */
     sfs_dirlock_t *lock;               /* this process's claim on the directory */
+    /* bit k: chunks/<k>/ holds a name made since its last fsync (atomic) */
+    uint64_t new_names[4];
 } sfs_chunk_posix_t;
 
 struct sfs_chunk_obj {
-    int fd;
+    int                fd;
+    unsigned           sub; /* its directory, chunks/<sub>/ */
+    sfs_chunk_posix_t *px;
 };
+
+/* The directory of chunk files of `sub` has a new name. */
+static void sfs_chunk_posix_new_name(sfs_chunk_posix_t *px, unsigned sub)
+{
+    __atomic_fetch_or(&px->new_names[sub / 64], 1ull << (sub % 64), __ATOMIC_RELEASE);
+}
+
+/* Make the names in chunks/<sub>/ durable, if any is new. The bit is
+ * cleared before the fsync, so a name made during it sets it again. */
+static int sfs_chunk_posix_sync_names(sfs_chunk_posix_t *px, unsigned sub)
+{
+    uint64_t bit = 1ull << (sub % 64);
+    char     name[4];
+    int      rc;
+
+    if (!(__atomic_fetch_and(&px->new_names[sub / 64], ~bit, __ATOMIC_ACQ_REL) & bit)) {
+        return 0;
+    }
+    snprintf(name, sizeof(name), "%02x", sub);
+    rc = sfs_fsync_dirat(px->chunks_fd, name);
+    if (rc) {
+        sfs_chunk_posix_new_name(px, sub); /* not durable: the next fsync tries again */
+    }
+    return rc;
+}
 
 static void sfs_chunk_posix_name(uint64_t entry_id, char *buf, size_t buflen)
 {
@@ -190,6 +223,14 @@ static int sfs_chunk_posix_attach(const sfs_chunk_backend_params_t *params, void
             goto err;
         }
     }
+    /* chunks/'s entries, the target directory's (target.id, chunks) and the
+     * target directory's own name: once, here */
+    if ((rc = fsync(px->chunks_fd) != 0 ? -errno : 0) != 0 || (rc = sfs_fsync_dir(px->dir)) != 0 ||
+        (rc = sfs_fsync_parent(px->dir)) != 0) {
+        sfs_error_set(rc, "target %u: cannot make the names in %s durable (fsync): %s",
+                      px->target_id, px->dir, strerror(-rc));
+        goto err;
+    }
     *state_p = px;
     return 0;
 
@@ -214,8 +255,16 @@ static int sfs_chunk_posix_space(void *state, uint64_t *capacity_p, uint64_t *fr
 static int sfs_chunk_posix_sync(void *state)
 {
     sfs_chunk_posix_t *px = state;
+    int                rc = 0;
 
-    return syncfs(px->chunks_fd) != 0 ? -errno : 0;
+    if (syncfs(px->chunks_fd) != 0) {
+        return -errno;
+    }
+    /* syncfs need not reach every file system (FUSE's, for one) */
+    for (unsigned sub = 0; sub < 256 && rc == 0; sub++) {
+        rc = sfs_chunk_posix_sync_names(px, sub);
+    }
+    return rc;
 }
 
 static int sfs_chunk_posix_openat(sfs_chunk_posix_t *px, uint64_t entry_id, int flags)
@@ -230,9 +279,20 @@ static int sfs_chunk_posix_openat(sfs_chunk_posix_t *px, uint64_t entry_id, int 
 
 static int sfs_chunk_posix_open(void *state, uint64_t entry_id, int create, sfs_chunk_obj_t **obj_p)
 {
-    sfs_chunk_obj_t *obj;
-    int              fd = sfs_chunk_posix_openat(state, entry_id, O_RDWR | (create ? O_CREAT : 0));
+    sfs_chunk_posix_t *px = state;
+    sfs_chunk_obj_t   *obj;
+    unsigned           sub = (unsigned)(entry_id & 0xff);
+    int                fd  = sfs_chunk_posix_openat(px, entry_id, O_RDWR);
 
+    if (fd == -ENOENT && create) {
+        /* made here: its name is new (EEXIST: another thread made it) */
+        fd = sfs_chunk_posix_openat(px, entry_id, O_RDWR | O_CREAT | O_EXCL);
+        if (fd >= 0) {
+            sfs_chunk_posix_new_name(px, sub);
+        } else if (fd == -EEXIST) {
+            fd = sfs_chunk_posix_openat(px, entry_id, O_RDWR);
+        }
+    }
     if (fd < 0) {
         return fd;
     }
@@ -240,8 +300,10 @@ static int sfs_chunk_posix_open(void *state, uint64_t entry_id, int create, sfs_
         close(fd);
         return -ENOMEM;
     }
-    obj->fd = fd;
-    *obj_p  = obj;
+    obj->fd  = fd;
+    obj->sub = sub;
+    obj->px  = px;
+    *obj_p   = obj;
     return 0;
 }
 
@@ -288,7 +350,10 @@ static int sfs_chunk_posix_truncate(sfs_chunk_obj_t *obj, uint64_t length)
 
 static int sfs_chunk_posix_fsync(sfs_chunk_obj_t *obj)
 {
-    return fdatasync(obj->fd) != 0 ? -errno : 0;
+    if (fdatasync(obj->fd) != 0) {
+        return -errno;
+    }
+    return sfs_chunk_posix_sync_names(obj->px, obj->sub);
 }
 
 /* Start writing the just-written ranges to the disk without waiting for

@@ -7,6 +7,7 @@
 #include "sfs_meta_store_internal.h"
 
 #include "sfs_alloc.h"
+#include "sfs_dirsync.h"
 #include "sfs_errno.h"
 #include "sfs_log.h"
 
@@ -73,6 +74,15 @@ int sfs_meta_store_open(const sfs_meta_store_params_t *params, sfs_meta_store_t 
         sfs_error_set(rc > 0 ? -rc : -EIO, "cannot open the metadata store in %s: %s", params->dir,
                       mdb_strerror(rc));
         rc = rc > 0 ? -rc : -EIO;
+        goto err_env;
+    }
+    /* data.mdb's name (LMDB syncs its contents, not the directory) and the
+     * store directory's own: without them a power cut on a file system
+     * that keeps only fsynced names loses the whole store */
+    if (params->sync &&
+        ((rc = sfs_fsync_dir(store->dir)) != 0 || (rc = sfs_fsync_parent(store->dir)) != 0)) {
+        sfs_error_set(rc, "metadata store in %s: cannot make its names durable (fsync): %s",
+                      params->dir, strerror(-rc));
         goto err_env;
     }
     rc = mdb_txn_begin(store->env, NULL, 0, &txn);
