@@ -40,8 +40,10 @@ typedef struct sfs_chunk_posix {
     int            chunks_fd;
     int            no_early_writeback; /* the file system refused sync_file_range */
     sfs_dirlock_t *lock;               /* this process's claim on the directory */
-    /* bit k: chunks/<k>/ holds a name made since its last fsync (atomic) */
-    uint64_t new_names[4];
+    /* per chunks/<k>/ (atomic): names made there, and how many of them an
+     * fsync of it has covered (the count it read before it began) */
+    uint64_t names_made[256];
+    uint64_t names_synced[256];
 } sfs_chunk_posix_t;
 
 struct sfs_chunk_obj {
@@ -53,26 +55,33 @@ struct sfs_chunk_obj {
 /* The directory of chunk files of `sub` has a new name. */
 static void sfs_chunk_posix_new_name(sfs_chunk_posix_t *px, unsigned sub)
 {
-    __atomic_fetch_or(&px->new_names[sub / 64], 1ull << (sub % 64), __ATOMIC_RELEASE);
+    __atomic_fetch_add(&px->names_made[sub], 1, __ATOMIC_ACQ_REL);
 }
 
-/* Make the names in chunks/<sub>/ durable, if any is new. The bit is
- * cleared before the fsync, so a name made during it sets it again. */
+/* Make the names made so far in chunks/<sub>/ durable, unless an fsync of
+ * it that began after the last of them has ended. Callers on other disk
+ * threads may fsync it at the same time: each returns only after an fsync
+ * that began after the names it saw were made. */
 static int sfs_chunk_posix_sync_names(sfs_chunk_posix_t *px, unsigned sub)
 {
-    uint64_t bit = 1ull << (sub % 64);
+    uint64_t made = __atomic_load_n(&px->names_made[sub], __ATOMIC_ACQUIRE);
+    uint64_t synced;
     char     name[4];
     int      rc;
 
-    if (!(__atomic_fetch_and(&px->new_names[sub / 64], ~bit, __ATOMIC_ACQ_REL) & bit)) {
+    if (__atomic_load_n(&px->names_synced[sub], __ATOMIC_ACQUIRE) >= made) {
         return 0;
     }
     snprintf(name, sizeof(name), "%02x", sub);
     rc = sfs_fsync_dirat(px->chunks_fd, name);
     if (rc) {
-        sfs_chunk_posix_new_name(px, sub); /* not durable: the next fsync tries again */
+        return rc; /* not durable: this and the next fsync try again */
     }
-    return rc;
+    synced = __atomic_load_n(&px->names_synced[sub], __ATOMIC_ACQUIRE);
+    while (synced < made && !__atomic_compare_exchange_n(&px->names_synced[sub], &synced, made, 0,
+                                                         __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+    }
+    return 0;
 }
 
 static void sfs_chunk_posix_name(uint64_t entry_id, char *buf, size_t buflen)
@@ -222,6 +231,11 @@ static int sfs_chunk_posix_attach(const sfs_chunk_backend_params_t *params, void
             sfs_error_set(rc, "cannot create %s/%s: %s", path, name, strerror(-rc));
             goto err;
         }
+    }
+    /* names an earlier run made and did not fsync (it was killed) may be
+     * only in the page cache: the first fsync in each directory covers them */
+    for (unsigned sub = 0; sub < 256; sub++) {
+        px->names_made[sub] = 1;
     }
     /* chunks/'s entries, the target directory's (target.id, chunks) and the
      * target directory's own name: once, here */
