@@ -9,6 +9,7 @@
 #include "sfs_handlers.h"
 #include "sfs_storage_internal.h"
 
+#include "sfs_dirsync.h"
 #include "sfs_alloc.h"
 #include "sfs_hash.h"
 #include "sfs_log.h"
@@ -255,15 +256,9 @@ static int sfs_tomb_write(sfs_chunk_target_t *target, uint64_t entry_id)
     if (fd >= 0) {
         close(fd);
     }
-    if (rc == 0) {
-        fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd < 0 || fsync(fd) != 0) {
-            rc = sfs_error_set(-errno, "storage target %u: fsync of %s: %m",
-                               sfs_chunk_target_id(target), dir);
-        }
-        if (fd >= 0) {
-            close(fd);
-        }
+    if (rc == 0 && (rc = sfs_fsync_dir(dir)) != 0) {
+        rc = sfs_error_set(rc, "storage target %u: fsync of %s: %s", sfs_chunk_target_id(target),
+                           dir, strerror(-rc));
     }
     return rc;
 }

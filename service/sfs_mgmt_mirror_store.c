@@ -17,6 +17,7 @@
 #define SFS_LOG_FAC "mgmt"
 #include "sfs_mgmt_internal.h"
 
+#include "sfs_dirsync.h"
 #include "sfs_errno.h"
 #include "sfs_log.h"
 
@@ -212,8 +213,8 @@ int sfs_mgmt_mirror_format(const sfs_config_t *config, const sfs_mgmt_mirror_t *
 /* Write `len` bytes to `path` atomically and durably. */
 static int sfs_mgmt_mirror_write(const char *path, const char *buf, size_t len)
 {
-    char    tmp[PATH_MAX + 8], dir[PATH_MAX];
-    int     fd, dfd, rc = 0;
+    char    tmp[PATH_MAX + 8];
+    int     fd, rc = 0;
     ssize_t n;
 
     snprintf(tmp, sizeof(tmp), "%s.tmp", path);
@@ -236,13 +237,9 @@ static int sfs_mgmt_mirror_write(const char *path, const char *buf, size_t len)
         (void)unlink(tmp);
         return rc;
     }
-    snprintf(dir, sizeof(dir), "%s", path);
-    dfd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd < 0 || fsync(dfd) != 0) {
-        rc = sfs_error_set(-errno, "cannot sync the directory of %s: %s", path, strerror(errno));
-    }
-    if (dfd >= 0) {
-        close(dfd);
+    rc = sfs_fsync_parent(path);
+    if (rc) {
+        rc = sfs_error_set(rc, "cannot sync the directory of %s: %s", path, strerror(-rc));
     }
     return rc;
 }

@@ -6,6 +6,7 @@
 #define SFS_LOG_FAC "storage"
 #include "sfs_mirror_log.h"
 
+#include "sfs_dirsync.h"
 #include "sfs_errno.h"
 #include "sfs_log.h"
 
@@ -249,7 +250,7 @@ static int sfs_mirror_log_write(sfs_mirror_log_t *log, const char *text)
 int sfs_mirror_log_begin(sfs_mirror_log_t *log)
 {
     char header[96];
-    int  dfd, rc;
+    int  rc;
 
     if (log->fd >= 0) {
         return 0;
@@ -264,12 +265,9 @@ int sfs_mirror_log_begin(sfs_mirror_log_t *log)
     rc = sfs_mirror_log_write(log, header);
     if (rc == 0) {
         /* the file's name must survive a crash too */
-        dfd = open(log->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (dfd < 0 || fsync(dfd) != 0) {
-            rc = sfs_error_set(-errno, "cannot sync %s: %m", log->dir);
-        }
-        if (dfd >= 0) {
-            close(dfd);
+        rc = sfs_fsync_dir(log->dir);
+        if (rc) {
+            rc = sfs_error_set(rc, "cannot sync %s: %s", log->dir, strerror(-rc));
         }
     }
     if (rc) {

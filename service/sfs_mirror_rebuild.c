@@ -24,6 +24,7 @@
 #include "sfs_mirror_resync_internal.h"
 #include "sfs_storage_internal.h"
 
+#include "sfs_dirsync.h"
 #include "sfs_errno.h"
 #include "sfs_log.h"
 #include "sfs_time.h"
@@ -59,7 +60,7 @@ static int sfs_mirror_rebuild_write(sfs_mirror_resync_t *r, const char *name, co
 {
     char   path[PATH_MAX + 32];
     size_t len = strlen(text);
-    int    fd, dfd, rc = 0;
+    int    fd, rc = 0;
 
     sfs_mirror_rebuild_path(r, name, path, sizeof(path));
     fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
@@ -73,12 +74,9 @@ static int sfs_mirror_rebuild_write(sfs_mirror_resync_t *r, const char *name, co
     if (!durable) {
         return rc;
     }
-    dfd = open(sfs_chunk_target_dir(r->target), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (rc == 0 && (dfd < 0 || fsync(dfd) != 0)) {
-        rc = sfs_error_set(-errno, "cannot sync %s: %m", sfs_chunk_target_dir(r->target));
-    }
-    if (dfd >= 0) {
-        close(dfd);
+    if (rc == 0 && (rc = sfs_fsync_dir(sfs_chunk_target_dir(r->target))) != 0) {
+        rc =
+            sfs_error_set(rc, "cannot sync %s: %s", sfs_chunk_target_dir(r->target), strerror(-rc));
     }
     return rc;
 }
@@ -481,20 +479,17 @@ int sfs_mirror_rebuild_done(sfs_mirror_resync_t *r, uint64_t now)
 {
     char     path[PATH_MAX + 32];
     uint32_t buddy = sfs_mirror_log_buddy(r->log);
-    int      dfd;
+    int      rc;
 
     sfs_mirror_rebuild_path(r, SFS_MIRROR_REBUILD_FILE, path, sizeof(path));
     if (unlink(path) != 0 && errno != ENOENT) {
-        int rc = sfs_error_set(-errno, "cannot remove %s: %m", path);
+        rc = sfs_error_set(-errno, "cannot remove %s: %m", path);
 
         return sfs_mirror_resync_abandon(r, rc, sfs_error_detail(), now);
     }
-    dfd = open(sfs_chunk_target_dir(r->target), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd < 0 || fsync(dfd) != 0) {
-        sfs_warn("cannot sync %s: %m", sfs_chunk_target_dir(r->target));
-    }
-    if (dfd >= 0) {
-        close(dfd);
+    rc = sfs_fsync_dir(sfs_chunk_target_dir(r->target));
+    if (rc) {
+        sfs_warn("cannot sync %s: %s", sfs_chunk_target_dir(r->target), strerror(-rc));
     }
     sfs_warn("rebuild of target %" PRIu32 " from %" PRIu32 " done: %" PRIu64
              " chunk files, %" PRIu64

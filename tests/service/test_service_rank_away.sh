@@ -81,11 +81,9 @@ done
 wait_chunks 102 "${keep[102]}" 30
 wait_chunks 104 "${keep[104]}" 30
 echo "ok: the chunk files on 102 and 104 (online) are deleted while rank 1 is stopped"
-end=$((SECONDS + 30))
-until tail -n +"$mark" "$SFS_SERVICE_LOG" | grep -q "wait for targets that are not online"; do
-    [ $SECONDS -lt $end ] || sfs_fail "no 'wait for targets that are not online' in the service log in 30 s"
-    sleep 0.2
-done
+# (no removal waited before the stop: the line can only come from these)
+sfs_wait_line "$SFS_SERVICE_LOG" "wait for targets that are not online" "$SFS_SERVICE_PID" 30 ||
+    sfs_fail "no 'wait for targets that are not online' in the service log in 30 s"
 # two more rounds (5 s apart) while 101 and 103 stay away
 sleep 11
 [ "$(sfs_chunks_on 101)" = "$on101" ] && [ "$(sfs_chunks_on 103)" = "$on103" ] ||
