@@ -45,7 +45,7 @@ libsfs_service_la_SOURCES += service/sfs_storage_tunables.c service/sfs_storage_
 bin_PROGRAMS += stripefs-server
 stripefs_server_SOURCES  = service/sfs_server_main.c service/sfs_server.h service/sfs_server_args.c \
 	service/sfs_server_one_host.c service/sfs_server_bcast.c service/sfs_server_rejoin.c \
-	service/sfs_server_join.c
+	service/sfs_server_join.c service/sfs_server_identity.c
 stripefs_server_CPPFLAGS = $(SFS_CPPFLAGS_SERVICE)
 stripefs_server_CFLAGS   = $(AM_CFLAGS) $(MPI_OMPI_CFLAGS)
 stripefs_server_LDADD    = libsfs_service.la $(SFS_CORE_LIBS) $(MPI_OMPI_LIBS)

@@ -84,10 +84,21 @@ typedef struct sfs_chunk_backend_ops {
     int (*map)(sfs_chunk_obj_t *obj, uint64_t offset, uint64_t length, void **addr_p);
     int (*unmap)(void *addr, uint64_t length);
     int (*resident)(void *addr, uint64_t length);
+
+    /* Optional: the file system this target's chunks belong to, as
+     * recorded with set_fs_id (0: none recorded; -EBADMSG: a record that
+     * cannot be read as one), and recording it durably. Without them a
+     * backend records nothing (its chunks live no longer than it). */
+    int (*fs_id)(void *state, uint64_t *fs_id_p);
+    int (*set_fs_id)(void *state, uint64_t fs_id);
 } sfs_chunk_backend_ops_t;
 
 /* Chunk files under <dir>/chunks/<id % 256>/<id>. */
 extern const sfs_chunk_backend_ops_t sfs_chunk_backend_posix;
+/* Without attaching, changing nothing: the file system id recorded in the
+ * posix target directory `dir` (0: none, or no such directory; -EBADMSG:
+ * unreadable) and whether it holds a chunk file (*chunks_p 1, else 0). */
+int sfs_chunk_posix_survey(const char *dir, uint64_t *fs_id_p, uint64_t *chunks_p);
 /* In memory, for unit tests (sfs_chunk_mem.h); not in the server. */
 extern const sfs_chunk_backend_ops_t sfs_chunk_backend_mem;
 

@@ -32,7 +32,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#define SFS_CHUNK_MARKER "target.id"
+#define SFS_CHUNK_MARKER     "target.id"
+#define SFS_CHUNK_FS_ID_FILE "filesystem.id"
 
 typedef struct sfs_chunk_posix {
     char           dir[PATH_MAX];
@@ -89,6 +90,9 @@ static void sfs_chunk_posix_name(uint64_t entry_id, char *buf, size_t buflen)
     snprintf(buf, buflen, "%02x/%016" PRIx64, (unsigned)(entry_id & 0xff), entry_id);
 }
 
+/* mkdir -p; each directory it makes has its name fsynced in its parent, so
+ * that a power cut cannot lose a target directory made at this start (the
+ * target directory's own name is fsynced at attach). */
 static int sfs_chunk_posix_mkdirs(const char *path)
 {
     char   copy[PATH_MAX];
@@ -101,7 +105,13 @@ static int sfs_chunk_posix_mkdirs(const char *path)
     for (char *p = copy + 1; *p; p++) {
         if (*p == '/') {
             *p = '\0';
-            if (mkdir(copy, 0755) != 0 && errno != EEXIST) {
+            if (mkdir(copy, 0755) == 0) {
+                int rc = sfs_fsync_parent(copy);
+
+                if (rc) {
+                    return rc;
+                }
+            } else if (errno != EEXIST) {
                 return -errno;
             }
             *p = '/';
@@ -162,6 +172,77 @@ static int sfs_chunk_posix_check_marker(sfs_chunk_posix_t *px, const char *clust
     }
     close(fd);
     return 0;
+}
+
+/* <dir>/filesystem.id: the file system (its metadata store's id) whose
+ * chunks this target holds; missing until the first start that checked it. */
+static void sfs_chunk_posix_fs_id_path(const char *dir, char *path, size_t size)
+{
+    snprintf(path, size, "%s/%s", dir, SFS_CHUNK_FS_ID_FILE);
+}
+
+static int sfs_chunk_posix_read_fs_id(const char *dir, uint64_t *fs_id_p)
+{
+    char               path[PATH_MAX + 32], line[128], extra;
+    unsigned long long id = 0;
+    FILE              *file;
+    int                ok;
+
+    sfs_chunk_posix_fs_id_path(dir, path, sizeof(path));
+    file = fopen(path, "r");
+    if (!file) {
+        if (errno == ENOENT) {
+            *fs_id_p = 0;
+            return 0;
+        }
+        return -errno;
+    }
+    ok = fgets(line, sizeof(line), file) != NULL &&
+         sscanf(line, "stripefs file system %16llx%c", &id, &extra) == 2 && extra == '\n' &&
+         id != 0;
+    fclose(file);
+    if (!ok) {
+        return -EBADMSG;
+    }
+    *fs_id_p = id;
+    return 0;
+}
+
+static int sfs_chunk_posix_fs_id(void *state, uint64_t *fs_id_p)
+{
+    return sfs_chunk_posix_read_fs_id(((sfs_chunk_posix_t *)state)->dir, fs_id_p);
+}
+
+/* Written whole or not at all: a temporary file, fsynced, renamed over,
+ * and the directory fsynced. */
+static int sfs_chunk_posix_set_fs_id(void *state, uint64_t fs_id)
+{
+    sfs_chunk_posix_t *px = state;
+    char               path[PATH_MAX + 32], tmp[PATH_MAX + 40], line[64];
+    int                fd, rc = 0;
+    size_t             n;
+
+    sfs_chunk_posix_fs_id_path(px->dir, path, sizeof(path));
+    snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+    n  = (size_t)snprintf(line, sizeof(line), "stripefs file system %016" PRIx64 "\n", fs_id);
+    fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        return -errno;
+    }
+    if (write(fd, line, n) != (ssize_t)n || fsync(fd) != 0) {
+        rc = errno ? -errno : -EIO;
+    }
+    if (close(fd) != 0 && rc == 0) {
+        rc = -errno;
+    }
+    if (rc == 0 && rename(tmp, path) != 0) {
+        rc = -errno;
+    }
+    if (rc) {
+        unlink(tmp);
+        return rc;
+    }
+    return sfs_fsync_dir(px->dir);
 }
 
 static void sfs_chunk_posix_detach(void *state)
@@ -422,10 +503,9 @@ static int sfs_chunk_posix_unlink(void *state, uint64_t entry_id, uint64_t *leng
     return 0;
 }
 
-static int sfs_chunk_posix_list(void *state, sfs_chunk_list_cb cb, void *arg)
+/* Every chunk file under the open chunks/ directory `chunks_fd`. */
+static int sfs_chunk_posix_walk(int chunks_fd, sfs_chunk_list_cb cb, void *arg)
 {
-    sfs_chunk_posix_t *px = state;
-
     for (unsigned sub = 0; sub < 256; sub++) {
         char           name[4];
         int            fd, rc = 0;
@@ -433,7 +513,7 @@ static int sfs_chunk_posix_list(void *state, sfs_chunk_list_cb cb, void *arg)
         struct dirent *de;
 
         snprintf(name, sizeof(name), "%02x", sub);
-        fd = openat(px->chunks_fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        fd = openat(chunks_fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (fd < 0 || !(dir = fdopendir(fd))) {
             if (fd >= 0) {
                 close(fd);
@@ -459,6 +539,41 @@ static int sfs_chunk_posix_list(void *state, sfs_chunk_list_cb cb, void *arg)
             return rc;
         }
     }
+    return 0;
+}
+
+static int sfs_chunk_posix_list(void *state, sfs_chunk_list_cb cb, void *arg)
+{
+    sfs_chunk_posix_t *px = state;
+
+    return sfs_chunk_posix_walk(px->chunks_fd, cb, arg);
+}
+
+static int sfs_chunk_posix_found(void *arg, uint64_t entry_id, uint64_t length)
+{
+    (void)entry_id;
+    (void)length;
+    *(uint64_t *)arg = 1;
+    return 1; /* one is enough */
+}
+
+int sfs_chunk_posix_survey(const char *dir, uint64_t *fs_id_p, uint64_t *chunks_p)
+{
+    char path[PATH_MAX + 16];
+    int  fd, rc;
+
+    *chunks_p = 0;
+    rc        = sfs_chunk_posix_read_fs_id(dir, fs_id_p);
+    if (rc) {
+        return rc;
+    }
+    snprintf(path, sizeof(path), "%s/chunks", dir);
+    fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) {
+        return errno == ENOENT ? 0 : -errno;
+    }
+    sfs_chunk_posix_walk(fd, sfs_chunk_posix_found, chunks_p);
+    close(fd);
     return 0;
 }
 
@@ -526,4 +641,6 @@ const sfs_chunk_backend_ops_t sfs_chunk_backend_posix = {
     .map       = sfs_chunk_posix_map,
     .unmap     = sfs_chunk_posix_unmap,
     .resident  = sfs_chunk_posix_resident,
+    .fs_id     = sfs_chunk_posix_fs_id,
+    .set_fs_id = sfs_chunk_posix_set_fs_id,
 };

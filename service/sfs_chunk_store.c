@@ -25,8 +25,11 @@
 
 static int sfs_chunk_add_used(void *arg, uint64_t entry_id, uint64_t length)
 {
+    sfs_chunk_target_t *target = arg;
+
     (void)entry_id;
-    *(uint64_t *)arg += length;
+    target->used_bytes += length;
+    target->chunks_at_open++;
     return 0;
 }
 
@@ -63,7 +66,7 @@ int sfs_chunk_target_open_params(const sfs_config_target_t *config, const char *
     if (rc) {
         goto err;
     }
-    rc = target->ops->list(target->store, sfs_chunk_add_used, &target->used_bytes);
+    rc = target->ops->list(target->store, sfs_chunk_add_used, target);
     if (rc) {
         sfs_error_set(rc, "target %u: cannot list the chunks in %s: %s", target->id, target->dir,
                       strerror(-rc));
@@ -118,6 +121,59 @@ uint64_t sfs_chunk_target_bandwidth(const sfs_chunk_target_t *target)
 void sfs_chunk_target_set_early_writeback(sfs_chunk_target_t *target, uint64_t min_bytes)
 {
     target->early_writeback_min = min_bytes;
+}
+
+int sfs_chunk_target_fs_id(sfs_chunk_target_t *target, uint64_t *fs_id_p, uint64_t *chunks_p)
+{
+    int rc = 0;
+
+    *fs_id_p  = 0;
+    *chunks_p = target->chunks_at_open;
+    if (target->ops->fs_id) {
+        rc = target->ops->fs_id(target->store, fs_id_p);
+    }
+    if (rc == -EBADMSG) {
+        return sfs_error_set(rc,
+                             "target %u: %s/filesystem.id is damaged (not \"stripefs file "
+                             "system <16 hex digits>\"): cannot tell which file system its "
+                             "chunks belong to",
+                             target->id, target->dir);
+    }
+    if (rc) {
+        return sfs_error_set(rc, "target %u: cannot read %s/filesystem.id: %s", target->id,
+                             target->dir, strerror(-rc));
+    }
+    return 0;
+}
+
+int sfs_chunk_target_survey(const sfs_config_target_t *config, uint64_t *fs_id_p,
+                            uint64_t *chunks_p)
+{
+    int rc = sfs_chunk_posix_survey(config->dir, fs_id_p, chunks_p);
+
+    if (rc == -EBADMSG) {
+        return sfs_error_set(rc,
+                             "target %u: %s/filesystem.id is damaged (not \"stripefs file "
+                             "system <16 hex digits>\"): cannot tell which file system its "
+                             "chunks belong to",
+                             config->id, config->dir);
+    }
+    if (rc) {
+        return sfs_error_set(rc, "target %u: cannot look into %s: %s", config->id, config->dir,
+                             strerror(-rc));
+    }
+    return 0;
+}
+
+int sfs_chunk_target_set_fs_id(sfs_chunk_target_t *target, uint64_t fs_id)
+{
+    int rc = target->ops->set_fs_id ? target->ops->set_fs_id(target->store, fs_id) : 0;
+
+    if (rc) {
+        return sfs_error_set(rc, "target %u: cannot record the file system's id in %s: %s",
+                             target->id, target->dir, strerror(-rc));
+    }
+    return 0;
 }
 
 void *sfs_chunk_target_backend_state(sfs_chunk_target_t *target)

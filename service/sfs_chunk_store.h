@@ -61,6 +61,18 @@ int sfs_chunk_target_space(sfs_chunk_target_t *target, uint64_t *capacity_p, uin
 int sfs_chunk_target_has_news(sfs_chunk_target_t *target);
 /* Flush everything written to this target to disk (syncfs). */
 int sfs_chunk_target_sync(sfs_chunk_target_t *target);
+/* Which file system the chunks here belong to: the id recorded with
+ * sfs_chunk_target_set_fs_id (0: none yet, or a backend that records none)
+ * and how many chunk files the target held when it was opened. A record
+ * that cannot be read is an error naming the target and its directory. */
+int sfs_chunk_target_fs_id(sfs_chunk_target_t *target, uint64_t *fs_id_p, uint64_t *chunks_p);
+/* The same for a target not opened, read-only (its directory may not
+ * exist): *chunks_p is 1 if it holds any chunk file, else 0. */
+int sfs_chunk_target_survey(const sfs_config_target_t *config, uint64_t *fs_id_p,
+                            uint64_t *chunks_p);
+/* Record the file system's id, durably (docs/faults.md, "A lost metadata
+ * store"). */
+int sfs_chunk_target_set_fs_id(sfs_chunk_target_t *target, uint64_t fs_id);
 /* The backend's state (what its attach made), for tests of a backend. */
 void *sfs_chunk_target_backend_state(sfs_chunk_target_t *target);
 

@@ -55,6 +55,7 @@ struct sfs_chunk_target {
      * while the client still sends; 0: never */
     uint64_t early_writeback_min;
     uint64_t used_bytes;      /* atomic: bytes in chunk files */
+    uint64_t chunks_at_open;  /* chunk files there were when it was opened */
     int      no_nowait_write; /* the device refused RWF_NOWAIT writes */
     /* atomic, for the heartbeat (sfs_chunk_target_has_news): */
     int             answered_enospc;    /* reported with no free space until a chunk shrinks */

@@ -130,6 +130,16 @@ err:
     return rc;
 }
 
+int sfs_meta_identity(sfs_meta_t *meta, uint64_t *fs_id_p, int *empty_p)
+{
+    return sfs_meta_store_identity(meta->store, fs_id_p, empty_p);
+}
+
+int sfs_meta_set_identity(sfs_meta_t *meta, uint64_t fs_id)
+{
+    return sfs_meta_store_set_identity(meta->store, fs_id);
+}
+
 void sfs_meta_destroy(sfs_meta_t *meta)
 {
     if (!meta) {

@@ -12,10 +12,12 @@
 #include "sfs_log.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 int sfs_meta_mdb_error(int mdb_rc, const char *what)
 {
@@ -160,6 +162,79 @@ int sfs_meta_store_sync(sfs_meta_store_t *store)
     int rc = mdb_env_sync(store->env, 1);
 
     return rc ? sfs_meta_mdb_error(rc, "sync") : 0;
+}
+
+int sfs_meta_store_exists(const char *dir)
+{
+    char path[PATH_MAX + 16];
+
+    snprintf(path, sizeof(path), "%s/data.mdb", dir); /* LMDB's name for it */
+    if (access(path, F_OK) == 0) {
+        return 1;
+    }
+    if (errno == ENOENT) {
+        return 0;
+    }
+    return sfs_error_set(-errno, "cannot look for the metadata store %s: %m", path);
+}
+
+#define SFS_META_FS_ID_COUNTER "fs_id"
+
+int sfs_meta_store_identity(sfs_meta_store_t *store, uint64_t *fs_id_p, int *empty_p)
+{
+    sfs_meta_txn_t *txn;
+    MDB_stat        names, pending;
+    int             rc;
+
+    rc = sfs_meta_txn_begin(store, 0, &txn);
+    if (rc) {
+        return rc;
+    }
+    rc = sfs_meta_counter_add(txn, SFS_META_FS_ID_COUNTER, 0, fs_id_p);
+    if (rc == 0 && ((rc = mdb_stat(txn->txn, store->dentries, &names)) != 0 ||
+                    (rc = mdb_stat(txn->txn, store->unlinked, &pending)) != 0)) {
+        rc = sfs_meta_mdb_error(rc, "counting its names");
+    }
+    sfs_meta_txn_abort(txn);
+    if (rc) {
+        char why[256];
+
+        snprintf(why, sizeof(why), "%s", sfs_error_detail());
+        return sfs_error_set(rc, "metadata store in %s: cannot read its identity: %s", store->dir,
+                             why);
+    }
+    *empty_p = names.ms_entries == 0 && pending.ms_entries == 0;
+    return 0;
+}
+
+int sfs_meta_store_set_identity(sfs_meta_store_t *store, uint64_t fs_id)
+{
+    sfs_meta_txn_t *txn;
+    uint64_t        had = 0;
+    int             rc;
+
+    rc = sfs_meta_txn_begin(store, 1, &txn);
+    if (rc) {
+        return rc;
+    }
+    rc = sfs_meta_counter_add(txn, SFS_META_FS_ID_COUNTER, 0, &had);
+    if (rc == 0 && had != 0 && had != fs_id) {
+        rc = sfs_error_set(-EEXIST,
+                           "metadata store in %s is file system %016" PRIx64 ", not %016" PRIx64,
+                           store->dir, had, fs_id);
+    }
+    if (rc == 0 && had == 0) {
+        rc = sfs_meta_counter_add(txn, SFS_META_FS_ID_COUNTER, (int64_t)fs_id, NULL);
+    }
+    if (rc) {
+        sfs_meta_txn_abort(txn);
+        return rc;
+    }
+    rc = sfs_meta_txn_commit(txn);
+    if (rc == 0) {
+        rc = sfs_meta_store_sync(store); /* kept even with meta.sync off */
+    }
+    return rc;
 }
 
 int sfs_meta_txn_begin(sfs_meta_store_t *store, int write, sfs_meta_txn_t **txn_p)

@@ -40,10 +40,22 @@ typedef struct sfs_meta_store_params {
     int         mirror; /* a new root directory mirrors new files (mirror.default) */
 } sfs_meta_store_params_t;
 
-int  sfs_meta_store_open(const sfs_meta_store_params_t *params, sfs_meta_store_t **store_p);
+int sfs_meta_store_open(const sfs_meta_store_params_t *params, sfs_meta_store_t **store_p);
+/* Whether `dir` holds a store (its data file), changing nothing: 1, 0, or a
+ * negative errno with the detail set. */
+int  sfs_meta_store_exists(const char *dir);
 void sfs_meta_store_close(sfs_meta_store_t *store);
 /* Flush to disk (only matters when sync is off). */
 int sfs_meta_store_sync(sfs_meta_store_t *store);
+/* The file system's identity: a random id the store keeps (0: none yet;
+ * stores made before ids were kept have none until their next start), and
+ * whether its namespace is empty (no name in any directory, no chunk
+ * deletion pending). A store with neither an id nor a name is a new file
+ * system. */
+int sfs_meta_store_identity(sfs_meta_store_t *store, uint64_t *fs_id_p, int *empty_p);
+/* Keep `fs_id` (not 0) as the file system's id, durably even when sync is
+ * off; -EEXIST if the store has another one. */
+int sfs_meta_store_set_identity(sfs_meta_store_t *store, uint64_t fs_id);
 
 int sfs_meta_txn_begin(sfs_meta_store_t *store, int write, sfs_meta_txn_t **txn_p);
 /* A nested transaction inside a write transaction. */

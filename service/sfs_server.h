@@ -8,6 +8,7 @@
  *   sfs_server_bcast.c     the config shared by every rank, munged, host names
  *   sfs_server_rejoin.c    --rejoin: a lost rank comes back
  *   sfs_server_join.c      --join: a new storage rank for new targets
+ *   sfs_server_identity.c  the file system's id: a lost metadata store refused
  *
  * A step returns 0 to go on, or non-zero once it has said why the server
  * stops and set `exit_code`.
@@ -83,6 +84,14 @@ int  sfs_server_attach_connect(const sfs_config_t *config, sfs_tp_worker_t **wor
                                sfs_cluster_t **cluster_p);
 int  sfs_server_attach_start(sfs_server_t *server, uint32_t rank);
 void sfs_server_attach_serve(sfs_server_t *server, uint32_t rank, const char *what);
+
+/* sfs_server_identity.c, every rank of the full job: before its service is
+ * created (read-only), a missing metadata store with targets holding data;
+ * after, and before it registers, the store's file system id against every
+ * target's. A start over a lost metadata store, or with another file
+ * system's target, is refused; every rank learns it. */
+int sfs_server_check_new_store(sfs_server_t *server);
+int sfs_server_check_identity(sfs_server_t *server);
 
 /* sfs_server_join.c: serve the config's targets of this host that the
  * running service does not have, as a new rank, until stopped. */

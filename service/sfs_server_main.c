@@ -153,8 +153,14 @@ static int sfs_server_start(sfs_server_t *server)
         }
         return 1;
     }
+    if (sfs_server_check_new_store(server) != 0) {
+        return 1;
+    }
     rc = sfs_service_create(config, server->plan, (uint32_t)server->rank, &server->service);
     if (sfs_server_agree(server->rank, server->host, rc, "cannot start")) {
+        return 1;
+    }
+    if (sfs_server_check_identity(server) != 0) {
         return 1;
     }
     sfs_server_catch_signals(server->service);

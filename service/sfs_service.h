@@ -67,6 +67,10 @@ void sfs_meta_timer(sfs_meta_t *meta);
 void sfs_meta_map_changed(sfs_meta_t *meta);
 int  sfs_meta_flush(sfs_meta_t *meta);
 void sfs_meta_destroy(sfs_meta_t *meta);
+/* The file system's id and whether its namespace is empty, and keeping an
+ * id (sfs_meta_store_identity, sfs_meta_store_set_identity). */
+int sfs_meta_identity(sfs_meta_t *meta, uint64_t *fs_id_p, int *empty_p);
+int sfs_meta_set_identity(sfs_meta_t *meta, uint64_t fs_id);
 
 int sfs_storage_create(sfs_service_t *service, sfs_storage_t **storage_p);
 /* Fill in this rank's targets for REGISTER/HEARTBEAT. */
@@ -78,6 +82,19 @@ typedef struct sfs_target_report {
     uint64_t bandwidth;
 } sfs_target_report_t;
 uint32_t sfs_storage_report(sfs_storage_t *storage, sfs_target_report_t *reports, uint32_t max);
+/* Which file system each target's chunks belong to (sfs_chunk_target_fs_id):
+ * at most `max`, their number in *count_p; and recording `fs_id` on every
+ * target that records another (the caller checked that those hold no chunk
+ * file: sfs_server_identity.c). */
+typedef struct sfs_target_identity {
+    uint32_t target_id;
+    uint32_t reserved;
+    uint64_t fs_id;  /* 0: none recorded */
+    uint64_t chunks; /* chunk files when the target was opened */
+} sfs_target_identity_t;
+int sfs_storage_identities(sfs_storage_t *storage, sfs_target_identity_t *ids, uint32_t max,
+                           uint32_t *count_p);
+int sfs_storage_set_identity(sfs_storage_t *storage, uint64_t fs_id);
 /* Whether a target of this rank has news for management now
  * (sfs_chunk_target_has_news). */
 int sfs_storage_has_news(sfs_storage_t *storage);

@@ -148,6 +148,41 @@ uint32_t sfs_storage_report(sfs_storage_t *storage, sfs_target_report_t *reports
     return n;
 }
 
+int sfs_storage_identities(sfs_storage_t *storage, sfs_target_identity_t *ids, uint32_t max,
+                           uint32_t *count_p)
+{
+    uint32_t n = 0;
+
+    for (uint32_t i = 0; i < storage->target_count && n < max; i++, n++) {
+        int rc;
+
+        memset(&ids[n], 0, sizeof(ids[n]));
+        ids[n].target_id = sfs_chunk_target_id(storage->targets[i]);
+        rc = sfs_chunk_target_fs_id(storage->targets[i], &ids[n].fs_id, &ids[n].chunks);
+        if (rc) {
+            return rc;
+        }
+    }
+    *count_p = n;
+    return 0;
+}
+
+int sfs_storage_set_identity(sfs_storage_t *storage, uint64_t fs_id)
+{
+    for (uint32_t i = 0; i < storage->target_count; i++) {
+        uint64_t had, chunks;
+        int      rc = sfs_chunk_target_fs_id(storage->targets[i], &had, &chunks);
+
+        if (rc == 0 && had != fs_id) { /* none, or a new file system's over no chunk */
+            rc = sfs_chunk_target_set_fs_id(storage->targets[i], fs_id);
+        }
+        if (rc) {
+            return rc;
+        }
+    }
+    return 0;
+}
+
 int sfs_storage_has_news(sfs_storage_t *storage)
 {
     for (uint32_t i = 0; i < storage->target_count; i++) {

@@ -110,6 +110,19 @@ static void write_file(const char *path, const char *text)
     assert_int_equal(fclose(file), 0);
 }
 
+/* The file's first line (a static buffer). */
+static const char *read_text(const char *path)
+{
+    static char line[256];
+    FILE       *file = fopen(path, "r");
+
+    assert_non_null(file);
+    line[0] = '\0';
+    assert_non_null(fgets(line, sizeof(line), file));
+    fclose(file);
+    return line;
+}
+
 static void test_marker(void **state)
 {
     fixture_t  *f = *state;
@@ -187,6 +200,49 @@ static void test_chunk_files(void **state)
     assert_int_equal(sfs_chunk_unlink(f->target, 0x1234), 0);
     assert_int_equal(stat(path, &st), -1);
     assert_int_equal(sfs_chunk_unlink(f->target, 0x1234), 0);
+}
+
+/* The file system id: none at first, kept durably, read back after a
+ * reopen, a damaged record named; the read-only survey sees the same and
+ * whether any chunk file is there. */
+static void test_fs_id(void **state)
+{
+    fixture_t *f = *state;
+    uint64_t   id, chunks;
+    uint8_t    in[100];
+    char       path[PATH_MAX + 64];
+
+    assert_int_equal(sfs_chunk_target_fs_id(f->target, &id, &chunks), 0);
+    assert_int_equal(id, 0);
+    assert_int_equal(chunks, 0);
+    assert_int_equal(sfs_chunk_target_survey(&f->config, &id, &chunks), 0);
+    assert_int_equal(id, 0);
+    assert_int_equal(chunks, 0);
+    assert_int_equal(sfs_chunk_target_set_fs_id(f->target, 0x0123456789abcdefull), 0);
+    snprintf(path, sizeof(path), "%s/filesystem.id", f->config.dir);
+    assert_string_equal(read_text(path), "stripefs file system 0123456789abcdef\n");
+    fill(in, sizeof(in), 2);
+    write_one(f, 7, 0, in, sizeof(in));
+    write_one(f, 8, 0, in, sizeof(in));
+    assert_int_equal(reopen(f), 0);
+    assert_int_equal(sfs_chunk_target_fs_id(f->target, &id, &chunks), 0);
+    assert_int_equal(id, 0x0123456789abcdefull);
+    assert_int_equal(chunks, 2);
+    assert_int_equal(sfs_chunk_target_survey(&f->config, &id, &chunks), 0);
+    assert_int_equal(id, 0x0123456789abcdefull);
+    assert_int_equal(chunks, 1); /* the survey stops at the first */
+    write_file(path, "stripefs file system 12345\n");
+    assert_int_equal(sfs_chunk_target_fs_id(f->target, &id, &chunks), -EBADMSG);
+    assert_non_null(strstr(sfs_error_detail(), "filesystem.id is damaged"));
+    assert_int_equal(sfs_chunk_target_survey(&f->config, &id, &chunks), -EBADMSG);
+    write_file(path, "stripefs file system 0123456789abcdefg\n");
+    assert_int_equal(sfs_chunk_target_fs_id(f->target, &id, &chunks), -EBADMSG);
+    /* a directory that does not exist yet: nothing recorded, nothing held */
+    snprintf(f->config.dir, sizeof(f->config.dir), "%s/not-yet", f->root);
+    assert_int_equal(sfs_chunk_target_survey(&f->config, &id, &chunks), 0);
+    assert_int_equal(id, 0);
+    assert_int_equal(chunks, 0);
+    snprintf(f->config.dir, sizeof(f->config.dir), "%s/t101", f->root);
 }
 
 static void test_reopen_counts_and_lists(void **state)
@@ -318,6 +374,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_marker, setup, teardown),
         cmocka_unit_test_setup_teardown(test_chunk_files, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_fs_id, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reopen_counts_and_lists, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mapped_read, setup, teardown),
         cmocka_unit_test_setup_teardown(test_shrink_waits_for_mapped_read, setup, teardown),
