@@ -8,12 +8,15 @@
  * server's chooser takes targets from the map, so new files can go there at
  * once. What the running service cannot take without a restart is refused
  * before anything is opened: a new target in a mirror group (docs/capacity.md,
- * "Adding a drive or a host").
+ * "Adding a drive or a host"), and a target that holds chunk files already
+ * (of another file system, or of this one before it was lost: docs/faults.md,
+ * "A lost metadata store").
  */
 #define SFS_LOG_FAC "server"
 #include "sfs_server.h"
 
 #include "sfs_alloc.h"
+#include "sfs_chunk_store.h"
 #include "sfs_errno.h"
 #include "sfs_log.h"
 
@@ -43,6 +46,23 @@ static int sfs_server_join_targets(const sfs_config_t *config, const sfs_map_t *
                                  "mirror groups only when it is restarted with the new config",
                                  target->id, config->path, target->line, group->id, group->primary,
                                  group->secondary);
+        }
+        {
+            uint64_t fs_id, chunks;
+            int      rc = sfs_chunk_target_survey(target, &fs_id, &chunks);
+
+            if (rc) {
+                return rc;
+            }
+            /* its chunks would be taken for the running file system's */
+            if (chunks) {
+                return sfs_error_set(-EEXIST,
+                                     "target %" PRIu32 " (%s) holds chunk files (of file "
+                                     "system %016" PRIx64 ", 0: not recorded): --join takes "
+                                     "new, empty targets only; give it an empty directory in "
+                                     "%s:%d",
+                                     target->id, target->dir, fs_id, config->path, target->line);
+            }
         }
         grown = realloc(planned->targets, (planned->target_count + 1) * sizeof(*grown));
         if (!grown) {

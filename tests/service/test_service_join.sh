@@ -51,6 +51,18 @@ host=$(sed -n 's/^- {name: \([^,]*\),.*/\1/p' "$config" | head -n 1)
 sed -i "/^- {id: 104,/a - {id: 105, host: $host, dir: $SFS_STATE/targets/105}" "$config" ||
     sfs_fail "edit the config"
 grep -q "id: 105" "$config" || sfs_fail "target 105 is not in the config"
+# a new target whose directory holds chunk files already is refused,
+# changing nothing there
+mkdir -p "$SFS_STATE/targets/105/chunks/2a" &&
+    echo stale >"$SFS_STATE/targets/105/chunks/2a/000000000000012a" || sfs_fail "make a stale chunk"
+join "$SFS_TEST_TMP/join-stale.log"
+wait $JOIN_PID && sfs_fail "--join of a target that holds chunk files was not refused"
+grep -q "target 105 ($SFS_STATE/targets/105) holds chunk files .*--join takes new, empty targets only" \
+    "$SFS_TEST_TMP/join-stale.log" || { cat "$SFS_TEST_TMP/join-stale.log"; sfs_fail "the stale target's refusal does not say why"; }
+[ "$(find "$SFS_STATE/targets/105" | sort | tr '\n' ' ')" = "$SFS_STATE/targets/105 $SFS_STATE/targets/105/chunks $SFS_STATE/targets/105/chunks/2a $SFS_STATE/targets/105/chunks/2a/000000000000012a " ] ||
+    sfs_fail "the refused --join changed target 105's directory: $(find "$SFS_STATE/targets/105")"
+echo "ok: a --join of a target that holds chunk files is refused, nothing changed there"
+rm -r "$SFS_STATE/targets/105" || sfs_fail "rm the stale target"
 rm -f "$SFS_TEST_TMP/joined"
 join "$SFS_TEST_TMP/join.log" --ready-file "$SFS_TEST_TMP/joined"
 joined=$JOIN_PID
