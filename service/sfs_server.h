@@ -49,7 +49,8 @@ typedef struct sfs_server {
     sfs_service_t    *service;
     pid_t             munged_pid; /* 0: none of our own */
     sfs_dirlock_t    *state_lock; /* rank 0 of --one-host: the state dir is ours */
-    int               lost_rank;  /* a rank never reached the end: skip MPI_Finalize */
+    char              pending_config[PATH_MAX + 8]; /* rank 0: the config once ready ("" none) */
+    int               lost_rank; /* a rank never reached the end: skip MPI_Finalize */
     int               exit_code;
 } sfs_server_t;
 
@@ -59,9 +60,15 @@ int sfs_server_command_line(sfs_server_t *server, int argc, char **argv);
 
 /* sfs_server_one_host.c: rank 0's config text for the job: the file of -c,
  * or for --one-host the state dir's, made on first start. `name` receives
- * the file's name. */
+ * the file's name; `pending` (set to "" by the caller) the name of a changed
+ * config that replaces it once the service is ready (a new --port). */
 int sfs_server_config_text(const sfs_server_args_t *args, int size, char *name, size_t name_size,
-                           char **text_p, size_t *length_p, sfs_dirlock_t **state_lock_p);
+                           char **text_p, size_t *length_p, sfs_dirlock_t **state_lock_p,
+                           char *pending, size_t pending_size);
+/* Rank 0, once the service is ready: the pending config replaces the saved
+ * one; at the end of a start that failed, it is removed. */
+void sfs_server_save_pending_config(sfs_server_t *server);
+void sfs_server_drop_pending_config(sfs_server_t *server);
 
 /* sfs_server_bcast.c */
 int sfs_server_share_config(sfs_server_t *server); /* rank 0 reads, everyone parses */

@@ -24,8 +24,10 @@ int sfs_server_share_config(sfs_server_t *server)
     int       rc;
 
     if (server->rank == 0) {
+        server->pending_config[0] = '\0';
         rc = sfs_server_config_text(&server->args, server->size, name, sizeof(name), &text,
-                                    (size_t *)&length, &server->state_lock);
+                                    (size_t *)&length, &server->state_lock, server->pending_config,
+                                    sizeof(server->pending_config));
         if (rc) {
             fprintf(stderr, "stripefs-server: %s\n", sfs_error_detail());
             length = -1;

@@ -178,6 +178,7 @@ static int sfs_server_start(sfs_server_t *server)
                  server->size, server->size == 1 ? "" : "s", config->target_count,
                  config->target_count == 1 ? "" : "s", config->mgmt_host, config->mgmt_port,
                  config->path);
+        sfs_server_save_pending_config(server); /* before anyone is told it is ready */
         if (server->args.ready_file) {
             sfs_server_write_ready(server->args.ready_file, config);
         }
@@ -278,6 +279,7 @@ static int sfs_server_end(sfs_server_t *server)
     free(server->hosts);
     free(server->host_of);
     sfs_munged_stop(server->munged_pid);
+    sfs_server_drop_pending_config(server); /* a start that did not get ready */
     sfs_dirlock_release(server->state_lock);
     if (server->lost_rank) {
         fflush(NULL);

@@ -46,10 +46,13 @@ static int sfs_server_read_file(const char *path, char **text_p, size_t *length_
 }
 
 /* --one-host on an existing state dir: its saved config wins, but an option
- * given on the command line must not be silently ignored. A new --port is
- * saved (clients read the port from that file); the target count is fixed by
- * the data already in the state dir, so a different --targets is refused. */
-static int sfs_server_apply_one_host_options(const sfs_server_args_t *args, const char *path)
+ * given on the command line must not be silently ignored. A new --port goes
+ * into `pending` (the config with it), which replaces the saved config once
+ * the service is ready (clients read the port from that file; a start that
+ * is refused must leave it as it was); the target count is fixed by the data
+ * already in the state dir, so a different --targets is refused. */
+static int sfs_server_apply_one_host_options(const sfs_server_args_t *args, const char *path,
+                                             char *pending, size_t pending_size)
 {
     sfs_config_t *config;
     uint16_t      old_port;
@@ -79,10 +82,14 @@ static int sfs_server_apply_one_host_options(const sfs_server_args_t *args, cons
             goto out;
         }
         config->mgmt_port = (uint16_t)args->port;
-        rc                = sfs_config_write(config, path);
+        snprintf(pending, pending_size, "%s.new", path);
+        rc = sfs_config_write(config, pending);
         if (rc == 0) {
-            sfs_info("management port %u, not %u as before: saved in %s", args->port, old_port,
-                     path);
+            sfs_info("management port %u, not %u as before: saved in %s once the service is "
+                     "ready",
+                     args->port, old_port, path);
+        } else {
+            pending[0] = '\0';
         }
     }
 out:
@@ -93,7 +100,8 @@ out:
 /* Rank 0: the config text everyone parses. For --one-host, make the state
  * directory, its config and its connauth file on first start. */
 int sfs_server_config_text(const sfs_server_args_t *args, int size, char *name, size_t name_size,
-                           char **text_p, size_t *length_p, sfs_dirlock_t **state_lock_p)
+                           char **text_p, size_t *length_p, sfs_dirlock_t **state_lock_p,
+                           char *pending, size_t pending_size)
 {
     char          path[PATH_MAX];
     char          host[SFS_HOST_MAX];
@@ -144,11 +152,36 @@ int sfs_server_config_text(const sfs_server_args_t *args, int size, char *name, 
             return rc;
         }
     } else {
-        rc = sfs_server_apply_one_host_options(args, path);
+        rc = sfs_server_apply_one_host_options(args, path, pending, pending_size);
         if (rc) {
             return rc;
         }
     }
     snprintf(name, name_size, "%s", path);
-    return sfs_server_read_file(path, text_p, length_p);
+    return sfs_server_read_file(pending[0] ? pending : path, text_p, length_p);
+}
+
+void sfs_server_save_pending_config(sfs_server_t *server)
+{
+    const char *path = server->config->path;
+
+    if (!server->pending_config[0]) {
+        return;
+    }
+    if (rename(server->pending_config, path) != 0) {
+        sfs_error("cannot save the new management port in %s (rename of %s): %m; clients "
+                  "that read %s look for the old one",
+                  path, server->pending_config, path);
+    } else {
+        sfs_info("management port %u saved in %s", server->config->mgmt_port, path);
+    }
+    server->pending_config[0] = '\0';
+}
+
+void sfs_server_drop_pending_config(sfs_server_t *server)
+{
+    if (server->pending_config[0]) {
+        unlink(server->pending_config);
+        server->pending_config[0] = '\0';
+    }
 }

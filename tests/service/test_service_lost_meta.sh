@@ -8,6 +8,7 @@
 #   made, every target's files as before); an empty meta dir the same;
 # - a target recording another file system's id: refused, naming both ids;
 # - a damaged filesystem.id: refused, naming the file;
+# - every refused start was given a new --port: the config keeps the old one;
 # - the store put back: the service starts and sfsalice's files read back;
 # - a target without the record (made before ids were kept) takes the id.
 source "$SFS_SRC/tests/lib/sfs_test_lib.sh"
@@ -43,12 +44,15 @@ grep -q "/chunks/" "$SFS_TEST_TMP/targets.before" || sfs_fail "no chunk file on 
 
 cp "$SFS_STATE/stripefs.yaml" "$SFS_TEST_TMP/config.before"
 start_refused() { # pattern what
-    local out
-    out=$(timeout 120 "${SFS_MPIRUN[@]}" -np 3 "$SFS_SERVER" --one-host --state "$SFS_STATE" 2>&1) &&
-        sfs_fail "$2: the service started: $out"
+    local out port
+    # on another port than the saved one: a refused start saves no port either
+    port=$(sfs_free_port) || sfs_fail "no free port"
+    out=$(timeout 120 "${SFS_MPIRUN[@]}" -np 3 "$SFS_SERVER" --one-host --state "$SFS_STATE" \
+        --port "$port" 2>&1) && sfs_fail "$2: the service started: $out"
     echo "$out" | grep -qE -- "$1" || sfs_fail "$2: the refusal does not say '$1': $out"
     cmp -s "$SFS_STATE/stripefs.yaml" "$SFS_TEST_TMP/config.before" ||
         sfs_fail "$2: the refused start changed the config: $(diff "$SFS_TEST_TMP/config.before" "$SFS_STATE/stripefs.yaml")"
+    [ ! -e "$SFS_STATE/stripefs.yaml.new" ] || sfs_fail "$2: the refused start left stripefs.yaml.new"
     echo "ok: $2: refused: $(echo "$out" | grep -m1 -E -- "$1" | head -c 400)"
     REFUSAL=$out
 }
