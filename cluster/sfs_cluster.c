@@ -24,7 +24,8 @@ struct sfs_cluster {
     sfs_map_t          *map;
     sfs_cluster_node_t *nodes;
     uint32_t            node_count;
-    sfs_tp_rpc_t       *map_rpc; /* a GET_MAP sent by refresh_map_start */
+    sfs_tp_rpc_t       *map_rpc;    /* a GET_MAP sent by refresh_map_start */
+    int                 mgmt_given; /* mgmt_address came with the params, not tried yet */
 };
 
 static void sfs_cluster_node_name(const sfs_cluster_t *cluster, uint32_t node_id, char *buf,
@@ -53,7 +54,7 @@ static int sfs_cluster_connect_mgmt(sfs_cluster_t *cluster)
         sfs_tp_conn_destroy(cluster->mgmt);
         cluster->mgmt = NULL;
     }
-    if (cluster->mgmt_host[0]) {
+    if (cluster->mgmt_host[0] && !cluster->mgmt_given) {
         /* the address changes when management restarts: ask again */
         free(cluster->mgmt_address);
         cluster->mgmt_address = NULL;
@@ -67,6 +68,7 @@ static int sfs_cluster_connect_mgmt(sfs_cluster_t *cluster)
     } else {
         snprintf(name, sizeof(name), "management server");
     }
+    cluster->mgmt_given = 0; /* from now on, a failed connection asks the bootstrap again */
     return sfs_tp_conn_create(cluster->worker, cluster->mgmt_address, cluster->mgmt_address_length,
                               name, cluster->timeout_ms, &cluster->mgmt);
 }
@@ -88,7 +90,8 @@ int sfs_cluster_connect(const sfs_cluster_params_t *params, sfs_cluster_t **clus
     if (params->field_mask & SFS_CLUSTER_PARAM_MGMT_HOST) {
         snprintf(cluster->mgmt_host, sizeof(cluster->mgmt_host), "%s", params->mgmt_host);
         cluster->mgmt_port = params->mgmt_port;
-    } else if (params->field_mask & SFS_CLUSTER_PARAM_MGMT_ADDRESS) {
+    }
+    if (params->field_mask & SFS_CLUSTER_PARAM_MGMT_ADDRESS) {
         cluster->mgmt_address = malloc(params->mgmt_address_length);
         if (!cluster->mgmt_address) {
             free(cluster);
@@ -96,7 +99,8 @@ int sfs_cluster_connect(const sfs_cluster_params_t *params, sfs_cluster_t **clus
         }
         memcpy(cluster->mgmt_address, params->mgmt_address, params->mgmt_address_length);
         cluster->mgmt_address_length = params->mgmt_address_length;
-    } else {
+        cluster->mgmt_given          = 1;
+    } else if (!(params->field_mask & SFS_CLUSTER_PARAM_MGMT_HOST)) {
         free(cluster);
         return sfs_error_set(-EINVAL, "cluster: no management address given");
     }

@@ -13,8 +13,10 @@
 typedef struct sfs_cluster sfs_cluster_t;
 
 enum {
-    SFS_CLUSTER_PARAM_MGMT_HOST    = 1u << 0, /* with mgmt_port: bootstrap over TCP */
-    SFS_CLUSTER_PARAM_MGMT_ADDRESS = 1u << 1, /* a known UCX worker address */
+    SFS_CLUSTER_PARAM_MGMT_HOST = 1u << 0, /* with mgmt_port: bootstrap over TCP */
+    /* a known UCX worker address; with MGMT_HOST too, it is used first and
+     * the bootstrap asked again once it fails (management restarted) */
+    SFS_CLUSTER_PARAM_MGMT_ADDRESS = 1u << 1,
     SFS_CLUSTER_PARAM_TIMEOUT      = 1u << 2,
     SFS_CLUSTER_PARAM_NO_MAP       = 1u << 3, /* do not fetch the map at connect */
 };

@@ -58,6 +58,11 @@ void sfs_mgmt_destroy(sfs_mgmt_t *mgmt)
     free(mgmt);
 }
 
+uint32_t sfs_mgmt_known_targets(const sfs_mgmt_t *mgmt)
+{
+    return mgmt->target_count;
+}
+
 sfs_mgmt_node_t *sfs_mgmt_find_node(sfs_mgmt_t *mgmt, uint32_t node_id)
 {
     for (uint32_t i = 0; i < mgmt->node_count; i++) {

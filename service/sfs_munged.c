@@ -161,6 +161,33 @@ int sfs_munged_start(const sfs_config_t *config, pid_t *pid_p)
     return sfs_error_set(-ETIMEDOUT, "munged did not answer on %s in 10 s", config->munge_socket);
 }
 
+void sfs_munged_adopt(const sfs_config_t *config, pid_t *pid_p)
+{
+    char  path[PATH_MAX + 32], *slash;
+    long  pid = 0;
+    FILE *file;
+
+    *pid_p = 0;
+    if (!config->munge || !config->munged_key[0] || !sfs_munged_alive(config->munge_socket)) {
+        return;
+    }
+    snprintf(path, sizeof(path), "%s", config->munge_socket);
+    slash = strrchr(path, '/');
+    if (!slash) {
+        return;
+    }
+    snprintf(slash, sizeof(path) - (size_t)(slash - path), "/munged.pid");
+    file = fopen(path, "r");
+    if (!file) {
+        return;
+    }
+    if (fscanf(file, "%ld", &pid) == 1 && pid > 1 && kill((pid_t)pid, 0) == 0) {
+        *pid_p = (pid_t)pid;
+        sfs_info("took over the service's munged (pid %ld) on %s", pid, config->munge_socket);
+    }
+    fclose(file);
+}
+
 void sfs_munged_stop(pid_t pid)
 {
     if (pid <= 0) {
@@ -168,7 +195,10 @@ void sfs_munged_stop(pid_t pid)
     }
     kill(pid, SIGTERM);
     for (int i = 0; i < 100; i++) {
-        if (waitpid(pid, NULL, WNOHANG) == pid) {
+        pid_t done = waitpid(pid, NULL, WNOHANG);
+
+        /* one taken over is not our child: it is gone when kill finds none */
+        if (done == pid || (done < 0 && errno == ECHILD && kill(pid, 0) != 0)) {
             return;
         }
         nanosleep(&(struct timespec){0, 50 * 1000 * 1000}, NULL);

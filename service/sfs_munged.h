@@ -18,7 +18,13 @@ int sfs_munged_make_key(const char *key_path);
  * (0 when an existing one is used). Waits until it answers. */
 int sfs_munged_start(const sfs_config_t *config, pid_t *pid_p);
 
-/* Stop the munged sfs_munged_start started (pid 0: nothing to do). */
+/* Take over the munged a lost rank of this service started (it lives on
+ * when its starter is killed): *pid_p is its pid, from munged.pid beside
+ * the socket, if it runs and answers, else 0 (nothing to stop later). */
+void sfs_munged_adopt(const sfs_config_t *config, pid_t *pid_p);
+
+/* Stop the munged sfs_munged_start started or sfs_munged_adopt took over
+ * (pid 0: nothing to do). */
 void sfs_munged_stop(pid_t pid);
 
 #endif

@@ -2,6 +2,9 @@
  * --rejoin RANK: a rank of a running service was lost and comes back as a
  * job of its own. It asks management which roles and targets that rank had,
  * takes them, registers again and serves until stopped; clients reconnect.
+ * The rank that ran management and metadata comes back the same way, its
+ * roles taken from the config since no one else knows them: the other ranks
+ * find management again through its bootstrap port and register again.
  * The steps every process that attaches to a running service takes (--rejoin
  * and --join, sfs_server_join.c) are here too: sfs_server_attach_*.
  */
@@ -11,9 +14,12 @@
 #include "sfs_alloc.h"
 #include "sfs_errno.h"
 #include "sfs_log.h"
+#include "sfs_munged.h"
+#include "sfs_time.h"
 
 #include <mpi.h>
 #include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -111,10 +117,10 @@ static int sfs_server_rejoin_plan_from_map(const sfs_config_t *config, const sfs
     plan->meta_rank         = map->meta_node;
     plan->ranks[rank].roles = node->roles & ~SFS_ROLE_MGMT;
     if (node->roles & SFS_ROLE_MGMT) {
-        rc = sfs_error_set(-EOPNOTSUPP,
-                           "rank %u runs management: restart the whole service "
-                           "instead",
-                           rank);
+        rc = sfs_error_set(-EEXIST,
+                           "rank %u runs management, which answers (pid %u on %s): nothing "
+                           "to rejoin",
+                           rank, node->pid, node->host);
         goto err;
     }
     for (uint32_t h = 0; h < config->host_count; h++) {
@@ -134,6 +140,126 @@ err:
     return rc;
 }
 
+/* Whether the lost management rank also served the targets of its host
+ * `h`: the full start gives them to it only when it is the host's one rank
+ * (sfs_roles.h), and then no live process holds their directories. 1: all
+ * of them are free (take them), 0: all are held by live ranks (take none),
+ * else an error: some are free, so another rank of this host is lost too. */
+static int sfs_server_rejoin_mgmt_targets(const sfs_config_t *config, uint32_t h)
+{
+    uint32_t free_count = 0, held_count = 0;
+    char     held[256] = "", lost[256] = "";
+
+    for (uint32_t c = 0; c < config->target_count; c++) {
+        const sfs_config_target_t *t = &config->targets[c];
+        sfs_dirlock_t             *lock;
+        char                      *list;
+
+        if (!sfs_config_host_matches(config->hosts[h].name, t->host)) {
+            continue;
+        }
+        if (access(t->dir, F_OK) != 0 || sfs_dirlock_acquire(t->dir, "probe", &lock) == 0) {
+            if (access(t->dir, F_OK) == 0) {
+                sfs_dirlock_release(lock);
+            }
+            free_count++;
+            list = lost;
+        } else {
+            held_count++;
+            list = held;
+        }
+        snprintf(list + strlen(list), 256 - strlen(list), "%s%u", list[0] ? " " : "", t->id);
+    }
+    sfs_error_clear();
+    if (free_count && held_count) {
+        return sfs_error_set(-EOPNOTSUPP,
+                             "targets %s of this host are served by live ranks, but %s are not: "
+                             "a storage rank of this host is lost too, and a restarted "
+                             "management cannot tell which rank it was; restart the service",
+                             held, lost);
+    }
+    return free_count ? 1 : 0;
+}
+
+/* The rank that ran management (and the metadata server) is lost, so no
+ * one can say what it served: the config does, as the full start dealt it
+ * (sfs_roles.h): the first rank of the management host, in the config's
+ * order of hosts, and its targets when it was the host's one rank. */
+static int sfs_server_rejoin_mgmt_plan(const sfs_config_t *config, uint32_t rank, const char *host,
+                                       const char *unreachable, sfs_role_plan_t **plan_p)
+{
+    sfs_role_plan_t *plan     = NULL;
+    uint32_t         expected = 0;
+    int              h, rc;
+
+    h = -1;
+    for (uint32_t i = 0; i < config->host_count; i++) {
+        if (sfs_config_host_matches(config->hosts[i].name, config->mgmt_host)) {
+            h = (int)i;
+            break;
+        }
+        expected += config->hosts[i].ranks;
+    }
+    if (h < 0 || !sfs_config_host_matches(config->hosts[h].name, host)) {
+        return sfs_error_set(-EHOSTUNREACH,
+                             "management is unreachable (%s), and this host (%s) is not its "
+                             "host (%s): a rank can rejoin only while management runs, and "
+                             "management only on its own host",
+                             unreachable, host, config->mgmt_host);
+    }
+    if (rank != expected) {
+        return sfs_error_set(-EHOSTUNREACH,
+                             "management is unreachable (%s), but rank %u did not run it: "
+                             "management is the first rank of host %s, rank %u in %s's order "
+                             "of hosts (start management with --rejoin %u first)",
+                             unreachable, rank, config->hosts[h].name, expected, config->path,
+                             expected);
+    }
+    if (!sfs_config_host_matches(config->meta_host, config->mgmt_host)) {
+        return sfs_error_set(-EOPNOTSUPP,
+                             "management (%s) and the metadata server (%s) run on different "
+                             "hosts: only a rank that runs both rejoins; restart the service",
+                             config->mgmt_host, config->meta_host);
+    }
+    if (!SFS_ALLOC_PTR(plan) || !SFS_ALLOC_ARRAY(plan->ranks, rank + 1)) {
+        rc = -ENOMEM;
+        goto err;
+    }
+    plan->rank_count             = rank + 1;
+    plan->mgmt_rank              = rank;
+    plan->meta_rank              = rank;
+    plan->ranks[rank].roles      = SFS_ROLE_MGMT | SFS_ROLE_META;
+    plan->ranks[rank].host_index = (uint32_t)h;
+    rc                           = sfs_server_rejoin_mgmt_targets(config, (uint32_t)h);
+    if (rc < 0) {
+        goto err;
+    }
+    if (rc == 1) {
+        for (uint32_t c = 0; c < config->target_count; c++) {
+            sfs_rank_roles_t *mine = &plan->ranks[rank];
+            uint32_t         *grown;
+
+            if (!sfs_config_host_matches(config->hosts[h].name, config->targets[c].host)) {
+                continue;
+            }
+            grown = realloc(mine->targets, (mine->target_count + 1) * sizeof(*grown));
+            if (!grown) {
+                rc = -ENOMEM;
+                goto err;
+            }
+            mine->targets                       = grown;
+            mine->targets[mine->target_count++] = c;
+            mine->roles |= SFS_ROLE_STORAGE;
+        }
+    }
+    *plan_p = plan;
+    return 0;
+
+err:
+    sfs_role_plan_destroy(plan);
+    return rc;
+}
+
 static int sfs_server_rejoin_plan(const sfs_config_t *config, uint32_t rank, const char *host,
                                   sfs_role_plan_t **plan_p)
 {
@@ -143,7 +269,10 @@ static int sfs_server_rejoin_plan(const sfs_config_t *config, uint32_t rank, con
 
     rc = sfs_server_attach_connect(config, &worker, &cluster);
     if (rc) {
-        return rc;
+        char why[512];
+
+        snprintf(why, sizeof(why), "%s", sfs_error_detail());
+        return sfs_server_rejoin_mgmt_plan(config, rank, host, why, plan_p);
     }
     rc = sfs_server_rejoin_plan_from_map(config, sfs_cluster_map(cluster), rank, host, plan_p);
     sfs_cluster_destroy(cluster);
@@ -161,7 +290,17 @@ int sfs_server_attach_start(sfs_server_t *server, uint32_t rank)
     int                      rc;
 
     rc = sfs_service_create(config, server->plan, rank, &server->service);
-    if (rc == 0) {
+    if (rc == 0 && server->service->mgmt) {
+        /* management is this process: its bootstrap port is answered by
+         * the loop that has not started yet, so register at its address */
+        const void *own = sfs_tp_worker_address(server->service->worker, &length);
+
+        address = malloc(length);
+        if (!address) {
+            return -ENOMEM;
+        }
+        memcpy(address, own, length);
+    } else if (rc == 0) {
         rc = sfs_tp_bootstrap_fetch(
             mgmt_host && mgmt_host->address[0] ? mgmt_host->address : config->mgmt_host,
             config->mgmt_port, config->connect_timeout_ms, &address, &length);
@@ -192,6 +331,31 @@ void sfs_server_attach_serve(sfs_server_t *server, uint32_t rank, const char *wh
     server->exit_code = rc ? 1 : 0;
 }
 
+/* A restarted management knows the other ranks again once each has
+ * registered again (at its next heartbeat, told by management that it is
+ * unknown): wait for every target of the config, at most the offline
+ * timeout, before saying the service is whole. */
+static void sfs_server_rejoin_wait_ranks(sfs_server_t *server)
+{
+    const sfs_config_t *config = server->config;
+    uint64_t            start  = sfs_time_ms();
+    uint64_t deadline          = start + config->offline_timeout_ms + config->heartbeat_interval_ms;
+    uint32_t known;
+
+    while ((known = sfs_mgmt_known_targets(server->service->mgmt)) < config->target_count &&
+           sfs_time_ms() < deadline && !sfs_service_stopping(server->service)) {
+        sfs_service_progress(server->service, 50);
+    }
+    if (known < config->target_count) {
+        sfs_warn("management restarted: %u of the config's %u targets registered again within "
+                 "%.1f s (the others are offline until their ranks come back)",
+                 known, config->target_count, (double)(sfs_time_ms() - start) / 1000.0);
+    } else {
+        sfs_info("management restarted: all %u targets registered again in %.1f s", known,
+                 (double)(sfs_time_ms() - start) / 1000.0);
+    }
+}
+
 void sfs_server_rejoin(sfs_server_t *server)
 {
     uint32_t rank = (uint32_t)server->args.rejoin_rank;
@@ -211,6 +375,16 @@ void sfs_server_rejoin(sfs_server_t *server)
                 sfs_error_detail());
         server->exit_code = 1;
         return;
+    }
+    if (server->service->mgmt) {
+        /* what the lost rank held for the whole service: the one-host
+         * state dir's claim, and the service's own munged */
+        if (server->args.one_host &&
+            sfs_dirlock_acquire(server->args.state_dir, "state dir", &server->state_lock) != 0) {
+            sfs_warn("%s", sfs_error_detail());
+        }
+        sfs_munged_adopt(server->config, &server->munged_pid);
+        sfs_server_rejoin_wait_ranks(server);
     }
     sfs_server_attach_serve(server, rank, "rejoined the service");
 }

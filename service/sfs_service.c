@@ -303,17 +303,24 @@ out:
 
 int sfs_service_register(sfs_service_t *service, const void *mgmt_address, size_t length)
 {
+    const sfs_config_host_t *mgmt_host =
+        sfs_config_find_host(service->config, service->config->mgmt_host);
     sfs_cluster_params_t params;
     int                  rc;
 
     memset(&params, 0, sizeof(params));
-    params.field_mask =
-        SFS_CLUSTER_PARAM_MGMT_ADDRESS | SFS_CLUSTER_PARAM_NO_MAP | SFS_CLUSTER_PARAM_TIMEOUT;
+    /* the address the job shared first; management's bootstrap port once
+     * that fails, so that a restarted management is found again */
+    params.field_mask = SFS_CLUSTER_PARAM_MGMT_ADDRESS | SFS_CLUSTER_PARAM_MGMT_HOST |
+                        SFS_CLUSTER_PARAM_NO_MAP | SFS_CLUSTER_PARAM_TIMEOUT;
     params.worker              = service->worker;
     params.mgmt_address        = mgmt_address;
     params.mgmt_address_length = length;
-    params.connect_timeout_ms  = service->config->connect_timeout_ms;
-    rc                         = sfs_cluster_connect(&params, &service->cluster);
+    params.mgmt_host =
+        mgmt_host && mgmt_host->address[0] ? mgmt_host->address : service->config->mgmt_host;
+    params.mgmt_port          = service->config->mgmt_port;
+    params.connect_timeout_ms = service->config->connect_timeout_ms;
+    rc                        = sfs_cluster_connect(&params, &service->cluster);
     if (rc) {
         return rc;
     }
@@ -338,6 +345,7 @@ static void sfs_service_heartbeat_done(sfs_tp_rpc_t *rpc, void *arg)
         if (sfs_proto_decode(SFS_OP_HEARTBEAT, 1, args, length, &reply, sizeof(reply)) != 0) {
             return;
         }
+        service->mgmt_away_said = 0;
         if (reply.flags & SFS_HEARTBEAT_REGISTER_AGAIN) {
             /* management does not know us (it restarted): register again */
             service->registered = 0;
@@ -388,11 +396,21 @@ static void sfs_service_heartbeat(sfs_service_t *service)
     if (!service->registered) {
         if (sfs_service_send_register(service) == 0) {
             sfs_info("registered again with management");
+            service->mgmt_away_said = 0;
+        } else if (!service->mgmt_away_said) {
+            sfs_warn("cannot register again with management (tried at every heartbeat; said "
+                     "once): %s",
+                     sfs_error_detail());
+            service->mgmt_away_said = 1;
         }
         return;
     }
     if (sfs_cluster_mgmt_conn(service->cluster, &conn) != 0) {
-        sfs_warn("management unreachable: %s", sfs_error_detail());
+        if (!service->mgmt_away_said) {
+            sfs_warn("management unreachable (tried at every heartbeat; said once): %s",
+                     sfs_error_detail());
+            service->mgmt_away_said = 1;
+        }
         return;
     }
     sfs_wbuf_init(&wb, args, sizeof(args));

@@ -38,6 +38,7 @@ typedef struct sfs_service {
     sfs_tp_rpc_t          *heartbeat_rpc;
     uint64_t               heartbeat_sent_ms; /* renews the fencing lease once answered */
     int                    registered;
+    int                    mgmt_away_said; /* "management unreachable" logged once */
 } sfs_service_t;
 
 /* Open this rank's roles (target directories, metadata store) and its
@@ -60,6 +61,8 @@ void sfs_service_destroy(sfs_service_t *service);
 int  sfs_mgmt_create(sfs_service_t *service, sfs_mgmt_t **mgmt_p);
 void sfs_mgmt_timer(sfs_mgmt_t *mgmt);
 void sfs_mgmt_destroy(sfs_mgmt_t *mgmt);
+/* How many storage targets have registered with this management. */
+uint32_t sfs_mgmt_known_targets(const sfs_mgmt_t *mgmt);
 
 int  sfs_meta_create(sfs_service_t *service, sfs_meta_t **meta_p);
 void sfs_meta_timer(sfs_meta_t *meta);

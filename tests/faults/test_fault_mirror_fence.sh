@@ -122,7 +122,8 @@ done
 sfs_as "$user" "$SFS_CTL" get /m/mine/new - | cmp - "$home/blob" || sfs_fail "the new file does not read back"
 echo "ok: a new mirrored file is placed on both groups' current primaries"
 
-# management restarts (the whole service: management cannot rejoin alone):
+# management restarts (here with the whole service; test_fault_mgmt_rejoin.sh
+# has it rejoin alone):
 # the promotions were saved in its state (meta dir), so the map still names
 # the promoted primaries, not the config's
 rm -f "$cut.1"
