@@ -3,7 +3,8 @@
  * "Failover: a primary lost"): a mirrored file's requests go to its group's
  * current primary, as the map says (the pattern names the config's
  * primaries), and a request that finds no answer there, or a member that
- * is no longer primary (ESTALE), is sent again after a map refresh, until
+ * is no longer primary (ESTALE), or that the map does not have yet (a
+ * restarted management), is sent again after a map refresh, until
  * management has promoted the survivor or the failover deadline passes:
  * the job sees a pause, not an error.
  */
@@ -33,8 +34,11 @@ uint32_t sfs_client_mirror_target(sfs_client_t *client, const sfs_pattern_t *pat
 
 int sfs_client_mirror_retryable(const sfs_pattern_t *pattern, int rc)
 {
-    return pattern->type == SFS_PATTERN_MIRROR && (rc == -ESTALE || sfs_client_no_answer(rc)) &&
-           rc != -ECANCELED;
+    /* -ENODEV: the member is not in the map, which a management that has
+     * just restarted (--rejoin) sends until the member's rank has
+     * registered again, within a heartbeat */
+    return pattern->type == SFS_PATTERN_MIRROR &&
+           (rc == -ESTALE || rc == -ENODEV || sfs_client_no_answer(rc)) && rc != -ECANCELED;
 }
 
 int sfs_client_mirror_wait(sfs_client_t *client, uint64_t *deadline_ms)

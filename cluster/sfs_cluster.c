@@ -234,7 +234,10 @@ int sfs_cluster_refresh_map_poll(sfs_cluster_t *cluster)
     if (rc) {
         const char *detail = sfs_tp_rpc_error_detail(rpc);
 
-        sfs_error_set(rc, "%s: GET_MAP: %s", sfs_tp_conn_name(cluster->mgmt),
+        /* the connection may be gone already: a failed reconnect
+         * (sfs_cluster_connect_mgmt) leaves none */
+        sfs_error_set(rc, "%s: GET_MAP: %s",
+                      cluster->mgmt ? sfs_tp_conn_name(cluster->mgmt) : "management server",
                       detail && detail[0] ? detail : sfs_strerror(rc));
     } else {
         rc = sfs_cluster_install_map(cluster, rpc);

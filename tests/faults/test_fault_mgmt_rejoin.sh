@@ -19,18 +19,27 @@
 source "$SFS_SRC/tests/lib/sfs_test_lib.sh"
 
 sfs_test_users
-SFS_SERVICE_MPI_ARGS="--mca orte_enable_recovery 1"
-sfs_start_service 3 --targets 4
-sfs_stop_service
-sed -i "s/^timeouts:.*/timeouts: {rpc: 6s, connect: 2s, heartbeat: 500ms, offline: 3s}/" "$SFS_STATE/stripefs.yaml"
-grep -q "^timeouts: {rpc: 6s" "$SFS_STATE/stripefs.yaml" ||
-    sfs_fail "timeouts not set: $(grep timeouts "$SFS_STATE/stripefs.yaml")"
-sfs_start_service 3
+# MGMT_REJOIN_MIRROR=1 (test_fault_mgmt_rejoin_mirror.sh): the same with
+# mirror groups 101+102 and 103+104 and sfsalice's directory mirrored
+if [ "${MGMT_REJOIN_MIRROR:-0}" = 1 ]; then
+    source "$SFS_SRC/tests/faults/mirror_lib.sh"
+    mirror_service_start 3
+    pattern="--mirror --chunksize 64k --numtargets 2"
+else
+    SFS_SERVICE_MPI_ARGS="--mca orte_enable_recovery 1"
+    sfs_start_service 3 --targets 4
+    sfs_stop_service
+    sed -i "s/^timeouts:.*/timeouts: {rpc: 6s, connect: 2s, heartbeat: 500ms, offline: 3s}/" "$SFS_STATE/stripefs.yaml"
+    grep -q "^timeouts: {rpc: 6s" "$SFS_STATE/stripefs.yaml" ||
+        sfs_fail "timeouts not set: $(grep timeouts "$SFS_STATE/stripefs.yaml")"
+    sfs_start_service 3
+    pattern="--chunksize 64k --numtargets 4"
+fi
 
 as_alice() { sfs_as sfsalice "$SFS_CTL" "$@"; }
 sfs_ctl mkdir /d && sfs_ctl chmod 1777 /d || sfs_fail "mkdir /d (1777)"
-as_alice mkdir /d/a && as_alice setpattern --chunksize 64k --numtargets 4 /d/a >/dev/null ||
-    sfs_fail "mkdir, setpattern /d/a as sfsalice"
+as_alice mkdir /d/a && as_alice setpattern $pattern /d/a >/dev/null ||
+    sfs_fail "mkdir, setpattern $pattern /d/a as sfsalice"
 src=$SFS_TEST_TMP/src
 head -c $((1024 * 1024)) /dev/urandom >"$src" && chmod 0644 "$src" || sfs_fail "make $src"
 for i in 1 2 3; do
@@ -68,8 +77,16 @@ echo "ok: storage ranks $rank1 and $rank2 live on without management"
 touch "$SFS_TEST_TMP/outage-mark"
 sleep 1
 written=$(find "$SFS_STATE/targets" -path '*/chunks/*' -type f -newer "$SFS_TEST_TMP/outage-mark" | wc -l)
-[ "$written" -gt 0 ] || sfs_fail "no chunk file was written while management was away (the writers stalled)"
-echo "ok: the writers' data goes on to the storage ranks while management is away ($written chunk files written in 1 s)"
+if [ "${MGMT_REJOIN_MIRROR:-0}" = 1 ]; then
+    # fencing: no primary acknowledges a mirrored write without a lease
+    [ "$written" = 0 ] || sfs_fail "$written chunk files were written 3 s after management was lost: a primary acknowledged mirrored writes without a lease"
+    grep -q "acknowledges no mirrored change from now on: its lease from management expired" "$SFS_SERVICE_LOG" ||
+        sfs_fail "no primary says that its lease expired"
+    echo "ok: mirrored writes pause while management is away (the primaries' leases expired)"
+else
+    [ "$written" -gt 0 ] || sfs_fail "no chunk file was written while management was away (the writers stalled)"
+    echo "ok: the writers' data goes on to the storage ranks while management is away ($written chunk files written in 1 s)"
+fi
 sfs_expect_fail "cannot reach the stripefs management service at [^ ]*:$SFS_PORT" \
     env STRIPEFS_TIMEOUT=5 "$SFS_CTL" listtargets
 
@@ -128,7 +145,7 @@ for r in 0 1; do
     other=$(tr -d "$(printf "\\$(printf %o $((97 + r)))")" <"$back/stream$r" | wc -c)
     [ "$other" = 0 ] || sfs_fail "the writer's f$r holds $other bytes that it did not write"
 done
-echo "ok: sfsalice's MPI job wrote through the outage and closed after the rejoin: exit 0, both files hold only its bytes ($(grep -c . "$SFS_TEST_TMP/writers.out") lines of output)"
+echo "ok: sfsalice's MPI job kept writing its open files across the outage and closed them after the rejoin: exit 0, both files hold only its bytes"
 
 out=$SFS_TEST_TMP/rejoin-again.log
 rejoin 0 "$out" && sfs_fail "a second --rejoin 0 was accepted: $(cat "$out")"
@@ -154,6 +171,21 @@ kill -0 "$SFS_SERVICE_PID" 2>/dev/null && sfs_fail "the original job's survivors
 kill -0 "$rank1" 2>/dev/null || kill -0 "$rank2" 2>/dev/null && sfs_fail "a storage rank still runs"
 wait "$SFS_SERVICE_PID"
 echo "ok: shutdown stopped the rejoined rank (exit 0) and the original job (exit $?)"
+if [ "${MGMT_REJOIN_MIRROR:-0}" = 1 ]; then
+    compared=0
+    for pair in "101 102" "103 104"; do
+        set -- $pair
+        a=$SFS_STATE/targets/$1/chunks b=$SFS_STATE/targets/$2/chunks
+        [ "$( (cd "$a" && find . -type f) | sort)" = "$( (cd "$b" && find . -type f) | sort)" ] ||
+            sfs_fail "targets $1 and $2 do not hold the same chunk files"
+        for f in $(cd "$a" && find . -type f); do
+            cmp -s "$a/$f" "$b/$f" || sfs_fail "the copies of $f on $1 and $2 differ"
+            compared=$((compared + 1))
+        done
+    done
+    [ $compared -ge 8 ] || sfs_fail "only $compared mirrored chunk files to compare"
+    echo "ok: both copies of every mirrored chunk file are byte-identical ($compared pairs)"
+fi
 if [ -n "$munged_socket" ]; then
     for _ in $(seq 50); do pgrep -f -- "munged --foreground --socket=$munged_socket" >/dev/null || break; sleep 0.1; done
     pgrep -f -- "munged --foreground --socket=$munged_socket" >/dev/null &&
