@@ -123,6 +123,20 @@ void sfs_chunk_target_set_early_writeback(sfs_chunk_target_t *target, uint64_t m
     target->early_writeback_min = min_bytes;
 }
 
+/* A failed read of a target's file system id, as an error naming it. */
+static int sfs_chunk_fs_id_error(int rc, uint32_t target_id, const char *dir)
+{
+    if (rc == -EBADMSG) {
+        return sfs_error_set(rc,
+                             "target %u: %s/filesystem.id is damaged (not \"stripefs file "
+                             "system <16 hex digits>\"): cannot tell which file system its "
+                             "chunks belong to",
+                             target_id, dir);
+    }
+    return sfs_error_set(rc, "target %u: cannot read the file system id in %s: %s", target_id, dir,
+                         strerror(-rc));
+}
+
 int sfs_chunk_target_fs_id(sfs_chunk_target_t *target, uint64_t *fs_id_p, uint64_t *chunks_p)
 {
     int rc = 0;
@@ -132,18 +146,7 @@ int sfs_chunk_target_fs_id(sfs_chunk_target_t *target, uint64_t *fs_id_p, uint64
     if (target->ops->fs_id) {
         rc = target->ops->fs_id(target->store, fs_id_p);
     }
-    if (rc == -EBADMSG) {
-        return sfs_error_set(rc,
-                             "target %u: %s/filesystem.id is damaged (not \"stripefs file "
-                             "system <16 hex digits>\"): cannot tell which file system its "
-                             "chunks belong to",
-                             target->id, target->dir);
-    }
-    if (rc) {
-        return sfs_error_set(rc, "target %u: cannot read %s/filesystem.id: %s", target->id,
-                             target->dir, strerror(-rc));
-    }
-    return 0;
+    return rc ? sfs_chunk_fs_id_error(rc, target->id, target->dir) : 0;
 }
 
 int sfs_chunk_target_survey(const sfs_config_target_t *config, uint64_t *fs_id_p,
@@ -151,18 +154,7 @@ int sfs_chunk_target_survey(const sfs_config_target_t *config, uint64_t *fs_id_p
 {
     int rc = sfs_chunk_posix_survey(config->dir, fs_id_p, chunks_p);
 
-    if (rc == -EBADMSG) {
-        return sfs_error_set(rc,
-                             "target %u: %s/filesystem.id is damaged (not \"stripefs file "
-                             "system <16 hex digits>\"): cannot tell which file system its "
-                             "chunks belong to",
-                             config->id, config->dir);
-    }
-    if (rc) {
-        return sfs_error_set(rc, "target %u: cannot look into %s: %s", config->id, config->dir,
-                             strerror(-rc));
-    }
-    return 0;
+    return rc ? sfs_chunk_fs_id_error(rc, config->id, config->dir) : 0;
 }
 
 int sfs_chunk_target_set_fs_id(sfs_chunk_target_t *target, uint64_t fs_id)

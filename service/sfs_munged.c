@@ -181,11 +181,33 @@ void sfs_munged_adopt(const sfs_config_t *config, pid_t *pid_p)
     if (!file) {
         return;
     }
-    if (fscanf(file, "%ld", &pid) == 1 && pid > 1 && kill((pid_t)pid, 0) == 0) {
-        *pid_p = (pid_t)pid;
-        sfs_info("took over the service's munged (pid %ld) on %s", pid, config->munge_socket);
+    if (fscanf(file, "%ld", &pid) != 1 || pid <= 1 || kill((pid_t)pid, 0) != 0) {
+        pid = 0;
     }
     fclose(file);
+    if (pid) {
+        /* the pid of a munged that died may have been reused: stop only a
+         * munged on this socket */
+        char   cmdline[PATH_MAX + 256] = "", want[PATH_MAX + 16];
+        FILE  *proc;
+        size_t n = 0;
+
+        snprintf(path, sizeof(path), "/proc/%ld/cmdline", pid);
+        proc = fopen(path, "r");
+        if (proc) {
+            n = fread(cmdline, 1, sizeof(cmdline) - 1, proc);
+            fclose(proc);
+        }
+        for (size_t i = 0; i < n; i++) {
+            cmdline[i] = cmdline[i] ? cmdline[i] : ' ';
+        }
+        cmdline[n] = '\0';
+        snprintf(want, sizeof(want), "--socket=%s", config->munge_socket);
+        if (strstr(cmdline, "munged") && strstr(cmdline, want)) {
+            *pid_p = (pid_t)pid;
+            sfs_info("took over the service's munged (pid %ld) on %s", pid, config->munge_socket);
+        }
+    }
 }
 
 void sfs_munged_stop(pid_t pid)

@@ -87,13 +87,13 @@ static int sfs_server_judge_target(const sfs_server_t *server, int rank,
                     where, t->fs_id, config->meta_dir, fs_id, config->path);
         } else {
             fprintf(stderr,
-                    "stripefs-server: refusing to start: %s holds %" PRIu64
-                    " chunk files of file system %016" PRIx64 ", but the metadata store in %s "
-                    "is %s: its metadata store was lost or moved, or the config (%s) names the "
-                    "wrong meta dir; a new file system would give the old chunks' ids to new "
-                    "files\n",
-                    where, t->chunks, t->fs_id, config->meta_dir,
-                    empty ? "new (empty)" : "of another file system (it has no id)", config->path);
+                    "stripefs-server: refusing to start: %s belongs to file system %016" PRIx64
+                    " (%" PRIu64 " chunk files), but the metadata store in %s %s: its "
+                    "metadata store was lost or moved, or the config (%s) names the wrong "
+                    "meta dir\n",
+                    where, t->fs_id, t->chunks, config->meta_dir,
+                    empty ? "is new (empty)" : "has names and no id (another file system's)",
+                    config->path);
         }
         return -1;
     }

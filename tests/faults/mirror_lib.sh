@@ -20,10 +20,7 @@ mirror:
   same_host: true
 YAML
     # a forward to a lost buddy is given up after min(rpc / 2, offline)
-    sed -i "s/^timeouts:.*/timeouts: {rpc: 6s, connect: 2s, heartbeat: 500ms, offline: ${offline}s}/" \
-        "$SFS_STATE/stripefs.yaml"
-    grep -q "^timeouts: {rpc: 6s" "$SFS_STATE/stripefs.yaml" ||
-        sfs_fail "timeouts not set: $(grep timeouts "$SFS_STATE/stripefs.yaml")"
+    sfs_short_timeouts "$offline"
     if [ -n "$bandwidth" ]; then
         sed -i -E "/id: 10[1-4][,}]/ s/\}[[:space:]]*$/, bandwidth: $bandwidth}/" "$SFS_STATE/stripefs.yaml"
         [ "$(grep -cE "id: 10[1-4][,}].*bandwidth: $bandwidth" "$SFS_STATE/stripefs.yaml")" -eq 4 ] ||

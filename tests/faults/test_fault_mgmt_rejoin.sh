@@ -29,9 +29,7 @@ else
     SFS_SERVICE_MPI_ARGS="--mca orte_enable_recovery 1"
     sfs_start_service 3 --targets 4
     sfs_stop_service
-    sed -i "s/^timeouts:.*/timeouts: {rpc: 6s, connect: 2s, heartbeat: 500ms, offline: 3s}/" "$SFS_STATE/stripefs.yaml"
-    grep -q "^timeouts: {rpc: 6s" "$SFS_STATE/stripefs.yaml" ||
-        sfs_fail "timeouts not set: $(grep timeouts "$SFS_STATE/stripefs.yaml")"
+    sfs_short_timeouts 3
     sfs_start_service 3
     pattern="--chunksize 64k --numtargets 4"
 fi

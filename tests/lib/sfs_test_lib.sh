@@ -108,6 +108,16 @@ sfs_start_service() {
     sfs_log "service up: $np ranks, port $SFS_PORT, state $SFS_STATE"
 }
 
+# sfs_short_timeouts OFFLINE_SECONDS: the one-host service's config (stop it
+# first) gets rpc 6 s, connect 2 s, heartbeat 500 ms and this offline
+# timeout, so that a lost rank is found quickly.
+sfs_short_timeouts() {
+    sed -i "s/^timeouts:.*/timeouts: {rpc: 6s, connect: 2s, heartbeat: 500ms, offline: ${1}s}/" \
+        "$SFS_STATE/stripefs.yaml"
+    grep -q "^timeouts: {rpc: 6s, connect: 2s, heartbeat: 500ms, offline: ${1}s}" "$SFS_STATE/stripefs.yaml" ||
+        sfs_fail "timeouts not set: $(grep timeouts "$SFS_STATE/stripefs.yaml")"
+}
+
 # Clean stop through stripefs-ctl; the job must exit 0.
 sfs_stop_service() {
     [ -n "$SFS_SERVICE_PID" ] || return 0

@@ -19,9 +19,7 @@ source "$SFS_SRC/tests/lib/migrate_lib.sh"
 sfs_test_users
 sfs_start_service 3 --targets 4
 sfs_stop_service
-sed -i "s/^timeouts:.*/timeouts: {rpc: 6s, connect: 2s, heartbeat: 500ms, offline: 3s}/" "$SFS_STATE/stripefs.yaml"
-grep -q "^timeouts: {rpc: 6s" "$SFS_STATE/stripefs.yaml" ||
-    sfs_fail "timeouts not set: $(grep timeouts "$SFS_STATE/stripefs.yaml")"
+sfs_short_timeouts 3
 sfs_start_service 3
 
 rank1_pid=$(sfs_ctl listnodes | awk '$1 == 1 && $3 ~ /storage/ {print $5}')
