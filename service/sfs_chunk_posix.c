@@ -181,12 +181,33 @@ static void sfs_chunk_posix_fs_id_path(const char *dir, char *path, size_t size)
     snprintf(path, size, "%s/%s", dir, SFS_CHUNK_FS_ID_FILE);
 }
 
+/* "stripefs file system " and exactly 16 hex digits, then the end of the
+ * line: anything else is a damaged record. */
+static int sfs_chunk_posix_parse_fs_id(const char *line, uint64_t *fs_id_p)
+{
+    static const char prefix[] = "stripefs file system ";
+    const char       *hex      = line + sizeof(prefix) - 1;
+    uint64_t          id       = 0;
+
+    if (strncmp(line, prefix, sizeof(prefix) - 1) != 0 || strspn(hex, "0123456789abcdef") != 16 ||
+        strcmp(hex + 16, "\n") != 0) {
+        return -EBADMSG;
+    }
+    for (int i = 0; i < 16; i++) {
+        id = (id << 4) | (uint64_t)(hex[i] <= '9' ? hex[i] - '0' : hex[i] - 'a' + 10);
+    }
+    if (id == 0) {
+        return -EBADMSG;
+    }
+    *fs_id_p = id;
+    return 0;
+}
+
 static int sfs_chunk_posix_read_fs_id(const char *dir, uint64_t *fs_id_p)
 {
-    char               path[PATH_MAX + 32], line[128], extra;
-    unsigned long long id = 0;
-    FILE              *file;
-    int                ok;
+    char  path[PATH_MAX + 32], line[128];
+    FILE *file;
+    int   rc;
 
     sfs_chunk_posix_fs_id_path(dir, path, sizeof(path));
     file = fopen(path, "r");
@@ -197,15 +218,10 @@ static int sfs_chunk_posix_read_fs_id(const char *dir, uint64_t *fs_id_p)
         }
         return -errno;
     }
-    ok = fgets(line, sizeof(line), file) != NULL &&
-         sscanf(line, "stripefs file system %16llx%c", &id, &extra) == 2 && extra == '\n' &&
-         id != 0;
+    rc = fgets(line, sizeof(line), file) != NULL ? sfs_chunk_posix_parse_fs_id(line, fs_id_p)
+                                                 : -EBADMSG;
     fclose(file);
-    if (!ok) {
-        return -EBADMSG;
-    }
-    *fs_id_p = id;
-    return 0;
+    return rc;
 }
 
 static int sfs_chunk_posix_fs_id(void *state, uint64_t *fs_id_p)

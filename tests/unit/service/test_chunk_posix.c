@@ -237,6 +237,15 @@ static void test_fs_id(void **state)
     assert_int_equal(sfs_chunk_target_survey(&f->config, &id, &chunks), -EBADMSG);
     write_file(path, "stripefs file system 0123456789abcdefg\n");
     assert_int_equal(sfs_chunk_target_fs_id(f->target, &id, &chunks), -EBADMSG);
+    write_file(path, "stripefs file system 0000000000000000\n");
+    assert_int_equal(sfs_chunk_target_fs_id(f->target, &id, &chunks), -EBADMSG);
+    write_file(path, "stripefs file system 0123456789ABCDEF\n");
+    assert_int_equal(sfs_chunk_target_fs_id(f->target, &id, &chunks), -EBADMSG);
+    write_file(path, "stripefs file system 0123456789abcdef");
+    assert_int_equal(sfs_chunk_target_fs_id(f->target, &id, &chunks), -EBADMSG);
+    write_file(path, "stripefs file system fedcba9876543210\n");
+    assert_int_equal(sfs_chunk_target_fs_id(f->target, &id, &chunks), 0);
+    assert_int_equal(id, 0xfedcba9876543210ull);
     /* a directory that does not exist yet: nothing recorded, nothing held */
     snprintf(f->config.dir, sizeof(f->config.dir), "%s/not-yet", f->root);
     assert_int_equal(sfs_chunk_target_survey(&f->config, &id, &chunks), 0);
