@@ -16,7 +16,8 @@ libsfs_transport_la_SOURCES = \
 	ucx_transport/sfs_tp_request.c \
 	ucx_transport/sfs_tp_direct.c \
 	ucx_transport/sfs_tp_fdpass.c \
-	ucx_transport/sfs_tp_replay.h ucx_transport/sfs_tp_replay.c
+	ucx_transport/sfs_tp_replay.h ucx_transport/sfs_tp_replay.c \
+	ucx_transport/sfs_tp_iov.h ucx_transport/sfs_tp_iov.c
 libsfs_transport_la_CPPFLAGS = $(SFS_CPPFLAGS_TRANSPORT)
 libsfs_transport_la_CFLAGS  = $(AM_CFLAGS) $(UCX_CFLAGS) $(SODIUM_CFLAGS)
 libsfs_transport_la_LIBADD  = $(UCX_LIBS) -lucp

@@ -5,6 +5,7 @@
  */
 #define SFS_LOG_FAC "ucx"
 #include "sfs_tp_internal.h"
+#include "sfs_tp_iov.h"
 
 #include "sfs_alloc.h"
 #include "sfs_errno.h"
@@ -346,13 +347,8 @@ void sfs_tp_request_reply(sfs_tp_request_t *req, int status, const void *args, s
             req->reply_iov[iov_count++].length = args_length;
         }
     }
-    for (size_t i = 0; i < payload_count; i++) {
-        payload_length += payload[i].iov_len;
-        if (payload[i].iov_len) {
-            req->reply_iov[iov_count].buffer   = payload[i].iov_base;
-            req->reply_iov[iov_count++].length = payload[i].iov_len;
-        }
-    }
+    payload_length = sfs_tp_iov_bytes(payload, payload_count);
+    iov_count += sfs_tp_iov_coalesce(payload, payload_count, req->reply_iov + iov_count);
 
     memset(&hdr, 0, sizeof(hdr));
     hdr.magic          = SFS_PROTO_MAGIC;

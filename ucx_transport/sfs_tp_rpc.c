@@ -8,6 +8,7 @@
  */
 #define SFS_LOG_FAC "ucx"
 #include "sfs_tp_internal.h"
+#include "sfs_tp_iov.h"
 
 #include "sfs_alloc.h"
 #include "sfs_errno.h"
@@ -271,12 +272,7 @@ int sfs_tp_rpc_start(sfs_tp_conn_t *conn, const sfs_tp_rpc_params_t *params, sfs
             return -ENOMEM;
         }
     }
-    for (size_t i = 0; i < params->payload_count; i++) {
-        if (params->payload[i].iov_len) {
-            rpc->send_iov[iov_count].buffer   = params->payload[i].iov_base;
-            rpc->send_iov[iov_count++].length = params->payload[i].iov_len;
-        }
-    }
+    iov_count = sfs_tp_iov_coalesce(params->payload, params->payload_count, rpc->send_iov + 1) + 1;
     rpc->send_iov_count = iov_count;
 
     rc = sfs_tp_rpc_send(rpc);
@@ -484,12 +480,17 @@ static int sfs_tp_rpc_payload_iov(sfs_tp_rpc_t *rpc, uint64_t length, ucp_dt_iov
         if (!take) {
             continue;
         }
+        left -= take;
+        if (count && (char *)iov[count - 1].buffer + iov[count - 1].length ==
+                         (char *)rpc->reply_iov[i].iov_base) {
+            iov[count - 1].length += take; /* joined: see sfs_tp_iov.h */
+            continue;
+        }
         if (count == max) {
             return -EMSGSIZE;
         }
         iov[count].buffer   = rpc->reply_iov[i].iov_base;
         iov[count++].length = take;
-        left -= take;
     }
     return left ? -EMSGSIZE : (int)count;
 }
