@@ -85,7 +85,7 @@ static void *sfs_chunk_kept_map(sfs_chunk_target_t *target, int slot, uint64_t s
 }
 
 int sfs_chunk_read_map(sfs_chunk_target_t *target, uint64_t entry_id, const sfs_io_extent_t *extent,
-                       sfs_chunk_map_t *map, uint64_t *length_p)
+                       uint32_t flags, sfs_chunk_map_t *map, uint64_t *length_p)
 {
     sfs_chunk_handle_t handle;
     long               page  = sysconf(_SC_PAGESIZE);
@@ -100,7 +100,8 @@ int sfs_chunk_read_map(sfs_chunk_target_t *target, uint64_t entry_id, const sfs_
     if (target->bandwidth || extent->length == 0 || !target->ops->map) {
         return -EAGAIN;
     }
-    rc = sfs_chunk_fd_get(target, entry_id, 0, &handle);
+    rc = (flags & SFS_CHUNK_IO_NOWAIT) ? sfs_chunk_fd_get_cached(target, entry_id, &handle)
+                                       : sfs_chunk_fd_get(target, entry_id, 0, &handle);
     if (rc) {
         return rc == -ENOENT ? -EAGAIN
                              : sfs_error_set(rc, "target %u: cannot open chunk %016" PRIx64 ": %s",

@@ -110,10 +110,12 @@ typedef struct sfs_chunk_map {
  * end of the file, no file, a throttled target, no cache slot, a backend
  * that cannot map, or some of its pages are not in the page cache): read
  * it with sfs_chunk_read then.
- * Never waits for the disk, so the progress thread may call it. The file
+ * Never waits for the disk for the data; opening a chunk file that is not
+ * open yet may, so with SFS_CHUNK_IO_NOWAIT in flags it only uses an open
+ * one (-EAGAIN otherwise), and the progress thread may call it. The file
  * cannot shrink until sfs_chunk_unmap, which any thread may call. */
 int sfs_chunk_read_map(sfs_chunk_target_t *target, uint64_t entry_id, const sfs_io_extent_t *extent,
-                       sfs_chunk_map_t *map, uint64_t *length_p);
+                       uint32_t flags, sfs_chunk_map_t *map, uint64_t *length_p);
 void sfs_chunk_unmap(sfs_chunk_target_t *target, sfs_chunk_map_t *map);
 
 /* Length of the chunk file (0 if there is none). */

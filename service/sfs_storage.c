@@ -272,14 +272,14 @@ void sfs_storage_run(sfs_work_t *work)
         break;
     case SFS_OP_READ:
         if (!op->data) { /* a candidate for a mapped read */
-            op->status = sfs_chunk_read_map(target, chunk->entry_id, &chunk->extents[0], &op->map,
-                                            &op->length);
+            op->status = sfs_chunk_read_map(target, chunk->entry_id, &chunk->extents[0],
+                                            op->io_flags, &op->map, &op->length);
             if (op->status == 0) {
                 op->data = op->map.data;
                 break;
             }
-            if (op->status != -EAGAIN) {
-                break;
+            if (op->status != -EAGAIN || (op->io_flags & SFS_CHUNK_IO_NOWAIT)) {
+                break; /* (inline: a disk thread maps it, or reads it) */
             }
             op->data      = sfs_tp_buf_get(op->storage->service->worker, op->data_length);
             op->owns_data = 1;

@@ -34,17 +34,19 @@ static int sfs_storage_map_candidate(const sfs_storage_t *storage, const sfs_sto
 
 /* Small reads and writes are tried on the progress thread itself: handing
  * them to a disk thread and back costs two thread wakeups, more than the
- * copy into or out of the page cache. They never wait for the disk there
- * (SFS_CHUNK_IO_NOWAIT: an open file, the page cache only); what would
- * goes to a disk thread. Not on a throttled target (it sleeps), and not
- * for a synchronous write. */
+ * copy into or out of the page cache. So are mapped reads of any size
+ * (no copy at all: the chunk file's pages are sent). They never wait for
+ * the disk there (SFS_CHUNK_IO_NOWAIT: an open file, the page cache only);
+ * what would goes to a disk thread. Not on a throttled target (it sleeps),
+ * and not for a synchronous write. */
 static int sfs_storage_inline(const sfs_storage_t *storage, const sfs_storage_op_t *op,
                               uint64_t bytes)
 {
-    uint64_t limit = storage->service->config->inline_io_max;
+    uint64_t limit  = storage->service->config->inline_io_max;
+    int      mapped = op->opcode == SFS_OP_READ && !op->data; /* sfs_storage_map_candidate */
 
     /* (a pulled payload is copied on a disk thread: not on this one) */
-    if (bytes > limit || sfs_chunk_target_bandwidth(op->target) != 0 || op->pull) {
+    if ((bytes > limit && !mapped) || sfs_chunk_target_bandwidth(op->target) != 0 || op->pull) {
         return 0;
     }
     switch (op->opcode) {

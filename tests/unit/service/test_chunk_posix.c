@@ -303,22 +303,55 @@ static void test_mapped_read(void **state)
 
     fill(in, sizeof(in), 9);
     write_one(f, 0x77, 0, in, sizeof(in)); /* now in the page cache */
-    assert_int_equal(sfs_chunk_read_map(f->target, 0x77, &ext, &map, &length), 0);
+    assert_int_equal(sfs_chunk_read_map(f->target, 0x77, &ext, 0, &map, &length), 0);
     assert_int_equal(length, sizeof(in));
     assert_non_null(map.addr);
     assert_memory_equal(map.data, in + ext.chunk_offset, ext.length);
     sfs_chunk_unmap(f->target, &map);
     assert_null(map.addr);
     /* again: served by the mapping the open file keeps */
-    assert_int_equal(sfs_chunk_read_map(f->target, 0x77, &ext, &map, &length), 0);
+    assert_int_equal(sfs_chunk_read_map(f->target, 0x77, &ext, 0, &map, &length), 0);
     assert_int_equal(map.kept, 1);
     assert_memory_equal(map.data, in + ext.chunk_offset, ext.length);
     sfs_chunk_unmap(f->target, &map);
     /* reaching past the end of the file, or no file: read it instead */
     ext.chunk_offset = sizeof(in) - 100;
     ext.length       = 4096;
-    assert_int_equal(sfs_chunk_read_map(f->target, 0x77, &ext, &map, &length), -EAGAIN);
-    assert_int_equal(sfs_chunk_read_map(f->target, 0x78, &ext, &map, &length), -EAGAIN);
+    assert_int_equal(sfs_chunk_read_map(f->target, 0x77, &ext, 0, &map, &length), -EAGAIN);
+    assert_int_equal(sfs_chunk_read_map(f->target, 0x78, &ext, 0, &map, &length), -EAGAIN);
+}
+
+/* On the progress thread (SFS_CHUNK_IO_NOWAIT) a mapped read uses only a
+ * chunk file that is open already: opening one may wait for the disk. */
+static void test_mapped_read_nowait(void **state)
+{
+    fixture_t      *f = *state;
+    static uint8_t  in[1 << 20];
+    sfs_io_extent_t ext = {.chunk_offset = 0, .length = 256 * 1024};
+    sfs_chunk_map_t map;
+    uint64_t        length;
+    char            path[PATH_MAX + 64];
+    FILE           *file;
+
+    fill(in, sizeof(in), 5);
+    /* a chunk file made behind the store's back: on disk, not open */
+    chunk_path(f, 0x7a, path, sizeof(path));
+    file = fopen(path, "w");
+    assert_non_null(file);
+    assert_int_equal(fwrite(in, 1, sizeof(in), file), sizeof(in));
+    assert_int_equal(fclose(file), 0);
+    assert_int_equal(sfs_chunk_read_map(f->target, 0x7a, &ext, SFS_CHUNK_IO_NOWAIT, &map, &length),
+                     -EAGAIN);
+    /* a disk thread's call opens it ... */
+    assert_int_equal(sfs_chunk_read_map(f->target, 0x7a, &ext, 0, &map, &length), 0);
+    assert_memory_equal(map.data, in, ext.length);
+    sfs_chunk_unmap(f->target, &map);
+    /* ... and from then on the progress thread's call maps it too */
+    assert_int_equal(sfs_chunk_read_map(f->target, 0x7a, &ext, SFS_CHUNK_IO_NOWAIT, &map, &length),
+                     0);
+    assert_int_equal(length, sizeof(in));
+    assert_memory_equal(map.data, in, ext.length);
+    sfs_chunk_unmap(f->target, &map);
 }
 
 typedef struct shrink_arg {
@@ -349,7 +382,7 @@ static void test_shrink_waits_for_mapped_read(void **state)
 
     fill(in, sizeof(in), 4);
     write_one(f, 0x88, 0, in, sizeof(in));
-    assert_int_equal(sfs_chunk_read_map(f->target, 0x88, &ext, &map, &length), 0);
+    assert_int_equal(sfs_chunk_read_map(f->target, 0x88, &ext, 0, &map, &length), 0);
     assert_int_equal(pthread_create(&thread, NULL, shrink_thread, &arg), 0);
     nanosleep(&pause, NULL);
     /* the pages handed to the transport are still there */
@@ -373,7 +406,7 @@ static void test_throttled_target_does_not_map(void **state)
     f->config.bandwidth = 1ull << 40; /* capped, if barely */
     assert_int_equal(reopen(f), 0);
     write_one(f, 0x99, 0, in, sizeof(in));
-    assert_int_equal(sfs_chunk_read_map(f->target, 0x99, &ext, &map, &length), -EAGAIN);
+    assert_int_equal(sfs_chunk_read_map(f->target, 0x99, &ext, 0, &map, &length), -EAGAIN);
     assert_int_equal(sfs_chunk_read(f->target, 0x99, &ext, 1, in, 0, &length), 0);
     assert_int_equal(length, sizeof(in));
 }
@@ -386,6 +419,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_fs_id, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reopen_counts_and_lists, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mapped_read, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_mapped_read_nowait, setup, teardown),
         cmocka_unit_test_setup_teardown(test_shrink_waits_for_mapped_read, setup, teardown),
         cmocka_unit_test_setup_teardown(test_throttled_target_does_not_map, setup, teardown),
     };

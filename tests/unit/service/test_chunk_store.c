@@ -477,7 +477,7 @@ static void test_no_map_no_fd(void **state)
     fill(buf, sizeof(buf), 6);
     write_one(f, 0x60, 0, buf, sizeof(buf), 0);
     /* the mem backend maps nothing: the caller reads instead */
-    assert_int_equal(sfs_chunk_read_map(f->target, 0x60, &ext, &map, &length), -EAGAIN);
+    assert_int_equal(sfs_chunk_read_map(f->target, 0x60, &ext, 0, &map, &length), -EAGAIN);
     assert_null(map.addr);
     sfs_chunk_unmap(f->target, &map); /* harmless on a map never made */
     /* and has no file descriptor to hand to a client */
