@@ -9,8 +9,7 @@ size_t sfs_tp_iov_coalesce(const struct iovec *iov, size_t count, ucp_dt_iov_t *
         if (!iov[i].iov_len) {
             continue;
         }
-        if (n &&
-            (const char *)out[n - 1].buffer + out[n - 1].length == (const char *)iov[i].iov_base) {
+        if (n && sfs_tp_iov_follows(&out[n - 1], iov[i].iov_base)) {
             out[n - 1].length += iov[i].iov_len;
             continue;
         }

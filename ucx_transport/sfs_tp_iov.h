@@ -14,6 +14,12 @@
 #include <sys/uio.h>
 #include <ucp/api/ucp.h>
 
+/* Whether a piece at base starts where `piece` ends: the two are one. */
+static inline int sfs_tp_iov_follows(const ucp_dt_iov_t *piece, const void *base)
+{
+    return (const char *)piece->buffer + piece->length == (const char *)base;
+}
+
 /* Copy the count pieces of iov into out (room for count entries), dropping
  * empty pieces and joining each piece that starts where the one before it
  * ends; returns how many entries were written. The bytes they name, in

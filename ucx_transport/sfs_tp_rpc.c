@@ -481,9 +481,8 @@ static int sfs_tp_rpc_payload_iov(sfs_tp_rpc_t *rpc, uint64_t length, ucp_dt_iov
             continue;
         }
         left -= take;
-        if (count && (char *)iov[count - 1].buffer + iov[count - 1].length ==
-                         (char *)rpc->reply_iov[i].iov_base) {
-            iov[count - 1].length += take; /* joined: see sfs_tp_iov.h */
+        if (count && sfs_tp_iov_follows(&iov[count - 1], rpc->reply_iov[i].iov_base)) {
+            iov[count - 1].length += take; /* one piece for UCX: sfs_tp_iov.h */
             continue;
         }
         if (count == max) {
