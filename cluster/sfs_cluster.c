@@ -5,6 +5,7 @@
 #include "sfs_errno.h"
 #include "sfs_log.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -14,18 +15,21 @@ typedef struct sfs_cluster_node {
 } sfs_cluster_node_t;
 
 struct sfs_cluster {
-    sfs_tp_worker_t    *worker;
-    char                mgmt_host[SFS_HOST_MAX];
-    uint16_t            mgmt_port;
-    void               *mgmt_address;
-    size_t              mgmt_address_length;
-    uint32_t            timeout_ms;
-    sfs_tp_conn_t      *mgmt;
-    sfs_map_t          *map;
-    sfs_cluster_node_t *nodes;
-    uint32_t            node_count;
-    sfs_tp_rpc_t       *map_rpc;    /* a GET_MAP sent by refresh_map_start */
-    int                 mgmt_given; /* mgmt_address came with the params, not tried yet */
+    sfs_tp_worker_t          *worker;
+    char                      mgmt_host[SFS_HOST_MAX];
+    uint16_t                  mgmt_port;
+    void                     *mgmt_address;
+    size_t                    mgmt_address_length;
+    uint32_t                  timeout_ms;
+    sfs_tp_conn_t            *mgmt;
+    sfs_map_t                *map;
+    sfs_cluster_node_t       *nodes;
+    uint32_t                  node_count;
+    sfs_tp_rpc_t             *map_rpc;    /* a GET_MAP sent by refresh_map_start */
+    int                       mgmt_given; /* mgmt_address came with the params, not tried yet */
+    int                       background; /* SFS_CLUSTER_PARAM_BACKGROUND_RECONNECT */
+    int                       connected;  /* management was reached once */
+    sfs_tp_bootstrap_async_t *fetch;      /* a reconnect's bootstrap question, in the background */
 };
 
 static void sfs_cluster_node_name(const sfs_cluster_t *cluster, uint32_t node_id, char *buf,
@@ -40,6 +44,38 @@ static void sfs_cluster_node_name(const sfs_cluster_t *cluster, uint32_t node_id
     }
     snprintf(buf, buflen, "%s server (rank %u on %s)",
              sfs_roles_string(node->roles, roles, sizeof(roles)), node_id, node->host);
+}
+
+/* Management's worker address from its bootstrap port. The first
+ * connection waits for it (nothing works without management); with
+ * SFS_CLUSTER_PARAM_BACKGROUND_RECONNECT, a later one (a heartbeat's,
+ * after management restarted) asks in the background and
+ * answers -EINPROGRESS until the answer is in, so that the caller's
+ * progress thread is not held for the connect timeout by a host that does
+ * not answer. */
+static int sfs_cluster_fetch_mgmt_address(sfs_cluster_t *cluster)
+{
+    int rc;
+
+    if (!cluster->background || !cluster->connected) {
+        return sfs_tp_bootstrap_fetch(cluster->mgmt_host, cluster->mgmt_port, cluster->timeout_ms,
+                                      &cluster->mgmt_address, &cluster->mgmt_address_length);
+    }
+    if (!cluster->fetch &&
+        (rc = sfs_tp_bootstrap_fetch_start(cluster->mgmt_host, cluster->mgmt_port,
+                                           cluster->timeout_ms, &cluster->fetch)) != 0) {
+        return rc;
+    }
+    rc = sfs_tp_bootstrap_fetch_poll(cluster->fetch, &cluster->mgmt_address,
+                                     &cluster->mgmt_address_length);
+    if (rc == -EINPROGRESS) {
+        return sfs_error_set(rc,
+                             "asking management's bootstrap port %s:%u for its address (in the "
+                             "background, for at most %u ms)",
+                             cluster->mgmt_host, cluster->mgmt_port, cluster->timeout_ms);
+    }
+    cluster->fetch = NULL; /* ended by the poll */
+    return rc;
 }
 
 static int sfs_cluster_connect_mgmt(sfs_cluster_t *cluster)
@@ -58,8 +94,7 @@ static int sfs_cluster_connect_mgmt(sfs_cluster_t *cluster)
         /* the address changes when management restarts: ask again */
         free(cluster->mgmt_address);
         cluster->mgmt_address = NULL;
-        rc = sfs_tp_bootstrap_fetch(cluster->mgmt_host, cluster->mgmt_port, cluster->timeout_ms,
-                                    &cluster->mgmt_address, &cluster->mgmt_address_length);
+        rc                    = sfs_cluster_fetch_mgmt_address(cluster);
         if (rc) {
             return rc;
         }
@@ -69,8 +104,12 @@ static int sfs_cluster_connect_mgmt(sfs_cluster_t *cluster)
         snprintf(name, sizeof(name), "management server");
     }
     cluster->mgmt_given = 0; /* from now on, a failed connection asks the bootstrap again */
-    return sfs_tp_conn_create(cluster->worker, cluster->mgmt_address, cluster->mgmt_address_length,
-                              name, cluster->timeout_ms, &cluster->mgmt);
+    rc = sfs_tp_conn_create(cluster->worker, cluster->mgmt_address, cluster->mgmt_address_length,
+                            name, cluster->timeout_ms, &cluster->mgmt);
+    if (rc == 0) {
+        cluster->connected = 1;
+    }
+    return rc;
 }
 
 int sfs_cluster_connect(const sfs_cluster_params_t *params, sfs_cluster_t **cluster_p)
@@ -84,7 +123,8 @@ int sfs_cluster_connect(const sfs_cluster_params_t *params, sfs_cluster_t **clus
     if (!SFS_ALLOC_PTR(cluster)) {
         return -ENOMEM;
     }
-    cluster->worker = params->worker;
+    cluster->worker     = params->worker;
+    cluster->background = (params->field_mask & SFS_CLUSTER_PARAM_BACKGROUND_RECONNECT) != 0;
     cluster->timeout_ms =
         SFS_PARAM_VALUE(params, connect_timeout_ms, SFS_CLUSTER_PARAM_TIMEOUT, 10000);
     if (params->field_mask & SFS_CLUSTER_PARAM_MGMT_HOST) {
@@ -126,6 +166,7 @@ void sfs_cluster_destroy(sfs_cluster_t *cluster)
     }
     free(cluster->nodes);
     sfs_tp_rpc_release(cluster->map_rpc);
+    sfs_tp_bootstrap_fetch_cancel(cluster->fetch);
     sfs_tp_conn_destroy(cluster->mgmt);
     sfs_map_destroy(cluster->map);
     free(cluster->mgmt_address);

@@ -19,6 +19,11 @@ enum {
     SFS_CLUSTER_PARAM_MGMT_ADDRESS = 1u << 1,
     SFS_CLUSTER_PARAM_TIMEOUT      = 1u << 2,
     SFS_CLUSTER_PARAM_NO_MAP       = 1u << 3, /* do not fetch the map at connect */
+    /* for a server's progress thread: once management was reached, asking
+     * its bootstrap port again (it restarted) runs in the background, and
+     * the management connection is -EINPROGRESS until the answer is in,
+     * instead of holding the caller for up to the connect timeout */
+    SFS_CLUSTER_PARAM_BACKGROUND_RECONNECT = 1u << 4,
 };
 
 typedef struct sfs_cluster_params {
@@ -49,7 +54,8 @@ int sfs_cluster_refresh_map_start(sfs_cluster_t *cluster, uint32_t timeout_ms);
 int sfs_cluster_refresh_map_poll(sfs_cluster_t *cluster);
 
 sfs_tp_worker_t *sfs_cluster_worker(const sfs_cluster_t *cluster);
-/* The management connection (remade if broken). */
+/* The management connection (remade if broken; see
+ * SFS_CLUSTER_PARAM_BACKGROUND_RECONNECT). */
 int sfs_cluster_mgmt_conn(sfs_cluster_t *cluster, sfs_tp_conn_t **conn_p);
 /* A connection to server node `node_id` (its rank). */
 int sfs_cluster_node_conn(sfs_cluster_t *cluster, uint32_t node_id, sfs_tp_conn_t **conn_p);

@@ -312,7 +312,8 @@ int sfs_service_register(sfs_service_t *service, const void *mgmt_address, size_
     /* the address the job shared first; management's bootstrap port once
      * that fails, so that a restarted management is found again */
     params.field_mask = SFS_CLUSTER_PARAM_MGMT_ADDRESS | SFS_CLUSTER_PARAM_MGMT_HOST |
-                        SFS_CLUSTER_PARAM_NO_MAP | SFS_CLUSTER_PARAM_TIMEOUT;
+                        SFS_CLUSTER_PARAM_NO_MAP | SFS_CLUSTER_PARAM_TIMEOUT |
+                        SFS_CLUSTER_PARAM_BACKGROUND_RECONNECT;
     params.worker              = service->worker;
     params.mgmt_address        = mgmt_address;
     params.mgmt_address_length = length;
@@ -366,6 +367,7 @@ static void sfs_service_heartbeat(sfs_service_t *service)
     sfs_tp_conn_t      *conn;
     uint64_t            now      = sfs_time_ms();
     uint64_t            interval = service->config->heartbeat_interval_ms;
+    int                 rc;
 
     /* a target that answered ENOSPC, or filled by 1% of its capacity, is
      * reported now, not a heartbeat later: new files are placed by what
@@ -394,10 +396,13 @@ static void sfs_service_heartbeat(sfs_service_t *service)
         service->heartbeat_rpc = NULL;
     }
     if (!service->registered) {
-        if (sfs_service_send_register(service) == 0) {
+        rc = sfs_service_send_register(service);
+
+        if (rc == 0) {
             sfs_info("registered again with management");
             service->mgmt_away_said = 0;
-        } else if (!service->mgmt_away_said) {
+        } else if (rc != -EINPROGRESS && !service->mgmt_away_said) {
+            /* (-EINPROGRESS: its address is being asked in the background) */
             sfs_warn("cannot register again with management (tried at every heartbeat; said "
                      "once): %s",
                      sfs_error_detail());
@@ -405,8 +410,8 @@ static void sfs_service_heartbeat(sfs_service_t *service)
         }
         return;
     }
-    if (sfs_cluster_mgmt_conn(service->cluster, &conn) != 0) {
-        if (!service->mgmt_away_said) {
+    if ((rc = sfs_cluster_mgmt_conn(service->cluster, &conn)) != 0) {
+        if (rc != -EINPROGRESS && !service->mgmt_away_said) {
             sfs_warn("management unreachable (tried at every heartbeat; said once): %s",
                      sfs_error_detail());
             service->mgmt_away_said = 1;

@@ -18,6 +18,11 @@ tests_unit_ucx_transport_test_tp_replay_SOURCES = tests/unit/ucx_transport/test_
 	ucx_transport/sfs_tp_replay.c
 tests_unit_ucx_transport_test_tp_replay_CFLAGS  = $(SFS_UNIT_CFLAGS)
 tests_unit_ucx_transport_test_tp_replay_LDADD   = $(SFS_UNIT_LDADD)
+check_PROGRAMS += tests/unit/ucx_transport/test_tp_bootstrap_async
+tests_unit_ucx_transport_test_tp_bootstrap_async_SOURCES = \
+	tests/unit/ucx_transport/test_tp_bootstrap_async.c
+tests_unit_ucx_transport_test_tp_bootstrap_async_CFLAGS  = $(SFS_UNIT_CFLAGS)
+tests_unit_ucx_transport_test_tp_bootstrap_async_LDADD   = $(SFS_CORE_LIBS) $(SFS_UNIT_LDADD)
 check_PROGRAMS += tests/unit/ucx_transport/test_tp_iov
 tests_unit_ucx_transport_test_tp_iov_SOURCES = tests/unit/ucx_transport/test_tp_iov.c \
 	ucx_transport/sfs_tp_iov.c

@@ -9,7 +9,7 @@ libsfs_transport_la_SOURCES = \
 	ucx_transport/sfs_tp_am.c \
 	ucx_transport/sfs_tp_ep.c \
 	ucx_transport/sfs_tp_tunables.c \
-	ucx_transport/sfs_tp_bootstrap.c \
+	ucx_transport/sfs_tp_bootstrap.c ucx_transport/sfs_tp_bootstrap_async.c \
 	ucx_transport/sfs_tp_conn.c \
 	ucx_transport/sfs_tp_rpc.c \
 	ucx_transport/sfs_tp_session.c \

@@ -158,6 +158,20 @@ uint16_t sfs_tp_worker_bootstrap_port(const sfs_tp_worker_t *worker);
 int sfs_tp_bootstrap_fetch(const char *host, uint16_t port, uint32_t timeout_ms, void **address_p,
                            size_t *length_p);
 
+/* The same question asked by a thread of its own, so that a progress
+ * thread that must find a restarted server again is not held for the
+ * connect timeout when that host does not answer (sfs_tp_bootstrap_async.c).
+ * _start returns at once; _poll gives -EINPROGRESS while the answer is
+ * awaited, then once the fetch's result (0 and the address, which the
+ * caller frees, or its error with the detail set) and ends the fetch.
+ * _cancel ends one without waiting for it (its thread finishes alone). */
+typedef struct sfs_tp_bootstrap_async sfs_tp_bootstrap_async_t;
+int  sfs_tp_bootstrap_fetch_start(const char *host, uint16_t port, uint32_t timeout_ms,
+                                  sfs_tp_bootstrap_async_t **fetch_p);
+int  sfs_tp_bootstrap_fetch_poll(sfs_tp_bootstrap_async_t *fetch, void **address_p,
+                                 size_t *length_p);
+void sfs_tp_bootstrap_fetch_cancel(sfs_tp_bootstrap_async_t *fetch);
+
 /* ---------------------------------------------------------------------- */
 /* Connections (the requesting side).                                      */
 
