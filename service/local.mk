@@ -19,7 +19,8 @@ libsfs_service_la_SOURCES = \
 	service/sfs_chunk_tombstone.c service/sfs_chunk_tombstone.h \
 	service/sfs_meta_lock.c service/sfs_meta_lock.h service/sfs_meta_lock_rpc.c \
 	service/sfs_meta_store.c service/sfs_meta_store.h service/sfs_meta_store_internal.h \
-	service/sfs_meta_store_record.c \
+	service/sfs_meta_store_record.c service/sfs_meta_store_writes.c \
+	service/sfs_meta_writes.c service/sfs_meta_writes.h \
 	service/sfs_ns_path.c service/sfs_ns_file.c service/sfs_ns_size.c service/sfs_ns_dir.c service/sfs_ns_check.c \
 	service/sfs_ns_pattern.c service/sfs_ns_pattern.h \
 	service/sfs_storage.c service/sfs_storage_internal.h service/sfs_storage_handlers.c \

@@ -99,13 +99,13 @@ int sfs_meta_drain_run(sfs_meta_txn_t *txn, sfs_meta_op_t *op)
 
     sfs_drain_key(target, kbuf, &key);
     if (op->migrate.op == SFS_DRAIN_CLEAR) {
-        rc = mdb_del(txn->txn, txn->store->counters, &key, NULL);
+        rc = sfs_meta_txn_del(txn, txn->store->counters, &key);
         return rc && rc != MDB_NOTFOUND
                    ? sfs_meta_mdb_error(rc, "storage target: removing its draining flag")
                    : 0;
     }
     sfs_meta_put_be64(vbuf, sfs_wall_ns() / 1000000000u); /* since when (for the curious) */
-    rc = mdb_put(txn->txn, txn->store->counters, &key, &val, 0);
+    rc = sfs_meta_txn_put(txn, txn->store->counters, &key, &val);
     if (rc) {
         rc = sfs_meta_mdb_error(rc, "writing a draining flag");
         return sfs_error_set(rc, "storage target %u: %s", target, sfs_error_detail());

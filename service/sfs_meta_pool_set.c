@@ -101,7 +101,7 @@ static int sfs_pool_rec_put(sfs_meta_txn_t *txn, const sfs_pool_rec_t *rec)
     sfs_pool_key(rec->id, kbuf, &key);
     val.mv_size = wb.length;
     val.mv_data = vbuf;
-    rc          = mdb_put(txn->txn, txn->store->counters, &key, &val, 0);
+    rc          = sfs_meta_txn_put(txn, txn->store->counters, &key, &val);
     return rc ? sfs_meta_mdb_error(rc, "writing a storage pool record") : 0;
 }
 

@@ -94,14 +94,14 @@ int sfs_meta_quota_put_record(sfs_meta_txn_t *txn, const sfs_quota_entry_t *e)
 
     sfs_quota_key(e->kind, e->id, kbuf, &key);
     if (e->files == 0 && e->space == 0 && e->files_limit == 0 && e->space_limit == 0) {
-        rc = mdb_del(txn->txn, txn->store->counters, &key, NULL);
+        rc = sfs_meta_txn_del(txn, txn->store->counters, &key);
         return rc && rc != MDB_NOTFOUND ? sfs_meta_mdb_error(rc, "removing a quota record") : 0;
     }
     sfs_meta_put_be64(vbuf, e->files);
     sfs_meta_put_be64(vbuf + 8, e->space);
     sfs_meta_put_be64(vbuf + 16, e->files_limit);
     sfs_meta_put_be64(vbuf + 24, e->space_limit);
-    rc = mdb_put(txn->txn, txn->store->counters, &key, &val, 0);
+    rc = sfs_meta_txn_put(txn, txn->store->counters, &key, &val);
     return rc ? sfs_meta_mdb_error(rc, "writing a quota record") : 0;
 }
 

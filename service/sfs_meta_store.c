@@ -252,7 +252,16 @@ int sfs_meta_txn_begin(sfs_meta_store_t *store, int write, sfs_meta_txn_t **txn_
     }
     txn->store = store;
     txn->write = write;
-    *txn_p     = txn;
+    if (write && store->record_writes) {
+        if (!SFS_ALLOC_PTR(txn->writes)) {
+            mdb_txn_abort(txn->txn);
+            free(txn);
+            return -ENOMEM;
+        }
+        sfs_meta_writes_init(txn->writes);
+        txn->owns_writes = 1;
+    }
+    *txn_p = txn;
     return 0;
 }
 
@@ -269,17 +278,33 @@ int sfs_meta_txn_begin_nested(sfs_meta_txn_t *parent, sfs_meta_txn_t **txn_p)
         free(txn);
         return sfs_meta_mdb_error(rc, "starting a nested transaction");
     }
-    txn->store = parent->store;
-    txn->write = 1;
-    *txn_p     = txn;
+    txn->store  = parent->store;
+    txn->write  = 1;
+    txn->writes = parent->writes; /* kept in the top-level set; forgotten if this aborts */
+    if (txn->writes) {
+        sfs_meta_writes_mark(txn->writes, &txn->mark);
+    }
+    *txn_p = txn;
     return 0;
+}
+
+static void sfs_meta_txn_free(sfs_meta_txn_t *txn)
+{
+    if (txn->owns_writes) {
+        sfs_meta_writes_free(txn->writes);
+        free(txn->writes);
+    }
+    free(txn);
 }
 
 int sfs_meta_txn_commit(sfs_meta_txn_t *txn)
 {
     int rc = mdb_txn_commit(txn->txn);
 
-    free(txn);
+    if (rc && txn->writes && !txn->owns_writes) {
+        sfs_meta_writes_rewind(txn->writes, &txn->mark); /* a failed nested commit aborts it */
+    }
+    sfs_meta_txn_free(txn);
     return rc ? sfs_meta_mdb_error(rc, "commit") : 0;
 }
 
@@ -287,6 +312,9 @@ void sfs_meta_txn_abort(sfs_meta_txn_t *txn)
 {
     if (txn) {
         mdb_txn_abort(txn->txn);
-        free(txn);
+        if (txn->writes && !txn->owns_writes) {
+            sfs_meta_writes_rewind(txn->writes, &txn->mark);
+        }
+        sfs_meta_txn_free(txn);
     }
 }

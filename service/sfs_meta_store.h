@@ -57,6 +57,22 @@ int sfs_meta_store_identity(sfs_meta_store_t *store, uint64_t *fs_id_p, int *emp
  * off; -EEXIST if the store has another one. */
 int sfs_meta_store_set_identity(sfs_meta_store_t *store, uint64_t fs_id);
 
+/* Metadata mirroring (docs/metadata.md): with `on`, every write
+ * transaction begun from now on keeps its writes (those of its nested
+ * transactions that committed), for sfs_meta_txn_writes. Off by default:
+ * then nothing is kept and nothing costs. */
+void sfs_meta_store_record_writes(sfs_meta_store_t *store, int on);
+/* The writes a recording top-level write transaction has kept so far
+ * (sfs_meta_writes.h), owned by it until its commit or abort; NULL when it
+ * does not record. */
+struct sfs_meta_writes *sfs_meta_txn_writes(sfs_meta_txn_t *txn);
+/* A mirror's replay of its primary's encoded writes (sfs_meta_writes.h):
+ * all of them in one transaction, durable as the store's commits are, or
+ * none. -EPROTO for a malformed set (checked whole before anything
+ * changes); -ESTALE when a delete finds nothing, i.e. this store is not the
+ * copy of the primary's it should be. */
+int sfs_meta_store_apply(sfs_meta_store_t *store, const void *data, size_t length);
+
 int sfs_meta_txn_begin(sfs_meta_store_t *store, int write, sfs_meta_txn_t **txn_p);
 /* A nested transaction inside a write transaction. */
 int  sfs_meta_txn_begin_nested(sfs_meta_txn_t *parent, sfs_meta_txn_t **txn_p);

@@ -5,6 +5,8 @@
  *   sfs_meta_store.c         the LMDB environment and transactions
  *   sfs_meta_store_record.c  records: inode, directory entry, counter and
  *                            pending-deletion encodings, get/put/del, scans
+ *   sfs_meta_store_writes.c  every put and delete, kept for the mirror
+ *                            (sfs_meta_writes.h), and a mirror's replay
  *   sfs_ns_path.c            path resolution and the permission rules of
  *                            adding, removing and owning names
  *   sfs_ns_file.c            file operations (lookup, create, unlink, setattr)
@@ -22,6 +24,7 @@
 
 #include "sfs_dirlock.h"
 #include "sfs_meta_store.h"
+#include "sfs_meta_writes.h"
 
 #include <limits.h>
 #include <lmdb.h>
@@ -37,14 +40,27 @@ struct sfs_meta_store {
     MDB_dbi        counters; /* name -> u64 */
     MDB_dbi        unlinked; /* u64 id -> pattern of a removed file awaiting chunk deletion */
     char           dir[PATH_MAX];
-    sfs_dirlock_t *lock; /* this process's claim on dir */
+    sfs_dirlock_t *lock;          /* this process's claim on dir */
+    int            record_writes; /* write transactions keep their writes */
 };
 
 struct sfs_meta_txn {
-    sfs_meta_store_t *store;
-    MDB_txn          *txn;
-    int               write;
+    sfs_meta_store_t      *store;
+    MDB_txn               *txn;
+    int                    write;
+    sfs_meta_writes_t     *writes; /* the top-level transaction's, when recording */
+    int                    owns_writes;
+    sfs_meta_writes_mark_t mark; /* a nested one's start in `writes` */
 };
+
+/* Every change of a record goes through these two (LMDB's return codes),
+ * so that a recording transaction keeps it for the mirror; a write LMDB
+ * made but that cannot be kept fails with ENOMEM, and the caller's
+ * transaction is aborted. (sfs_meta_store_writes.c) */
+int sfs_meta_txn_put(sfs_meta_txn_t *txn, MDB_dbi dbi, MDB_val *key, MDB_val *val);
+int sfs_meta_txn_del(sfs_meta_txn_t *txn, MDB_dbi dbi, MDB_val *key);
+/* Keep a delete made through a cursor (mdb_cursor_del) of `key`. */
+int sfs_meta_txn_note_del(sfs_meta_txn_t *txn, MDB_dbi dbi, const MDB_val *key);
 
 /* Keys are big endian so that LMDB's byte order is numeric order. */
 static inline void sfs_meta_put_be64(uint8_t *out, uint64_t v)

@@ -119,7 +119,7 @@ int sfs_meta_put_inode(sfs_meta_txn_t *txn, const sfs_attr_t *attr)
     }
     val.mv_size = wb.length;
     val.mv_data = valbuf;
-    rc          = mdb_put(txn->txn, txn->store->inodes, &key, &val, 0);
+    rc          = sfs_meta_txn_put(txn, txn->store->inodes, &key, &val);
     return rc ? sfs_meta_mdb_error(rc, "writing an inode") : 0;
 }
 
@@ -140,7 +140,7 @@ int sfs_meta_del_inode(sfs_meta_txn_t *txn, uint64_t id)
         return rc;
     }
     sfs_meta_put_be64(keybuf, id);
-    rc = mdb_del(txn->txn, txn->store->inodes, &key, NULL);
+    rc = sfs_meta_txn_del(txn, txn->store->inodes, &key);
     return rc ? sfs_meta_mdb_error(rc, "removing an inode") : 0;
 }
 
@@ -189,7 +189,7 @@ int sfs_meta_put_dentry(sfs_meta_txn_t *txn, uint64_t parent, const char *name, 
     sfs_wbuf_init(&wb, valbuf, sizeof(valbuf));
     sfs_wbuf_u64(&wb, id);
     sfs_wbuf_u32(&wb, type);
-    rc = mdb_put(txn->txn, txn->store->dentries, &key, &val, 0);
+    rc = sfs_meta_txn_put(txn, txn->store->dentries, &key, &val);
     return rc ? sfs_meta_mdb_error(rc, "writing a directory entry") : 0;
 }
 
@@ -200,7 +200,7 @@ int sfs_meta_del_dentry(sfs_meta_txn_t *txn, uint64_t parent, const char *name)
     int     rc;
 
     sfs_meta_dentry_key(parent, name, keybuf, &key);
-    rc = mdb_del(txn->txn, txn->store->dentries, &key, NULL);
+    rc = sfs_meta_txn_del(txn, txn->store->dentries, &key);
     return rc ? sfs_meta_mdb_error(rc, "removing a directory entry") : 0;
 }
 
@@ -222,7 +222,7 @@ int sfs_meta_counter_add(sfs_meta_txn_t *txn, const char *name, int64_t delta, u
         sfs_meta_put_be64(buf, value);
         val.mv_size = 8;
         val.mv_data = buf;
-        rc          = mdb_put(txn->txn, txn->store->counters, &key, &val, 0);
+        rc          = sfs_meta_txn_put(txn, txn->store->counters, &key, &val);
         if (rc) {
             return sfs_meta_mdb_error(rc, "writing a counter");
         }
@@ -258,7 +258,7 @@ int sfs_meta_queue_delete(sfs_meta_txn_t *txn, const sfs_attr_t *attr)
     sfs_proto_attr_pack(&wb, attr);
     val.mv_size = wb.length;
     val.mv_data = valbuf;
-    rc          = mdb_put(txn->txn, txn->store->unlinked, &key, &val, 0);
+    rc          = sfs_meta_txn_put(txn, txn->store->unlinked, &key, &val);
     return rc ? sfs_meta_mdb_error(rc, "queueing chunk deletion") : 0;
 }
 
@@ -320,7 +320,7 @@ int sfs_ns_deletes_done(sfs_meta_txn_t *txn, const uint64_t *ids, uint32_t count
         int     rc;
 
         sfs_meta_put_be64(keybuf, ids[i]);
-        rc = mdb_del(txn->txn, txn->store->unlinked, &key, NULL);
+        rc = sfs_meta_txn_del(txn, txn->store->unlinked, &key);
         if (rc == MDB_NOTFOUND) {
             continue;
         }

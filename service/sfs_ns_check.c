@@ -117,7 +117,14 @@ static int sfs_ns_check_dentries(sfs_meta_txn_t *txn, int repair, sfs_ns_report_
             named[count++] = child;
         }
         if (repair && drop) {
+            uint8_t kept[SFS_META_WRITES_KEY_MAX];
+            MDB_val gone = {key.mv_size < sizeof(kept) ? key.mv_size : sizeof(kept), kept};
+
+            memcpy(kept, key.mv_data, gone.mv_size); /* the cursor's key goes with the entry */
             rc = mdb_cursor_del(cursor, 0);
+            if (rc == 0) {
+                rc = sfs_meta_txn_note_del(txn, txn->store->dentries, &gone);
+            }
             if (rc) {
                 rc = sfs_meta_mdb_error(rc, "removing a dangling entry");
                 break;

@@ -111,6 +111,13 @@ tests_unit_service_test_meta_pool_SOURCES  = tests/unit/service/test_meta_pool.c
 tests_unit_service_test_meta_pool_CPPFLAGS = $(SFS_CPPFLAGS_SERVICE)
 tests_unit_service_test_meta_pool_CFLAGS   = $(SFS_UNIT_CFLAGS)
 tests_unit_service_test_meta_pool_LDADD    = libsfs_common.la $(SFS_UNIT_LDADD)
+check_PROGRAMS += tests/unit/service/test_meta_writes
+tests_unit_service_test_meta_writes_SOURCES  = tests/unit/service/test_meta_writes.c \
+	service/sfs_ns_test.c service/sfs_ns_test.h
+tests_unit_service_test_meta_writes_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/service
+tests_unit_service_test_meta_writes_CFLAGS   = $(SFS_UNIT_CFLAGS)
+tests_unit_service_test_meta_writes_LDADD    = libsfs_service.la $(SFS_CORE_LIBS) $(SFS_UNIT_LDADD)
+
 check_PROGRAMS += tests/unit/service/test_meta_pool_set
 tests_unit_service_test_meta_pool_set_SOURCES  = tests/unit/service/test_meta_pool_set.c
 tests_unit_service_test_meta_pool_set_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/service

@@ -10,7 +10,7 @@
 #   3. a rule like the one for fuzz_config (two lines, using $(FUZZ_LINK))
 #   4. seeds in tests/fuzz/corpus/<name>/ and the sources in EXTRA_DIST below.
 if HAVE_CLANG
-FUZZ_TARGETS = tests/fuzz/fuzz_config tests/fuzz/fuzz_wire
+FUZZ_TARGETS = tests/fuzz/fuzz_config tests/fuzz/fuzz_wire tests/fuzz/fuzz_meta_writes
 
 FUZZ_CFLAGS = -g -O1 -std=gnu11 -Wall -Wextra -Wno-unused-parameter \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer \
@@ -45,6 +45,14 @@ FUZZ_WIRE_DEPS = $(top_srcdir)/common/sfs_proto.h $(top_srcdir)/common/sfs_buf.h
 tests/fuzz/fuzz_wire: $(FUZZ_WIRE_SRCS) $(FUZZ_WIRE_DEPS)
 	$(AM_V_CCLD)$(FUZZ_LINK) $(FUZZ_WIRE_SRCS)
 
+# the metadata mirror's write sets (a mirror applies what its primary sends)
+FUZZ_META_WRITES_SRCS = $(top_srcdir)/tests/fuzz/fuzz_meta_writes.c \
+	$(top_srcdir)/service/sfs_meta_writes.c $(FUZZ_COMMON_SRCS)
+FUZZ_META_WRITES_DEPS = $(top_srcdir)/service/sfs_meta_writes.h $(top_srcdir)/common/sfs_buf.h \
+	$(FUZZ_COMMON_DEPS)
+tests/fuzz/fuzz_meta_writes: $(FUZZ_META_WRITES_SRCS) $(FUZZ_META_WRITES_DEPS)
+	$(AM_V_CCLD)$(FUZZ_LINK) -I$(top_srcdir)/service $(FUZZ_META_WRITES_SRCS)
+
 fuzzers: $(FUZZ_TARGETS)
 CLEANFILES += $(FUZZ_TARGETS)
 else
@@ -55,4 +63,5 @@ endif
 .PHONY: fuzzers
 
 EXTRA_DIST += tests/fuzz/README.md tests/fuzz/test_fuzz.sh tests/fuzz/fuzz_config.c tests/fuzz/fuzz_wire.c \
+	tests/fuzz/fuzz_meta_writes.c \
 	tests/fuzz/config.dict
