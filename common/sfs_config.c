@@ -76,6 +76,15 @@ static const sfs_config_key_t sfs_config_meta_keys[] = {
      SFS_CONFIG_FIELD(sfs_config_t, meta_dir),
      .line = SFS_CONFIG_LINE_META_DIR},
     {.name = "sync", .type = SFS_CONFIG_TYPE_BOOL, SFS_CONFIG_FIELD(sfs_config_t, meta_sync)},
+    /* a synchronous copy of the store on another host (docs/metadata.md) */
+    {.name = "mirror",
+     .type = SFS_CONFIG_TYPE_HOSTNAME,
+     SFS_CONFIG_FIELD(sfs_config_t, meta_mirror_host),
+     .line = SFS_CONFIG_LINE_META_MIRROR},
+    {.name = "mirror_dir",
+     .type = SFS_CONFIG_TYPE_PATH,
+     SFS_CONFIG_FIELD(sfs_config_t, meta_mirror_dir),
+     .line = SFS_CONFIG_LINE_META_MIRROR_DIR},
     /* address space LMDB maps, and so the most the store can hold: a full
      * store refuses creates with ENOSPC */
     {.name = "map_size",

@@ -78,6 +78,11 @@ typedef struct sfs_config {
     int      meta_sync;          /* 1 (default): commits are durable (fsync) */
     uint64_t meta_map_size;      /* LMDB map size: the most the metadata store may hold,
                                   * bytes (64 MiB..1 TiB, default 16 GiB) */
+    /* meta.mirror: the host whose rank keeps a synchronous copy of the
+     * store ("": none), in meta.mirror_dir there (absolute after loading;
+     * default meta.dir) */
+    char meta_mirror_host[SFS_CONFIG_NAME_MAX];
+    char meta_mirror_dir[PATH_MAX];
 
     sfs_config_host_t   *hosts; /* hosts named under `hosts:` plus every host a role names */
     uint32_t             host_count;

@@ -204,14 +204,23 @@ static int sfs_config_collect_hosts(sfs_config_ctx_t *ctx)
     sfs_config_t *config = ctx->config;
     int           rc;
 
-    for (uint32_t role = 0; role < config->target_count + 2; role++) {
-        const char        *name  = role == 0   ? config->mgmt_host
-                                   : role == 1 ? config->meta_host
-                                               : config->targets[role - 2].host;
-        int                line  = role == 0   ? ctx->lines[SFS_CONFIG_LINE_MGMT_HOST]
-                                   : role == 1 ? ctx->lines[SFS_CONFIG_LINE_META_HOST]
-                                               : sfs_config_target_lines(ctx, role - 2).host;
-        sfs_config_host_t *known = NULL;
+    /* the metadata mirror's host last, so that it does not change the
+     * order of the others (ranks are dealt by it) */
+    for (uint32_t role = 0; role < config->target_count + 3; role++) {
+        int                mirror = role == config->target_count + 2;
+        const char        *name   = role == 0   ? config->mgmt_host
+                                    : role == 1 ? config->meta_host
+                                    : mirror    ? config->meta_mirror_host
+                                                : config->targets[role - 2].host;
+        int                line   = role == 0   ? ctx->lines[SFS_CONFIG_LINE_MGMT_HOST]
+                                    : role == 1 ? ctx->lines[SFS_CONFIG_LINE_META_HOST]
+                                    : mirror    ? ctx->lines[SFS_CONFIG_LINE_META_MIRROR]
+                                                : sfs_config_target_lines(ctx, role - 2).host;
+        sfs_config_host_t *known  = NULL;
+
+        if (name[0] == '\0') {
+            continue; /* no metadata mirror */
+        }
 
         for (uint32_t i = 0; i < config->host_count && known == NULL; i++) {
             if (sfs_config_host_matches(config->hosts[i].name, name)) {
@@ -233,6 +242,48 @@ static int sfs_config_collect_hosts(sfs_config_ctx_t *ctx)
         if (rc != 0) {
             return rc;
         }
+    }
+    return 0;
+}
+
+/* meta.mirror: a known host, not the metadata server's own unless
+ * mirror.same_host allows it (one-host trials) and then in another
+ * directory; meta.mirror_dir only with a mirror (default meta.dir). */
+static int sfs_config_check_meta_mirror(sfs_config_ctx_t *ctx)
+{
+    sfs_config_t *config = ctx->config;
+    int           rc;
+
+    if (config->meta_mirror_host[0] == '\0') {
+        if (config->meta_mirror_dir[0] != '\0') {
+            return sfs_config_fail(ctx, ctx->lines[SFS_CONFIG_LINE_META_MIRROR_DIR],
+                                   "meta.mirror_dir",
+                                   "is set but meta.mirror (the mirror's host) is not");
+        }
+        return 0;
+    }
+    rc = sfs_config_check_role_host(ctx, "meta.mirror", config->meta_mirror_host,
+                                    ctx->lines[SFS_CONFIG_LINE_META_MIRROR]);
+    if (rc != 0) {
+        return rc;
+    }
+    if (config->meta_mirror_dir[0] == '\0') {
+        snprintf(config->meta_mirror_dir, sizeof(config->meta_mirror_dir), "%s", config->meta_dir);
+    }
+    if (!sfs_config_host_matches(config->meta_host, config->meta_mirror_host)) {
+        return 0;
+    }
+    if (!config->mirror_same_host) {
+        return sfs_config_fail(ctx, ctx->lines[SFS_CONFIG_LINE_META_MIRROR], "meta.mirror",
+                               "%s is the metadata server's own host: the copy would be lost with "
+                               "it (mirror.same_host: true allows it for one-host trials)",
+                               config->meta_mirror_host);
+    }
+    if (strcmp(config->meta_mirror_dir, config->meta_dir) == 0) {
+        return sfs_config_fail(ctx, ctx->lines[SFS_CONFIG_LINE_META_MIRROR_DIR], "meta.mirror_dir",
+                               "%s is meta.dir, on the same host: the mirror needs a directory "
+                               "of its own",
+                               config->meta_mirror_dir);
     }
     return 0;
 }
@@ -270,6 +321,10 @@ int sfs_config_validate(sfs_config_ctx_t *ctx)
     if (rc != 0) {
         return rc;
     }
+    rc = sfs_config_check_meta_mirror(ctx);
+    if (rc != 0) {
+        return rc;
+    }
     for (uint32_t j = 0; j < config->target_count; j++) {
         const sfs_config_target_t      *target = &config->targets[j];
         const sfs_config_target_lines_t lines  = sfs_config_target_lines(ctx, j);
@@ -298,6 +353,14 @@ int sfs_config_validate(sfs_config_ctx_t *ctx)
                                        target->dir, target->host, other->id,
                                        sfs_config_at_line(other_lines.dir, at, sizeof(at)));
             }
+        }
+        if (config->meta_mirror_host[0] && strcmp(config->meta_mirror_dir, target->dir) == 0 &&
+            sfs_config_host_matches(config->meta_mirror_host, target->host)) {
+            return sfs_config_fail(ctx, ctx->lines[SFS_CONFIG_LINE_META_MIRROR_DIR],
+                                   "meta.mirror_dir",
+                                   "%s on host %s is also the directory of target %" PRIu32 "%s",
+                                   config->meta_mirror_dir, config->meta_mirror_host, target->id,
+                                   sfs_config_at_line(lines.dir, at, sizeof(at)));
         }
         if (strcmp(config->meta_dir, target->dir) == 0 &&
             sfs_config_host_matches(config->meta_host, target->host)) {

@@ -325,6 +325,10 @@ static int sfs_config_emit_settings(yaml_emitter_t *emitter, const sfs_config_t 
     SFS_CONFIG_STEP(rc, SFS_CONFIG_EMIT_STRING(emitter, "dir", config->meta_dir));
     SFS_CONFIG_STEP(rc,
                     sfs_config_emit_text(emitter, "sync", config->meta_sync ? "true" : "false"));
+    if (config->meta_mirror_host[0]) {
+        SFS_CONFIG_STEP(rc, SFS_CONFIG_EMIT_STRING(emitter, "mirror", config->meta_mirror_host));
+        SFS_CONFIG_STEP(rc, SFS_CONFIG_EMIT_STRING(emitter, "mirror_dir", config->meta_mirror_dir));
+    }
     SFS_CONFIG_STEP(
         rc, sfs_config_emit_text(emitter, "map_size",
                                  sfs_config_size_text(config->meta_map_size, text, sizeof(text))));

@@ -214,11 +214,14 @@ const char *sfs_state_name(uint32_t state)
 
 const char *sfs_roles_string(uint32_t roles, char *buf, size_t buflen)
 {
-    snprintf(buf, buflen, "%s%s%s%s%s", (roles & SFS_ROLE_MGMT) ? "mgmt" : "",
+    snprintf(buf, buflen, "%s%s%s%s%s%s%s", (roles & SFS_ROLE_MGMT) ? "mgmt" : "",
              ((roles & SFS_ROLE_MGMT) && (roles & ~SFS_ROLE_MGMT)) ? "," : "",
              (roles & SFS_ROLE_META) ? "meta" : "",
-             ((roles & SFS_ROLE_META) && (roles & SFS_ROLE_STORAGE)) ? "," : "",
-             (roles & SFS_ROLE_STORAGE) ? "storage" : "");
+             ((roles & SFS_ROLE_META) && (roles & (SFS_ROLE_STORAGE | SFS_ROLE_META_MIRROR))) ? ","
+                                                                                              : "",
+             (roles & SFS_ROLE_STORAGE) ? "storage" : "",
+             ((roles & SFS_ROLE_STORAGE) && (roles & SFS_ROLE_META_MIRROR)) ? "," : "",
+             (roles & SFS_ROLE_META_MIRROR) ? "metamirror" : "");
     if (buf[0] == '\0') {
         snprintf(buf, buflen, "none");
     }

@@ -523,7 +523,7 @@ void sfs_proto_register_req_unpack(sfs_rbuf_t *rb, sfs_register_req_t *req)
     req->target_count = sfs_rbuf_u32(rb);
     if (rb->error || req->target_count > SFS_REGISTER_MAX_TARGETS || req->address_length == 0 ||
         req->address_length > SFS_ADDRESS_MAX ||
-        (req->roles & ~(SFS_ROLE_MGMT | SFS_ROLE_META | SFS_ROLE_STORAGE))) {
+        (req->roles & ~(SFS_ROLE_MGMT | SFS_ROLE_META | SFS_ROLE_STORAGE | SFS_ROLE_META_MIRROR))) {
         rb->error         = -EBADMSG;
         req->target_count = 0;
         return;

@@ -121,6 +121,8 @@
     _(MIGRATE_LEASE, 57, META, migrate_lease_req, none, meta_lease) /* one migrate per target */   \
     _(POOL_SET, 61, META, pool_set_req, none, meta_pool)            /* change a storage pool */    \
     _(POOL_SHOW, 62, META, none, pool_list_reply, meta_pool)        /* the pools in force */       \
+    /* metadata mirror: a batch's writes, a probe, a full copy (payload: sfs_meta_writes.h) */     \
+    _(META_MIRROR, 58, META_MIRROR, meta_mirror_req, meta_mirror_reply, meta_mirror)               \
     /* storage */                                                                                  \
     _(WRITE, 40, STORAGE, chunk_req, length_reply, chunk) /* payload: the data */                  \
     _(READ, 41, STORAGE, chunk_req, length_reply, chunk)  /* reply payload: the data */            \
@@ -141,10 +143,11 @@ typedef enum {
 } sfs_op_t;
 
 /* Roles a server rank can have (bit mask). */
-#define SFS_ROLE_ANY     0u
-#define SFS_ROLE_MGMT    0x1u
-#define SFS_ROLE_META    0x2u
-#define SFS_ROLE_STORAGE 0x4u
+#define SFS_ROLE_ANY         0u
+#define SFS_ROLE_MGMT        0x1u
+#define SFS_ROLE_META        0x2u
+#define SFS_ROLE_STORAGE     0x4u
+#define SFS_ROLE_META_MIRROR 0x8u /* keeps a synchronous copy of the metadata store */
 
 /* Name of an opcode ("WRITE"), or NULL if unknown. */
 const char *sfs_op_name(uint32_t opcode);

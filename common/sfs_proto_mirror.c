@@ -1,4 +1,4 @@
-/* The codec of MIRROR_REPORT (sfs_proto_mirror.h). */
+/* The codecs of MIRROR_REPORT and META_MIRROR (sfs_proto_mirror.h). */
 #include "sfs_proto.h"
 
 #include <errno.h>
@@ -41,4 +41,29 @@ void sfs_proto_mirror_report_req_unpack(sfs_rbuf_t *rb, sfs_mirror_report_req_t 
             rb->error = -EBADMSG;
         }
     }
+}
+
+void sfs_proto_meta_mirror_req_pack(sfs_wbuf_t *wb, const sfs_meta_mirror_req_t *req)
+{
+    sfs_wbuf_u64(wb, req->seq);
+    sfs_wbuf_u32(wb, req->flags);
+}
+
+void sfs_proto_meta_mirror_req_unpack(sfs_rbuf_t *rb, sfs_meta_mirror_req_t *req)
+{
+    req->seq   = sfs_rbuf_u64(rb);
+    req->flags = sfs_rbuf_u32(rb);
+    if (req->flags & ~SFS_META_MIRROR_FLAGS) {
+        rb->error = -EBADMSG;
+    }
+}
+
+void sfs_proto_meta_mirror_reply_pack(sfs_wbuf_t *wb, const sfs_meta_mirror_reply_t *reply)
+{
+    sfs_wbuf_u64(wb, reply->seq);
+}
+
+void sfs_proto_meta_mirror_reply_unpack(sfs_rbuf_t *rb, sfs_meta_mirror_reply_t *reply)
+{
+    reply->seq = sfs_rbuf_u64(rb);
 }

@@ -1,6 +1,6 @@
 /*
  * The wire of MIRROR_LIST: mirror groups and their members' consistency
- * states (docs/mirroring.md).
+ * states (docs/mirroring.md); and of META_MIRROR, the metadata mirror's.
  * Included by sfs_proto.h (which SFS_PROTO_OPS' codecs come from); an
  * includer needs only that one.
  */
@@ -59,5 +59,31 @@ void sfs_proto_mirror_list_reply_pack(sfs_wbuf_t *wb, const sfs_mirror_list_repl
 void sfs_proto_mirror_list_reply_unpack(sfs_rbuf_t *rb, sfs_mirror_list_reply_t *reply);
 /* "good", "needs-resync", "resyncing", "bad" ("?" for others). */
 const char *sfs_mirror_state_name(uint32_t state);
+
+/* META_MIRROR (docs/metadata.md, "Metadata mirror"): the primary metadata
+ * server sends its mirror each batch's writes, numbered: the mirror applies
+ * batch `seq` only on top of batch seq - 1. A probe carries no writes and
+ * asks whether the mirror is at `seq`; a full copy replaces the mirror's
+ * store, in pieces, the first emptying it, the last carrying the copy's
+ * batch number. */
+#define SFS_META_MIRROR_PROBE      0x1u
+#define SFS_META_MIRROR_COPY_FIRST 0x2u
+#define SFS_META_MIRROR_COPY       0x4u /* a piece of a full copy (the first one too) */
+#define SFS_META_MIRROR_FLAGS      0x7u
+
+typedef struct sfs_meta_mirror_req {
+    uint64_t seq; /* the batch (a probe: the primary's last one) */
+    uint32_t flags;
+} sfs_meta_mirror_req_t;
+
+typedef struct sfs_meta_mirror_reply {
+    uint64_t seq; /* the mirror's last batch, after this request */
+} sfs_meta_mirror_reply_t;
+
+/* Unpack refuses unknown flags. */
+void sfs_proto_meta_mirror_req_pack(sfs_wbuf_t *wb, const sfs_meta_mirror_req_t *req);
+void sfs_proto_meta_mirror_req_unpack(sfs_rbuf_t *rb, sfs_meta_mirror_req_t *req);
+void sfs_proto_meta_mirror_reply_pack(sfs_wbuf_t *wb, const sfs_meta_mirror_reply_t *reply);
+void sfs_proto_meta_mirror_reply_unpack(sfs_rbuf_t *rb, sfs_meta_mirror_reply_t *reply);
 
 #endif

@@ -11,6 +11,7 @@
 #include "sfs_meta_drain.h"
 #include "sfs_meta_lease.h"
 #include "sfs_meta_internal.h"
+#include "sfs_meta_mirror.h"
 #include "sfs_meta_quota.h"
 
 #include "sfs_alloc.h"
@@ -111,6 +112,9 @@ int sfs_meta_create(sfs_service_t *service, sfs_meta_t **meta_p)
     if (rc == 0) {
         rc = sfs_meta_pool_start(meta); /* docs/pools.md */
     }
+    if (rc == 0 && service->config->meta_mirror_host[0]) {
+        rc = sfs_meta_mirror_link_create(service, meta->store, &meta->mirror);
+    }
     if (rc) {
         goto err;
     }
@@ -150,11 +154,15 @@ void sfs_meta_destroy(sfs_meta_t *meta)
         meta->stopping = 1;
         pthread_cond_broadcast(&meta->cond);
         pthread_mutex_unlock(&meta->lock);
+        if (meta->mirror) {
+            sfs_meta_mirror_link_stop(meta->mirror); /* a wait for the mirror ends */
+        }
         pthread_join(meta->thread, NULL);
         while (meta->in_flight) {
             sfs_tp_worker_progress(meta->service->worker, 10);
         }
     }
+    sfs_meta_mirror_link_destroy(meta->mirror);
     sfs_meta_locks_cleanup(meta); /* queued LOCKs answered ESHUTDOWN */
     sfs_meta_delete_cleanup(meta);
     sfs_meta_store_close(meta->store);

@@ -15,6 +15,8 @@
 #include "sfs_service.h"
 
 #include "sfs_meta_internal.h"
+#include "sfs_meta_mirror.h"
+#include "sfs_meta_writes.h"
 
 #include "sfs_alloc.h"
 #include "sfs_log.h"
@@ -155,6 +157,31 @@ static void sfs_meta_batch_log(const char *what, const sfs_meta_batch_stats_t *s
              (double)s->last_ns / 1e9);
 }
 
+/* Number the batch and send its writes to the mirror while this store
+ * commits them; 1 if sent. A batch that cannot be sent drops the mirror
+ * (it would miss the batch). */
+static int sfs_meta_mirror_batch(sfs_meta_t *meta, sfs_meta_txn_t *txn)
+{
+    sfs_meta_writes_t *writes = sfs_meta_txn_writes(txn);
+    uint64_t           seq;
+    const void        *data;
+    size_t             length;
+    char               why[600];
+
+    if (!writes) {
+        sfs_meta_mirror_link_drop(meta->mirror, "a batch was not recorded for it");
+        return 0;
+    }
+    if (sfs_meta_txn_mirror_seq_next(txn, &seq) != 0) {
+        snprintf(why, sizeof(why), "cannot number a batch: %s", sfs_error_detail());
+        sfs_meta_mirror_link_drop(meta->mirror, why);
+        return 0;
+    }
+    data = sfs_meta_writes_encoded(writes, &length);
+    sfs_meta_mirror_link_send(meta->mirror, seq, data, length);
+    return 1;
+}
+
 static void sfs_meta_process(sfs_meta_t *meta, sfs_list_t *ops, uint32_t n)
 {
     sfs_meta_txn_t   *txn   = NULL;
@@ -163,7 +190,7 @@ static void sfs_meta_process(sfs_meta_t *meta, sfs_list_t *ops, uint32_t n)
     uint64_t          now = sfs_wall_ns();
     uint64_t          commit_start, batch_start = sfs_meta_stats_now(); /* 0: timing off */
     uint32_t          client = 0, client_writes = 0;
-    int               any_write = 0, rc;
+    int               any_write = 0, rc, mirrored = 0, commit = 0;
 
     sfs_list_for_each_safe(elem, tmp, ops)
     {
@@ -209,12 +236,15 @@ static void sfs_meta_process(sfs_meta_t *meta, sfs_list_t *ops, uint32_t n)
         }
         op->times.end_ns = sfs_meta_stats_now();
     }
+    if (txn && any_write && meta->mirror && sfs_meta_mirror_link_active(meta->mirror)) {
+        mirrored = sfs_meta_mirror_batch(meta, txn);
+    }
     sfs_meta_reply_early(meta, ops);
     commit_start = sfs_meta_stats_now();
     if (txn) {
         if (any_write) {
             /* the one durable commit of the batch */
-            int commit = sfs_meta_txn_commit(txn);
+            commit = sfs_meta_txn_commit(txn);
 
             if (commit) {
                 sfs_error("commit of a batch of %u operations failed: %s", n, sfs_error_detail());
@@ -231,6 +261,14 @@ static void sfs_meta_process(sfs_meta_t *meta, sfs_list_t *ops, uint32_t n)
             }
         } else {
             sfs_meta_txn_abort(txn);
+        }
+    }
+    if (mirrored) {
+        /* no reply of the batch goes before the mirror has it too; a mirror
+         * that fails is dropped and the batch answered from here alone */
+        if (sfs_meta_mirror_link_wait(meta->mirror) == 0 && commit != 0) {
+            sfs_meta_mirror_link_drop(meta->mirror, "the mirror committed a batch whose commit "
+                                                    "failed here");
         }
     }
     sfs_meta_pool_committed(meta, ops); /* before the replies go */
@@ -308,9 +346,22 @@ void *sfs_meta_thread(void *arg)
     for (;;) {
         sfs_list_t ops;
         uint32_t   n = 0;
+        /* a dropped mirror is probed between batches */
+        uint32_t again_ms = meta->mirror ? sfs_meta_mirror_link_tick(meta->mirror) : 0;
 
         sfs_list_init(&ops);
         pthread_mutex_lock(&meta->lock);
+        if (again_ms && sfs_list_is_empty(&meta->queue) && !meta->stopping) {
+            uint64_t        due_ns = sfs_wall_ns() + (uint64_t)again_ms * 1000000ull;
+            struct timespec due    = {(time_t)(due_ns / 1000000000ull),
+                                      (long)(due_ns % 1000000000ull)};
+
+            pthread_cond_timedwait(&meta->cond, &meta->lock, &due);
+            if (sfs_list_is_empty(&meta->queue) && !meta->stopping) {
+                pthread_mutex_unlock(&meta->lock);
+                continue;
+            }
+        }
         while (sfs_list_is_empty(&meta->queue) && !meta->stopping) {
             sfs_meta_wait(meta);
         }
@@ -353,6 +404,14 @@ int sfs_meta_flush(sfs_meta_t *meta)
     sfs_list_add_tail(&meta->queue, &op->list);
     pthread_cond_signal(&meta->cond);
     while (!op->flushed) {
+        if (meta->mirror) {
+            /* the batch before may wait for the mirror's answer, which
+             * this (the progress) thread brings in */
+            pthread_mutex_unlock(&meta->lock);
+            sfs_tp_worker_progress(meta->service->worker, 10);
+            pthread_mutex_lock(&meta->lock);
+            continue;
+        }
         pthread_cond_wait(&meta->flushed, &meta->lock);
     }
     pthread_mutex_unlock(&meta->lock);

@@ -68,10 +68,23 @@ void sfs_meta_store_record_writes(sfs_meta_store_t *store, int on);
 struct sfs_meta_writes *sfs_meta_txn_writes(sfs_meta_txn_t *txn);
 /* A mirror's replay of its primary's encoded writes (sfs_meta_writes.h):
  * all of them in one transaction, durable as the store's commits are, or
- * none. -EPROTO for a malformed set (checked whole before anything
- * changes); -ESTALE when a delete finds nothing, i.e. this store is not the
- * copy of the primary's it should be. */
-int sfs_meta_store_apply(sfs_meta_store_t *store, const void *data, size_t length);
+ * none; with `replace`, every record of the store is removed first (the
+ * first piece of a full copy). -EPROTO for a malformed set (checked whole
+ * before anything changes); -ESTALE when a delete finds nothing, i.e. this
+ * store is not the copy of the primary's it should be. */
+int sfs_meta_store_apply(sfs_meta_store_t *store, const void *data, size_t length, int replace);
+/* The number of the last batch a mirrored store holds (0: none), the same
+ * on a primary and a mirror that is in step with it. */
+int sfs_meta_store_mirror_seq(sfs_meta_store_t *store, uint64_t *seq_p);
+/* In a write transaction of a primary: the next batch number, kept in the
+ * store (and so among the batch's writes). */
+int sfs_meta_txn_mirror_seq_next(sfs_meta_txn_t *txn, uint64_t *seq_p);
+/* The whole store as write sets of at most `piece_max` encoded bytes each
+ * (a put of every record, the batch number last, so that a copy cut short
+ * is never taken for a whole one), from one read transaction. The caller
+ * frees each piece (sfs_meta_writes_free) and the array. */
+int sfs_meta_store_copy(sfs_meta_store_t *store, size_t piece_max,
+                        struct sfs_meta_writes **pieces_p, uint32_t *count_p);
 
 int sfs_meta_txn_begin(sfs_meta_store_t *store, int write, sfs_meta_txn_t **txn_p);
 /* A nested transaction inside a write transaction. */

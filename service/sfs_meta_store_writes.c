@@ -11,6 +11,8 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 static sfs_meta_table_t sfs_meta_dbi_table(const sfs_meta_store_t *store, MDB_dbi dbi)
 {
@@ -124,7 +126,7 @@ static int sfs_meta_apply_one(void *arg, sfs_meta_write_op_t op, sfs_meta_table_
     return 0;
 }
 
-int sfs_meta_store_apply(sfs_meta_store_t *store, const void *data, size_t length)
+int sfs_meta_store_apply(sfs_meta_store_t *store, const void *data, size_t length, int replace)
 {
     sfs_meta_apply_t apply = {NULL, store, 0};
     int              rc;
@@ -137,6 +139,13 @@ int sfs_meta_store_apply(sfs_meta_store_t *store, const void *data, size_t lengt
     if (rc) {
         return sfs_meta_mdb_error(rc, "starting a mirror's transaction");
     }
+    for (int t = 0; replace && t < SFS_META_TABLES; t++) {
+        rc = mdb_drop(apply.txn, sfs_meta_table_dbi(store, (sfs_meta_table_t)t), 0);
+        if (rc) {
+            mdb_txn_abort(apply.txn);
+            return sfs_meta_mdb_error(rc, "emptying the store for a full copy");
+        }
+    }
     rc = sfs_meta_writes_parse(data, length, sfs_meta_apply_one, &apply);
     if (rc) {
         mdb_txn_abort(apply.txn);
@@ -144,4 +153,102 @@ int sfs_meta_store_apply(sfs_meta_store_t *store, const void *data, size_t lengt
     }
     rc = mdb_txn_commit(apply.txn);
     return rc ? sfs_meta_mdb_error(rc, "committing a mirror's transaction") : 0;
+}
+
+#define SFS_META_MIRROR_SEQ "mirror_seq"
+
+int sfs_meta_store_mirror_seq(sfs_meta_store_t *store, uint64_t *seq_p)
+{
+    sfs_meta_txn_t *txn;
+    int             rc = sfs_meta_txn_begin(store, 0, &txn);
+
+    if (rc) {
+        return rc;
+    }
+    rc = sfs_meta_counter_add(txn, SFS_META_MIRROR_SEQ, 0, seq_p);
+    sfs_meta_txn_abort(txn);
+    return rc;
+}
+
+int sfs_meta_txn_mirror_seq_next(sfs_meta_txn_t *txn, uint64_t *seq_p)
+{
+    return sfs_meta_counter_add(txn, SFS_META_MIRROR_SEQ, 1, seq_p);
+}
+
+/* Append a put to the current piece, starting a new one when it is full. */
+static int sfs_meta_copy_put(sfs_meta_writes_t **pieces, uint32_t *count, size_t piece_max,
+                             sfs_meta_table_t table, const MDB_val *key, const MDB_val *val)
+{
+    size_t             need = 8 + key->mv_size + val->mv_size;
+    sfs_meta_writes_t *last = *count ? &(*pieces)[*count - 1] : NULL;
+
+    if (!last || (last->length && last->length + need > piece_max)) {
+        sfs_meta_writes_t *grown = realloc(*pieces, (*count + 1) * sizeof(*grown));
+
+        if (!grown) {
+            return -ENOMEM;
+        }
+        *pieces = grown;
+        last    = &grown[(*count)++];
+        sfs_meta_writes_init(last);
+    }
+    return sfs_meta_writes_add(last, SFS_META_WRITE_PUT, table, key->mv_data, key->mv_size,
+                               val->mv_data, val->mv_size);
+}
+
+int sfs_meta_store_copy(sfs_meta_store_t *store, size_t piece_max, sfs_meta_writes_t **pieces_p,
+                        uint32_t *count_p)
+{
+    sfs_meta_writes_t *pieces = NULL;
+    uint32_t           count  = 0;
+    MDB_txn           *txn;
+    MDB_val            seq_key = {sizeof(SFS_META_MIRROR_SEQ) - 1, SFS_META_MIRROR_SEQ};
+    MDB_val            seq_val = {0, NULL};
+    int                rc      = mdb_txn_begin(store->env, NULL, MDB_RDONLY, &txn);
+
+    if (rc) {
+        return sfs_meta_mdb_error(rc, "starting a copy's transaction");
+    }
+    for (int t = 0; t < SFS_META_TABLES && rc == 0; t++) {
+        MDB_cursor *cursor;
+        MDB_val     key, val;
+        int         got;
+
+        rc = mdb_cursor_open(txn, sfs_meta_table_dbi(store, (sfs_meta_table_t)t), &cursor);
+        if (rc) {
+            rc = sfs_meta_mdb_error(rc, "opening a copy's cursor");
+            break;
+        }
+        for (got = mdb_cursor_get(cursor, &key, &val, MDB_FIRST); got == 0 && rc == 0;
+             got = mdb_cursor_get(cursor, &key, &val, MDB_NEXT)) {
+            if (t == SFS_META_TABLE_COUNTERS && key.mv_size == seq_key.mv_size &&
+                memcmp(key.mv_data, seq_key.mv_data, key.mv_size) == 0) {
+                seq_val = val; /* last: a copy cut short is not taken for a whole one */
+                continue;
+            }
+            rc = sfs_meta_copy_put(&pieces, &count, piece_max, (sfs_meta_table_t)t, &key, &val);
+        }
+        if (rc == 0 && got != MDB_NOTFOUND) {
+            rc = sfs_meta_mdb_error(got, "reading a copy's records");
+        }
+        mdb_cursor_close(cursor);
+    }
+    if (rc == 0) {
+        uint8_t zero[8] = {0};
+        MDB_val none    = {sizeof(zero), zero};
+
+        rc = sfs_meta_copy_put(&pieces, &count, piece_max, SFS_META_TABLE_COUNTERS, &seq_key,
+                               seq_val.mv_data ? &seq_val : &none);
+    }
+    mdb_txn_abort(txn);
+    if (rc) {
+        for (uint32_t i = 0; i < count; i++) {
+            sfs_meta_writes_free(&pieces[i]);
+        }
+        free(pieces);
+        return rc;
+    }
+    *pieces_p = pieces;
+    *count_p  = count;
+    return 0;
 }

@@ -162,7 +162,41 @@ int sfs_mgmt_build_map(sfs_mgmt_t *mgmt, sfs_map_t *map)
     return 0;
 }
 
-/* Runs from the main loop (never inside a UCX callback), so it may block. */
+/* Tell the other ranks to stop: those that keep the metadata mirror
+ * (`mirrors`) or the others. */
+static void sfs_mgmt_send_stops(sfs_mgmt_t *mgmt, int mirrors)
+{
+    sfs_service_t *service = mgmt->service;
+
+    for (uint32_t i = 0; i < mgmt->node_count; i++) {
+        sfs_mgmt_node_t    *node = &mgmt->nodes[i];
+        sfs_mgmt_stop_t    *stop = &mgmt->stops[mgmt->stop_count];
+        sfs_tp_rpc_params_t params;
+        char                name[SFS_HOST_MAX + 32];
+
+        if (node->node_id == service->rank ||
+            ((node->roles & SFS_ROLE_META_MIRROR) != 0) != (mirrors != 0)) {
+            continue;
+        }
+        snprintf(name, sizeof(name), "rank %u on %s", node->node_id, node->host);
+        stop->node_id = node->node_id;
+        if (sfs_tp_conn_create(service->worker, node->address, node->address_length, name,
+                               service->config->connect_timeout_ms, &stop->conn) != 0) {
+            sfs_warn("cannot reach %s to stop it: %s", name, sfs_error_detail());
+            continue;
+        }
+        memset(&params, 0, sizeof(params));
+        params.opcode = SFS_OP_STOP;
+        if (sfs_tp_rpc_start(stop->conn, &params, &stop->rpc) != 0) {
+            stop->rpc = NULL;
+        }
+        mgmt->stop_count++;
+    }
+}
+
+/* Runs from the main loop (never inside a UCX callback), so it may block.
+ * The ranks that keep the metadata mirror stop last, once the metadata
+ * server has stopped or flushed: every batch reaches the copy. */
 static void sfs_mgmt_run_shutdown(sfs_mgmt_t *mgmt)
 {
     sfs_service_t *service = mgmt->service;
@@ -178,29 +212,7 @@ static void sfs_mgmt_run_shutdown(sfs_mgmt_t *mgmt)
             sfs_service_request_stop(service);
             return;
         }
-        for (uint32_t i = 0; i < mgmt->node_count; i++) {
-            sfs_mgmt_node_t    *node = &mgmt->nodes[i];
-            sfs_mgmt_stop_t    *stop = &mgmt->stops[mgmt->stop_count];
-            sfs_tp_rpc_params_t params;
-            char                name[SFS_HOST_MAX + 32];
-
-            if (node->node_id == service->rank) {
-                continue;
-            }
-            snprintf(name, sizeof(name), "rank %u on %s", node->node_id, node->host);
-            stop->node_id = node->node_id;
-            if (sfs_tp_conn_create(service->worker, node->address, node->address_length, name,
-                                   service->config->connect_timeout_ms, &stop->conn) != 0) {
-                sfs_warn("cannot reach %s to stop it: %s", name, sfs_error_detail());
-                continue;
-            }
-            memset(&params, 0, sizeof(params));
-            params.opcode = SFS_OP_STOP;
-            if (sfs_tp_rpc_start(stop->conn, &params, &stop->rpc) != 0) {
-                stop->rpc = NULL;
-            }
-            mgmt->stop_count++;
-        }
+        sfs_mgmt_send_stops(mgmt, 0);
         sfs_info("stopping the service: %u other rank%s told to flush and stop", mgmt->stop_count,
                  mgmt->stop_count == 1 ? "" : "s");
     }
@@ -211,6 +223,20 @@ static void sfs_mgmt_run_shutdown(sfs_mgmt_t *mgmt)
     }
     if (pending && now < mgmt->shutdown_deadline_ms) {
         return;
+    }
+    if (!mgmt->mirror_stops_sent) {
+        uint32_t before = mgmt->stop_count;
+
+        mgmt->mirror_stops_sent = 1;
+        if (service->meta && sfs_meta_flush(service->meta) != 0) {
+            sfs_warn("flushing the metadata server before its mirror stops: %s",
+                     sfs_error_detail());
+        }
+        sfs_mgmt_send_stops(mgmt, 1);
+        if (mgmt->stop_count > before) {
+            sfs_info("the metadata mirror told to stop, after the metadata server's last batch");
+            return;
+        }
     }
     for (uint32_t i = 0; i < mgmt->stop_count; i++) {
         sfs_tp_rpc_t *rpc = mgmt->stops[i].rpc;

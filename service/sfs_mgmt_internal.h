@@ -64,6 +64,7 @@ struct sfs_mgmt {
     uint64_t           last_check_ms; /* a longer gap is management's own stall */
     int                shutdown_requested;
     int                shutdown_started;
+    int                mirror_stops_sent; /* the metadata mirror is stopped last */
     uint64_t           shutdown_deadline_ms;
     sfs_mgmt_stop_t   *stops;
     uint32_t           stop_count;

@@ -53,7 +53,7 @@ int sfs_role_plan_create(const sfs_config_t *config, const char *const *hostname
     uint32_t        *local_count = NULL;
     uint32_t         expected    = 0;
     int              rc          = -EINVAL;
-    int              mgmt_host, meta_host;
+    int              mgmt_host, meta_host, mirror_host;
 
     if (!SFS_ALLOC_PTR(plan) || !SFS_ALLOC_ARRAY(plan->ranks, rank_count) ||
         !SFS_ALLOC_ARRAY(local_count, config->host_count)) {
@@ -88,8 +88,15 @@ int sfs_role_plan_create(const sfs_config_t *config, const char *const *hostname
             goto err;
         }
     }
-    mgmt_host = sfs_role_find_host(config, config->mgmt_host);
-    meta_host = sfs_role_find_host(config, config->meta_host);
+    plan->meta_mirror_rank = UINT32_MAX;
+    mgmt_host              = sfs_role_find_host(config, config->mgmt_host);
+    meta_host              = sfs_role_find_host(config, config->meta_host);
+    mirror_host =
+        config->meta_mirror_host[0] ? sfs_role_find_host(config, config->meta_mirror_host) : -1;
+    if (config->meta_mirror_host[0] && mirror_host < 0) {
+        sfs_error_set(-EINVAL, "%s: the metadata mirror's host is not among the hosts", cfg);
+        goto err;
+    }
     if (mgmt_host < 0 || meta_host < 0) {
         sfs_error_set(-EINVAL, "%s: the management or metadata host is not among the hosts", cfg);
         goto err;
@@ -115,6 +122,19 @@ int sfs_role_plan_create(const sfs_config_t *config, const char *const *hostname
         if ((int)h == meta_host) {
             plan->ranks[locals[0]].roles |= SFS_ROLE_META;
             plan->meta_rank = locals[0];
+        }
+        if ((int)h == mirror_host) {
+            uint32_t mirror = (int)h == meta_host ? 1 : 0; /* never the metadata server */
+
+            if (mirror >= k) {
+                sfs_error_set(-EINVAL,
+                              "host '%s' keeps the metadata mirror (meta.mirror) beside the "
+                              "metadata server: it needs a second rank (ranks: 2 there)",
+                              config->hosts[h].name);
+                goto err;
+            }
+            plan->ranks[locals[mirror]].roles |= SFS_ROLE_META_MIRROR;
+            plan->meta_mirror_rank = locals[mirror];
         }
         first_storage = (has_service && k > 1) ? 1 : 0;
         for (uint32_t t = 0; t < config->target_count; t++) {

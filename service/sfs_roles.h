@@ -3,7 +3,9 @@
  * targets on each; the MPI job tells where each rank runs. Ranks on one host
  * are taken in rank order: with one rank it has everything; with several,
  * the first has management and metadata (if that host has them) and the
- * targets are dealt round-robin to the others.
+ * targets are dealt round-robin to the others. The metadata mirror
+ * (meta.mirror) is the first rank of its host that is not the metadata
+ * server.
  *
  * Pure logic (no MPI), so it can be tested without a job.
  */
@@ -25,6 +27,7 @@ typedef struct sfs_role_plan {
     uint32_t          rank_count;
     uint32_t          mgmt_rank;
     uint32_t          meta_rank;
+    uint32_t          meta_mirror_rank; /* UINT32_MAX: no metadata mirror */
     sfs_rank_roles_t *ranks;
 } sfs_role_plan_t;
 

@@ -115,6 +115,7 @@ static int sfs_server_rejoin_plan_from_map(const sfs_config_t *config, const sfs
     plan->rank_count        = count;
     plan->mgmt_rank         = map->mgmt_node;
     plan->meta_rank         = map->meta_node;
+    plan->meta_mirror_rank  = UINT32_MAX; /* the primary finds its mirror in the map */
     plan->ranks[rank].roles = node->roles & ~SFS_ROLE_MGMT;
     if (node->roles & SFS_ROLE_MGMT) {
         rc = sfs_error_set(-EEXIST,
@@ -228,6 +229,7 @@ static int sfs_server_rejoin_mgmt_plan(const sfs_config_t *config, uint32_t rank
     plan->rank_count             = rank + 1;
     plan->mgmt_rank              = rank;
     plan->meta_rank              = rank;
+    plan->meta_mirror_rank       = UINT32_MAX;
     plan->ranks[rank].roles      = SFS_ROLE_MGMT | SFS_ROLE_META;
     plan->ranks[rank].host_index = (uint32_t)h;
     rc                           = sfs_server_rejoin_mgmt_targets(config, (uint32_t)h);

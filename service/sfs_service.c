@@ -13,6 +13,7 @@
 #include "sfs_errno.h"
 #include "sfs_log.h"
 #include "sfs_meta_lock.h"
+#include "sfs_meta_mirror.h"
 #include "sfs_time.h"
 
 #include <stdio.h>
@@ -57,6 +58,13 @@ static int sfs_service_has_role(sfs_service_t *service, sfs_tp_request_t *req, u
             return 1;
         }
         sfs_tp_request_reply_error(req, -EOPNOTSUPP, "rank %u on %s is not the metadata server",
+                                   service->rank, service->host);
+        return 0;
+    case SFS_ROLE_META_MIRROR:
+        if (service->meta_mirror) {
+            return 1;
+        }
+        sfs_tp_request_reply_error(req, -EOPNOTSUPP, "rank %u on %s keeps no metadata mirror",
                                    service->rank, service->host);
         return 0;
     case SFS_ROLE_STORAGE:
@@ -187,6 +195,12 @@ int sfs_service_create(const sfs_config_t *config, const sfs_role_plan_t *plan, 
     }
     if (service->roles & SFS_ROLE_META) {
         rc = sfs_meta_create(service, &service->meta);
+        if (rc) {
+            goto err_destroy;
+        }
+    }
+    if (service->roles & SFS_ROLE_META_MIRROR) {
+        rc = sfs_meta_mirror_create(service, &service->meta_mirror);
         if (rc) {
             goto err_destroy;
         }
@@ -488,6 +502,8 @@ void sfs_service_destroy(sfs_service_t *service)
     /* roles first: their threads may still post completions to the worker */
     sfs_meta_destroy(service->meta);
     service->meta = NULL;
+    sfs_meta_mirror_destroy(service->meta_mirror);
+    service->meta_mirror = NULL;
     sfs_storage_destroy(service->storage);
     service->storage = NULL;
     sfs_mgmt_destroy(service->mgmt);

@@ -18,27 +18,28 @@ typedef struct sfs_meta    sfs_meta_t;
 typedef struct sfs_storage sfs_storage_t;
 
 typedef struct sfs_service {
-    const sfs_config_t    *config;
-    const sfs_role_plan_t *plan;
-    uint32_t               rank;
-    uint32_t               roles;
-    char                   host[SFS_HOST_MAX];
-    sfs_auth_key_t         key;
-    sfs_auth_key_t         cap_key;  /* seals capabilities (sfs_cap.h) */
-    struct sfs_identity   *identity; /* munge mode: who a MUNGE uid is here */
-    sfs_tp_worker_t       *worker;
-    sfs_cluster_t         *cluster; /* this rank's connections to the others */
-    sfs_mgmt_t            *mgmt;
-    sfs_meta_t            *meta;
-    sfs_storage_t         *storage;
-    volatile sig_atomic_t  stop_requested;
-    int                    tearing_down;    /* sfs_service_destroy: refuse every request */
-    int                    stopping_others; /* management told the other ranks to stop */
-    uint64_t               next_heartbeat_ms;
-    sfs_tp_rpc_t          *heartbeat_rpc;
-    uint64_t               heartbeat_sent_ms; /* renews the fencing lease once answered */
-    int                    registered;
-    int                    mgmt_away_said; /* "management unreachable" logged once */
+    const sfs_config_t     *config;
+    const sfs_role_plan_t  *plan;
+    uint32_t                rank;
+    uint32_t                roles;
+    char                    host[SFS_HOST_MAX];
+    sfs_auth_key_t          key;
+    sfs_auth_key_t          cap_key;  /* seals capabilities (sfs_cap.h) */
+    struct sfs_identity    *identity; /* munge mode: who a MUNGE uid is here */
+    sfs_tp_worker_t        *worker;
+    sfs_cluster_t          *cluster; /* this rank's connections to the others */
+    sfs_mgmt_t             *mgmt;
+    sfs_meta_t             *meta;
+    sfs_storage_t          *storage;
+    struct sfs_meta_mirror *meta_mirror; /* SFS_ROLE_META_MIRROR (sfs_meta_mirror.h) */
+    volatile sig_atomic_t   stop_requested;
+    int                     tearing_down;    /* sfs_service_destroy: refuse every request */
+    int                     stopping_others; /* management told the other ranks to stop */
+    uint64_t                next_heartbeat_ms;
+    sfs_tp_rpc_t           *heartbeat_rpc;
+    uint64_t                heartbeat_sent_ms; /* renews the fencing lease once answered */
+    int                     registered;
+    int                     mgmt_away_said; /* "management unreachable" logged once */
 } sfs_service_t;
 
 /* Open this rank's roles (target directories, metadata store) and its

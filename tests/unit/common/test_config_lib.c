@@ -188,6 +188,8 @@ void assert_config_equal(const sfs_config_t *a, const sfs_config_t *b)
         }
     }
     assert_int_equal(a->mirror_same_host, b->mirror_same_host);
+    assert_string_equal(a->meta_mirror_host, b->meta_mirror_host);
+    assert_string_equal(a->meta_mirror_dir, b->meta_mirror_dir);
 }
 
 int ends_with(const char *text, const char *end)

@@ -89,6 +89,54 @@ static void test_same_host_allowed(void **state)
     sfs_config_destroy(config);
 }
 
+#define META_MIRROR_TOP(_meta)                                                                     \
+    "connauth_file: /etc/sfs/connauth\n"                                                           \
+    "mgmt: {host: h1}\n"                                                                           \
+    "meta: {host: h1, dir: /meta" _meta "}\n"
+
+/* meta.mirror: the metadata mirror's host and directory */
+static void test_meta_mirror(void **state)
+{
+    sfs_config_t *config;
+    char          path[PATH_MAX + 32];
+    sfs_config_t *back = NULL;
+
+    (void)state;
+    config = parse_ok(META_MIRROR_TOP(", mirror: h2") STORAGE4, "t.yaml");
+    assert_string_equal(config->meta_mirror_host, "h2");
+    assert_string_equal(config->meta_mirror_dir, "/meta"); /* meta.dir, on its own host */
+    sfs_config_destroy(config);
+    config = parse_ok(META_MIRROR_TOP(", mirror: h3, mirror_dir: /m2") STORAGE4, "t.yaml");
+    assert_string_equal(config->meta_mirror_dir, "/m2");
+    snprintf(path, sizeof(path), "%s/meta-mirror.yaml", test_tmp_dir);
+    assert_int_equal(sfs_config_write(config, path), 0);
+    if (sfs_config_load(path, &back) != 0) {
+        fail_msg("%s: %s", path, sfs_error_detail());
+    }
+    assert_config_equal(config, back);
+    sfs_config_destroy(back);
+    sfs_config_destroy(config);
+    /* none: nothing mirrored */
+    config = parse_ok(BASE_TOP STORAGE4, "t.yaml");
+    assert_string_equal(config->meta_mirror_host, "");
+    sfs_config_destroy(config);
+    /* on the metadata host: one-host trials only, in a directory of its own */
+    config = parse_ok(META_MIRROR_TOP(", mirror: h1, mirror_dir: /m") STORAGE4
+                      "mirror: {same_host: true}\n",
+                      "t.yaml");
+    assert_string_equal(config->meta_mirror_host, "h1");
+    sfs_config_destroy(config);
+    expect_error(META_MIRROR_TOP(", mirror: h1, mirror_dir: /m") STORAGE4, "t.yaml:3: meta.mirror",
+                 "is the metadata server's own host: the copy would be lost with it");
+    expect_error(META_MIRROR_TOP(", mirror: h1") STORAGE4 "mirror: {same_host: true}\n",
+                 "meta.mirror_dir", "is meta.dir, on the same host");
+    expect_error(META_MIRROR_TOP(", mirror_dir: /m") STORAGE4, "meta.mirror_dir",
+                 "is set but meta.mirror");
+    expect_error(META_MIRROR_TOP(", mirror: h2, mirror_dir: /t1") STORAGE4, "meta.mirror_dir",
+                 "/t1 on host h2 is also the directory of target 201");
+    expect_error(META_MIRROR_TOP(", mirror: 'bad host!'") STORAGE4, "meta.mirror", NULL);
+}
+
 static void test_imaging_groups(void **state)
 {
     char          path[PATH_MAX];
@@ -143,6 +191,7 @@ int main(void)
         cmocka_unit_test(test_groups_refused),
         cmocka_unit_test(test_same_host_allowed),
         cmocka_unit_test(test_imaging_groups),
+        cmocka_unit_test_setup_teardown(test_meta_mirror, setup_tmp, teardown_tmp),
         cmocka_unit_test_setup_teardown(test_groups_written_back, setup_tmp, teardown_tmp),
     };
 

@@ -34,9 +34,11 @@ static void test_every_op_in_the_table(void **state)
         assert_true(info->request_size > 0 && info->reply_size > 0);
         assert_true(info->handler[0] != '\0');
     }
-    assert_int_equal(ops, 53); /* 44 + META_STATS, MIGRATE_COMMIT, _DRAIN, _BEGIN, CHUNK_MOVED,
+    assert_int_equal(ops, 54); /* 44 + META_STATS, MIGRATE_COMMIT, _DRAIN, _BEGIN, CHUNK_MOVED,
                                 * MIRROR_REBUILD */
-    /* + POOL_SET, POOL_SHOW, MIGRATE_LEASE */
+    /* + POOL_SET, POOL_SHOW, MIGRATE_LEASE, META_MIRROR */
+    assert_string_equal(sfs_proto_op_info(SFS_OP_META_MIRROR)->handler, "meta_mirror");
+    assert_int_equal(sfs_op_role(SFS_OP_META_MIRROR), SFS_ROLE_META_MIRROR);
     assert_string_equal(sfs_proto_op_info(SFS_OP_META_STATS)->handler, "meta_stats");
     assert_string_equal(sfs_proto_op_info(SFS_OP_MIRROR_REBUILD)->handler, "mirror_rebuild");
     assert_string_equal(sfs_proto_op_info(SFS_OP_MIRROR_LIST)->reply_codec, "mirror_list_reply");

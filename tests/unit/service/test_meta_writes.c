@@ -7,7 +7,7 @@
  * anywhere, a flipped byte, an unknown table, trailing bytes) is refused
  * before anything changes; so is a set whose delete finds nothing (the
  * mirror is not a copy of the primary). A store that does not record keeps
- * nothing. */
+ * nothing. A full copy in pieces replaces a mirror that differs. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -161,7 +161,7 @@ static int commit_and_mirror(fixture_t *f, sfs_meta_txn_t *txn)
     assert_non_null(copy);
     memcpy(copy, data, length);
     assert_int_equal(sfs_meta_txn_commit(txn), 0);
-    rc = sfs_meta_store_apply(f->store[1], copy, length);
+    rc = sfs_meta_store_apply(f->store[1], copy, length, 0);
     free(copy);
     return rc;
 }
@@ -296,15 +296,15 @@ static void test_malformed_refused(void **state)
     sfs_meta_txn_abort(txn); /* the primary never committed it */
 
     for (size_t cut = 0; cut < length; cut++) {
-        assert_int_equal(sfs_meta_store_apply(f->store[1], copy, cut), -EPROTO);
+        assert_int_equal(sfs_meta_store_apply(f->store[1], copy, cut, 0), -EPROTO);
     }
     copy[length] = 0;
-    assert_int_equal(sfs_meta_store_apply(f->store[1], copy, length + 1), -EPROTO);
+    assert_int_equal(sfs_meta_store_apply(f->store[1], copy, length + 1, 0), -EPROTO);
     copy[0] ^= 1; /* magic */
-    assert_int_equal(sfs_meta_store_apply(f->store[1], copy, length), -EPROTO);
+    assert_int_equal(sfs_meta_store_apply(f->store[1], copy, length, 0), -EPROTO);
     copy[0] ^= 1;
     copy[SFS_META_WRITES_HEADER + 1] = SFS_META_TABLES; /* the first record's table */
-    assert_int_equal(sfs_meta_store_apply(f->store[1], copy, length), -EPROTO);
+    assert_int_equal(sfs_meta_store_apply(f->store[1], copy, length, 0), -EPROTO);
     assert_non_null(strstr(sfs_error_detail(), "record 1: unknown table"));
     free(copy);
 
@@ -340,11 +340,74 @@ static void test_diverged_refused(void **state)
     assert_non_null(copy);
     memcpy(copy, data, length);
     assert_int_equal(sfs_meta_txn_commit(txn), 0);
-    assert_int_equal(sfs_meta_store_apply(f->store[1], copy, length), -ESTALE);
+    assert_int_equal(sfs_meta_store_apply(f->store[1], copy, length, 0), -ESTALE);
     assert_non_null(strstr(sfs_error_detail(), "differs from its primary's"));
     free(copy);
     assert_int_equal(sfs_meta_txn_begin(f->store[1], 0, &txn), 0);
     assert_int_equal(sfs_ns_lookup(txn, &f->server, "/f", 0, &attr), -ENOENT);
+    sfs_meta_txn_abort(txn);
+}
+
+/* A full copy (sfs_meta_store_copy) in small pieces replaces a mirror that
+ * differs: the first piece empties it; afterwards both stores are equal and
+ * at the same batch. A copy cut short leaves the mirror at batch 0 (the
+ * number comes last), so it is never taken for a whole one. */
+static void test_full_copy(void **state)
+{
+    fixture_t         *f = *state;
+    sfs_meta_txn_t    *txn;
+    sfs_attr_t         attr;
+    sfs_meta_writes_t *pieces = NULL;
+    uint32_t           count  = 0;
+    uint64_t           seq = 0, theirs = 0;
+    char               path[32];
+
+    sfs_meta_store_record_writes(f->store[0], 0);
+    assert_int_equal(sfs_meta_txn_begin(f->store[0], 1, &txn), 0);
+    for (int i = 0; i < 20; i++) {
+        snprintf(path, sizeof(path), "/dir%02d", i);
+        assert_int_equal(sfs_ns_mkdir(txn, &f->server, path, 0755, 4001, 4101, 3, &attr), 0);
+        snprintf(path, sizeof(path), "/dir%02d/file", i);
+        create(txn, f, path);
+    }
+    assert_int_equal(sfs_meta_txn_mirror_seq_next(txn, &seq), 0);
+    assert_int_equal(sfs_meta_txn_mirror_seq_next(txn, &seq), 0);
+    assert_int_equal(seq, 2);
+    assert_int_equal(sfs_meta_txn_commit(txn), 0);
+    /* the mirror holds something else */
+    assert_int_equal(sfs_meta_txn_begin(f->store[1], 1, &txn), 0);
+    assert_int_equal(sfs_ns_mkdir(txn, &f->server, "/only-here", 0755, 0, 0, 3, &attr), 0);
+    assert_int_equal(sfs_meta_txn_commit(txn), 0);
+
+    assert_int_equal(sfs_meta_store_copy(f->store[0], 512, &pieces, &count), 0);
+    assert_true(count > 3);
+    /* cut short: all but the last piece */
+    for (uint32_t i = 0; i + 1 < count; i++) {
+        size_t      length;
+        const void *data = sfs_meta_writes_encoded(&pieces[i], &length);
+
+        assert_true(length <= 512 || pieces[i].count == 1);
+        assert_int_equal(sfs_meta_store_apply(f->store[1], data, length, i == 0), 0);
+    }
+    assert_int_equal(sfs_meta_store_mirror_seq(f->store[1], &theirs), 0);
+    assert_int_equal(theirs, 0);
+    /* whole */
+    for (uint32_t i = 0; i < count; i++) {
+        size_t      length;
+        const void *data = sfs_meta_writes_encoded(&pieces[i], &length);
+
+        assert_int_equal(sfs_meta_store_apply(f->store[1], data, length, i == 0), 0);
+    }
+    for (uint32_t i = 0; i < count; i++) {
+        sfs_meta_writes_free(&pieces[i]);
+    }
+    free(pieces);
+    expect_stores_equal(f);
+    assert_int_equal(sfs_meta_store_mirror_seq(f->store[1], &theirs), 0);
+    assert_int_equal(theirs, 2);
+    assert_int_equal(sfs_meta_txn_begin(f->store[1], 0, &txn), 0);
+    assert_int_equal(sfs_ns_lookup(txn, &f->server, "/only-here", 0, &attr), -ENOENT);
+    assert_int_equal(sfs_ns_lookup(txn, &f->server, "/dir19/file", 0, &attr), 0);
     sfs_meta_txn_abort(txn);
 }
 
@@ -432,6 +495,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_malformed_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_diverged_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_not_recording, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_full_copy, setup, teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

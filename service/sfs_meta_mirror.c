@@ -1,0 +1,216 @@
+/*
+ * The metadata mirror's side (sfs_meta_mirror.h): META_MIRROR requests from
+ * the primary are applied to this rank's own store on a thread of its own
+ * (a commit waits for the disk), and answered on the progress thread.
+ */
+#define SFS_LOG_FAC "metamirror"
+#include "sfs_meta_mirror.h"
+
+#include "sfs_alloc.h"
+#include "sfs_errno.h"
+#include "sfs_handlers.h"
+#include "sfs_list.h"
+#include "sfs_log.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct sfs_meta_mirror {
+    sfs_service_t    *service;
+    sfs_meta_store_t *store;
+    pthread_t         thread;
+    int               thread_started;
+    pthread_mutex_t   lock;
+    pthread_cond_t    cond;
+    sfs_list_t        queue;
+    int               stopping;
+    uint64_t          in_flight; /* progress thread only */
+};
+
+typedef struct sfs_meta_mirror_job {
+    sfs_list_t            list;
+    sfs_meta_mirror_t    *mirror;
+    sfs_tp_request_t     *req;
+    sfs_meta_mirror_req_t args;
+    int                   status;
+    uint64_t              seq; /* the store's batch after this request */
+    char                  detail[512];
+} sfs_meta_mirror_job_t;
+
+/* Progress thread: answer a job the mirror's thread has done. */
+static void sfs_meta_mirror_reply(void *arg)
+{
+    sfs_meta_mirror_job_t  *job   = arg;
+    sfs_meta_mirror_reply_t reply = {.seq = job->seq};
+    uint8_t                 out[16];
+    sfs_wbuf_t              wb;
+
+    job->mirror->in_flight--;
+    if (job->status) {
+        sfs_tp_request_reply_error(job->req, job->status, "metadata mirror (rank %u): %s",
+                                   job->mirror->service->rank, job->detail);
+    } else {
+        sfs_wbuf_init(&wb, out, sizeof(out));
+        sfs_proto_meta_mirror_reply_pack(&wb, &reply);
+        sfs_tp_request_reply(job->req, 0, out, wb.length, NULL, 0, NULL, NULL);
+    }
+    free(job);
+}
+
+static void sfs_meta_mirror_run(sfs_meta_mirror_t *mirror, sfs_meta_mirror_job_t *job)
+{
+    size_t      length = 0;
+    const void *data   = sfs_tp_request_payload(job->req, &length);
+    uint64_t    have   = 0;
+    int         rc;
+
+    sfs_error_clear();
+    rc = sfs_meta_store_mirror_seq(mirror->store, &have);
+    if (rc == 0) {
+        if (job->args.flags & SFS_META_MIRROR_PROBE) {
+            if (have != job->args.seq || have == 0) {
+                rc = sfs_error_set(-ESTALE,
+                                   "this copy is at batch %" PRIu64 ", the primary at %" PRIu64,
+                                   have, job->args.seq);
+            }
+        } else if (job->args.flags & SFS_META_MIRROR_COPY) {
+            rc = sfs_meta_store_apply(mirror->store, data, length,
+                                      (job->args.flags & SFS_META_MIRROR_COPY_FIRST) != 0);
+        } else if (have + 1 != job->args.seq) {
+            rc = sfs_error_set(-ESTALE,
+                               "batch %" PRIu64 " does not follow this copy's last, %" PRIu64
+                               " (a full copy brings it back in step)",
+                               job->args.seq, have);
+        } else {
+            rc = sfs_meta_store_apply(mirror->store, data, length, 0);
+        }
+    }
+    if (rc == 0) {
+        rc = sfs_meta_store_mirror_seq(mirror->store, &job->seq);
+    }
+    job->status = rc;
+    if (rc) {
+        snprintf(job->detail, sizeof(job->detail), "%s", sfs_error_detail());
+    }
+}
+
+static void *sfs_meta_mirror_thread(void *arg)
+{
+    sfs_meta_mirror_t *mirror = arg;
+
+    for (;;) {
+        sfs_list_t *elem;
+
+        pthread_mutex_lock(&mirror->lock);
+        while (sfs_list_is_empty(&mirror->queue) && !mirror->stopping) {
+            pthread_cond_wait(&mirror->cond, &mirror->lock);
+        }
+        elem = sfs_list_pop_head(&mirror->queue);
+        pthread_mutex_unlock(&mirror->lock);
+        if (!elem) {
+            return NULL; /* stopping, and nothing left */
+        }
+        sfs_meta_mirror_job_t *job = sfs_container_of(elem, sfs_meta_mirror_job_t, list);
+
+        sfs_meta_mirror_run(mirror, job);
+        if (sfs_tp_worker_post(mirror->service->worker, sfs_meta_mirror_reply, job) != 0) {
+            sfs_fatal("cannot hand a metadata mirror reply back: out of memory");
+        }
+    }
+}
+
+void sfs_handle_meta_mirror(sfs_service_t *service, sfs_tp_request_t *req)
+{
+    sfs_meta_mirror_t     *mirror = service->meta_mirror;
+    sfs_meta_mirror_job_t *job;
+    const sfs_cred_t      *cred = sfs_tp_session_cred(sfs_tp_request_session(req));
+
+    if (!(cred->flags & SFS_CRED_SERVER)) {
+        sfs_tp_request_reply_error(req, -EPERM,
+                                   "rank %u on %s: only the metadata server sends META_MIRROR",
+                                   service->rank, service->host);
+        return;
+    }
+    if (!SFS_ALLOC_PTR(job)) {
+        sfs_tp_request_reply_error(req, -ENOMEM, "out of memory");
+        return;
+    }
+    if (sfs_handler_decode(req, &job->args, sizeof(job->args), 1) != 0) {
+        free(job);
+        return;
+    }
+    job->mirror = mirror;
+    job->req    = req;
+    mirror->in_flight++;
+    pthread_mutex_lock(&mirror->lock);
+    sfs_list_add_tail(&mirror->queue, &job->list);
+    pthread_cond_signal(&mirror->cond);
+    pthread_mutex_unlock(&mirror->lock);
+}
+
+int sfs_meta_mirror_create(sfs_service_t *service, sfs_meta_mirror_t **mirror_p)
+{
+    const sfs_config_t     *config = service->config;
+    sfs_meta_store_params_t params;
+    sfs_meta_mirror_t      *mirror;
+    uint64_t                seq = 0;
+    int                     rc;
+
+    if (!SFS_ALLOC_PTR(mirror)) {
+        return -ENOMEM;
+    }
+    mirror->service = service;
+    pthread_mutex_init(&mirror->lock, NULL);
+    pthread_cond_init(&mirror->cond, NULL);
+    sfs_list_init(&mirror->queue);
+    memset(&params, 0, sizeof(params));
+    params.dir          = config->meta_mirror_dir;
+    params.sync         = config->meta_sync;
+    params.map_size     = config->meta_map_size;
+    params.chunk_size   = config->default_chunk_size;
+    params.stripe_count = config->default_stripe_count;
+    params.mirror       = config->mirror_default && config->mirror_group_count > 0;
+    rc                  = sfs_meta_store_open(&params, &mirror->store);
+    if (rc == 0) {
+        rc = sfs_meta_store_mirror_seq(mirror->store, &seq);
+    }
+    if (rc == 0 && (rc = pthread_create(&mirror->thread, NULL, sfs_meta_mirror_thread, mirror))) {
+        rc = sfs_error_set(-rc, "cannot start the metadata mirror's thread: %s", strerror(rc));
+    }
+    if (rc) {
+        char why[512];
+
+        snprintf(why, sizeof(why), "%s", sfs_error_detail());
+        sfs_meta_mirror_destroy(mirror);
+        return sfs_error_set(rc, "metadata mirror in %s: %s", config->meta_mirror_dir, why);
+    }
+    mirror->thread_started = 1;
+    sfs_info("metadata mirror, copy in %s (at batch %" PRIu64 ")", config->meta_mirror_dir, seq);
+    *mirror_p = mirror;
+    return 0;
+}
+
+void sfs_meta_mirror_destroy(sfs_meta_mirror_t *mirror)
+{
+    if (!mirror) {
+        return;
+    }
+    if (mirror->thread_started) {
+        pthread_mutex_lock(&mirror->lock);
+        mirror->stopping = 1;
+        pthread_cond_broadcast(&mirror->cond);
+        pthread_mutex_unlock(&mirror->lock);
+        pthread_join(mirror->thread, NULL);
+        while (mirror->in_flight) { /* the answers posted back */
+            sfs_tp_worker_progress(mirror->service->worker, 10);
+        }
+    }
+    sfs_meta_store_close(mirror->store);
+    pthread_mutex_destroy(&mirror->lock);
+    pthread_cond_destroy(&mirror->cond);
+    free(mirror);
+}

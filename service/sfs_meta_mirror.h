@@ -1,0 +1,61 @@
+/*
+ * The metadata mirror (docs/metadata.md, "Metadata mirror"): a second rank,
+ * on another host (meta.mirror), keeps a synchronous copy of the metadata
+ * store.
+ *
+ * The primary (the metadata server) sends each group-commit batch's writes
+ * (sfs_meta_writes.h), numbered, to the mirror while it commits them
+ * itself, and answers none of the batch's requests before the mirror has
+ * committed them too. A mirror that fails, or answers that it is not at the
+ * batch before, is dropped: the primary goes on alone (it says so), probes
+ * it once a second, and brings it back with a full copy of the store, after
+ * which batches go to it again.
+ *
+ * The mirror applies what it gets on a thread of its own, a batch only on
+ * top of the one before (-ESTALE otherwise), and only from a server.
+ *
+ * Not yet: the mirror taking over when the primary is lost (failover);
+ * until then the copy is there to be started from by hand (docs).
+ */
+#ifndef SFS_META_MIRROR_H
+#define SFS_META_MIRROR_H
+
+#include "sfs_meta_store.h"
+#include "sfs_service.h"
+
+/* The mirror's side: the rank with SFS_ROLE_META_MIRROR. */
+typedef struct sfs_meta_mirror sfs_meta_mirror_t;
+
+/* Open the mirror's store in meta.mirror_dir and start its thread. */
+int  sfs_meta_mirror_create(sfs_service_t *service, sfs_meta_mirror_t **mirror_p);
+void sfs_meta_mirror_destroy(sfs_meta_mirror_t *mirror);
+
+/* The primary's side, owned by the metadata server (sfs_meta_t). */
+typedef struct sfs_meta_mirror_link sfs_meta_mirror_link_t;
+
+int sfs_meta_mirror_link_create(sfs_service_t *service, sfs_meta_store_t *store,
+                                sfs_meta_mirror_link_t **link_p);
+/* Before the metadata thread is joined: a wait for the mirror there ends
+ * (-ESHUTDOWN). Any thread. */
+void sfs_meta_mirror_link_stop(sfs_meta_mirror_link_t *link);
+/* Progress thread, after the metadata thread has ended. */
+void sfs_meta_mirror_link_destroy(sfs_meta_mirror_link_t *link);
+
+/* The rest: the metadata thread only. */
+
+/* Whether batches go to the mirror now (it is in step). */
+int sfs_meta_mirror_link_active(const sfs_meta_mirror_link_t *link);
+/* Send batch `seq`'s encoded writes; returns at once (the data is copied). */
+void sfs_meta_mirror_link_send(sfs_meta_mirror_link_t *link, uint64_t seq, const void *data,
+                               size_t length);
+/* Wait for the mirror's answer to the batch sent: 0, or the mirror is
+ * dropped (said in the log) and the error returned. */
+int sfs_meta_mirror_link_wait(sfs_meta_mirror_link_t *link);
+/* Drop the mirror (a batch went without it): said in the log. */
+void sfs_meta_mirror_link_drop(sfs_meta_mirror_link_t *link, const char *why);
+/* Between batches: a dropped mirror is probed (once a second) and, when it
+ * answers, brought back in step with a full copy. Returns the most the
+ * metadata thread should sleep before calling again (ms; 0: no need). */
+uint32_t sfs_meta_mirror_link_tick(sfs_meta_mirror_link_t *link);
+
+#endif

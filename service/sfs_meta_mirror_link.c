@@ -1,0 +1,390 @@
+/*
+ * The primary's side of the metadata mirror (sfs_meta_mirror.h). The
+ * metadata thread decides what to send and waits for the answers; the
+ * sending itself is handed to the progress thread, which owns the
+ * transport. One exchange is out at a time.
+ */
+#define SFS_LOG_FAC "meta"
+#include "sfs_meta_mirror.h"
+
+#include "sfs_alloc.h"
+#include "sfs_errno.h"
+#include "sfs_log.h"
+#include "sfs_meta_writes.h"
+#include "sfs_time.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+
+/* How often a dropped mirror is probed; and the most a piece of a full
+ * copy holds (several pieces follow each other, one at a time). */
+#define SFS_META_MIRROR_PROBE_MS  1000
+#define SFS_META_MIRROR_PIECE_MAX (4u << 20)
+
+struct sfs_meta_mirror_link {
+    sfs_service_t    *service;
+    sfs_meta_store_t *store;
+    int               active;        /* metadata thread */
+    uint64_t          next_probe_ms; /* metadata thread */
+    int               dropped_said;  /* "going on alone" logged since the last resync */
+    int               ever_active;   /* in step once since the start */
+
+    pthread_mutex_t lock;
+    pthread_cond_t  cond;
+    int             out;    /* an exchange is out (posted or sent) */
+    int             done;   /* and answered (or failed) */
+    int             status; /* its result */
+    uint64_t        seq;    /* the mirror's batch after it */
+    char            detail[512];
+    int             posted;   /* a post not run yet (destroy waits for it) */
+    int             stopping; /* the metadata thread is ending: waits end */
+
+    /* the exchange: filled by the metadata thread before posting */
+    uint8_t      args[32];
+    size_t       args_length;
+    uint32_t     timeout_ms; /* 0: the transport's */
+    void        *payload;
+    size_t       payload_length;
+    struct iovec iov;
+    /* progress thread */
+    sfs_tp_rpc_t *rpc;
+};
+
+static void sfs_meta_mirror_link_finish(sfs_meta_mirror_link_t *link, int status, uint64_t seq,
+                                        const char *detail)
+{
+    pthread_mutex_lock(&link->lock);
+    link->status = status;
+    link->seq    = seq;
+    snprintf(link->detail, sizeof(link->detail), "%s", detail ? detail : "");
+    link->done = 1;
+    pthread_cond_broadcast(&link->cond);
+    pthread_mutex_unlock(&link->lock);
+}
+
+/* Progress thread: the mirror's answer. */
+static void sfs_meta_mirror_link_answered(sfs_tp_rpc_t *rpc, void *arg)
+{
+    sfs_meta_mirror_link_t *link   = arg;
+    int                     status = sfs_tp_rpc_status(rpc);
+    sfs_meta_mirror_reply_t reply  = {0};
+
+    if (status == 0) {
+        size_t      length;
+        const void *args = sfs_tp_rpc_reply_args(rpc, &length);
+
+        if (sfs_proto_decode(SFS_OP_META_MIRROR, 1, args, length, &reply, sizeof(reply)) != 0) {
+            status = -EPROTO;
+        }
+    }
+    sfs_meta_mirror_link_finish(link, status, reply.seq,
+                                status == -EPROTO ? "malformed reply"
+                                                  : sfs_tp_rpc_error_detail(rpc));
+}
+
+/* The mirror's rank in the cluster map: the node with the role. */
+static const sfs_map_node_t *sfs_meta_mirror_node(sfs_service_t *service)
+{
+    /* (no cluster before this rank has registered with management) */
+    const sfs_map_t *map = service->cluster ? sfs_cluster_map(service->cluster) : NULL;
+
+    for (uint32_t i = 0; map && i < map->node_count; i++) {
+        if (map->nodes[i].roles & SFS_ROLE_META_MIRROR) {
+            return &map->nodes[i];
+        }
+    }
+    return NULL;
+}
+
+/* Progress thread: send the exchange the metadata thread prepared. */
+static void sfs_meta_mirror_link_post(void *arg)
+{
+    sfs_meta_mirror_link_t *link = arg;
+    const sfs_map_node_t   *node;
+    sfs_tp_rpc_params_t     params;
+    sfs_tp_conn_t          *conn;
+    int                     rc;
+
+    pthread_mutex_lock(&link->lock);
+    link->posted = 0;
+    pthread_mutex_unlock(&link->lock);
+    sfs_tp_rpc_release(link->rpc); /* the last exchange's, answered */
+    link->rpc = NULL;
+    node      = sfs_meta_mirror_node(link->service);
+    if (!node) {
+        sfs_meta_mirror_link_finish(link, -EHOSTUNREACH, 0,
+                                    "no metadata mirror in the cluster map (not registered)");
+        return;
+    }
+    if (node->state != SFS_STATE_ONLINE) {
+        char detail[SFS_HOST_MAX + 96];
+
+        snprintf(detail, sizeof(detail), "the metadata mirror (rank %u on %s) is %s", node->node_id,
+                 node->host, sfs_state_name(node->state));
+        sfs_meta_mirror_link_finish(link, -EHOSTUNREACH, 0, detail);
+        return;
+    }
+    rc = sfs_cluster_node_conn(link->service->cluster, node->node_id, &conn);
+    if (rc == 0) {
+        memset(&params, 0, sizeof(params));
+        params.opcode        = SFS_OP_META_MIRROR;
+        params.args          = link->args;
+        params.args_length   = link->args_length;
+        params.payload       = link->payload_length ? &link->iov : NULL;
+        params.payload_count = link->payload_length ? 1 : 0;
+        params.timeout_ms    = link->timeout_ms;
+        params.cb            = sfs_meta_mirror_link_answered;
+        params.cb_arg        = link;
+        rc                   = sfs_tp_rpc_start(conn, &params, &link->rpc);
+        if (rc) {
+            link->rpc = NULL;
+        }
+    }
+    if (rc) {
+        sfs_meta_mirror_link_finish(link, rc, 0, sfs_error_detail());
+    }
+}
+
+/* Metadata thread: hand an exchange to the progress thread. */
+static void sfs_meta_mirror_link_start(sfs_meta_mirror_link_t *link, uint64_t seq, uint32_t flags,
+                                       const void *data, size_t length)
+{
+    sfs_meta_mirror_req_t req = {.seq = seq, .flags = flags};
+    sfs_wbuf_t            wb;
+
+    free(link->payload);
+    link->payload        = NULL;
+    link->payload_length = 0;
+    if (length) {
+        link->payload = malloc(length);
+        if (!link->payload) {
+            link->out    = 1;
+            link->done   = 1;
+            link->status = -ENOMEM;
+            snprintf(link->detail, sizeof(link->detail), "out of memory for a batch of %zu bytes",
+                     length);
+            return;
+        }
+        memcpy(link->payload, data, length);
+        link->payload_length = length;
+        link->iov.iov_base   = link->payload;
+        link->iov.iov_len    = length;
+    }
+    sfs_wbuf_init(&wb, link->args, sizeof(link->args));
+    sfs_proto_meta_mirror_req_pack(&wb, &req);
+    link->args_length = wb.length;
+    /* a probe of a mirror whose host hangs must not hold metadata long */
+    link->timeout_ms = (flags & SFS_META_MIRROR_PROBE) ? SFS_META_MIRROR_PROBE_MS : 0;
+    pthread_mutex_lock(&link->lock);
+    link->out    = 1;
+    link->done   = 0;
+    link->posted = 1;
+    pthread_mutex_unlock(&link->lock);
+    if (sfs_tp_worker_post(link->service->worker, sfs_meta_mirror_link_post, link) != 0) {
+        pthread_mutex_lock(&link->lock);
+        link->posted = 0;
+        pthread_mutex_unlock(&link->lock);
+        sfs_meta_mirror_link_finish(link, -ENOMEM, 0,
+                                    "cannot hand the batch to the progress thread");
+    }
+}
+
+/* Metadata thread: the exchange's answer; *seq_p gets the mirror's batch. */
+static int sfs_meta_mirror_link_answer(sfs_meta_mirror_link_t *link, uint64_t *seq_p)
+{
+    int rc;
+
+    pthread_mutex_lock(&link->lock);
+    while (link->out && !link->done && !link->stopping) {
+        pthread_cond_wait(&link->cond, &link->lock);
+    }
+    if (!link->done) {
+        rc = -ESHUTDOWN;
+        snprintf(link->detail, sizeof(link->detail), "the metadata server is stopping");
+    } else {
+        rc = link->status;
+    }
+    if (seq_p) {
+        *seq_p = link->seq;
+    }
+    link->out = 0;
+    pthread_mutex_unlock(&link->lock);
+    if (rc) {
+        sfs_error_set(rc, "%s", link->detail[0] ? link->detail : sfs_strerror(rc));
+    }
+    return rc;
+}
+
+void sfs_meta_mirror_link_drop(sfs_meta_mirror_link_t *link, const char *why)
+{
+    link->active        = 0;
+    link->next_probe_ms = sfs_time_ms() + SFS_META_MIRROR_PROBE_MS;
+    sfs_meta_store_record_writes(link->store, 0);
+    if (link->dropped_said) {
+        return;
+    }
+    link->dropped_said = 1;
+    if (!link->ever_active) { /* at the start: it may not have registered yet */
+        sfs_info("metadata mirror not in step yet: %s. Probed every %u ms; until then the "
+                 "metadata server runs alone",
+                 why, SFS_META_MIRROR_PROBE_MS);
+        return;
+    }
+    sfs_error("metadata mirror dropped: %s. The metadata server goes on alone; it probes the "
+              "mirror every %u ms and brings it back with a full copy",
+              why, SFS_META_MIRROR_PROBE_MS);
+}
+
+int sfs_meta_mirror_link_create(sfs_service_t *service, sfs_meta_store_t *store,
+                                sfs_meta_mirror_link_t **link_p)
+{
+    sfs_meta_mirror_link_t *link;
+
+    if (!SFS_ALLOC_PTR(link)) {
+        return -ENOMEM;
+    }
+    link->service = service;
+    link->store   = store;
+    pthread_mutex_init(&link->lock, NULL);
+    pthread_cond_init(&link->cond, NULL);
+    link->next_probe_ms = 0; /* probe at once */
+    sfs_info("metadata mirror configured on host %s (in %s): batches wait for it once it is in "
+             "step",
+             service->config->meta_mirror_host, service->config->meta_mirror_dir);
+    *link_p = link;
+    return 0;
+}
+
+void sfs_meta_mirror_link_stop(sfs_meta_mirror_link_t *link)
+{
+    pthread_mutex_lock(&link->lock);
+    link->stopping = 1;
+    pthread_cond_broadcast(&link->cond);
+    pthread_mutex_unlock(&link->lock);
+}
+
+void sfs_meta_mirror_link_destroy(sfs_meta_mirror_link_t *link)
+{
+    if (!link) {
+        return;
+    }
+    /* the post and the RPC hold the link (and its payload): let them end */
+    for (;;) {
+        int posted;
+
+        pthread_mutex_lock(&link->lock);
+        posted = link->posted;
+        pthread_mutex_unlock(&link->lock);
+        if (!posted && (!link->rpc || sfs_tp_rpc_is_done(link->rpc))) {
+            break;
+        }
+        sfs_tp_worker_progress(link->service->worker, 10);
+    }
+    sfs_tp_rpc_release(link->rpc);
+    free(link->payload);
+    pthread_mutex_destroy(&link->lock);
+    pthread_cond_destroy(&link->cond);
+    free(link);
+}
+
+int sfs_meta_mirror_link_active(const sfs_meta_mirror_link_t *link)
+{
+    return link->active;
+}
+
+void sfs_meta_mirror_link_send(sfs_meta_mirror_link_t *link, uint64_t seq, const void *data,
+                               size_t length)
+{
+    sfs_meta_mirror_link_start(link, seq, 0, data, length);
+}
+
+int sfs_meta_mirror_link_wait(sfs_meta_mirror_link_t *link)
+{
+    int rc = sfs_meta_mirror_link_answer(link, NULL);
+
+    if (rc) {
+        char why[600];
+
+        snprintf(why, sizeof(why), "a batch failed there: %s", sfs_error_detail());
+        sfs_meta_mirror_link_drop(link, why);
+    }
+    return rc;
+}
+
+/* Bring the mirror in step: a full copy of the store, piece by piece. */
+static int sfs_meta_mirror_link_copy(sfs_meta_mirror_link_t *link, uint64_t *seq_p)
+{
+    sfs_meta_writes_t *pieces = NULL;
+    uint32_t           count  = 0;
+    uint64_t           bytes = 0, start = sfs_time_ms();
+    int rc = sfs_meta_store_copy(link->store, SFS_META_MIRROR_PIECE_MAX, &pieces, &count);
+
+    for (uint32_t i = 0; rc == 0 && i < count; i++) {
+        size_t      length;
+        const void *data = sfs_meta_writes_encoded(&pieces[i], &length);
+
+        sfs_meta_mirror_link_start(link, 0,
+                                   SFS_META_MIRROR_COPY | (i == 0 ? SFS_META_MIRROR_COPY_FIRST : 0),
+                                   data, length);
+        rc = sfs_meta_mirror_link_answer(link, seq_p);
+        bytes += length;
+    }
+    for (uint32_t i = 0; i < count; i++) {
+        sfs_meta_writes_free(&pieces[i]);
+    }
+    free(pieces);
+    if (rc == 0) {
+        sfs_info("metadata mirror in step: a full copy of the store (%" PRIu64
+                 " bytes in %u pieces, %" PRIu64 " ms), at batch %" PRIu64,
+                 bytes, count, sfs_time_ms() - start, *seq_p);
+    }
+    return rc;
+}
+
+uint32_t sfs_meta_mirror_link_tick(sfs_meta_mirror_link_t *link)
+{
+    uint64_t now = sfs_time_ms(), mine = 0, theirs = 0;
+    int      rc;
+
+    if (link->active) {
+        return 0;
+    }
+    if (now < link->next_probe_ms) {
+        return (uint32_t)(link->next_probe_ms - now);
+    }
+    link->next_probe_ms = now + SFS_META_MIRROR_PROBE_MS;
+    /* nothing is written meanwhile: the metadata thread is here */
+    rc = sfs_meta_store_mirror_seq(link->store, &mine);
+    if (rc == 0) {
+        sfs_meta_mirror_link_start(link, mine, SFS_META_MIRROR_PROBE, NULL, 0);
+        rc = sfs_meta_mirror_link_answer(link, &theirs);
+        if (rc == -ESTALE) {
+            rc = sfs_meta_mirror_link_copy(link, &theirs);
+        }
+    }
+    if (rc == 0 && theirs != mine) {
+        rc = sfs_error_set(
+            -ESTALE, "after the copy the mirror is at batch %" PRIu64 ", this store at %" PRIu64,
+            theirs, mine);
+    }
+    if (rc) {
+        char why[600];
+
+        snprintf(why, sizeof(why), "%s", sfs_error_detail());
+        sfs_meta_mirror_link_drop(link, why);
+        return SFS_META_MIRROR_PROBE_MS;
+    }
+    link->active       = 1;
+    link->ever_active  = 1;
+    link->dropped_said = 0;
+    sfs_meta_store_record_writes(link->store, 1);
+    sfs_info("metadata mirror active at batch %" PRIu64 ": every batch is committed on both "
+             "before its replies",
+             mine);
+    return 0;
+}
