@@ -11,6 +11,8 @@ packages=(
     openmpi-bin libopenmpi-dev mpich libmpich-dev
     # transport, config, metadata store, crypto, tests
     libucx-dev ucx-utils libyaml-dev liblmdb-dev libsodium-dev libcmocka-dev
+    # mdb_dump: the metadata mirror test compares the two stores with it
+    lmdb-utils
     # user identities: MUNGE (munged is started by the service scripts and tests)
     munge libmunge-dev
     # parallel HDF5 for the HDF5 tests, and MPICH's (the two install side by side)

@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# The metadata mirror (docs/metadata.md, "Metadata mirror") on one host:
+# meta.mirror on the metadata server's own host, in a directory of its own
+# (mirror.same_host: true), in a service of 3 ranks (rank 1 keeps the copy
+# beside its targets).
+# - At the start the mirror is brought in step with a full copy, and every
+#   batch then reaches it: after sfsalice's work (directories, files written
+#   and read back, chmod, rename, removals) and a clean shutdown, the two
+#   stores are identical record by record (mdb_dump of every table).
+# - kill -9 of the mirror's rank: sfsalice's metadata work goes on (the
+#   metadata server says it goes on alone); after `--rejoin 1` the mirror is
+#   brought back with a full copy and follows again: after more of her work
+#   and the shutdown, the stores are identical again and hold her changes.
+# - The second start finds the copy in step and sends no full copy.
+source "$SFS_SRC/tests/lib/sfs_test_lib.sh"
+
+command -v mdb_dump >/dev/null ||
+    sfs_skip "mdb_dump is not installed (Debian's lmdb-utils; ci/install-deps.sh installs it)"
+sfs_test_users
+SFS_SERVICE_MPI_ARGS="--mca orte_enable_recovery 1"
+sfs_start_service 3 --targets 4
+sfs_stop_service
+cfg=$SFS_STATE/stripefs.yaml
+copy=$SFS_STATE/meta-mirror
+host=$(sed -n 's/^meta: {host: \([^,}]*\).*/\1/p' "$cfg")
+[ -n "$host" ] || sfs_fail "no metadata host in $cfg: $(grep '^meta' "$cfg")"
+sed -i "s|^meta: {host: $host, |meta: {host: $host, mirror: $host, mirror_dir: $copy, |" "$cfg"
+grep -q "^mirror:" "$cfg" && sfs_fail "$cfg has a mirror section already"
+printf 'mirror:\n  same_host: true\n' >>"$cfg"
+sfs_short_timeouts 3
+sfs_start_service 3
+
+# wait_log PATTERN [COUNT]: until the service log holds PATTERN COUNT times
+wait_log() {
+    local n=${2:-1}
+    for _ in $(seq 300); do
+        [ "$(grep -c -- "$1" "$SFS_SERVICE_LOG")" -ge "$n" ] && return 0
+        sleep 0.1
+    done
+    sfs_fail "the service log does not say '$1' ($n times): $(grep -i mirror "$SFS_SERVICE_LOG")"
+}
+wait_log "metadata mirror in step: a full copy of the store"
+wait_log "metadata mirror active at batch"
+grep -q "metadata mirror, copy in $copy" "$SFS_SERVICE_LOG" || sfs_fail "rank 1 does not keep the copy"
+sfs_expect_eq "$(sfs_ctl listnodes | awk '$1 == 1 {print $3}')" "storage,metamirror" "rank 1's roles"
+echo "ok: the mirror is in step at the start: $(grep -o 'metadata mirror in step.*' "$SFS_SERVICE_LOG" | head -n 1)"
+
+as_alice() { sfs_as sfsalice "$SFS_CTL" "$@"; }
+sfs_ctl mkdir /d && sfs_ctl chmod 1777 /d || sfs_fail "mkdir /d (1777)"
+src=$SFS_TEST_TMP/src back=$SFS_TEST_TMP/back
+head -c $((300 * 1024 + 7)) /dev/urandom >"$src" && chmod 0644 "$src" || sfs_fail "make $src"
+mkdir "$back" && chown sfsalice: "$back" || sfs_fail "mkdir $back"
+work() { # DIR: sfsalice's files written, read back, changed, some removed
+    as_alice mkdir "$1" || sfs_fail "mkdir $1 as sfsalice"
+    for i in 1 2 3 4 5 6; do
+        as_alice put "$src" "$1/f$i" || sfs_fail "put $1/f$i as sfsalice"
+    done
+    as_alice get "$1/f3" "$back/f3" && cmp -s "$src" "$back/f3" || sfs_fail "$1/f3 does not read back"
+    rm -f "$back/f3"
+    as_alice chmod 0600 "$1/f1" && as_alice mv "$1/f2" "$1/renamed" && as_alice rm "$1/f4" &&
+        as_alice mkdir "$1/sub" && as_alice rm "$1/sub" || sfs_fail "chmod, mv, rm, mkdir, rm of a directory in $1"
+}
+work /d/one
+
+# the stores, record by record, once the service has stopped
+compare_stores() { # WHAT
+    mdb_dump -a "$SFS_STATE/meta" >"$SFS_TEST_TMP/primary.dump" || sfs_fail "mdb_dump of the primary's store"
+    mdb_dump -a "$copy" >"$SFS_TEST_TMP/mirror.dump" || sfs_fail "mdb_dump of the mirror's store"
+    cmp -s "$SFS_TEST_TMP/primary.dump" "$SFS_TEST_TMP/mirror.dump" ||
+        sfs_fail "$1: the mirror's store differs from the primary's: $(diff "$SFS_TEST_TMP/primary.dump" "$SFS_TEST_TMP/mirror.dump" | head -n 8)"
+    records=$(grep -c '^ ' "$SFS_TEST_TMP/primary.dump")
+    [ "$records" -ge 20 ] || sfs_fail "$1: only $records records to compare"
+    echo "ok: $1: the two stores are identical ($records records)"
+}
+sfs_stop_service
+compare_stores "after sfsalice's work"
+
+# a second start: the copy is in step, no full copy is sent
+sfs_start_service 3
+wait_log "metadata mirror active at batch" 2
+[ "$(grep -c "metadata mirror in step: a full copy" "$SFS_SERVICE_LOG")" = 1 ] ||
+    sfs_fail "a full copy was sent although the mirror was in step"
+echo "ok: a restart finds the mirror in step (no full copy)"
+
+pid1=$(sfs_ctl listnodes | awk '$1 == 1 {print $5}')
+[ -n "$pid1" ] || sfs_fail "no pid of rank 1 in listnodes: $(sfs_ctl listnodes)"
+kill -9 "$pid1"
+sfs_log "injected: SIGKILL to rank 1 (pid $pid1): the metadata mirror (and targets 101, 103)"
+# metadata alone (her files' data is on the lost rank's targets too)
+as_alice mkdir /d/two && as_alice mkdir /d/two/x && as_alice mv /d/two/x /d/two/y &&
+    as_alice chmod 0700 /d/two/y && as_alice rm /d/two/y && as_alice mkdir /d/two/z ||
+    sfs_fail "sfsalice's metadata work while the mirror is away"
+wait_log "metadata mirror dropped: a batch failed there"
+echo "ok: with the mirror's rank killed the metadata server goes on alone: $(grep -o 'metadata mirror dropped: [^.]*' "$SFS_SERVICE_LOG" | head -n 1)"
+
+"${SFS_MPIRUN[@]}" -np 1 "$SFS_SERVER" --one-host --state "$SFS_STATE" --rejoin 1 \
+    --ready-file "$SFS_TEST_TMP/rejoined1" >"$SFS_TEST_TMP/rejoin1.log" 2>&1 &
+rejoined=$!
+for _ in $(seq 300); do
+    [ -f "$SFS_TEST_TMP/rejoined1" ] && break
+    kill -0 $rejoined 2>/dev/null || break
+    sleep 0.1
+done
+[ -f "$SFS_TEST_TMP/rejoined1" ] || { cat "$SFS_TEST_TMP/rejoin1.log"; sfs_fail "rank 1 did not rejoin"; }
+wait_log "metadata mirror in step: a full copy of the store" 2
+wait_log "metadata mirror active at batch" 3
+echo "ok: the rejoined mirror is brought back with a full copy: $(grep -o 'metadata mirror in step.*' "$SFS_SERVICE_LOG" | tail -n 1)"
+work /d/three
+
+sfs_ctl shutdown >/dev/null || sfs_fail "shutdown"
+for _ in $(seq 600); do kill -0 $rejoined 2>/dev/null || break; sleep 0.1; done
+wait $rejoined || { cat "$SFS_TEST_TMP/rejoin1.log"; sfs_fail "the rejoined rank did not stop cleanly"; }
+for _ in $(seq 600); do kill -0 "$SFS_SERVICE_PID" 2>/dev/null || break; sleep 0.1; done
+kill -0 "$SFS_SERVICE_PID" 2>/dev/null && sfs_fail "the original job did not stop"
+wait "$SFS_SERVICE_PID"
+SFS_SERVICE_PID=""
+compare_stores "after the mirror's rank was lost and rejoined"
+for name in two three renamed; do
+    grep -q "$(printf %s "$name" | od -An -tx1 | tr -d ' \n')" "$SFS_TEST_TMP/mirror.dump" ||
+        sfs_fail "the mirror's store does not hold the name '$name'"
+done
+echo "ok: the mirror's store holds sfsalice's names from during and after the outage"
