@@ -219,6 +219,42 @@ bench_mirror_config() {
     } >>"$state/stripefs.yaml"
 }
 
+# bench_meta_mirror_config STATE: a metadata mirror (docs/metadata-mirror.md)
+# in STATE/meta-mirror: on one host beside the metadata server (a directory
+# of its own, mirror.same_host: true, for a benchmark only; the service
+# needs 2 ranks or more); with --cluster on the second server host.
+bench_meta_mirror_config() {
+    local state=$1 cfg=$1/stripefs.yaml host
+    if [ "$BENCH_CLUSTER" = 1 ]; then
+        host=${BENCH_CLUSTER_SERVERS[1]}
+    else
+        host=$(hostname)
+    fi
+    sed -i "s|^meta: {\(.*\)}\$|meta: {\1, mirror: $host, mirror_dir: $state/meta-mirror}|" "$cfg"
+    grep -q "mirror: $host, mirror_dir: $state/meta-mirror}" "$cfg" ||
+        bench_die "no metadata mirror in $cfg: $(grep '^meta' "$cfg")"
+    if [ "$BENCH_CLUSTER" != 1 ]; then
+        if grep -q '^mirror:' "$cfg"; then
+            grep -q 'same_host: true' "$cfg" || sed -i 's/^mirror:$/mirror:\n  same_host: true/' "$cfg"
+        else
+            printf 'mirror:\n  same_host: true\n' >>"$cfg"
+        fi
+    fi
+}
+
+# bench_wait_meta_mirror: until the running service's metadata mirror is in
+# step (its log says so; at most 60 s).
+bench_wait_meta_mirror() {
+    for _ in $(seq 600); do
+        grep -q "metadata mirror active at batch" "$BENCH_SERVICE_LOG" && {
+            bench_log "metadata mirror in step: $(grep -o 'metadata mirror in step.*' "$BENCH_SERVICE_LOG" | tail -n 1)"
+            return 0
+        }
+        sleep 0.1
+    done
+    bench_die "the metadata mirror did not come in step in 60 s: $(grep -i 'metadata mirror' "$BENCH_SERVICE_LOG" | tail -n 3)"
+}
+
 # bench_start_service STATE NP: start the service of the config in STATE
 # (bench_write_config) with NP ranks: rank 0 management and metadata, the
 # targets dealt round-robin to the others (with NP 1, one rank does all).

@@ -16,8 +16,13 @@
 #
 #   bash benchmarks/md.sh [--quick] [--items N] [--reps R] [--shapes "easy hard"]
 #        [--systems "stripefs ext4 ext4-fsync tmpfs"] [--mdtest PATH] [--ranks N]
-#        [--cluster] [--out DIR] [--build DIR] [--tmp DIR] [--keep]
+#        [--cluster] [--meta-mirror] [--out DIR] [--build DIR] [--tmp DIR] [--keep]
 #
+# --meta-mirror: the stripefs side with a metadata mirror (meta.mirror,
+# docs/metadata-mirror.md): every batch committed on a second rank too
+# before its replies. On one host the copy is on the same disk, in a
+# directory of its own (mirror.same_host); with --cluster on imaging-02.
+# The script waits until the mirror is in step before the first phase.
 # --cluster: the stripefs side across the four namespace hosts of
 # ci/cluster.sh (benchmarks/lib_cluster.sh: management and metadata on
 # imaging-01, storage on imaging-01..03, the client ranks on imaging-04,
@@ -45,6 +50,7 @@ systems="stripefs ext4 ext4-fsync tmpfs"
 pause=1.5
 mdtest=""
 fs_size=2G
+meta_mirror=0
 if [ "$BENCH_QUICK" = 1 ]; then
     items=100
     reps=1
@@ -59,6 +65,7 @@ while [ $# -gt 0 ]; do
     --pause) pause=$2; shift 2 ;;
     --mdtest) mdtest=$2; shift 2 ;;
     --fs-size) fs_size=$2; shift 2 ;;
+    --meta-mirror) meta_mirror=1; shift ;;
     -h|--help) sed -n '2,/^\. /p' "$0" | sed -e '/^\. /d' -e 's/^# \{0,1\}//'; exit 0 ;;
     *) bench_die "unknown option '$1' (see --help)" ;;
     esac
@@ -134,7 +141,9 @@ bench_log "machine: $(bench_machine)"
 bench_log "$BENCH_RANKS ranks x $items items, shapes: $shapes; systems:$systems; $reps reps"
 case " $systems " in *" stripefs "*)
     bench_write_config "$BENCH_TMP/state" 4 3
-    bench_start_service "$BENCH_TMP/state" 3 ;;
+    [ "$meta_mirror" = 1 ] && bench_meta_mirror_config "$BENCH_TMP/state"
+    bench_start_service "$BENCH_TMP/state" 3
+    [ "$meta_mirror" = 1 ] && bench_wait_meta_mirror ;;
 esac
 
 # Wait for the background deletions of the last stripefs side, and the disk.
