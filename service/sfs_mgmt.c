@@ -228,7 +228,8 @@ static void sfs_mgmt_run_shutdown(sfs_mgmt_t *mgmt)
         uint32_t before = mgmt->stop_count;
 
         mgmt->mirror_stops_sent = 1;
-        if (service->meta && sfs_meta_flush(service->meta) != 0) {
+        if (service->meta && service->config->meta_mirror_host[0] &&
+            sfs_meta_flush(service->meta) != 0) {
             sfs_warn("flushing the metadata server before its mirror stops: %s",
                      sfs_error_detail());
         }
