@@ -25,6 +25,10 @@
  * copy holds (several pieces follow each other, one at a time). */
 #define SFS_META_MIRROR_PROBE_MS  1000
 #define SFS_META_MIRROR_PIECE_MAX (4u << 20)
+/* After a full copy failed (the mirror answers, but cannot take it: its
+ * disk full, say), the next try waits this long: a copy costs the whole
+ * store each time. */
+#define SFS_META_MIRROR_COPY_RETRY_MS 30000
 
 struct sfs_meta_mirror_link {
     sfs_service_t    *service;
@@ -156,7 +160,19 @@ static void sfs_meta_mirror_link_start(sfs_meta_mirror_link_t *link, uint64_t se
 {
     sfs_meta_mirror_req_t req = {.seq = seq, .flags = flags};
     sfs_wbuf_t            wb;
+    int                   busy;
 
+    /* an exchange given up at a stop may still be out, on this payload */
+    pthread_mutex_lock(&link->lock);
+    busy = link->posted || link->stopping;
+    pthread_mutex_unlock(&link->lock);
+    if (busy || (link->out && !link->done)) {
+        link->out    = 1;
+        link->done   = 1;
+        link->status = -ESHUTDOWN;
+        snprintf(link->detail, sizeof(link->detail), "the metadata server is stopping");
+        return;
+    }
     free(link->payload);
     link->payload        = NULL;
     link->payload_length = 0;
@@ -349,9 +365,9 @@ static int sfs_meta_mirror_link_copy(sfs_meta_mirror_link_t *link, uint64_t *seq
 uint32_t sfs_meta_mirror_link_tick(sfs_meta_mirror_link_t *link)
 {
     uint64_t now = sfs_time_ms(), mine = 0, theirs = 0;
-    int      rc;
+    int      rc, copied = 0;
 
-    if (link->active) {
+    if (link->active || link->stopping) {
         return 0;
     }
     if (now < link->next_probe_ms) {
@@ -364,7 +380,8 @@ uint32_t sfs_meta_mirror_link_tick(sfs_meta_mirror_link_t *link)
         sfs_meta_mirror_link_start(link, mine, SFS_META_MIRROR_PROBE, NULL, 0);
         rc = sfs_meta_mirror_link_answer(link, &theirs);
         if (rc == -ESTALE) {
-            rc = sfs_meta_mirror_link_copy(link, &theirs);
+            rc     = sfs_meta_mirror_link_copy(link, &theirs);
+            copied = 1;
         }
     }
     if (rc == 0 && theirs != mine) {
@@ -377,6 +394,11 @@ uint32_t sfs_meta_mirror_link_tick(sfs_meta_mirror_link_t *link)
 
         snprintf(why, sizeof(why), "%s", sfs_error_detail());
         sfs_meta_mirror_link_drop(link, why);
+        if (copied) {
+            link->next_probe_ms = sfs_time_ms() + SFS_META_MIRROR_COPY_RETRY_MS;
+            sfs_warn("metadata mirror: a full copy failed (%s); the next try in %u s", why,
+                     SFS_META_MIRROR_COPY_RETRY_MS / 1000);
+        }
         return SFS_META_MIRROR_PROBE_MS;
     }
     link->active       = 1;
