@@ -1,7 +1,8 @@
 /*
  * The metadata mirror's side (sfs_meta_mirror.h): META_MIRROR requests from
- * the primary are applied to this rank's own store on a thread of its own
- * (a commit waits for the disk), and answered on the progress thread.
+ * the primary are applied to this rank's own store on a work queue of one
+ * thread (a commit waits for the disk; one thread keeps them in order), and
+ * answered on the progress thread.
  */
 #define SFS_LOG_FAC "metamirror"
 #include "sfs_meta_mirror.h"
@@ -9,12 +10,11 @@
 #include "sfs_alloc.h"
 #include "sfs_errno.h"
 #include "sfs_handlers.h"
-#include "sfs_list.h"
 #include "sfs_log.h"
+#include "sfs_workq.h"
 
 #include <errno.h>
 #include <inttypes.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,17 +22,12 @@
 struct sfs_meta_mirror {
     sfs_service_t    *service;
     sfs_meta_store_t *store;
-    pthread_t         thread;
-    int               thread_started;
-    pthread_mutex_t   lock;
-    pthread_cond_t    cond;
-    sfs_list_t        queue;
-    int               stopping;
+    sfs_workq_t      *workq;
     uint64_t          in_flight; /* progress thread only */
 };
 
 typedef struct sfs_meta_mirror_job {
-    sfs_list_t            list;
+    sfs_work_t            work;
     sfs_meta_mirror_t    *mirror;
     sfs_tp_request_t     *req;
     sfs_meta_mirror_req_t args;
@@ -42,9 +37,9 @@ typedef struct sfs_meta_mirror_job {
 } sfs_meta_mirror_job_t;
 
 /* Progress thread: answer a job the mirror's thread has done. */
-static void sfs_meta_mirror_reply(void *arg)
+static void sfs_meta_mirror_reply(sfs_work_t *work)
 {
-    sfs_meta_mirror_job_t  *job   = arg;
+    sfs_meta_mirror_job_t  *job   = sfs_container_of(work, sfs_meta_mirror_job_t, work);
     sfs_meta_mirror_reply_t reply = {.seq = job->seq};
     uint8_t                 out[16];
     sfs_wbuf_t              wb;
@@ -61,12 +56,14 @@ static void sfs_meta_mirror_reply(void *arg)
     free(job);
 }
 
-static void sfs_meta_mirror_run(sfs_meta_mirror_t *mirror, sfs_meta_mirror_job_t *job)
+static void sfs_meta_mirror_run(sfs_work_t *work)
 {
-    size_t      length = 0;
-    const void *data   = sfs_tp_request_payload(job->req, &length);
-    uint64_t    have   = 0;
-    int         rc;
+    sfs_meta_mirror_job_t *job    = sfs_container_of(work, sfs_meta_mirror_job_t, work);
+    sfs_meta_mirror_t     *mirror = job->mirror;
+    size_t                 length = 0;
+    const void            *data   = sfs_tp_request_payload(job->req, &length);
+    uint64_t               have   = 0;
+    int                    rc;
 
     sfs_error_clear();
     rc = sfs_meta_store_mirror_seq(mirror->store, &have);
@@ -98,31 +95,6 @@ static void sfs_meta_mirror_run(sfs_meta_mirror_t *mirror, sfs_meta_mirror_job_t
     }
 }
 
-static void *sfs_meta_mirror_thread(void *arg)
-{
-    sfs_meta_mirror_t *mirror = arg;
-
-    for (;;) {
-        sfs_list_t *elem;
-
-        pthread_mutex_lock(&mirror->lock);
-        while (sfs_list_is_empty(&mirror->queue) && !mirror->stopping) {
-            pthread_cond_wait(&mirror->cond, &mirror->lock);
-        }
-        elem = sfs_list_pop_head(&mirror->queue);
-        pthread_mutex_unlock(&mirror->lock);
-        if (!elem) {
-            return NULL; /* stopping, and nothing left */
-        }
-        sfs_meta_mirror_job_t *job = sfs_container_of(elem, sfs_meta_mirror_job_t, list);
-
-        sfs_meta_mirror_run(mirror, job);
-        if (sfs_tp_worker_post(mirror->service->worker, sfs_meta_mirror_reply, job) != 0) {
-            sfs_fatal("cannot hand a metadata mirror reply back: out of memory");
-        }
-    }
-}
-
 void sfs_handle_meta_mirror(sfs_service_t *service, sfs_tp_request_t *req)
 {
     sfs_meta_mirror_t     *mirror = service->meta_mirror;
@@ -143,13 +115,12 @@ void sfs_handle_meta_mirror(sfs_service_t *service, sfs_tp_request_t *req)
         free(job);
         return;
     }
-    job->mirror = mirror;
-    job->req    = req;
+    job->mirror    = mirror;
+    job->req       = req;
+    job->work.run  = sfs_meta_mirror_run;
+    job->work.done = sfs_meta_mirror_reply;
     mirror->in_flight++;
-    pthread_mutex_lock(&mirror->lock);
-    sfs_list_add_tail(&mirror->queue, &job->list);
-    pthread_cond_signal(&mirror->cond);
-    pthread_mutex_unlock(&mirror->lock);
+    sfs_workq_submit(mirror->workq, &job->work);
 }
 
 int sfs_meta_mirror_create(sfs_service_t *service, sfs_meta_mirror_t **mirror_p)
@@ -164,9 +135,6 @@ int sfs_meta_mirror_create(sfs_service_t *service, sfs_meta_mirror_t **mirror_p)
         return -ENOMEM;
     }
     mirror->service = service;
-    pthread_mutex_init(&mirror->lock, NULL);
-    pthread_cond_init(&mirror->cond, NULL);
-    sfs_list_init(&mirror->queue);
     memset(&params, 0, sizeof(params));
     params.dir          = config->meta_mirror_dir;
     params.sync         = config->meta_sync;
@@ -178,8 +146,8 @@ int sfs_meta_mirror_create(sfs_service_t *service, sfs_meta_mirror_t **mirror_p)
     if (rc == 0) {
         rc = sfs_meta_store_mirror_seq(mirror->store, &seq);
     }
-    if (rc == 0 && (rc = pthread_create(&mirror->thread, NULL, sfs_meta_mirror_thread, mirror))) {
-        rc = sfs_error_set(-rc, "cannot start the metadata mirror's thread: %s", strerror(rc));
+    if (rc == 0) {
+        rc = sfs_workq_create(1, "metamirror", service->worker, &mirror->workq);
     }
     if (rc) {
         char why[512];
@@ -188,7 +156,6 @@ int sfs_meta_mirror_create(sfs_service_t *service, sfs_meta_mirror_t **mirror_p)
         sfs_meta_mirror_destroy(mirror);
         return sfs_error_set(rc, "metadata mirror in %s: %s", config->meta_mirror_dir, why);
     }
-    mirror->thread_started = 1;
     sfs_info("metadata mirror, copy in %s (at batch %" PRIu64 ")", config->meta_mirror_dir, seq);
     *mirror_p = mirror;
     return 0;
@@ -199,18 +166,10 @@ void sfs_meta_mirror_destroy(sfs_meta_mirror_t *mirror)
     if (!mirror) {
         return;
     }
-    if (mirror->thread_started) {
-        pthread_mutex_lock(&mirror->lock);
-        mirror->stopping = 1;
-        pthread_cond_broadcast(&mirror->cond);
-        pthread_mutex_unlock(&mirror->lock);
-        pthread_join(mirror->thread, NULL);
-        while (mirror->in_flight) { /* the answers posted back */
-            sfs_tp_worker_progress(mirror->service->worker, 10);
-        }
+    sfs_workq_destroy(mirror->workq); /* finishes what is queued */
+    while (mirror->in_flight) {       /* the answers posted back */
+        sfs_tp_worker_progress(mirror->service->worker, 10);
     }
     sfs_meta_store_close(mirror->store);
-    pthread_mutex_destroy(&mirror->lock);
-    pthread_cond_destroy(&mirror->cond);
     free(mirror);
 }
