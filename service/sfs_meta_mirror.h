@@ -11,7 +11,7 @@
  * it once a second, and brings it back with a full copy of the store, after
  * which batches go to it again.
  *
- * The mirror applies what it gets on a thread of its own, a batch only on
+ * The mirror applies what it gets on a work queue of one thread, a batch only on
  * top of the one before (-ESTALE otherwise), and only from a server.
  *
  * Not yet: the mirror taking over when the primary is lost (failover);
