@@ -91,6 +91,7 @@
     _(STOP, 14, ANY, none, none, stop) /* management tells a rank to stop */                       \
     _(MIRROR_LIST, 15, MGMT, none, mirror_list_reply, mirror_list)                                 \
     _(MIRROR_REPORT, 16, MGMT, mirror_report_req, none, mirror_report)                             \
+    _(META_MIRROR_STATE, 59, MGMT, meta_mirror_state_req, none, meta_mirror_state)                 \
     /* metadata */                                                                                 \
     _(LOOKUP, 20, META, meta_req, open_reply, meta)                                                \
     _(CREATE, 21, META, meta_req, open_reply, meta)                                                \

@@ -1,4 +1,5 @@
-/* The codecs of MIRROR_REPORT and META_MIRROR (sfs_proto_mirror.h). */
+/* The codecs of MIRROR_REPORT, META_MIRROR and META_MIRROR_STATE
+ * (sfs_proto_mirror.h). */
 #include "sfs_proto.h"
 
 #include <errno.h>
@@ -66,4 +67,21 @@ void sfs_proto_meta_mirror_reply_pack(sfs_wbuf_t *wb, const sfs_meta_mirror_repl
 void sfs_proto_meta_mirror_reply_unpack(sfs_rbuf_t *rb, sfs_meta_mirror_reply_t *reply)
 {
     reply->seq = sfs_rbuf_u64(rb);
+}
+
+void sfs_proto_meta_mirror_state_req_pack(sfs_wbuf_t *wb, const sfs_meta_mirror_state_req_t *req)
+{
+    sfs_wbuf_u32(wb, req->node_id);
+    sfs_wbuf_u32(wb, req->state);
+    sfs_wbuf_u64(wb, req->seq);
+}
+
+void sfs_proto_meta_mirror_state_req_unpack(sfs_rbuf_t *rb, sfs_meta_mirror_state_req_t *req)
+{
+    req->node_id = sfs_rbuf_u32(rb);
+    req->state   = sfs_rbuf_u32(rb);
+    req->seq     = sfs_rbuf_u64(rb);
+    if (req->state > SFS_MIRROR_STATE_RESYNCING) {
+        rb->error = -EBADMSG;
+    }
 }

@@ -27,9 +27,20 @@ typedef struct sfs_mirror_group_info {
     uint32_t secondary_state;
 } sfs_mirror_group_info_t;
 
+/* The metadata mirror as management knows it (docs/metadata-mirror.md):
+ * good (every batch is committed on both), needs-resync (the metadata
+ * server goes on alone) or resyncing (a full copy on its way); since the
+ * metadata server's batch `seq`. */
+typedef struct sfs_meta_mirror_info {
+    uint32_t configured; /* 0: no meta.mirror (the rest is 0) */
+    uint32_t state;      /* SFS_MIRROR_STATE_*, never bad */
+    uint64_t seq;
+} sfs_meta_mirror_info_t;
+
 typedef struct sfs_mirror_list_reply {
     uint32_t                count;
     sfs_mirror_group_info_t groups[SFS_MIRROR_LIST_MAX];
+    sfs_meta_mirror_info_t  meta; /* after the groups on the wire */
 } sfs_mirror_list_reply_t;
 
 /* MIRROR_REPORT (storage -> management): a member's consistency state as
@@ -79,6 +90,20 @@ typedef struct sfs_meta_mirror_req {
 typedef struct sfs_meta_mirror_reply {
     uint64_t seq; /* the mirror's last batch, after this request */
 } sfs_meta_mirror_reply_t;
+
+/* META_MIRROR_STATE (metadata server -> management): the mirror's state
+ * changed (or is still not good: said again every heartbeat, so that a
+ * restarted management learns it). `node_id`: the reporting metadata
+ * server's rank. Unpack refuses bad (a metadata mirror is never rebuilt)
+ * and unknown states. */
+typedef struct sfs_meta_mirror_state_req {
+    uint32_t node_id;
+    uint32_t state;
+    uint64_t seq;
+} sfs_meta_mirror_state_req_t;
+
+void sfs_proto_meta_mirror_state_req_pack(sfs_wbuf_t *wb, const sfs_meta_mirror_state_req_t *req);
+void sfs_proto_meta_mirror_state_req_unpack(sfs_rbuf_t *rb, sfs_meta_mirror_state_req_t *req);
 
 /* Unpack refuses unknown flags. */
 void sfs_proto_meta_mirror_req_pack(sfs_wbuf_t *wb, const sfs_meta_mirror_req_t *req);

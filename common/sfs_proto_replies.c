@@ -337,6 +337,9 @@ void sfs_proto_mirror_list_reply_pack(sfs_wbuf_t *wb, const sfs_mirror_list_repl
         sfs_wbuf_u32(wb, g->primary_state);
         sfs_wbuf_u32(wb, g->secondary_state);
     }
+    sfs_wbuf_u32(wb, reply->meta.configured);
+    sfs_wbuf_u32(wb, reply->meta.state);
+    sfs_wbuf_u64(wb, reply->meta.seq);
 }
 
 void sfs_proto_mirror_list_reply_unpack(sfs_rbuf_t *rb, sfs_mirror_list_reply_t *reply)
@@ -358,6 +361,12 @@ void sfs_proto_mirror_list_reply_unpack(sfs_rbuf_t *rb, sfs_mirror_list_reply_t 
         if (g->primary_state > SFS_MIRROR_STATE_BAD || g->secondary_state > SFS_MIRROR_STATE_BAD) {
             rb->error = -EBADMSG;
         }
+    }
+    reply->meta.configured = sfs_rbuf_u32(rb);
+    reply->meta.state      = sfs_rbuf_u32(rb);
+    reply->meta.seq        = sfs_rbuf_u64(rb);
+    if (reply->meta.configured > 1 || reply->meta.state > SFS_MIRROR_STATE_RESYNCING) {
+        rb->error = -EBADMSG;
     }
 }
 

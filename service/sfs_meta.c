@@ -65,6 +65,7 @@ void sfs_meta_timer(sfs_meta_t *meta)
 
     sfs_meta_refresh_targets(meta, now);
     sfs_meta_delete_tick(meta, now);
+    sfs_meta_mirror_report_tick(meta->mirror_report);
 }
 
 void sfs_meta_map_changed(sfs_meta_t *meta)
@@ -113,7 +114,11 @@ int sfs_meta_create(sfs_service_t *service, sfs_meta_t **meta_p)
         rc = sfs_meta_pool_start(meta); /* docs/pools.md */
     }
     if (rc == 0 && service->config->meta_mirror_host[0]) {
-        rc = sfs_meta_mirror_link_create(service, meta->store, &meta->mirror);
+        rc = sfs_meta_mirror_report_create(service, &meta->mirror_report);
+        if (rc == 0) {
+            rc = sfs_meta_mirror_link_create(service, meta->store, meta->mirror_report,
+                                             &meta->mirror);
+        }
     }
     if (rc) {
         goto err;
@@ -163,6 +168,7 @@ void sfs_meta_destroy(sfs_meta_t *meta)
         }
     }
     sfs_meta_mirror_link_destroy(meta->mirror);
+    sfs_meta_mirror_report_destroy(meta->mirror_report);
     sfs_meta_locks_cleanup(meta); /* queued LOCKs answered ESHUTDOWN */
     sfs_meta_delete_cleanup(meta);
     sfs_meta_store_close(meta->store);

@@ -190,7 +190,8 @@ static void sfs_meta_process(sfs_meta_t *meta, sfs_list_t *ops, uint32_t n)
     uint64_t          now = sfs_wall_ns();
     uint64_t          commit_start, batch_start = sfs_meta_stats_now(); /* 0: timing off */
     uint32_t          client = 0, client_writes = 0;
-    int               any_write = 0, rc, mirrored = 0, commit = 0;
+    int               any_write = 0, rc, mirrored = 0, commit = 0, alone = 0;
+    uint64_t          alone_seq = 0;
 
     sfs_list_for_each_safe(elem, tmp, ops)
     {
@@ -236,8 +237,17 @@ static void sfs_meta_process(sfs_meta_t *meta, sfs_list_t *ops, uint32_t n)
         }
         op->times.end_ns = sfs_meta_stats_now();
     }
-    if (txn && any_write && meta->mirror && sfs_meta_mirror_link_active(meta->mirror)) {
-        mirrored = sfs_meta_mirror_batch(meta, txn);
+    if (txn && any_write && meta->mirror) {
+        if (sfs_meta_mirror_link_active(meta->mirror)) {
+            mirrored = sfs_meta_mirror_batch(meta, txn);
+        }
+        if (!mirrored) {
+            /* numbered all the same: a mirror that was not in step before
+             * this batch (not registered yet at a start, say) is then not
+             * taken for one in step when its probe says its batch */
+            (void)sfs_meta_txn_mirror_seq_next(txn, &alone_seq);
+            alone = 1;
+        }
     }
     sfs_meta_reply_early(meta, ops);
     commit_start = sfs_meta_stats_now();
@@ -266,10 +276,19 @@ static void sfs_meta_process(sfs_meta_t *meta, sfs_list_t *ops, uint32_t n)
     if (mirrored) {
         /* no reply of the batch goes before the mirror has it too; a mirror
          * that fails is dropped and the batch answered from here alone */
-        if (sfs_meta_mirror_link_wait(meta->mirror) == 0 && commit != 0) {
+        if (sfs_meta_mirror_link_wait(meta->mirror) != 0) {
+            alone = 1;
+        } else if (commit != 0) {
             sfs_meta_mirror_link_drop(meta->mirror, "the mirror committed a batch whose commit "
                                                     "failed here");
+            alone = 1;
         }
+    }
+    if (alone && commit == 0) {
+        (void)sfs_meta_store_mirror_seq(meta->store, &alone_seq); /* (a label only) */
+        sfs_meta_mirror_link_alone(meta->mirror, alone_seq);
+    } else if (alone) {
+        sfs_meta_mirror_link_alone(meta->mirror, 0); /* the mirror may be ahead */
     }
     sfs_meta_pool_committed(meta, ops); /* before the replies go */
     if (commit_start) {

@@ -137,7 +137,8 @@ struct sfs_meta {
     sfs_hash_t counters;
     sfs_list_t counter_list;
 
-    struct sfs_meta_mirror_link *mirror; /* meta.mirror's link (sfs_meta_mirror.h); NULL: none */
+    struct sfs_meta_mirror_link   *mirror; /* meta.mirror's link (sfs_meta_mirror.h); NULL: none */
+    struct sfs_meta_mirror_report *mirror_report; /* its state for management; NULL: none */
 };
 
 /* sfs_meta_commit.c */

@@ -30,11 +30,27 @@ typedef struct sfs_meta_mirror sfs_meta_mirror_t;
 int  sfs_meta_mirror_create(sfs_service_t *service, sfs_meta_mirror_t **mirror_p);
 void sfs_meta_mirror_destroy(sfs_meta_mirror_t *mirror);
 
-/* The primary's side, owned by the metadata server (sfs_meta_t). */
+/* The mirror's state for management (sfs_meta_mirror_report.c), owned by
+ * the metadata server: set by the link (any thread), sent to management by
+ * the progress thread's tick (META_MIRROR_STATE) when it changed, and again
+ * every heartbeat while it is not good or the last send failed. It starts
+ * as needs-resync (not in step before the first probe). Create and destroy
+ * on the progress thread. */
+typedef struct sfs_meta_mirror_report sfs_meta_mirror_report_t;
+
+int  sfs_meta_mirror_report_create(sfs_service_t *service, sfs_meta_mirror_report_t **report_p);
+void sfs_meta_mirror_report_destroy(sfs_meta_mirror_report_t *report);
+/* state: SFS_MIRROR_STATE_GOOD, _NEEDS_RESYNC or _RESYNCING, since the
+ * primary's batch `seq`; the same state again changes nothing. */
+void sfs_meta_mirror_report_set(sfs_meta_mirror_report_t *report, uint32_t state, uint64_t seq);
+void sfs_meta_mirror_report_tick(sfs_meta_mirror_report_t *report);
+
+/* The primary's side, owned by the metadata server (sfs_meta_t); it sets
+ * `report` (which it does not own) at each change. */
 typedef struct sfs_meta_mirror_link sfs_meta_mirror_link_t;
 
 int sfs_meta_mirror_link_create(sfs_service_t *service, sfs_meta_store_t *store,
-                                sfs_meta_mirror_link_t **link_p);
+                                sfs_meta_mirror_report_t *report, sfs_meta_mirror_link_t **link_p);
 /* Before the metadata thread is joined: a wait for the mirror there ends
  * (-ESHUTDOWN). Any thread. */
 void sfs_meta_mirror_link_stop(sfs_meta_mirror_link_t *link);
@@ -51,6 +67,10 @@ void sfs_meta_mirror_link_send(sfs_meta_mirror_link_t *link, uint64_t seq, const
 /* Wait for the mirror's answer to the batch sent: 0, or the mirror is
  * dropped (said in the log) and the error returned. */
 int sfs_meta_mirror_link_wait(sfs_meta_mirror_link_t *link);
+/* A batch with writes, numbered `seq`, was committed here without the
+ * mirror (it was dropped, or not in step yet): the mirror needs a resync
+ * (told to management). */
+void sfs_meta_mirror_link_alone(sfs_meta_mirror_link_t *link, uint64_t seq);
 /* Drop the mirror (a batch went without it): said in the log. */
 void sfs_meta_mirror_link_drop(sfs_meta_mirror_link_t *link, const char *why);
 /* Between batches: a dropped mirror is probed (once a second) and, when it

@@ -31,12 +31,13 @@
 #define SFS_META_MIRROR_COPY_RETRY_MS 30000
 
 struct sfs_meta_mirror_link {
-    sfs_service_t    *service;
-    sfs_meta_store_t *store;
-    int               active;        /* metadata thread */
-    uint64_t          next_probe_ms; /* metadata thread */
-    int               dropped_said;  /* "going on alone" logged since the last resync */
-    int               ever_active;   /* in step once since the start */
+    sfs_service_t            *service;
+    sfs_meta_store_t         *store;
+    sfs_meta_mirror_report_t *report;        /* not owned */
+    int                       active;        /* metadata thread */
+    uint64_t                  next_probe_ms; /* metadata thread */
+    int                       dropped_said;  /* "going on alone" logged since the last resync */
+    int                       ever_active;   /* in step once since the start */
 
     pthread_mutex_t lock;
     pthread_cond_t  cond;
@@ -257,7 +258,7 @@ void sfs_meta_mirror_link_drop(sfs_meta_mirror_link_t *link, const char *why)
 }
 
 int sfs_meta_mirror_link_create(sfs_service_t *service, sfs_meta_store_t *store,
-                                sfs_meta_mirror_link_t **link_p)
+                                sfs_meta_mirror_report_t *report, sfs_meta_mirror_link_t **link_p)
 {
     sfs_meta_mirror_link_t *link;
 
@@ -266,6 +267,7 @@ int sfs_meta_mirror_link_create(sfs_service_t *service, sfs_meta_store_t *store,
     }
     link->service = service;
     link->store   = store;
+    link->report  = report;
     pthread_mutex_init(&link->lock, NULL);
     pthread_cond_init(&link->cond, NULL);
     link->next_probe_ms = 0; /* probe at once */
@@ -311,6 +313,11 @@ void sfs_meta_mirror_link_destroy(sfs_meta_mirror_link_t *link)
 int sfs_meta_mirror_link_active(const sfs_meta_mirror_link_t *link)
 {
     return link->active;
+}
+
+void sfs_meta_mirror_link_alone(sfs_meta_mirror_link_t *link, uint64_t seq)
+{
+    sfs_meta_mirror_report_set(link->report, SFS_MIRROR_STATE_NEEDS_RESYNC, seq);
 }
 
 void sfs_meta_mirror_link_send(sfs_meta_mirror_link_t *link, uint64_t seq, const void *data,
@@ -380,6 +387,7 @@ uint32_t sfs_meta_mirror_link_tick(sfs_meta_mirror_link_t *link)
         sfs_meta_mirror_link_start(link, mine, SFS_META_MIRROR_PROBE, NULL, 0);
         rc = sfs_meta_mirror_link_answer(link, &theirs);
         if (rc == -ESTALE) {
+            sfs_meta_mirror_report_set(link->report, SFS_MIRROR_STATE_RESYNCING, mine);
             rc     = sfs_meta_mirror_link_copy(link, &theirs);
             copied = 1;
         }
@@ -401,6 +409,7 @@ uint32_t sfs_meta_mirror_link_tick(sfs_meta_mirror_link_t *link)
         }
         return SFS_META_MIRROR_PROBE_MS;
     }
+    sfs_meta_mirror_report_set(link->report, SFS_MIRROR_STATE_GOOD, mine);
     link->active       = 1;
     link->ever_active  = 1;
     link->dropped_said = 0;

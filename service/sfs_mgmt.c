@@ -30,6 +30,9 @@ int sfs_mgmt_create(sfs_service_t *service, sfs_mgmt_t **mgmt_p)
     mgmt->version       = 1;
     mgmt->last_check_ms = sfs_time_ms();
     rc                  = sfs_mgmt_mirror_load(mgmt); /* promotions made before a restart */
+    if (rc == 0) {
+        rc = sfs_mgmt_meta_mirror_load(mgmt);
+    }
     if (rc) {
         sfs_mgmt_destroy(mgmt);
         return rc;

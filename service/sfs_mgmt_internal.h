@@ -69,6 +69,10 @@ struct sfs_mgmt {
     sfs_mgmt_stop_t   *stops;
     uint32_t           stop_count;
     sfs_mgmt_mirror_t *mirrors; /* one per config mirror group, made on first use */
+    /* the metadata mirror (meta.mirror), as the metadata server reports it
+     * (sfs_mgmt_meta_mirror.c) */
+    uint32_t meta_mirror_state; /* SFS_MIRROR_STATE_* */
+    uint64_t meta_mirror_seq;   /* since the metadata server's batch */
 };
 
 sfs_mgmt_node_t   *sfs_mgmt_find_node(sfs_mgmt_t *mgmt, uint32_t node_id);
@@ -91,7 +95,14 @@ int sfs_mgmt_mirror_failover(sfs_mgmt_t *mgmt, uint32_t node_id);
  * start (no file: the config's primaries): 0 or the error, detail set.
  * Save after every change (a failure is logged: the change holds in
  * memory). */
-int  sfs_mgmt_mirror_state_path(const sfs_config_t *config, char *path, size_t size);
+int sfs_mgmt_mirror_state_path(const sfs_config_t *config, char *path, size_t size);
+/* Management's file `name` (in meta.dir when management shares the
+ * metadata host, else beside the config): 1 and the path, 0 (a config from
+ * memory: nothing kept) or an error. Write: atomically and durably (a
+ * temporary file, fsync, rename, fsync of the directory), 0 or an error
+ * naming the file. */
+int  sfs_mgmt_state_path(const sfs_config_t *config, const char *name, char *path, size_t size);
+int  sfs_mgmt_state_write(const char *path, const char *buf, size_t len);
 int  sfs_mgmt_mirror_parse(const sfs_config_t *config, const char *text, const char *path,
                            sfs_mgmt_mirror_t *groups);
 int  sfs_mgmt_mirror_format(const sfs_config_t *config, const sfs_mgmt_mirror_t *groups, char *buf,
@@ -102,6 +113,21 @@ void sfs_mgmt_mirror_save(sfs_mgmt_t *mgmt);
  * good online buddy is promoted (docs/mirroring.md, "Rebuild"). Non-zero
  * if the map changed. */
 int sfs_mgmt_mirror_bad_primary(sfs_mgmt_t *mgmt, sfs_mgmt_mirror_t *g, int bad);
+/* The metadata mirror's state on disk (sfs_mgmt_meta_mirror.c), the file
+ * meta-mirror-state beside mirror-state:
+ *
+ *     stripefs meta mirror state 1
+ *     state good batch 21
+ *
+ * Parse (strict; unit-tested): 0 and the state and batch, or -EBADMSG
+ * naming `path` and the line. Load at start when meta.mirror is set (no
+ * file: needs-resync, batch 0: nothing says the copy is in step); save at
+ * every change (a failure is logged). */
+int  sfs_mgmt_meta_mirror_parse(const char *text, const char *path, uint32_t *state_p,
+                                uint64_t *seq_p);
+int  sfs_mgmt_meta_mirror_load(sfs_mgmt_t *mgmt);
+void sfs_mgmt_meta_mirror_list(sfs_mgmt_t *mgmt, sfs_meta_mirror_info_t *info);
+
 /* Pure (unit-tested): how long a rank may be silent before it is
  * probably-offline, and the state after `silent_ms` of silence. */
 uint64_t sfs_mgmt_suspect_after_ms(const sfs_config_t *config);

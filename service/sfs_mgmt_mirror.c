@@ -157,6 +157,7 @@ void sfs_handle_mirror_list(sfs_service_t *service, sfs_tp_request_t *req)
         g->primary_state   = groups[i].state[p];
         g->secondary_state = groups[i].state[!p];
     }
+    sfs_mgmt_meta_mirror_list(service->mgmt, &reply->meta);
     sfs_wbuf_init(&wb, args, SFS_PROTO_ARGS_MAX);
     sfs_proto_mirror_list_reply_pack(&wb, reply);
     if (wb.error) {

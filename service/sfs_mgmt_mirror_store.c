@@ -33,7 +33,9 @@
 #define SFS_MGMT_MIRROR_HEADER "stripefs mirror state 1"
 #define SFS_MGMT_MIRROR_FILE   "mirror-state"
 
-int sfs_mgmt_mirror_state_path(const sfs_config_t *config, char *path, size_t size)
+static int sfs_mgmt_mirror_write(const char *path, const char *buf, size_t len);
+
+int sfs_mgmt_state_path(const sfs_config_t *config, const char *name, char *path, size_t size)
 {
     char dir[PATH_MAX];
 
@@ -49,10 +51,20 @@ int sfs_mgmt_mirror_state_path(const sfs_config_t *config, char *path, size_t si
     } else {
         return 0; /* a config from memory (unit tests): nothing kept */
     }
-    if ((size_t)snprintf(path, size, "%s/%s", dir, SFS_MGMT_MIRROR_FILE) >= size) {
-        return sfs_error_set(-ENAMETOOLONG, "mirror state file in %s: path too long", dir);
+    if ((size_t)snprintf(path, size, "%s/%s", dir, name) >= size) {
+        return sfs_error_set(-ENAMETOOLONG, "%s in %s: path too long", name, dir);
     }
     return 1;
+}
+
+int sfs_mgmt_mirror_state_path(const sfs_config_t *config, char *path, size_t size)
+{
+    return sfs_mgmt_state_path(config, SFS_MGMT_MIRROR_FILE, path, size);
+}
+
+int sfs_mgmt_state_write(const char *path, const char *buf, size_t len)
+{
+    return sfs_mgmt_mirror_write(path, buf, len);
 }
 
 static int sfs_mgmt_mirror_state_parse(const char *name, uint32_t *state_p)

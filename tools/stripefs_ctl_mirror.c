@@ -41,6 +41,32 @@ static void ctl_mirror_state(const sfs_map_t *map, uint32_t target_id, uint32_t 
     }
 }
 
+/* The metadata mirror's line: where the copy is, and whether it is in step. */
+static void ctl_mirror_meta(const sfs_map_t *map, const sfs_meta_mirror_info_t *meta)
+{
+    const sfs_map_node_t *node = NULL;
+    char                  where[SFS_HOST_MAX + 64];
+
+    for (uint32_t i = 0; map && i < map->node_count && !node; i++) {
+        if (map->nodes[i].roles & SFS_ROLE_META_MIRROR) {
+            node = &map->nodes[i];
+        }
+    }
+    if (node) {
+        snprintf(where, sizeof(where), "rank %u on %s [%s]", node->node_id, node->host,
+                 sfs_state_name(node->state));
+    } else {
+        snprintf(where, sizeof(where), "[not registered]");
+    }
+    printf("\nMetadata mirror: %s, %s since batch %llu (%s)\n", where,
+           sfs_mirror_state_name(meta->state), (unsigned long long)meta->seq,
+           meta->state == SFS_MIRROR_STATE_GOOD
+               ? "every metadata batch is committed on both"
+               : (meta->state == SFS_MIRROR_STATE_RESYNCING
+                      ? "a full copy is on its way; the metadata server runs alone"
+                      : "the metadata server runs alone"));
+}
+
 static int ctl_mirror_list(ctl_t *ctl)
 {
     sfs_mirror_list_reply_t *groups = calloc(1, sizeof(*groups));
@@ -70,6 +96,11 @@ static int ctl_mirror_list(ctl_t *ctl)
         ctl_mirror_state(map, g->primary, g->primary_state, pstate, sizeof(pstate));
         ctl_mirror_state(map, g->secondary, g->secondary_state, sstate, sizeof(sstate));
         printf("%-6u %-44s %-20s %-44s %s\n", g->group_id, primary, pstate, secondary, sstate);
+    }
+    if (groups->meta.configured) {
+        ctl_mirror_meta(map, &groups->meta);
+    } else {
+        printf("\nNo metadata mirror (the config's meta.mirror is not set).\n");
     }
     sfs_map_destroy(map);
     free(groups);

@@ -10,7 +10,7 @@
  *   3. an expired credential (time to live 1 s)
  *   4. a credential from a munged with another key (a forged identity)
  *   5. a MUNGE session that claims to be a server rank: REGISTER,
- *      HEARTBEAT, STOP
+ *      HEARTBEAT, STOP, MIRROR_REPORT, META_MIRROR_STATE
  *   6. storage I/O without a valid capability: none, a flipped MAC byte,
  *      another file's entry, read-only for WRITE and TRUNCATE, the uid, the
  *      access or the expiry changed; the valid one is served

@@ -69,6 +69,26 @@ void attack_server_claim(void)
     rc = call_on(h.conn, SFS_OP_STOP, NULL, 0, detail, sizeof(detail));
     CHECK(rc == -EPERM, "5. STOP (management's order to a rank) on it is refused: %s (%s)",
           sfs_strerror(rc), detail);
+    {
+        /* the mirror states management keeps: a storage member said
+         * needs-resync (its buddy then never promoted), the metadata mirror
+         * said good (a stale copy taken for one in step) */
+        sfs_mirror_report_req_t     report = {.count = 1};
+        sfs_meta_mirror_state_req_t meta   = {.node_id = 0, .state = SFS_MIRROR_STATE_GOOD};
+
+        report.entries[0] = (sfs_mirror_report_entry_t){101, 201, SFS_MIRROR_STATE_NEEDS_RESYNC};
+        sfs_wbuf_init(&wb, args, sizeof(args));
+        sfs_proto_mirror_report_req_pack(&wb, &report);
+        rc = call_on(h.conn, SFS_OP_MIRROR_REPORT, args, wb.length, detail, sizeof(detail));
+        CHECK(rc == -EPERM, "5. MIRROR_REPORT (a member's state) on it is refused: %s (%s)",
+              sfs_strerror(rc), detail);
+        sfs_wbuf_init(&wb, args, sizeof(args));
+        sfs_proto_meta_mirror_state_req_pack(&wb, &meta);
+        rc = call_on(h.conn, SFS_OP_META_MIRROR_STATE, args, wb.length, detail, sizeof(detail));
+        CHECK(rc == -EPERM,
+              "5. META_MIRROR_STATE (the metadata mirror's state) on it is refused: %s (%s)",
+              sfs_strerror(rc), detail);
+    }
     hand_close(&h);
     CHECK(honest_ping() == 0, "the service still serves honest MUNGE clients");
 }

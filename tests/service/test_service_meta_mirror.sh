@@ -12,6 +12,10 @@
 #   brought back with a full copy and follows again: after more of her work
 #   and the shutdown, the stores are identical again and hold her changes.
 # - The second start finds the copy in step and sends no full copy.
+# - Management knows the mirror's state, as sfsalice's `stripefs-ctl mirror
+#   list` shows it: good while in step, needs-resync while the mirror's rank
+#   is lost, good again after its rejoin; kept in the file
+#   meta/meta-mirror-state, which says the same.
 source "$SFS_SRC/tests/lib/sfs_test_lib.sh"
 
 command -v mdb_dump >/dev/null ||
@@ -44,6 +48,28 @@ wait_log "metadata mirror active at batch"
 grep -q "metadata mirror, copy in $copy" "$SFS_SERVICE_LOG" || sfs_fail "rank 1 does not keep the copy"
 sfs_expect_eq "$(sfs_ctl listnodes | awk '$1 == 1 {print $3}')" "storage,metamirror" "rank 1's roles"
 echo "ok: the mirror is in step at the start: $(grep -o 'metadata mirror in step.*' "$SFS_SERVICE_LOG" | head -n 1)"
+
+# wait_state STATE: until sfsalice's `mirror list` and management's file
+# both say STATE (the metadata server tells management on its next tick)
+state_file=$SFS_STATE/meta/meta-mirror-state
+wait_state() {
+    local line=""
+    for _ in $(seq 100); do
+        line=$(sfs_as sfsalice "$SFS_CTL" mirror list 2>&1 | grep '^Metadata mirror:')
+        case "$line" in
+        *", $1 since batch "*) grep -q "^state $1 batch [0-9]*$" "$state_file" 2>/dev/null && break ;;
+        esac
+        sleep 0.1
+    done
+    case "$line" in
+    *", $1 since batch "*) ;;
+    *) sfs_fail "mirror list does not say $1 for the metadata mirror: '$line'" ;;
+    esac
+    grep -q "^state $1 batch [0-9]*$" "$state_file" ||
+        sfs_fail "$state_file does not say $1: $(cat "$state_file" 2>&1)"
+    echo "ok: sfsalice's mirror list says: $line; $state_file: $(tail -n 1 "$state_file")"
+}
+wait_state good
 
 as_alice() { sfs_as sfsalice "$SFS_CTL" "$@"; }
 sfs_ctl mkdir /d && sfs_ctl chmod 1777 /d || sfs_fail "mkdir /d (1777)"
@@ -91,6 +117,7 @@ as_alice mkdir /d/two && as_alice mkdir /d/two/x && as_alice mv /d/two/x /d/two/
     as_alice chmod 0700 /d/two/y && as_alice rm /d/two/y && as_alice mkdir /d/two/z ||
     sfs_fail "sfsalice's metadata work while the mirror is away"
 wait_log "metadata mirror dropped: a batch failed there"
+wait_state needs-resync
 echo "ok: with the mirror's rank killed the metadata server goes on alone: $(grep -o 'metadata mirror dropped: [^.]*' "$SFS_SERVICE_LOG" | head -n 1)"
 
 "${SFS_MPIRUN[@]}" -np 1 "$SFS_SERVER" --one-host --state "$SFS_STATE" --rejoin 1 \
@@ -105,6 +132,7 @@ done
 wait_log "metadata mirror in step: a full copy of the store" 2
 wait_log "metadata mirror active at batch" 3
 echo "ok: the rejoined mirror is brought back with a full copy: $(grep -o 'metadata mirror in step.*' "$SFS_SERVICE_LOG" | tail -n 1)"
+wait_state good
 work /d/three
 
 sfs_ctl shutdown >/dev/null || sfs_fail "shutdown"
@@ -120,3 +148,5 @@ for name in two three renamed; do
         sfs_fail "the mirror's store does not hold the name '$name'"
 done
 echo "ok: the mirror's store holds sfsalice's names from during and after the outage"
+echo "management's log of the metadata mirror's states:"
+grep "metadata mirror: [a-z-]* -> \|metadata mirror: .* (from " "$SFS_SERVICE_LOG" | sed "s/^/    /"

@@ -34,9 +34,11 @@ static void test_every_op_in_the_table(void **state)
         assert_true(info->request_size > 0 && info->reply_size > 0);
         assert_true(info->handler[0] != '\0');
     }
-    assert_int_equal(ops, 54); /* 44 + META_STATS, MIGRATE_COMMIT, _DRAIN, _BEGIN, CHUNK_MOVED,
+    assert_int_equal(ops, 55); /* 44 + META_STATS, MIGRATE_COMMIT, _DRAIN, _BEGIN, CHUNK_MOVED,
                                 * MIRROR_REBUILD */
-    /* + POOL_SET, POOL_SHOW, MIGRATE_LEASE, META_MIRROR */
+    /* + POOL_SET, POOL_SHOW, MIGRATE_LEASE, META_MIRROR, META_MIRROR_STATE */
+    assert_int_equal(sfs_op_role(SFS_OP_META_MIRROR_STATE), SFS_ROLE_MGMT);
+    assert_string_equal(sfs_proto_op_info(SFS_OP_META_MIRROR_STATE)->handler, "meta_mirror_state");
     assert_string_equal(sfs_proto_op_info(SFS_OP_META_MIRROR)->handler, "meta_mirror");
     assert_int_equal(sfs_op_role(SFS_OP_META_MIRROR), SFS_ROLE_META_MIRROR);
     assert_string_equal(sfs_proto_op_info(SFS_OP_META_STATS)->handler, "meta_stats");
@@ -275,6 +277,15 @@ static void test_mirror_list(void **state)
     buf[4 + 4 * 4] = 9; /* group 0's secondary state: no such state */
     assert_int_equal(sfs_proto_decode(SFS_OP_MIRROR_LIST, 1, buf, wb.length, &got, sizeof(got)),
                      -EBADMSG);
+    /* the metadata mirror's part, after the groups */
+    list.meta = (sfs_meta_mirror_info_t){1, SFS_MIRROR_STATE_RESYNCING, 0x123456789ull};
+    sfs_wbuf_init(&wb, buf, sizeof(buf));
+    assert_int_equal(sfs_proto_encode(SFS_OP_MIRROR_LIST, 1, &list, sizeof(list), &wb), 0);
+    assert_int_equal(sfs_proto_decode(SFS_OP_MIRROR_LIST, 1, buf, wb.length, &got, sizeof(got)), 0);
+    assert_memory_equal(&got.meta, &list.meta, sizeof(list.meta));
+    buf[wb.length - 12] = SFS_MIRROR_STATE_BAD; /* never a metadata mirror's state */
+    assert_int_equal(sfs_proto_decode(SFS_OP_MIRROR_LIST, 1, buf, wb.length, &got, sizeof(got)),
+                     -EBADMSG);
     list.count = SFS_MIRROR_LIST_MAX + 1;
     sfs_wbuf_init(&wb, buf, sizeof(buf));
     assert_int_not_equal(sfs_proto_encode(SFS_OP_MIRROR_LIST, 1, &list, sizeof(list), &wb), 0);
@@ -282,6 +293,31 @@ static void test_mirror_list(void **state)
     sfs_wbuf_u32(&wb, SFS_MIRROR_LIST_MAX + 1);
     assert_int_equal(sfs_proto_decode(SFS_OP_MIRROR_LIST, 1, buf, wb.length, &got, sizeof(got)),
                      -EBADMSG);
+}
+
+/* META_MIRROR_STATE: every field back; bad and unknown states refused. */
+static void test_meta_mirror_state(void **state)
+{
+    sfs_meta_mirror_state_req_t req = {.node_id = 3, .state = SFS_MIRROR_STATE_GOOD, .seq = 77},
+                                got;
+    uint8_t    buf[32];
+    sfs_wbuf_t wb;
+
+    (void)state;
+    sfs_wbuf_init(&wb, buf, sizeof(buf));
+    assert_int_equal(sfs_proto_encode(SFS_OP_META_MIRROR_STATE, 0, &req, sizeof(req), &wb), 0);
+    assert_int_equal(wb.length, 16);
+    assert_int_equal(
+        sfs_proto_decode(SFS_OP_META_MIRROR_STATE, 0, buf, wb.length, &got, sizeof(got)), 0);
+    assert_memory_equal(&got, &req, sizeof(req));
+    for (uint32_t bad = SFS_MIRROR_STATE_BAD; bad <= SFS_MIRROR_STATE_BAD + 1; bad++) {
+        req.state = bad;
+        sfs_wbuf_init(&wb, buf, sizeof(buf));
+        assert_int_equal(sfs_proto_encode(SFS_OP_META_MIRROR_STATE, 0, &req, sizeof(req), &wb), 0);
+        assert_int_equal(
+            sfs_proto_decode(SFS_OP_META_MIRROR_STATE, 0, buf, wb.length, &got, sizeof(got)),
+            -EBADMSG);
+    }
 }
 
 /* The pools' wire: POOL_LIST round trip and its limits, POOL_GET, and a
@@ -481,6 +517,7 @@ int main(void)
         cmocka_unit_test(test_migrate_lease_codec),
         cmocka_unit_test(test_listing_cursors),
         cmocka_unit_test(test_mirror_list),
+        cmocka_unit_test(test_meta_mirror_state),
         cmocka_unit_test(test_pool_codecs),
         cmocka_unit_test(test_hello_features),
         cmocka_unit_test(test_lock_codecs),

@@ -216,6 +216,75 @@ static void test_state_saved_and_loaded(void **state)
     config.path[0] = '\0';
 }
 
+/* The metadata mirror's state file (service/sfs_mgmt_meta_mirror.c): the
+ * strict parser, and a load: no file is needs-resync (nothing says the copy
+ * is in step), a file is taken as it says, a bad one refuses the start
+ * naming the file. */
+static void test_meta_mirror_state_file(void **state)
+{
+    static const struct {
+        const char *text, *says;
+    } bad[] = {
+        {"", "f, line 1: not"},
+        {"stripefs meta mirror state 2\nstate good batch 1\n", "f, line 1: not"},
+        {"stripefs meta mirror state 1", "f, line 1: not"},
+        {"stripefs meta mirror state 1\n", "f, line 2: not"},
+        {"stripefs meta mirror state 1\nstate good batch 1", "f, line 2: not"},
+        {"stripefs meta mirror state 1\nstate good batch\n", "f, line 2: not"},
+        {"stripefs meta mirror state 1\nstate good batch 1x\n", "f, line 2: not"},
+        {"stripefs meta mirror state 1\nstate good batch 1\n\n", "f, line 2: not"},
+        {"stripefs meta mirror state 1\nstate bad batch 1\n", "f, line 2: unknown state \"bad\""},
+        {"stripefs meta mirror state 1\nstate fine batch 1\n", "f, line 2: unknown state"},
+        {"stripefs meta mirror state 1\nstate good batch 99999999999999999999\n",
+         "f, line 2: batch 99999999999999999999 is out of range"},
+    };
+    char     dir[] = "/tmp/sfs-meta-mirror-XXXXXX", path[PATH_MAX + 32];
+    uint32_t st;
+    uint64_t seq;
+    FILE    *f;
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        sfs_error_clear();
+        assert_int_equal(sfs_mgmt_meta_mirror_parse(bad[i].text, "f", &st, &seq), -EBADMSG);
+        if (strstr(sfs_error_detail(), bad[i].says) != sfs_error_detail()) {
+            fail_msg("case %zu: \"%s\" does not start with \"%s\"", i, sfs_error_detail(),
+                     bad[i].says);
+        }
+    }
+    assert_int_equal(sfs_mgmt_meta_mirror_parse("stripefs meta mirror state 1\nstate resyncing "
+                                                "batch 18446744073709551615\n",
+                                                "f", &st, &seq),
+                     0);
+    assert_int_equal(st, SFS_MIRROR_STATE_RESYNCING);
+    assert_true(seq == UINT64_MAX);
+
+    assert_non_null(mkdtemp(dir));
+    snprintf(config.path, sizeof(config.path), "%s/stripefs.yaml", dir);
+    snprintf(config.meta_mirror_host, sizeof(config.meta_mirror_host), "host-b");
+    mgmt.meta_mirror_state = SFS_MIRROR_STATE_GOOD;
+    assert_int_equal(sfs_mgmt_meta_mirror_load(&mgmt), 0); /* no file */
+    assert_int_equal(mgmt.meta_mirror_state, SFS_MIRROR_STATE_NEEDS_RESYNC);
+    snprintf(path, sizeof(path), "%s/meta-mirror-state", dir);
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("stripefs meta mirror state 1\nstate good batch 21\n", f);
+    fclose(f);
+    assert_int_equal(sfs_mgmt_meta_mirror_load(&mgmt), 0);
+    assert_int_equal(mgmt.meta_mirror_state, SFS_MIRROR_STATE_GOOD);
+    assert_int_equal(mgmt.meta_mirror_seq, 21);
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("stripefs meta mirror state 1\nstate good\n", f);
+    fclose(f);
+    assert_int_equal(sfs_mgmt_meta_mirror_load(&mgmt), -EBADMSG);
+    assert_non_null(strstr(sfs_error_detail(), path));
+    unlink(path);
+    rmdir(dir);
+    config.path[0]             = '\0';
+    config.meta_mirror_host[0] = '\0';
+}
+
 /* No promotion while the service is being stopped (ranks stop one after
  * the other: it would be saved and name the wrong member next start). */
 static void test_no_failover_in_shutdown(void **state)
@@ -262,6 +331,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_state_format_parse, setup, teardown),
         cmocka_unit_test_setup_teardown(test_state_parse_strict, setup, teardown),
         cmocka_unit_test_setup_teardown(test_state_saved_and_loaded, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_meta_mirror_state_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_no_failover_in_shutdown, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stall_forgiven, setup, teardown),
     };

@@ -1,0 +1,149 @@
+/*
+ * The metadata mirror's state, told to management (sfs_meta_mirror.h,
+ * docs/metadata-mirror.md "Management knows the mirror's state"). The
+ * metadata thread sets it when the mirror is dropped, copied or in step
+ * again; the progress thread sends it (META_MIRROR_STATE) when it changed,
+ * again after a failed send, and every heartbeat while it is not good, so
+ * that a management that restarted, and loaded an older state from its
+ * file, learns it again.
+ */
+#define SFS_LOG_FAC "meta"
+#include "sfs_meta_mirror.h"
+
+#include "sfs_alloc.h"
+#include "sfs_errno.h"
+#include "sfs_log.h"
+#include "sfs_time.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct sfs_meta_mirror_report {
+    sfs_service_t  *service;
+    pthread_mutex_t lock;
+    uint32_t        state; /* the newest, set by the metadata thread */
+    uint64_t        seq;
+    uint64_t        version; /* bumped at every set */
+    /* progress thread */
+    uint64_t      told_version; /* the version management acknowledged */
+    uint64_t      sent_version; /* the one out now */
+    uint64_t      next_ms;
+    int           failed_said;
+    sfs_tp_rpc_t *rpc;
+    uint8_t       args[32];
+};
+
+int sfs_meta_mirror_report_create(sfs_service_t *service, sfs_meta_mirror_report_t **report_p)
+{
+    sfs_meta_mirror_report_t *report;
+
+    if (!SFS_ALLOC_PTR(report)) {
+        return -ENOMEM;
+    }
+    report->service = service;
+    pthread_mutex_init(&report->lock, NULL);
+    /* nothing to tell before the link knows (version 0): management keeps
+     * what its file says until then */
+    *report_p = report;
+    return 0;
+}
+
+void sfs_meta_mirror_report_destroy(sfs_meta_mirror_report_t *report)
+{
+    if (!report) {
+        return;
+    }
+    /* (one in flight is cancelled: management may be gone) */
+    sfs_tp_rpc_release(report->rpc);
+    pthread_mutex_destroy(&report->lock);
+    free(report);
+}
+
+void sfs_meta_mirror_report_set(sfs_meta_mirror_report_t *report, uint32_t state, uint64_t seq)
+{
+    if (!report) {
+        return;
+    }
+    pthread_mutex_lock(&report->lock);
+    if (report->version == 0 || report->state != state) {
+        report->state = state;
+        report->seq   = seq;
+        report->version++;
+    }
+    pthread_mutex_unlock(&report->lock);
+}
+
+/* The last send's outcome: 0 while it is out (or none), 1 when it ended. */
+static int sfs_meta_mirror_report_collect(sfs_meta_mirror_report_t *report)
+{
+    int status;
+
+    if (!report->rpc) {
+        return 1;
+    }
+    if (!sfs_tp_rpc_is_done(report->rpc)) {
+        return 0;
+    }
+    status = sfs_tp_rpc_status(report->rpc);
+    if (status == 0) {
+        report->told_version = report->sent_version;
+        report->failed_said  = 0;
+    } else if (!report->failed_said) {
+        sfs_warn("metadata mirror: its state not told to management (tried again every "
+                 "heartbeat; said once): %s",
+                 sfs_tp_rpc_error_detail(report->rpc)[0] ? sfs_tp_rpc_error_detail(report->rpc)
+                                                         : sfs_strerror(status));
+        report->failed_said = 1;
+    }
+    sfs_tp_rpc_release(report->rpc);
+    report->rpc = NULL;
+    return 1;
+}
+
+void sfs_meta_mirror_report_tick(sfs_meta_mirror_report_t *report)
+{
+    sfs_service_t              *service = report ? report->service : NULL;
+    sfs_meta_mirror_state_req_t req;
+    sfs_tp_rpc_params_t         params;
+    sfs_tp_conn_t              *conn;
+    sfs_wbuf_t                  wb;
+    uint64_t                    now = sfs_time_ms(), version;
+
+    if (!service || !service->cluster || !service->registered ||
+        !sfs_meta_mirror_report_collect(report)) {
+        return;
+    }
+    pthread_mutex_lock(&report->lock);
+    req.node_id = service->rank;
+    req.state   = report->state;
+    req.seq     = report->seq;
+    version     = report->version;
+    pthread_mutex_unlock(&report->lock);
+    if (version == 0) {
+        return;
+    }
+    if (version == report->told_version &&
+        (req.state == SFS_MIRROR_STATE_GOOD || now < report->next_ms)) {
+        return;
+    }
+    if (version != report->told_version && version == report->sent_version &&
+        now < report->next_ms) {
+        return; /* failed: tried again at the next heartbeat */
+    }
+    report->next_ms = now + service->config->heartbeat_interval_ms;
+    if (sfs_cluster_mgmt_conn(service->cluster, &conn) != 0) {
+        return; /* -EINPROGRESS, or management away: the heartbeat says so */
+    }
+    sfs_wbuf_init(&wb, report->args, sizeof(report->args));
+    sfs_proto_meta_mirror_state_req_pack(&wb, &req);
+    memset(&params, 0, sizeof(params));
+    params.opcode      = SFS_OP_META_MIRROR_STATE;
+    params.args        = report->args;
+    params.args_length = wb.length;
+    if (wb.error || sfs_tp_rpc_start(conn, &params, &report->rpc) != 0) {
+        report->rpc = NULL;
+        return;
+    }
+    report->sent_version = version;
+}
