@@ -62,11 +62,13 @@ void sfs_proto_meta_mirror_req_unpack(sfs_rbuf_t *rb, sfs_meta_mirror_req_t *req
 void sfs_proto_meta_mirror_reply_pack(sfs_wbuf_t *wb, const sfs_meta_mirror_reply_t *reply)
 {
     sfs_wbuf_u64(wb, reply->seq);
+    sfs_wbuf_u64(wb, reply->alone);
 }
 
 void sfs_proto_meta_mirror_reply_unpack(sfs_rbuf_t *rb, sfs_meta_mirror_reply_t *reply)
 {
-    reply->seq = sfs_rbuf_u64(rb);
+    reply->seq   = sfs_rbuf_u64(rb);
+    reply->alone = sfs_rbuf_u64(rb);
 }
 
 void sfs_proto_meta_mirror_state_req_pack(sfs_wbuf_t *wb, const sfs_meta_mirror_state_req_t *req)

@@ -74,7 +74,7 @@ const char *sfs_mirror_state_name(uint32_t state);
 /* META_MIRROR (docs/metadata.md, "Metadata mirror"): the primary metadata
  * server sends its mirror each batch's writes, numbered: the mirror applies
  * batch `seq` only on top of batch seq - 1. A probe carries no writes and
- * asks whether the mirror is at `seq`; a full copy replaces the mirror's
+ * asks where the mirror is (the primary compares); a full copy replaces the mirror's
  * store, in pieces, the first emptying it, the last carrying the copy's
  * batch number. */
 #define SFS_META_MIRROR_PROBE      0x1u
@@ -88,7 +88,9 @@ typedef struct sfs_meta_mirror_req {
 } sfs_meta_mirror_req_t;
 
 typedef struct sfs_meta_mirror_reply {
-    uint64_t seq; /* the mirror's last batch, after this request */
+    uint64_t seq;   /* the mirror's last batch, after this request */
+    uint64_t alone; /* its count of batches the primary committed alone (the
+                     * store's mirror_alone, which only a full copy brings) */
 } sfs_meta_mirror_reply_t;
 
 /* META_MIRROR_STATE (metadata server -> management): the mirror's state

@@ -245,7 +245,12 @@ static void sfs_meta_process(sfs_meta_t *meta, sfs_list_t *ops, uint32_t n)
             /* numbered all the same: a mirror that was not in step before
              * this batch (not registered yet at a start, say) is then not
              * taken for one in step when its probe says its batch */
-            (void)sfs_meta_txn_mirror_seq_next(txn, &alone_seq);
+            if (sfs_meta_txn_mirror_seq_next(txn, &alone_seq) != 0 ||
+                sfs_meta_txn_mirror_alone(txn) != 0) {
+                sfs_warn("metadata mirror: a batch committed alone not counted (%s): the "
+                         "mirror may be taken for in step without it",
+                         sfs_error_detail());
+            }
             alone = 1;
         }
     }

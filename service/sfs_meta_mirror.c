@@ -33,6 +33,7 @@ typedef struct sfs_meta_mirror_job {
     sfs_meta_mirror_req_t args;
     int                   status;
     uint64_t              seq; /* the store's batch after this request */
+    uint64_t              alone;
     char                  detail[512];
 } sfs_meta_mirror_job_t;
 
@@ -40,7 +41,7 @@ typedef struct sfs_meta_mirror_job {
 static void sfs_meta_mirror_reply(sfs_work_t *work)
 {
     sfs_meta_mirror_job_t  *job   = sfs_container_of(work, sfs_meta_mirror_job_t, work);
-    sfs_meta_mirror_reply_t reply = {.seq = job->seq};
+    sfs_meta_mirror_reply_t reply = {.seq = job->seq, .alone = job->alone};
     uint8_t                 out[16];
     sfs_wbuf_t              wb;
 
@@ -69,11 +70,7 @@ static void sfs_meta_mirror_run(sfs_work_t *work)
     rc = sfs_meta_store_mirror_seq(mirror->store, &have);
     if (rc == 0) {
         if (job->args.flags & SFS_META_MIRROR_PROBE) {
-            if (have != job->args.seq || have == 0) {
-                rc = sfs_error_set(-ESTALE,
-                                   "this copy is at batch %" PRIu64 ", the primary at %" PRIu64,
-                                   have, job->args.seq);
-            }
+            /* where this copy is: the primary decides */
         } else if (job->args.flags & SFS_META_MIRROR_COPY) {
             rc = sfs_meta_store_apply(mirror->store, data, length,
                                       (job->args.flags & SFS_META_MIRROR_COPY_FIRST) != 0);
@@ -87,7 +84,7 @@ static void sfs_meta_mirror_run(sfs_work_t *work)
         }
     }
     if (rc == 0) {
-        rc = sfs_meta_store_mirror_seq(mirror->store, &job->seq);
+        rc = sfs_meta_store_mirror_mark(mirror->store, &job->seq, &job->alone);
     }
     job->status = rc;
     if (rc) {

@@ -45,6 +45,7 @@ struct sfs_meta_mirror_link {
     int             done;   /* and answered (or failed) */
     int             status; /* its result */
     uint64_t        seq;    /* the mirror's batch after it */
+    uint64_t        alone;  /* and its count of batches committed alone */
     char            detail[512];
     int             posted;   /* a post not run yet (destroy waits for it) */
     int             stopping; /* the metadata thread is ending: waits end */
@@ -60,12 +61,13 @@ struct sfs_meta_mirror_link {
     sfs_tp_rpc_t *rpc;
 };
 
-static void sfs_meta_mirror_link_finish(sfs_meta_mirror_link_t *link, int status, uint64_t seq,
-                                        const char *detail)
+static void sfs_meta_mirror_link_finish(sfs_meta_mirror_link_t *link, int status,
+                                        const sfs_meta_mirror_reply_t *reply, const char *detail)
 {
     pthread_mutex_lock(&link->lock);
     link->status = status;
-    link->seq    = seq;
+    link->seq    = reply ? reply->seq : 0;
+    link->alone  = reply ? reply->alone : 0;
     snprintf(link->detail, sizeof(link->detail), "%s", detail ? detail : "");
     link->done = 1;
     pthread_cond_broadcast(&link->cond);
@@ -87,9 +89,8 @@ static void sfs_meta_mirror_link_answered(sfs_tp_rpc_t *rpc, void *arg)
             status = -EPROTO;
         }
     }
-    sfs_meta_mirror_link_finish(link, status, reply.seq,
-                                status == -EPROTO ? "malformed reply"
-                                                  : sfs_tp_rpc_error_detail(rpc));
+    sfs_meta_mirror_link_finish(
+        link, status, &reply, status == -EPROTO ? "malformed reply" : sfs_tp_rpc_error_detail(rpc));
 }
 
 /* The mirror's rank in the cluster map: the node with the role. */
@@ -122,7 +123,7 @@ static void sfs_meta_mirror_link_post(void *arg)
     link->rpc = NULL;
     node      = sfs_meta_mirror_node(link->service);
     if (!node) {
-        sfs_meta_mirror_link_finish(link, -EHOSTUNREACH, 0,
+        sfs_meta_mirror_link_finish(link, -EHOSTUNREACH, NULL,
                                     "no metadata mirror in the cluster map (not registered)");
         return;
     }
@@ -131,7 +132,7 @@ static void sfs_meta_mirror_link_post(void *arg)
 
         snprintf(detail, sizeof(detail), "the metadata mirror (rank %u on %s) is %s", node->node_id,
                  node->host, sfs_state_name(node->state));
-        sfs_meta_mirror_link_finish(link, -EHOSTUNREACH, 0, detail);
+        sfs_meta_mirror_link_finish(link, -EHOSTUNREACH, NULL, detail);
         return;
     }
     rc = sfs_cluster_node_conn(link->service->cluster, node->node_id, &conn);
@@ -151,7 +152,7 @@ static void sfs_meta_mirror_link_post(void *arg)
         }
     }
     if (rc) {
-        sfs_meta_mirror_link_finish(link, rc, 0, sfs_error_detail());
+        sfs_meta_mirror_link_finish(link, rc, NULL, sfs_error_detail());
     }
 }
 
@@ -206,13 +207,15 @@ static void sfs_meta_mirror_link_start(sfs_meta_mirror_link_t *link, uint64_t se
         pthread_mutex_lock(&link->lock);
         link->posted = 0;
         pthread_mutex_unlock(&link->lock);
-        sfs_meta_mirror_link_finish(link, -ENOMEM, 0,
+        sfs_meta_mirror_link_finish(link, -ENOMEM, NULL,
                                     "cannot hand the batch to the progress thread");
     }
 }
 
-/* Metadata thread: the exchange's answer; *seq_p gets the mirror's batch. */
-static int sfs_meta_mirror_link_answer(sfs_meta_mirror_link_t *link, uint64_t *seq_p)
+/* Metadata thread: the exchange's answer; *seq_p gets the mirror's batch
+ * (and *alone_p, when not NULL, its count of batches committed alone). */
+static int sfs_meta_mirror_link_answer(sfs_meta_mirror_link_t *link, uint64_t *seq_p,
+                                       uint64_t *alone_p)
 {
     int rc;
 
@@ -228,6 +231,9 @@ static int sfs_meta_mirror_link_answer(sfs_meta_mirror_link_t *link, uint64_t *s
     }
     if (seq_p) {
         *seq_p = link->seq;
+    }
+    if (alone_p) {
+        *alone_p = link->alone;
     }
     link->out = 0;
     pthread_mutex_unlock(&link->lock);
@@ -328,7 +334,7 @@ void sfs_meta_mirror_link_send(sfs_meta_mirror_link_t *link, uint64_t seq, const
 
 int sfs_meta_mirror_link_wait(sfs_meta_mirror_link_t *link)
 {
-    int rc = sfs_meta_mirror_link_answer(link, NULL);
+    int rc = sfs_meta_mirror_link_answer(link, NULL, NULL);
 
     if (rc) {
         char why[600];
@@ -354,7 +360,7 @@ static int sfs_meta_mirror_link_copy(sfs_meta_mirror_link_t *link, uint64_t *seq
         sfs_meta_mirror_link_start(link, 0,
                                    SFS_META_MIRROR_COPY | (i == 0 ? SFS_META_MIRROR_COPY_FIRST : 0),
                                    data, length);
-        rc = sfs_meta_mirror_link_answer(link, seq_p);
+        rc = sfs_meta_mirror_link_answer(link, seq_p, NULL);
         bytes += length;
     }
     for (uint32_t i = 0; i < count; i++) {
@@ -371,7 +377,7 @@ static int sfs_meta_mirror_link_copy(sfs_meta_mirror_link_t *link, uint64_t *seq
 
 uint32_t sfs_meta_mirror_link_tick(sfs_meta_mirror_link_t *link)
 {
-    uint64_t now = sfs_time_ms(), mine = 0, theirs = 0;
+    uint64_t now = sfs_time_ms(), mine = 0, theirs = 0, mine_alone = 0, theirs_alone = 0;
     int      rc, copied = 0;
 
     if (link->active || link->stopping) {
@@ -382,10 +388,18 @@ uint32_t sfs_meta_mirror_link_tick(sfs_meta_mirror_link_t *link)
     }
     link->next_probe_ms = now + SFS_META_MIRROR_PROBE_MS;
     /* nothing is written meanwhile: the metadata thread is here */
-    rc = sfs_meta_store_mirror_seq(link->store, &mine);
+    rc = sfs_meta_store_mirror_mark(link->store, &mine, &mine_alone);
     if (rc == 0) {
         sfs_meta_mirror_link_start(link, mine, SFS_META_MIRROR_PROBE, NULL, 0);
-        rc = sfs_meta_mirror_link_answer(link, &theirs);
+        rc = sfs_meta_mirror_link_answer(link, &theirs, &theirs_alone);
+        /* in step: the same batch, no batch committed here alone since its
+         * copy, and not a new store (whose root was made outside batches) */
+        if (rc == 0 && (theirs != mine || theirs_alone != mine_alone || mine == 0)) {
+            sfs_info("metadata mirror at batch %" PRIu64 " (%" PRIu64
+                     " committed alone), this store at %" PRIu64 " (%" PRIu64 "): a full copy",
+                     theirs, theirs_alone, mine, mine_alone);
+            rc = -ESTALE;
+        }
         if (rc == -ESTALE) {
             sfs_meta_mirror_report_set(link->report, SFS_MIRROR_STATE_RESYNCING, mine);
             rc     = sfs_meta_mirror_link_copy(link, &theirs);

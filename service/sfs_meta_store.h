@@ -76,9 +76,19 @@ int sfs_meta_store_apply(sfs_meta_store_t *store, const void *data, size_t lengt
 /* The number of the last batch a mirrored store holds (0: none), the same
  * on a primary and a mirror that is in step with it. */
 int sfs_meta_store_mirror_seq(sfs_meta_store_t *store, uint64_t *seq_p);
+/* The same and the count of batches the primary committed without its
+ * mirror, ever (mirror_alone): a mirror whose two numbers both equal the
+ * primary's has every batch the primary has. A batch committed alone
+ * changes the count, which only a full copy brings to the mirror; so a
+ * batch number that is equal by chance (a batch the mirror got but the
+ * primary lost in a crash, then another batch of that number committed
+ * alone) is never taken for in step, even after the primary restarts. */
+int sfs_meta_store_mirror_mark(sfs_meta_store_t *store, uint64_t *seq_p, uint64_t *alone_p);
 /* In a write transaction of a primary: the next batch number, kept in the
  * store (and so among the batch's writes). */
 int sfs_meta_txn_mirror_seq_next(sfs_meta_txn_t *txn, uint64_t *seq_p);
+/* In the write transaction of a batch committed without the mirror. */
+int sfs_meta_txn_mirror_alone(sfs_meta_txn_t *txn);
 /* The whole store as write sets of at most `piece_max` encoded bytes each
  * (a put of every record, the batch number last, so that a copy cut short
  * is never taken for a whole one), from one read transaction. The caller

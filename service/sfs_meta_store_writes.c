@@ -155,7 +155,8 @@ int sfs_meta_store_apply(sfs_meta_store_t *store, const void *data, size_t lengt
     return rc ? sfs_meta_mdb_error(rc, "committing a mirror's transaction") : 0;
 }
 
-#define SFS_META_MIRROR_SEQ "mirror_seq"
+#define SFS_META_MIRROR_SEQ   "mirror_seq"
+#define SFS_META_MIRROR_ALONE "mirror_alone"
 
 int sfs_meta_store_mirror_seq(sfs_meta_store_t *store, uint64_t *seq_p)
 {
@@ -170,9 +171,32 @@ int sfs_meta_store_mirror_seq(sfs_meta_store_t *store, uint64_t *seq_p)
     return rc;
 }
 
+int sfs_meta_store_mirror_mark(sfs_meta_store_t *store, uint64_t *seq_p, uint64_t *alone_p)
+{
+    sfs_meta_txn_t *txn;
+    int             rc = sfs_meta_txn_begin(store, 0, &txn);
+
+    if (rc) {
+        return rc;
+    }
+    rc = sfs_meta_counter_add(txn, SFS_META_MIRROR_SEQ, 0, seq_p);
+    if (rc == 0) {
+        rc = sfs_meta_counter_add(txn, SFS_META_MIRROR_ALONE, 0, alone_p);
+    }
+    sfs_meta_txn_abort(txn);
+    return rc;
+}
+
 int sfs_meta_txn_mirror_seq_next(sfs_meta_txn_t *txn, uint64_t *seq_p)
 {
     return sfs_meta_counter_add(txn, SFS_META_MIRROR_SEQ, 1, seq_p);
+}
+
+int sfs_meta_txn_mirror_alone(sfs_meta_txn_t *txn)
+{
+    uint64_t alone;
+
+    return sfs_meta_counter_add(txn, SFS_META_MIRROR_ALONE, 1, &alone);
 }
 
 /* Append a put to the current piece, starting a new one when it is full. */

@@ -11,7 +11,9 @@
 #   metadata server says it goes on alone); after `--rejoin 1` the mirror is
 #   brought back with a full copy and follows again: after more of her work
 #   and the shutdown, the stores are identical again and hold her changes.
-# - The second start finds the copy in step and sends no full copy.
+# - The second start finds the copy in step and sends no full copy; a copy
+#   at the same batch number whose count of batches committed alone differs
+#   (another history) gets one.
 # - Management knows the mirror's state, as sfsalice's `stripefs-ctl mirror
 #   list` shows it: good while in step, needs-resync while the mirror's rank
 #   is lost, good again after its rejoin; kept in the file
@@ -148,5 +150,27 @@ for name in two three renamed; do
         sfs_fail "the mirror's store does not hold the name '$name'"
 done
 echo "ok: the mirror's store holds sfsalice's names from during and after the outage"
+# A copy at the primary's batch number but with another history (it got a
+# batch the primary lost in a crash, and the primary then committed another
+# batch of that number alone): its count of batches committed alone
+# (mirror_alone) differs, so the next start sends it a full copy instead of
+# taking it for in step.
+key=$(printf mirror_alone | od -An -tx1 | tr -d ' \n')
+mdb_dump -s counters "$copy" >"$SFS_TEST_TMP/counters.dump" || sfs_fail "mdb_dump -s counters of the mirror"
+awk -v k=" $key" 'hit {print " 00000000000000ff"; hit = 0; next} {print} $0 == k {hit = 1}' \
+    "$SFS_TEST_TMP/counters.dump" >"$SFS_TEST_TMP/counters.changed"
+grep -q '^ 00000000000000ff$' "$SFS_TEST_TMP/counters.changed" ||
+    sfs_fail "no mirror_alone record in the mirror's counters (its outage had batches committed alone)"
+mdb_load -s counters -f "$SFS_TEST_TMP/counters.changed" "$copy" || sfs_fail "mdb_load of the changed counter"
+sfs_start_service 3
+wait_log "metadata mirror in step: a full copy of the store" 3
+grep -q "committed alone), this store at .*: a full copy" "$SFS_SERVICE_LOG" ||
+    sfs_fail "the start does not say why it sent a full copy"
+echo "ok: a copy with the primary's batch number and another history gets a full copy: $(grep -o 'metadata mirror at batch [0-9]* ([0-9]* committed alone), this store at.*' "$SFS_SERVICE_LOG" | tail -n 1)"
+wait_state good
+as_alice mkdir /d/four || sfs_fail "mkdir /d/four as sfsalice"
+sfs_stop_service
+compare_stores "after the full copy at the third start"
+
 echo "management's log of the metadata mirror's states:"
 grep "metadata mirror: [a-z-]* -> \|metadata mirror: .* (from " "$SFS_SERVICE_LOG" | sed "s/^/    /"
