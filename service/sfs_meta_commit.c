@@ -250,6 +250,13 @@ static void sfs_meta_process(sfs_meta_t *meta, sfs_list_t *ops, uint32_t n)
                 sfs_warn("metadata mirror: a batch committed alone not counted (%s): the "
                          "mirror may be taken for in step without it",
                          sfs_error_detail());
+                sfs_meta_mirror_link_keep(meta->mirror, alone_seq, NULL, 0);
+            } else {
+                sfs_meta_writes_t *writes = sfs_meta_txn_writes(txn);
+                size_t             length = 0;
+                const void        *data = writes ? sfs_meta_writes_encoded(writes, &length) : NULL;
+
+                sfs_meta_mirror_link_keep(meta->mirror, alone_seq, data, length);
             }
             alone = 1;
         }
@@ -289,11 +296,9 @@ static void sfs_meta_process(sfs_meta_t *meta, sfs_list_t *ops, uint32_t n)
             alone = 1;
         }
     }
-    if (alone && commit == 0) {
+    if (alone) {
         (void)sfs_meta_store_mirror_seq(meta->store, &alone_seq); /* (a label only) */
-        sfs_meta_mirror_link_alone(meta->mirror, alone_seq);
-    } else if (alone) {
-        sfs_meta_mirror_link_alone(meta->mirror, 0); /* the mirror may be ahead */
+        sfs_meta_mirror_link_alone(meta->mirror, alone_seq, commit == 0);
     }
     sfs_meta_pool_committed(meta, ops); /* before the replies go */
     if (commit_start) {

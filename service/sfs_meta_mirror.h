@@ -8,8 +8,9 @@
  * itself, and answers none of the batch's requests before the mirror has
  * committed them too. A mirror that fails, or answers that it is not at the
  * batch before, is dropped: the primary goes on alone (it says so), probes
- * it once a second, and brings it back with a full copy of the store, after
- * which batches go to it again.
+ * it once a second, and brings it back with the batches it missed, kept in
+ * memory since (sfs_meta_backlog.h), or else with a full copy of the store,
+ * after which batches go to it again.
  *
  * The mirror applies what it gets on a work queue of one thread, a batch only on
  * top of the one before (-ESTALE otherwise), and only from a server.
@@ -67,10 +68,14 @@ void sfs_meta_mirror_link_send(sfs_meta_mirror_link_t *link, uint64_t seq, const
 /* Wait for the mirror's answer to the batch sent: 0, or the mirror is
  * dropped (said in the log) and the error returned. */
 int sfs_meta_mirror_link_wait(sfs_meta_mirror_link_t *link);
-/* A batch with writes, numbered `seq`, was committed here without the
- * mirror (it was dropped, or not in step yet): the mirror needs a resync
- * (told to management). */
-void sfs_meta_mirror_link_alone(sfs_meta_mirror_link_t *link, uint64_t seq);
+/* A batch with writes, numbered `seq`, went without the mirror (it was
+ * dropped, or not in step yet), and was committed here (`committed`) or
+ * not: the mirror needs a resync (told to management). */
+void sfs_meta_mirror_link_alone(sfs_meta_mirror_link_t *link, uint64_t seq, int committed);
+/* Before such a batch's commit: keep its encoded writes (NULL: not
+ * recorded) for the mirror's return (sfs_meta_backlog.h). */
+void sfs_meta_mirror_link_keep(sfs_meta_mirror_link_t *link, uint64_t seq, const void *data,
+                               size_t length);
 /* Drop the mirror (a batch went without it): said in the log. */
 void sfs_meta_mirror_link_drop(sfs_meta_mirror_link_t *link, const char *why);
 /* Between batches: a dropped mirror is probed (once a second) and, when it

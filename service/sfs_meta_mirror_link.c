@@ -9,6 +9,7 @@
 
 #include "sfs_alloc.h"
 #include "sfs_errno.h"
+#include "sfs_meta_backlog.h"
 #include "sfs_log.h"
 #include "sfs_meta_writes.h"
 #include "sfs_time.h"
@@ -29,11 +30,15 @@
  * disk full, say), the next try waits this long: a copy costs the whole
  * store each time. */
 #define SFS_META_MIRROR_COPY_RETRY_MS 30000
+/* The most the batches a mirror missed may hold before a full copy is
+ * cheaper to keep than them (sfs_meta_backlog.h). */
+#define SFS_META_MIRROR_BACKLOG_MAX (64u << 20)
 
 struct sfs_meta_mirror_link {
     sfs_service_t            *service;
     sfs_meta_store_t         *store;
     sfs_meta_mirror_report_t *report;        /* not owned */
+    sfs_meta_backlog_t       *backlog;       /* the batches since the mirror's last known one */
     int                       active;        /* metadata thread */
     uint64_t                  next_probe_ms; /* metadata thread */
     int                       dropped_said;  /* "going on alone" logged since the last resync */
@@ -247,7 +252,9 @@ void sfs_meta_mirror_link_drop(sfs_meta_mirror_link_t *link, const char *why)
 {
     link->active        = 0;
     link->next_probe_ms = sfs_time_ms() + SFS_META_MIRROR_PROBE_MS;
-    sfs_meta_store_record_writes(link->store, 0);
+    if (!sfs_meta_backlog_valid(link->backlog)) {
+        sfs_meta_store_record_writes(link->store, 0); /* nothing would keep them */
+    }
     if (link->dropped_said) {
         return;
     }
@@ -269,6 +276,10 @@ int sfs_meta_mirror_link_create(sfs_service_t *service, sfs_meta_store_t *store,
     sfs_meta_mirror_link_t *link;
 
     if (!SFS_ALLOC_PTR(link)) {
+        return -ENOMEM;
+    }
+    if (sfs_meta_backlog_create(SFS_META_MIRROR_BACKLOG_MAX, &link->backlog) != 0) {
+        free(link);
         return -ENOMEM;
     }
     link->service = service;
@@ -311,6 +322,7 @@ void sfs_meta_mirror_link_destroy(sfs_meta_mirror_link_t *link)
     }
     sfs_tp_rpc_release(link->rpc);
     free(link->payload);
+    sfs_meta_backlog_destroy(link->backlog);
     pthread_mutex_destroy(&link->lock);
     pthread_cond_destroy(&link->cond);
     free(link);
@@ -321,20 +333,45 @@ int sfs_meta_mirror_link_active(const sfs_meta_mirror_link_t *link)
     return link->active;
 }
 
-void sfs_meta_mirror_link_alone(sfs_meta_mirror_link_t *link, uint64_t seq)
+void sfs_meta_mirror_link_keep(sfs_meta_mirror_link_t *link, uint64_t seq, const void *data,
+                               size_t length)
 {
+    if (!data) {
+        sfs_meta_backlog_invalidate(link->backlog); /* not recorded */
+        return;
+    }
+    sfs_meta_backlog_add(link->backlog, seq, 1, data, length);
+}
+
+void sfs_meta_mirror_link_alone(sfs_meta_mirror_link_t *link, uint64_t seq, int committed)
+{
+    if (!committed) {
+        /* the batch is not here; the mirror may have it: no history to
+         * build on */
+        sfs_meta_backlog_invalidate(link->backlog);
+    }
+    if (!sfs_meta_backlog_valid(link->backlog)) {
+        sfs_meta_store_record_writes(link->store, 0);
+    }
     sfs_meta_mirror_report_set(link->report, SFS_MIRROR_STATE_NEEDS_RESYNC, seq);
 }
 
 void sfs_meta_mirror_link_send(sfs_meta_mirror_link_t *link, uint64_t seq, const void *data,
                                size_t length)
 {
+    /* kept until the mirror has it: if it fails there, it is resent */
+    sfs_meta_backlog_add(link->backlog, seq, 0, data, length);
     sfs_meta_mirror_link_start(link, seq, 0, data, length);
 }
 
 int sfs_meta_mirror_link_wait(sfs_meta_mirror_link_t *link)
 {
-    int rc = sfs_meta_mirror_link_answer(link, NULL, NULL);
+    uint64_t seq = 0, alone = 0;
+    int      rc = sfs_meta_mirror_link_answer(link, &seq, &alone);
+
+    if (rc == 0) {
+        sfs_meta_backlog_reset(link->backlog, seq, alone); /* it has them all */
+    }
 
     if (rc) {
         char why[600];
@@ -375,6 +412,35 @@ static int sfs_meta_mirror_link_copy(sfs_meta_mirror_link_t *link, uint64_t *seq
     return rc;
 }
 
+/* Bring a mirror at (seq, alone) in step with the batches it missed, if
+ * the backlog has them: 0, or -ESTALE (a full copy is needed) or the
+ * error of a batch that failed there. */
+static int sfs_meta_mirror_link_replay(sfs_meta_mirror_link_t *link, uint64_t seq, uint64_t alone)
+{
+    uint32_t first, count = sfs_meta_backlog_count(link->backlog);
+    uint64_t start = sfs_time_ms(), bytes = 0, at = seq;
+    int      rc = sfs_meta_backlog_from(link->backlog, seq, alone, &first);
+
+    if (rc) {
+        return rc;
+    }
+    sfs_meta_mirror_report_set(link->report, SFS_MIRROR_STATE_RESYNCING, seq);
+    for (uint32_t i = first; rc == 0 && i < count; i++) {
+        size_t      length;
+        const void *data = sfs_meta_backlog_get(link->backlog, i, &at, &length);
+
+        sfs_meta_mirror_link_start(link, at, 0, data, length);
+        rc = sfs_meta_mirror_link_answer(link, NULL, NULL);
+        bytes += length;
+    }
+    if (rc == 0) {
+        sfs_info("metadata mirror in step: the %u batches it missed (%" PRIu64 " bytes, %" PRIu64
+                 " ms, no full copy), from batch %" PRIu64 " to %" PRIu64,
+                 count - first, bytes, sfs_time_ms() - start, seq, at);
+    }
+    return rc;
+}
+
 uint32_t sfs_meta_mirror_link_tick(sfs_meta_mirror_link_t *link)
 {
     uint64_t now = sfs_time_ms(), mine = 0, theirs = 0, mine_alone = 0, theirs_alone = 0;
@@ -400,7 +466,10 @@ uint32_t sfs_meta_mirror_link_tick(sfs_meta_mirror_link_t *link)
                      theirs, theirs_alone, mine, mine_alone);
             rc = -ESTALE;
         }
-        if (rc == -ESTALE) {
+        if (rc == -ESTALE && sfs_meta_mirror_link_replay(link, theirs, theirs_alone) == 0) {
+            rc     = 0;
+            theirs = mine;
+        } else if (rc == -ESTALE) {
             sfs_meta_mirror_report_set(link->report, SFS_MIRROR_STATE_RESYNCING, mine);
             rc     = sfs_meta_mirror_link_copy(link, &theirs);
             copied = 1;
@@ -424,6 +493,7 @@ uint32_t sfs_meta_mirror_link_tick(sfs_meta_mirror_link_t *link)
         return SFS_META_MIRROR_PROBE_MS;
     }
     sfs_meta_mirror_report_set(link->report, SFS_MIRROR_STATE_GOOD, mine);
+    sfs_meta_backlog_reset(link->backlog, mine, mine_alone);
     link->active       = 1;
     link->ever_active  = 1;
     link->dropped_said = 0;

@@ -105,6 +105,12 @@ tests_unit_service_test_mgmt_mirror_SOURCES  = tests/unit/service/test_mgmt_mirr
 tests_unit_service_test_mgmt_mirror_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/service
 tests_unit_service_test_mgmt_mirror_CFLAGS   = $(SFS_UNIT_CFLAGS)
 tests_unit_service_test_mgmt_mirror_LDADD    = libsfs_service.la $(SFS_CORE_LIBS) $(SFS_UNIT_LDADD)
+check_PROGRAMS += tests/unit/service/test_meta_backlog
+tests_unit_service_test_meta_backlog_SOURCES  = tests/unit/service/test_meta_backlog.c \
+	service/sfs_meta_backlog.c
+tests_unit_service_test_meta_backlog_CPPFLAGS = $(SFS_CPPFLAGS_SERVICE)
+tests_unit_service_test_meta_backlog_CFLAGS   = $(SFS_UNIT_CFLAGS)
+tests_unit_service_test_meta_backlog_LDADD    = libsfs_common.la $(SFS_UNIT_LDADD)
 check_PROGRAMS += tests/unit/service/test_meta_pool
 tests_unit_service_test_meta_pool_SOURCES  = tests/unit/service/test_meta_pool.c \
 	service/sfs_meta_chooser.c service/sfs_meta_pool.c
