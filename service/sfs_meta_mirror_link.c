@@ -461,15 +461,18 @@ uint32_t sfs_meta_mirror_link_tick(sfs_meta_mirror_link_t *link)
         /* in step: the same batch, no batch committed here alone since its
          * copy, and not a new store (whose root was made outside batches) */
         if (rc == 0 && (theirs != mine || theirs_alone != mine_alone || mine == 0)) {
-            sfs_info("metadata mirror at batch %" PRIu64 " (%" PRIu64
-                     " committed alone), this store at %" PRIu64 " (%" PRIu64 "): a full copy",
-                     theirs, theirs_alone, mine, mine_alone);
-            rc = -ESTALE;
+            /* the batches it missed, if they are kept; a replay cut short
+             * (-ESTALE aside) is taken up again at the next probe */
+            rc = sfs_meta_mirror_link_replay(link, theirs, theirs_alone);
+            if (rc == 0) {
+                theirs = mine;
+            } else if (rc == -ESTALE) {
+                sfs_info("metadata mirror at batch %" PRIu64 " (%" PRIu64
+                         " committed alone), this store at %" PRIu64 " (%" PRIu64 "): a full copy",
+                         theirs, theirs_alone, mine, mine_alone);
+            }
         }
-        if (rc == -ESTALE && sfs_meta_mirror_link_replay(link, theirs, theirs_alone) == 0) {
-            rc     = 0;
-            theirs = mine;
-        } else if (rc == -ESTALE) {
+        if (rc == -ESTALE) {
             sfs_meta_mirror_report_set(link->report, SFS_MIRROR_STATE_RESYNCING, mine);
             rc     = sfs_meta_mirror_link_copy(link, &theirs);
             copied = 1;
