@@ -161,6 +161,17 @@ static void sfs_meta_mirror_link_post(void *arg)
     }
 }
 
+static uint32_t sfs_meta_mirror_batch_timeout(const sfs_meta_mirror_link_t *link)
+{
+    const sfs_config_t *config = link->service->config;
+    uint64_t            ms     = 3ull * config->heartbeat_interval_ms;
+
+    if (config->rpc_timeout_ms && ms > config->rpc_timeout_ms) {
+        ms = config->rpc_timeout_ms;
+    }
+    return ms ? (uint32_t)ms : SFS_META_MIRROR_PROBE_MS;
+}
+
 /* Metadata thread: hand an exchange to the progress thread. */
 static void sfs_meta_mirror_link_start(sfs_meta_mirror_link_t *link, uint64_t seq, uint32_t flags,
                                        const void *data, size_t length)
@@ -201,8 +212,12 @@ static void sfs_meta_mirror_link_start(sfs_meta_mirror_link_t *link, uint64_t se
     sfs_wbuf_init(&wb, link->args, sizeof(link->args));
     sfs_proto_meta_mirror_req_pack(&wb, &req);
     link->args_length = wb.length;
-    /* a probe of a mirror whose host hangs must not hold metadata long */
-    link->timeout_ms = (flags & SFS_META_MIRROR_PROBE) ? SFS_META_MIRROR_PROBE_MS : 0;
+    /* a mirror whose host hangs must not hold metadata long: a probe waits
+     * 1 s, anything else three heartbeat intervals (management calls a
+     * rank that silent probably-offline already; a mirror dropped when it
+     * was only slow costs the replay of the batches it missed) */
+    link->timeout_ms = (flags & SFS_META_MIRROR_PROBE) ? SFS_META_MIRROR_PROBE_MS
+                                                       : sfs_meta_mirror_batch_timeout(link);
     pthread_mutex_lock(&link->lock);
     link->out    = 1;
     link->done   = 0;
@@ -434,9 +449,10 @@ static int sfs_meta_mirror_link_replay(sfs_meta_mirror_link_t *link, uint64_t se
         bytes += length;
     }
     if (rc == 0) {
-        sfs_info("metadata mirror in step: the %u batches it missed (%" PRIu64 " bytes, %" PRIu64
+        sfs_info("metadata mirror in step: the %u batch%s it missed (%" PRIu64 " bytes, %" PRIu64
                  " ms, no full copy), from batch %" PRIu64 " to %" PRIu64,
-                 count - first, bytes, sfs_time_ms() - start, seq, at);
+                 count - first, count - first == 1 ? "" : "es", bytes, sfs_time_ms() - start, seq,
+                 at);
     }
     return rc;
 }

@@ -132,13 +132,34 @@ for _ in $(seq 300); do
     sleep 0.1
 done
 [ -f "$SFS_TEST_TMP/rejoined1" ] || { cat "$SFS_TEST_TMP/rejoin1.log"; sfs_fail "rank 1 did not rejoin"; }
-wait_log "metadata mirror in step: the [0-9]* batches it missed"
+wait_log "metadata mirror in step: the [0-9]* batch\(es\)\? it missed"
 wait_log "metadata mirror active at batch" 3
 [ "$(grep -c "metadata mirror in step: a full copy" "$SFS_SERVICE_LOG")" = 1 ] ||
     sfs_fail "the rejoined mirror got a full copy, not the batches it missed"
 echo "ok: the rejoined mirror gets the batches it missed, no full copy: $(grep -o 'metadata mirror in step: the.*' "$SFS_SERVICE_LOG" | tail -n 1)"
 wait_state good
 work /d/three
+
+# A mirror whose host hangs (SIGSTOP of its rank): a batch waits for it at
+# most three heartbeat intervals (1.5 s here), not the RPC timeout (6 s here,
+# which is also sfsalice's own: with the old wait her mkdir failed), then
+# the metadata server goes on alone; continued, the mirror gets the batches
+# it missed.
+pid1=$(sfs_ctl listnodes | awk '$1 == 1 {print $5}')
+[ -n "$pid1" ] || sfs_fail "no pid of the rejoined rank 1 in listnodes: $(sfs_ctl listnodes)"
+kill -STOP "$pid1"
+sfs_log "injected: SIGSTOP to rank 1 (pid $pid1), the metadata mirror"
+start=$(date +%s%N)
+as_alice mkdir /d/hung || { kill -CONT "$pid1"; sfs_fail "sfsalice's mkdir while the mirror hangs"; }
+pause_ms=$((($(date +%s%N) - start) / 1000000))
+as_alice mkdir /d/hung/more || { kill -CONT "$pid1"; sfs_fail "sfsalice's second mkdir while the mirror hangs"; }
+wait_log "metadata mirror dropped: a batch failed there" 2
+echo "ok: with the mirror's rank stopped, sfsalice's mkdir took $pause_ms ms: $(grep -o 'metadata mirror dropped: [^.]*' "$SFS_SERVICE_LOG" | tail -n 1)"
+kill -CONT "$pid1"
+sfs_log "rank 1 continued"
+wait_log "metadata mirror in step: the [0-9]* batch\(es\)\? it missed" 2
+wait_state good
+echo "ok: the continued mirror gets the batches it missed: $(grep -o 'metadata mirror in step: the.*' "$SFS_SERVICE_LOG" | tail -n 1)"
 
 sfs_ctl shutdown >/dev/null || sfs_fail "shutdown"
 for _ in $(seq 600); do kill -0 $rejoined 2>/dev/null || break; sleep 0.1; done
@@ -148,7 +169,7 @@ kill -0 "$SFS_SERVICE_PID" 2>/dev/null && sfs_fail "the original job did not sto
 wait "$SFS_SERVICE_PID"
 SFS_SERVICE_PID=""
 compare_stores "after the mirror's rank was lost and rejoined"
-for name in two three renamed; do
+for name in two three renamed hung more; do
     grep -q "$(printf %s "$name" | od -An -tx1 | tr -d ' \n')" "$SFS_TEST_TMP/mirror.dump" ||
         sfs_fail "the mirror's store does not hold the name '$name'"
 done
