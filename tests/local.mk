@@ -227,6 +227,11 @@ tests_progs_sfs_quota_bypass_SOURCES = tests/progs/sfs_quota_bypass.c
 tests_progs_sfs_quota_bypass_CFLAGS  = $(AM_CFLAGS) $(UCX_CFLAGS)
 tests_progs_sfs_quota_bypass_LDADD   = libsfs_client.la $(SFS_CORE_LIBS)
 
+check_PROGRAMS += tests/progs/sfs_server_ops_refused
+tests_progs_sfs_server_ops_refused_SOURCES = tests/progs/sfs_server_ops_refused.c
+tests_progs_sfs_server_ops_refused_CFLAGS  = $(AM_CFLAGS) $(UCX_CFLAGS)
+tests_progs_sfs_server_ops_refused_LDADD   = libsfs_client.la $(SFS_CORE_LIBS)
+
 check_PROGRAMS += tests/progs/sfs_size_writer
 tests_progs_sfs_size_writer_SOURCES = tests/progs/sfs_size_writer.c
 tests_progs_sfs_size_writer_LDADD   = libsfs_client.la $(SFS_CORE_LIBS)

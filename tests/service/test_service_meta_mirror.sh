@@ -15,6 +15,8 @@
 # - The second start finds the copy in step and sends no full copy; a copy
 #   at the same batch number whose count of batches committed alone differs
 #   (another history) gets one.
+# - sfsalice's own session gets EPERM for META_MIRROR (a probe, a full
+#   copy's first piece) and META_MIRROR_STATE (sfs_server_ops_refused).
 # - Management knows the mirror's state, as sfsalice's `stripefs-ctl mirror
 #   list` shows it: good while in step, needs-resync while the mirror's rank
 #   is lost, good again after its rejoin; kept in the file
@@ -73,6 +75,12 @@ wait_state() {
     echo "ok: sfsalice's mirror list says: $line; $state_file: $(tail -n 1 "$state_file")"
 }
 wait_state good
+
+# the mirror's server-only operations from sfsalice's own session: refused
+# (EPERM) before they change anything; the copy stays in step
+sfs_as sfsalice "$SFS_BUILD/tests/progs/sfs_server_ops_refused" >"$SFS_TEST_TMP/refused.out" 2>&1 ||
+    sfs_fail "a server-only operation was not refused: $(cat "$SFS_TEST_TMP/refused.out")"
+sed 's/^/    /' "$SFS_TEST_TMP/refused.out"
 
 as_alice() { sfs_as sfsalice "$SFS_CTL" "$@"; }
 sfs_ctl mkdir /d && sfs_ctl chmod 1777 /d || sfs_fail "mkdir /d (1777)"
