@@ -16,8 +16,17 @@ sfs_ctl mkdir /c && sfs_ctl chmod 1777 /c || sfs_fail "mkdir /c (1777)"
 handle=$(sfs_user_home sfsalice)/handle
 
 sfs_as sfsalice "$PROG" bench /c/bench 20000 || sfs_fail "the counter benchmark failed"
-sfs_as sfsalice "$PROG" many /c/many 100001 || sfs_fail "a live counter lost its value among 100001 others"
-echo "ok: a live counter kept its value among 100001 others"
+# Past the old limit of 100,000 in the main pass. Built with the sanitizers
+# the same calls run 5,001 times: there 100,001 opens took 6 minutes of CI's
+# 90 (13 s without them), and the count past the old limit is the main
+# pass's to check.
+many=100001
+if ldd "$PROG" 2>/dev/null | grep -q libasan; then
+    many=5001
+    echo "(a sanitizer build: $many other counters, not 100001)"
+fi
+sfs_as sfsalice "$PROG" many /c/many $many || sfs_fail "a live counter lost its value among $many others"
+echo "ok: a live counter kept its value among $many others"
 # (save exits with its file open on purpose, a close would forget the
 # counter: no leak check for it under the sanitizers)
 ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
