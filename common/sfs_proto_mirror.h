@@ -90,7 +90,8 @@ typedef struct sfs_meta_mirror_req {
 typedef struct sfs_meta_mirror_reply {
     uint64_t seq;   /* the mirror's last batch, after this request */
     uint64_t alone; /* its count of batches the primary committed alone (the
-                     * store's mirror_alone, which only a full copy brings) */
+                     * store's mirror_alone: only a full copy or a replay of
+                     * those batches brings it) */
 } sfs_meta_mirror_reply_t;
 
 /* META_MIRROR_STATE (metadata server -> management): the mirror's state

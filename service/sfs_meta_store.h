@@ -79,10 +79,11 @@ int sfs_meta_store_mirror_seq(sfs_meta_store_t *store, uint64_t *seq_p);
 /* The same and the count of batches the primary committed without its
  * mirror, ever (mirror_alone): a mirror whose two numbers both equal the
  * primary's has every batch the primary has. A batch committed alone
- * changes the count, which only a full copy brings to the mirror; so a
- * batch number that is equal by chance (a batch the mirror got but the
- * primary lost in a crash, then another batch of that number committed
- * alone) is never taken for in step, even after the primary restarts. */
+ * changes the count, which only a full copy (or a replay of that batch)
+ * brings to the mirror; so a batch number that is equal by chance (a batch
+ * the mirror got but the primary lost in a crash, then another batch of
+ * that number committed alone) is never taken for in step, even after the
+ * primary restarts. */
 int sfs_meta_store_mirror_mark(sfs_meta_store_t *store, uint64_t *seq_p, uint64_t *alone_p);
 /* In a write transaction of a primary: the next batch number, kept in the
  * store (and so among the batch's writes). */
