@@ -100,9 +100,13 @@ int sfs_mgmt_mirror_state_path(const sfs_config_t *config, char *path, size_t si
  * metadata host, else beside the config): 1 and the path, 0 (a config from
  * memory: nothing kept) or an error. Write: atomically and durably (a
  * temporary file, fsync, rename, fsync of the directory), 0 or an error
- * naming the file. */
+ * naming the file. Read: 0 and the whole text (NUL-terminated, to free), 1
+ * when there is no file, or an error naming it (over 1 MiB, a NUL byte).
+ * State parse: "good", "needs-resync", "resyncing" or "bad"; 0 or -1. */
 int  sfs_mgmt_state_path(const sfs_config_t *config, const char *name, char *path, size_t size);
 int  sfs_mgmt_state_write(const char *path, const char *buf, size_t len);
+int  sfs_mgmt_state_read(const char *path, char **text_p);
+int  sfs_mgmt_mirror_state_parse(const char *name, uint32_t *state_p);
 int  sfs_mgmt_mirror_parse(const sfs_config_t *config, const char *text, const char *path,
                            sfs_mgmt_mirror_t *groups);
 int  sfs_mgmt_mirror_format(const sfs_config_t *config, const sfs_mgmt_mirror_t *groups, char *buf,

@@ -25,12 +25,10 @@
 int sfs_mgmt_meta_mirror_parse(const char *text, const char *path, uint32_t *state_p,
                                uint64_t *seq_p)
 {
-    static const uint32_t states[] = {SFS_MIRROR_STATE_GOOD, SFS_MIRROR_STATE_NEEDS_RESYNC,
-                                      SFS_MIRROR_STATE_RESYNCING};
-    const char           *nl       = strchr(text, '\n');
-    char                  name[32], batch[32], end;
-    unsigned long long    seq;
-    size_t                hl = strlen(SFS_MGMT_META_MIRROR_HEADER);
+    const char        *nl = strchr(text, '\n');
+    char               name[32], batch[32], end;
+    unsigned long long seq;
+    size_t             hl = strlen(SFS_MGMT_META_MIRROR_HEADER);
 
     if (!nl || (size_t)(nl - text) != hl || strncmp(text, SFS_MGMT_META_MIRROR_HEADER, hl) != 0) {
         return sfs_error_set(-EBADMSG, "%s, line 1: not \"%s\"%s", path,
@@ -52,14 +50,12 @@ int sfs_mgmt_meta_mirror_parse(const char *text, const char *path, uint32_t *sta
     if (errno) {
         return sfs_error_set(-EBADMSG, "%s, line 2: batch %s is out of range", path, batch);
     }
-    for (size_t i = 0; i < sizeof(states) / sizeof(states[0]); i++) {
-        if (strcmp(name, sfs_mirror_state_name(states[i])) == 0) {
-            *state_p = states[i];
-            *seq_p   = seq;
-            return 0;
-        }
+    /* (bad is a storage member's state: a metadata mirror is never rebuilt) */
+    if (sfs_mgmt_mirror_state_parse(name, state_p) != 0 || *state_p == SFS_MIRROR_STATE_BAD) {
+        return sfs_error_set(-EBADMSG, "%s, line 2: unknown state \"%s\"", path, name);
     }
-    return sfs_error_set(-EBADMSG, "%s, line 2: unknown state \"%s\"", path, name);
+    *seq_p = seq;
+    return 0;
 }
 
 static void sfs_mgmt_meta_mirror_save(sfs_mgmt_t *mgmt)
@@ -83,10 +79,8 @@ static void sfs_mgmt_meta_mirror_save(sfs_mgmt_t *mgmt)
 
 int sfs_mgmt_meta_mirror_load(sfs_mgmt_t *mgmt)
 {
-    char   path[PATH_MAX], text[256];
-    FILE  *f;
-    size_t n;
-    int    rc;
+    char path[PATH_MAX], *text;
+    int  rc;
 
     mgmt->meta_mirror_state = SFS_MIRROR_STATE_NEEDS_RESYNC;
     mgmt->meta_mirror_seq   = 0;
@@ -97,25 +91,15 @@ int sfs_mgmt_meta_mirror_load(sfs_mgmt_t *mgmt)
     if (rc <= 0) {
         return rc;
     }
-    f = fopen(path, "re");
-    if (!f) {
-        if (errno == ENOENT) {
-            return 0; /* never reported: not known to be in step */
-        }
-        return sfs_error_set(-errno, "cannot open the metadata mirror state %s: %s", path,
-                             strerror(errno));
+    rc = sfs_mgmt_state_read(path, &text);
+    if (rc == 1) {
+        return 0; /* never reported: not known to be in step */
     }
-    n = fread(text, 1, sizeof(text) - 1, f);
-    if (ferror(f)) {
-        fclose(f);
-        return sfs_error_set(-EIO, "cannot read %s", path);
-    }
-    fclose(f);
-    text[n] = '\0';
-    if (n == sizeof(text) - 1 || strlen(text) != n) {
-        return sfs_error_set(-EBADMSG, "%s: too long or holds a NUL byte", path);
+    if (rc) {
+        return rc;
     }
     rc = sfs_mgmt_meta_mirror_parse(text, path, &mgmt->meta_mirror_state, &mgmt->meta_mirror_seq);
+    free(text);
     if (rc == 0) {
         sfs_info("metadata mirror: %s since batch %" PRIu64 " (from %s), until the metadata "
                  "server says more",

@@ -33,8 +33,6 @@
 #define SFS_MGMT_MIRROR_HEADER "stripefs mirror state 1"
 #define SFS_MGMT_MIRROR_FILE   "mirror-state"
 
-static int sfs_mgmt_mirror_write(const char *path, const char *buf, size_t len);
-
 int sfs_mgmt_state_path(const sfs_config_t *config, const char *name, char *path, size_t size)
 {
     char dir[PATH_MAX];
@@ -62,12 +60,7 @@ int sfs_mgmt_mirror_state_path(const sfs_config_t *config, char *path, size_t si
     return sfs_mgmt_state_path(config, SFS_MGMT_MIRROR_FILE, path, size);
 }
 
-int sfs_mgmt_state_write(const char *path, const char *buf, size_t len)
-{
-    return sfs_mgmt_mirror_write(path, buf, len);
-}
-
-static int sfs_mgmt_mirror_state_parse(const char *name, uint32_t *state_p)
+int sfs_mgmt_mirror_state_parse(const char *name, uint32_t *state_p)
 {
     static const uint32_t states[] = {SFS_MIRROR_STATE_GOOD, SFS_MIRROR_STATE_NEEDS_RESYNC,
                                       SFS_MIRROR_STATE_RESYNCING, SFS_MIRROR_STATE_BAD};
@@ -222,8 +215,7 @@ int sfs_mgmt_mirror_format(const sfs_config_t *config, const sfs_mgmt_mirror_t *
     return (int)used;
 }
 
-/* Write `len` bytes to `path` atomically and durably. */
-static int sfs_mgmt_mirror_write(const char *path, const char *buf, size_t len)
+int sfs_mgmt_state_write(const char *path, const char *buf, size_t len)
 {
     char    tmp[PATH_MAX + 8];
     int     fd, rc = 0;
@@ -274,7 +266,7 @@ void sfs_mgmt_mirror_save(sfs_mgmt_t *mgmt)
     }
     rc = sfs_mgmt_mirror_format(config, mgmt->mirrors, buf, size);
     if (rc >= 0) {
-        rc = sfs_mgmt_mirror_write(path, buf, (size_t)rc);
+        rc = sfs_mgmt_state_write(path, buf, (size_t)rc);
     }
     if (rc < 0) {
         /* the change holds in memory; a restart would not know it */
@@ -283,33 +275,20 @@ void sfs_mgmt_mirror_save(sfs_mgmt_t *mgmt)
     free(buf);
 }
 
-int sfs_mgmt_mirror_load(sfs_mgmt_t *mgmt)
+int sfs_mgmt_state_read(const char *path, char **text_p)
 {
-    const sfs_config_t *config = mgmt->service->config;
-    sfs_mgmt_mirror_t  *groups;
-    char                path[PATH_MAX];
-    char               *text;
-    FILE               *f;
-    long                len;
-    int                 rc;
+    char *text;
+    FILE *f;
+    long  len;
+    int   rc = 0;
 
-    if (!config->mirror_group_count) {
-        return 0;
-    }
-    rc = sfs_mgmt_mirror_state_path(config, path, sizeof(path));
-    if (rc <= 0) {
-        return rc;
-    }
-    groups = sfs_mgmt_mirrors(mgmt);
-    if (!groups) {
-        return -ENOMEM;
-    }
-    f = fopen(path, "re");
+    *text_p = NULL;
+    f       = fopen(path, "re");
     if (!f) {
         if (errno == ENOENT) {
-            return 0; /* never a change: the config's primaries, all good */
+            return 1;
         }
-        return sfs_error_set(-errno, "cannot open the mirror state %s: %s", path, strerror(errno));
+        return sfs_error_set(-errno, "cannot open %s: %s", path, strerror(errno));
     }
     if (fseek(f, 0, SEEK_END) != 0 || (len = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0 ||
         len > 1 << 20) {
@@ -325,11 +304,46 @@ int sfs_mgmt_mirror_load(sfs_mgmt_t *mgmt)
         rc = sfs_error_set(-EIO, "cannot read %s", path);
     } else {
         text[len] = '\0';
-        rc        = strlen(text) == (size_t)len ? sfs_mgmt_mirror_parse(config, text, path, groups)
-                                                : sfs_error_set(-EBADMSG, "%s: holds a NUL byte", path);
+        if (strlen(text) != (size_t)len) {
+            rc = sfs_error_set(-EBADMSG, "%s: holds a NUL byte", path);
+        }
     }
-    free(text);
     fclose(f);
+    if (rc) {
+        free(text);
+        return rc;
+    }
+    *text_p = text;
+    return 0;
+}
+
+int sfs_mgmt_mirror_load(sfs_mgmt_t *mgmt)
+{
+    const sfs_config_t *config = mgmt->service->config;
+    sfs_mgmt_mirror_t  *groups;
+    char                path[PATH_MAX];
+    char               *text;
+    int                 rc;
+
+    if (!config->mirror_group_count) {
+        return 0;
+    }
+    rc = sfs_mgmt_mirror_state_path(config, path, sizeof(path));
+    if (rc <= 0) {
+        return rc;
+    }
+    groups = sfs_mgmt_mirrors(mgmt);
+    if (!groups) {
+        return -ENOMEM;
+    }
+    rc = sfs_mgmt_state_read(path, &text);
+    if (rc == 1) {
+        return 0; /* never a change: the config's primaries, all good */
+    }
+    if (rc == 0) {
+        rc = sfs_mgmt_mirror_parse(config, text, path, groups);
+        free(text);
+    }
     if (rc == 0) {
         for (uint32_t i = 0; i < config->mirror_group_count; i++) {
             if (groups[i].primary != groups[i].member[0] ||
