@@ -160,7 +160,7 @@ static void sfs_meta_batch_log(const char *what, const sfs_meta_batch_stats_t *s
 /* Number the batch and send its writes to the mirror while this store
  * commits them; 1 if sent. A batch that cannot be sent drops the mirror
  * (it would miss the batch). */
-static int sfs_meta_mirror_batch(sfs_meta_t *meta, sfs_meta_txn_t *txn)
+static int sfs_meta_mirror_batch(sfs_meta_t *meta, sfs_meta_txn_t *txn, uint64_t *seq_p)
 {
     sfs_meta_writes_t *writes = sfs_meta_txn_writes(txn);
     uint64_t           seq;
@@ -179,6 +179,7 @@ static int sfs_meta_mirror_batch(sfs_meta_t *meta, sfs_meta_txn_t *txn)
     }
     data = sfs_meta_writes_encoded(writes, &length);
     sfs_meta_mirror_link_send(meta->mirror, seq, data, length);
+    *seq_p = seq;
     return 1;
 }
 
@@ -191,7 +192,7 @@ static void sfs_meta_process(sfs_meta_t *meta, sfs_list_t *ops, uint32_t n)
     uint64_t          commit_start, batch_start = sfs_meta_stats_now(); /* 0: timing off */
     uint32_t          client = 0, client_writes = 0;
     int               any_write = 0, rc, mirrored = 0, commit = 0, alone = 0;
-    uint64_t          alone_seq = 0;
+    uint64_t          batch_seq = 0; /* its number, when a mirror is configured */
 
     sfs_list_for_each_safe(elem, tmp, ops)
     {
@@ -239,24 +240,24 @@ static void sfs_meta_process(sfs_meta_t *meta, sfs_list_t *ops, uint32_t n)
     }
     if (txn && any_write && meta->mirror) {
         if (sfs_meta_mirror_link_active(meta->mirror)) {
-            mirrored = sfs_meta_mirror_batch(meta, txn);
+            mirrored = sfs_meta_mirror_batch(meta, txn, &batch_seq);
         }
         if (!mirrored) {
             /* numbered all the same: a mirror that was not in step before
              * this batch (not registered yet at a start, say) is then not
              * taken for one in step when its probe says its batch */
-            if (sfs_meta_txn_mirror_seq_next(txn, &alone_seq) != 0 ||
+            if (sfs_meta_txn_mirror_seq_next(txn, &batch_seq) != 0 ||
                 sfs_meta_txn_mirror_alone(txn) != 0) {
                 sfs_warn("metadata mirror: a batch committed alone not counted (%s): the "
                          "mirror may be taken for in step without it",
                          sfs_error_detail());
-                sfs_meta_mirror_link_keep(meta->mirror, alone_seq, NULL, 0);
+                sfs_meta_mirror_link_keep(meta->mirror, batch_seq, NULL, 0);
             } else {
                 sfs_meta_writes_t *writes = sfs_meta_txn_writes(txn);
                 size_t             length = 0;
                 const void        *data = writes ? sfs_meta_writes_encoded(writes, &length) : NULL;
 
-                sfs_meta_mirror_link_keep(meta->mirror, alone_seq, data, length);
+                sfs_meta_mirror_link_keep(meta->mirror, batch_seq, data, length);
             }
             alone = 1;
         }
@@ -297,8 +298,7 @@ static void sfs_meta_process(sfs_meta_t *meta, sfs_list_t *ops, uint32_t n)
         }
     }
     if (alone) {
-        (void)sfs_meta_store_mirror_seq(meta->store, &alone_seq); /* (a label only) */
-        sfs_meta_mirror_link_alone(meta->mirror, alone_seq, commit == 0);
+        sfs_meta_mirror_link_alone(meta->mirror, batch_seq, commit == 0);
     }
     sfs_meta_pool_committed(meta, ops); /* before the replies go */
     if (commit_start) {

@@ -61,6 +61,8 @@ struct sfs_meta_mirror_link {
     uint32_t     timeout_ms; /* 0: the transport's */
     void        *payload;
     size_t       payload_length;
+    uint64_t     payload_seq; /* the batch the payload holds (0: none, a probe or a copy) */
+    uint64_t     batch_seq;   /* the batch last sent */
     struct iovec iov;
     /* progress thread */
     sfs_tp_rpc_t *rpc;
@@ -194,6 +196,7 @@ static void sfs_meta_mirror_link_start(sfs_meta_mirror_link_t *link, uint64_t se
     free(link->payload);
     link->payload        = NULL;
     link->payload_length = 0;
+    link->payload_seq    = 0;
     if (length) {
         link->payload = malloc(length);
         if (!link->payload) {
@@ -206,6 +209,7 @@ static void sfs_meta_mirror_link_start(sfs_meta_mirror_link_t *link, uint64_t se
         }
         memcpy(link->payload, data, length);
         link->payload_length = length;
+        link->payload_seq    = flags ? 0 : seq;
         link->iov.iov_base   = link->payload;
         link->iov.iov_len    = length;
     }
@@ -374,8 +378,7 @@ void sfs_meta_mirror_link_alone(sfs_meta_mirror_link_t *link, uint64_t seq, int 
 void sfs_meta_mirror_link_send(sfs_meta_mirror_link_t *link, uint64_t seq, const void *data,
                                size_t length)
 {
-    /* kept until the mirror has it: if it fails there, it is resent */
-    sfs_meta_backlog_add(link->backlog, seq, 0, data, length);
+    link->batch_seq = seq;
     sfs_meta_mirror_link_start(link, seq, 0, data, length);
 }
 
@@ -386,11 +389,17 @@ int sfs_meta_mirror_link_wait(sfs_meta_mirror_link_t *link)
 
     if (rc == 0) {
         sfs_meta_backlog_reset(link->backlog, seq, alone); /* it has them all */
-    }
-
-    if (rc) {
+    } else {
         char why[600];
 
+        /* kept for the mirror's return (the payload still holds it, unless
+         * the batch never got that far): it may not have it */
+        if (link->payload && link->payload_seq == link->batch_seq) {
+            sfs_meta_backlog_add(link->backlog, link->batch_seq, 0, link->payload,
+                                 link->payload_length);
+        } else {
+            sfs_meta_backlog_invalidate(link->backlog);
+        }
         snprintf(why, sizeof(why), "a batch failed there: %s", sfs_error_detail());
         sfs_meta_mirror_link_drop(link, why);
     }
