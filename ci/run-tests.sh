@@ -53,7 +53,7 @@ asan_build() {
 }
 if [ -z "${SFS_QUICK:-}" ]; then
     asan_log=$(mktemp /tmp/sfs-asan-build.XXXXXX)
-    nice -n 19 bash -c "$(declare -f asan_build); src='$src' jobs='$jobs' asan_build" >"$asan_log" 2>&1 &
+    (renice -n 19 -p "$BASHPID" >/dev/null && asan_build) >"$asan_log" 2>&1 &
     asan_pid=$!
 fi
 

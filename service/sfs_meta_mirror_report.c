@@ -24,10 +24,12 @@ struct sfs_meta_mirror_report {
     pthread_mutex_t lock;
     uint32_t        state; /* the newest, set by the metadata thread */
     uint64_t        seq;
-    uint64_t        version; /* bumped at every set */
+    uint64_t        version; /* bumped at every set (read without the lock too) */
     /* progress thread */
     uint64_t      told_version; /* the version management acknowledged */
+    int           told_good;    /* and it was good: nothing to send until a set */
     uint64_t      sent_version; /* the one out now */
+    int           sent_good;
     uint64_t      next_ms;
     int           failed_said;
     sfs_tp_rpc_t *rpc;
@@ -69,7 +71,7 @@ void sfs_meta_mirror_report_set(sfs_meta_mirror_report_t *report, uint32_t state
     if (report->version == 0 || report->state != state) {
         report->state = state;
         report->seq   = seq;
-        report->version++;
+        __atomic_store_n(&report->version, report->version + 1, __ATOMIC_RELEASE);
     }
     pthread_mutex_unlock(&report->lock);
 }
@@ -88,6 +90,7 @@ static int sfs_meta_mirror_report_collect(sfs_meta_mirror_report_t *report)
     status = sfs_tp_rpc_status(report->rpc);
     if (status == 0) {
         report->told_version = report->sent_version;
+        report->told_good    = report->sent_good;
         report->failed_said  = 0;
     } else if (!report->failed_said) {
         sfs_warn("metadata mirror: its state not told to management (tried again every "
@@ -108,12 +111,21 @@ void sfs_meta_mirror_report_tick(sfs_meta_mirror_report_t *report)
     sfs_tp_rpc_params_t         params;
     sfs_tp_conn_t              *conn;
     sfs_wbuf_t                  wb;
-    uint64_t                    now = sfs_time_ms(), version;
+    uint64_t                    now, version;
 
-    if (!service || !service->cluster || !service->registered ||
-        !sfs_meta_mirror_report_collect(report)) {
+    /* every turn of the progress loop: in the steady state (told, good)
+     * neither the lock nor the clock */
+    if (!report) {
         return;
     }
+    version = __atomic_load_n(&report->version, __ATOMIC_ACQUIRE);
+    if (!report->rpc && version == report->told_version && (report->told_good || version == 0)) {
+        return;
+    }
+    if (!service->cluster || !service->registered || !sfs_meta_mirror_report_collect(report)) {
+        return;
+    }
+    now = sfs_time_ms();
     pthread_mutex_lock(&report->lock);
     req.node_id = service->rank;
     req.state   = report->state;
@@ -146,4 +158,5 @@ void sfs_meta_mirror_report_tick(sfs_meta_mirror_report_t *report)
         return;
     }
     report->sent_version = version;
+    report->sent_good    = req.state == SFS_MIRROR_STATE_GOOD;
 }
