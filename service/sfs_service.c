@@ -486,6 +486,21 @@ int sfs_service_flush(sfs_service_t *service)
     if (service->storage && (one = sfs_storage_flush(service->storage)) != 0) {
         rc = one;
     }
+    if (service->stop_request) {
+        sfs_tp_request_t *req = service->stop_request;
+
+        service->stop_request = NULL;
+        if (rc) {
+            sfs_tp_request_reply_error(req, rc, "rank %u: flush failed: %s", service->rank,
+                                       sfs_error_detail());
+        } else {
+            sfs_tp_request_reply(req, 0, NULL, 0, NULL, 0, NULL, NULL);
+        }
+        /* out before the caller's next steps (a barrier, the teardown) */
+        for (int i = 0; i < 10; i++) {
+            sfs_tp_worker_progress(service->worker, 10);
+        }
+    }
     return rc;
 }
 
@@ -497,6 +512,11 @@ void sfs_service_destroy(sfs_service_t *service)
     if (service->heartbeat_rpc) {
         sfs_tp_rpc_release(service->heartbeat_rpc);
         service->heartbeat_rpc = NULL;
+    }
+    if (service->stop_request) { /* (no flush came after it) */
+        sfs_tp_request_reply_error(service->stop_request, -ESHUTDOWN,
+                                   "rank %u: torn down before its flush", service->rank);
+        service->stop_request = NULL;
     }
     service->tearing_down = 1;
     /* roles first: their threads may still post completions to the worker */

@@ -33,6 +33,7 @@ typedef struct sfs_service {
     sfs_storage_t          *storage;
     struct sfs_meta_mirror *meta_mirror; /* SFS_ROLE_META_MIRROR (sfs_meta_mirror.h) */
     volatile sig_atomic_t   stop_requested;
+    sfs_tp_request_t       *stop_request;    /* management's STOP: answered after the flush */
     int                     tearing_down;    /* sfs_service_destroy: refuse every request */
     int                     stopping_others; /* management told the other ranks to stop */
     uint64_t                next_heartbeat_ms;
@@ -54,7 +55,10 @@ int sfs_service_progress(sfs_service_t *service, int timeout_ms);
 /* Ask this rank to stop (async-signal-safe). */
 void sfs_service_request_stop(sfs_service_t *service);
 int  sfs_service_stopping(const sfs_service_t *service);
-/* Flush everything durable (metadata commits, chunk files). */
+/* Flush everything durable (metadata commits, chunk files); then answer
+ * management's STOP, if one came, with the outcome. Not from a request
+ * handler: the flush may progress the worker (a metadata batch waiting for
+ * its mirror), which UCX does not allow inside its own callbacks. */
 int  sfs_service_flush(sfs_service_t *service);
 void sfs_service_destroy(sfs_service_t *service);
 

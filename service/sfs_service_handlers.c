@@ -91,7 +91,6 @@ void sfs_handle_net_info(sfs_service_t *service, sfs_tp_request_t *req)
 void sfs_handle_stop(sfs_service_t *service, sfs_tp_request_t *req)
 {
     sfs_none_t none;
-    int        rc;
 
     if (!(sfs_tp_session_cred(sfs_tp_request_session(req))->flags & SFS_CRED_SERVER)) {
         sfs_tp_request_reply_error(req, -EPERM, "STOP: only management may stop a rank");
@@ -100,14 +99,14 @@ void sfs_handle_stop(sfs_service_t *service, sfs_tp_request_t *req)
     if (sfs_handler_decode(req, &none, sizeof(none), 0) != 0) {
         return;
     }
-    rc = sfs_service_flush(service);
-    sfs_info("stop requested by management%s", rc ? " (flush reported errors)" : "");
-    if (rc) {
-        sfs_tp_request_reply_error(req, rc, "rank %u: flush failed: %s", service->rank,
-                                   sfs_error_detail());
-    } else {
-        sfs_tp_request_reply(req, 0, NULL, 0, NULL, 0, NULL, NULL);
+    if (service->stop_request) {
+        sfs_tp_request_reply_error(req, -EALREADY, "rank %u: a stop is under way", service->rank);
+        return;
     }
+    /* answered by sfs_service_flush, after the loop: a flush here, in the
+     * transport's callback, could not progress the worker (UCX forbids it) */
+    sfs_info("stop requested by management");
+    service->stop_request = req;
     sfs_service_request_stop(service);
 }
 
