@@ -162,6 +162,7 @@ void sfs_meta_destroy(sfs_meta_t *meta)
         if (meta->mirror) {
             sfs_meta_mirror_link_stop(meta->mirror); /* a wait for the mirror ends */
         }
+        sfs_meta_mirror_report_stop(meta->mirror_report); /* and one for management */
         pthread_join(meta->thread, NULL);
         while (meta->in_flight) {
             sfs_tp_worker_progress(meta->service->worker, 10);

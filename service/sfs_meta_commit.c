@@ -299,6 +299,20 @@ static void sfs_meta_process(sfs_meta_t *meta, sfs_list_t *ops, uint32_t n)
     }
     if (alone) {
         sfs_meta_mirror_link_alone(meta->mirror, batch_seq, commit == 0);
+        if (commit == 0) {
+            /* no reply of the batch before management knows (fencing) */
+            int fence = sfs_meta_mirror_report_fence(meta->mirror_report, batch_seq);
+
+            sfs_list_for_each_safe(elem, tmp, ops)
+            {
+                sfs_meta_op_t *op = sfs_container_of(elem, sfs_meta_op_t, list);
+
+                if (fence && op->status == 0 && op->opcode < SFS_OP_MAX) {
+                    op->status = fence;
+                    snprintf(op->detail, sizeof(op->detail), "%s", sfs_error_detail());
+                }
+            }
+        }
     }
     sfs_meta_pool_committed(meta, ops); /* before the replies go */
     if (commit_start) {
@@ -438,6 +452,8 @@ int sfs_meta_flush(sfs_meta_t *meta)
              * this (the progress) thread brings in */
             pthread_mutex_unlock(&meta->lock);
             sfs_tp_worker_progress(meta->service->worker, 10);
+            /* and a batch committed alone waits for management's record */
+            sfs_meta_mirror_report_tick(meta->mirror_report);
             pthread_mutex_lock(&meta->lock);
             continue;
         }

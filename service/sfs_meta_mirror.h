@@ -45,6 +45,17 @@ void sfs_meta_mirror_report_destroy(sfs_meta_mirror_report_t *report);
  * primary's batch `seq`; the same state again changes nothing. */
 void sfs_meta_mirror_report_set(sfs_meta_mirror_report_t *report, uint32_t state, uint64_t seq);
 void sfs_meta_mirror_report_tick(sfs_meta_mirror_report_t *report);
+/* Fencing (metadata thread): a batch was committed without the mirror;
+ * return once management has recorded that the mirror needs a resync (so
+ * that it cannot promote a mirror lacking the batch), before any reply of
+ * the batch goes. Only the first such batch after the mirror was dropped
+ * waits (one RPC to management and its fsync); the next ones find the
+ * state recorded. 0, or -ETIMEDOUT after half the RPC timeout without
+ * management's answer, or -ESHUTDOWN once stopped (detail set: the batch
+ * is committed here, but not acknowledged). No management (no cluster): 0. */
+int sfs_meta_mirror_report_fence(sfs_meta_mirror_report_t *report, uint64_t seq);
+/* Before the metadata thread is joined: a fence's wait ends. Any thread. */
+void sfs_meta_mirror_report_stop(sfs_meta_mirror_report_t *report);
 
 /* The primary's side, owned by the metadata server (sfs_meta_t); it sets
  * `report` (which it does not own) at each change. */

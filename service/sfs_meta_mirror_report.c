@@ -15,6 +15,8 @@
 #include "sfs_log.h"
 #include "sfs_time.h"
 
+#include <errno.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,8 +27,11 @@ struct sfs_meta_mirror_report {
     uint32_t        state; /* the newest, set by the metadata thread */
     uint64_t        seq;
     uint64_t        version; /* bumped at every set (read without the lock too) */
+    /* the fence (sfs_meta_mirror_report_fence) waits on these */
+    pthread_cond_t told;
+    int            stopping;
+    uint64_t       told_version; /* the version management acknowledged (set under the lock) */
     /* progress thread */
-    uint64_t      told_version; /* the version management acknowledged */
     int           told_good;    /* and it was good: nothing to send until a set */
     uint64_t      sent_version; /* the one out now */
     int           sent_good;
@@ -45,6 +50,7 @@ int sfs_meta_mirror_report_create(sfs_service_t *service, sfs_meta_mirror_report
     }
     report->service = service;
     pthread_mutex_init(&report->lock, NULL);
+    pthread_cond_init(&report->told, NULL);
     /* nothing to tell before the link knows (version 0): management keeps
      * what its file says until then */
     *report_p = report;
@@ -58,6 +64,7 @@ void sfs_meta_mirror_report_destroy(sfs_meta_mirror_report_t *report)
     }
     /* (one in flight is cancelled: management may be gone) */
     sfs_tp_rpc_release(report->rpc);
+    pthread_cond_destroy(&report->told);
     pthread_mutex_destroy(&report->lock);
     free(report);
 }
@@ -76,6 +83,22 @@ void sfs_meta_mirror_report_set(sfs_meta_mirror_report_t *report, uint32_t state
     pthread_mutex_unlock(&report->lock);
 }
 
+/* Management answered (progress thread): a fence waiting for this
+ * version ends now, not at the next tick. */
+static void sfs_meta_mirror_report_answered(sfs_tp_rpc_t *rpc, void *arg)
+{
+    sfs_meta_mirror_report_t *report = arg;
+
+    if (sfs_tp_rpc_status(rpc) == 0) {
+        pthread_mutex_lock(&report->lock);
+        if (report->told_version < report->sent_version) {
+            report->told_version = report->sent_version;
+            pthread_cond_broadcast(&report->told);
+        }
+        pthread_mutex_unlock(&report->lock);
+    }
+}
+
 /* The last send's outcome: 0 while it is out (or none), 1 when it ended. */
 static int sfs_meta_mirror_report_collect(sfs_meta_mirror_report_t *report)
 {
@@ -89,9 +112,12 @@ static int sfs_meta_mirror_report_collect(sfs_meta_mirror_report_t *report)
     }
     status = sfs_tp_rpc_status(report->rpc);
     if (status == 0) {
+        pthread_mutex_lock(&report->lock);
         report->told_version = report->sent_version;
-        report->told_good    = report->sent_good;
-        report->failed_said  = 0;
+        pthread_cond_broadcast(&report->told);
+        pthread_mutex_unlock(&report->lock);
+        report->told_good   = report->sent_good;
+        report->failed_said = 0;
     } else if (!report->failed_said) {
         sfs_warn("metadata mirror: its state not told to management (tried again every "
                  "heartbeat; said once): %s",
@@ -150,13 +176,94 @@ void sfs_meta_mirror_report_tick(sfs_meta_mirror_report_t *report)
     sfs_wbuf_init(&wb, report->args, sizeof(report->args));
     sfs_proto_meta_mirror_state_req_pack(&wb, &req);
     memset(&params, 0, sizeof(params));
-    params.opcode      = SFS_OP_META_MIRROR_STATE;
-    params.args        = report->args;
-    params.args_length = wb.length;
+    params.opcode        = SFS_OP_META_MIRROR_STATE;
+    params.args          = report->args;
+    params.args_length   = wb.length;
+    params.cb            = sfs_meta_mirror_report_answered;
+    params.cb_arg        = report;
+    report->sent_version = version; /* (before the start: the callback reads it) */
+    report->sent_good    = req.state == SFS_MIRROR_STATE_GOOD;
     if (wb.error || sfs_tp_rpc_start(conn, &params, &report->rpc) != 0) {
         report->rpc = NULL;
+    }
+}
+
+void sfs_meta_mirror_report_stop(sfs_meta_mirror_report_t *report)
+{
+    if (!report) {
         return;
     }
-    report->sent_version = version;
-    report->sent_good    = req.state == SFS_MIRROR_STATE_GOOD;
+    pthread_mutex_lock(&report->lock);
+    report->stopping = 1;
+    pthread_cond_broadcast(&report->told);
+    pthread_mutex_unlock(&report->lock);
+}
+
+int sfs_meta_mirror_report_fence(sfs_meta_mirror_report_t *report, uint64_t seq)
+{
+    const sfs_config_t *config;
+    uint64_t            target, start, now, limit_ms, said_ms;
+    int                 rc = 0, said = 0, waited;
+
+    if (!report || !report->service->cluster) {
+        return 0; /* no management to tell: nothing can promote the mirror */
+    }
+    config   = report->service->config;
+    limit_ms = config->rpc_timeout_ms ? config->rpc_timeout_ms / 2 : 15000;
+    said_ms  = 2ull * config->heartbeat_interval_ms;
+    start    = sfs_time_ms();
+    pthread_mutex_lock(&report->lock);
+    if (report->version == 0 || report->state == SFS_MIRROR_STATE_GOOD) {
+        /* the link says so before this call; set here all the same, so
+         * that the wait below cannot end on a "good" sent earlier */
+        report->state = SFS_MIRROR_STATE_NEEDS_RESYNC;
+        report->seq   = seq;
+        __atomic_store_n(&report->version, report->version + 1, __ATOMIC_RELEASE);
+    }
+    target = report->version;
+    waited = report->told_version < target;
+    if (waited) {
+        /* the progress thread sends it at its next turn: now, not at the
+         * end of its wait for events */
+        sfs_tp_worker_wakeup(report->service->worker);
+    }
+    while (report->told_version < target && !report->stopping) {
+        uint64_t        due_ns = sfs_wall_ns() + 100000000ull; /* the cond's clock */
+        struct timespec until  = {(time_t)(due_ns / 1000000000ull), (long)(due_ns % 1000000000ull)};
+
+        now = sfs_time_ms();
+        if (now - start >= limit_ms) {
+            rc = sfs_error_set(-ETIMEDOUT,
+                               "metadata batch %" PRIu64 " is committed on the metadata server "
+                               "but not acknowledged: management has not recorded in %.1f s "
+                               "that the metadata mirror lacks it (fencing: the mirror could "
+                               "be promoted without it)",
+                               seq, (double)(now - start) / 1000.0);
+            break;
+        }
+        if (!said && now - start >= said_ms) {
+            sfs_warn("fencing: the replies of metadata batch %" PRIu64 " (committed without the "
+                     "mirror) wait until management records that the mirror needs a resync; "
+                     "no answer from management for %.1f s (at most %.1f s)",
+                     seq, (double)(now - start) / 1000.0, (double)limit_ms / 1000.0);
+            said = 1;
+        }
+        pthread_cond_timedwait(&report->told, &report->lock, &until);
+    }
+    if (rc == 0 && report->stopping && report->told_version < target) {
+        rc = sfs_error_set(-ESHUTDOWN,
+                           "metadata batch %" PRIu64 " is committed on the metadata server but "
+                           "not acknowledged: the server stops before management recorded that "
+                           "the metadata mirror lacks it",
+                           seq);
+    }
+    pthread_mutex_unlock(&report->lock);
+    now = sfs_time_ms();
+    if (rc == 0 && waited) {
+        sfs_log(said ? SFS_LOG_WARN : SFS_LOG_INFO,
+                "fencing: management recorded that the metadata mirror needs a resync (batch "
+                "%" PRIu64 ") before any reply of a batch committed without it (%" PRIu64 " ms)",
+                seq, now - start);
+    }
+    return rc;
 }

@@ -76,6 +76,23 @@ wait_state() {
 }
 wait_state good
 
+# recorded_now STATE WHEN: management's file says STATE already (fencing: a
+# batch committed without the mirror is answered only once management has
+# recorded that the mirror lacks it, so no wait here)
+recorded_now() {
+    if ! grep -q "^state $1 batch [0-9]*$" "$state_file"; then
+        echo "$state_file does not say $1 at $2: $(cat "$state_file" 2>&1)" >&2
+        return 1
+    fi
+    if ! grep -q "fencing: management recorded that the metadata mirror needs a resync" \
+        "$SFS_SERVICE_LOG"; then
+        echo "the service log does not say that the fence waited" >&2
+        return 1
+    fi
+    echo "ok: at $2, $state_file says $1 already: $(tail -n 1 "$state_file");" \
+        "$(grep -o 'fencing: management recorded.*' "$SFS_SERVICE_LOG" | tail -n 1)"
+}
+
 # the mirror's server-only operations from sfsalice's own session: refused
 # (EPERM) before they change anything; the copy stays in step
 sfs_as sfsalice "$SFS_BUILD/tests/progs/sfs_server_ops_refused" >"$SFS_TEST_TMP/refused.out" 2>&1 ||
@@ -124,7 +141,10 @@ pid1=$(sfs_ctl listnodes | awk '$1 == 1 {print $5}')
 kill -9 "$pid1"
 sfs_log "injected: SIGKILL to rank 1 (pid $pid1): the metadata mirror (and targets 101, 103)"
 # metadata alone (her files' data is on the lost rank's targets too)
-as_alice mkdir /d/two && as_alice mkdir /d/two/x && as_alice mv /d/two/x /d/two/y &&
+as_alice mkdir /d/two || sfs_fail "sfsalice's first mkdir while the mirror is away"
+recorded_now needs-resync "the first reply of a batch committed without the mirror" ||
+    sfs_fail "no fencing"
+as_alice mkdir /d/two/x && as_alice mv /d/two/x /d/two/y &&
     as_alice chmod 0700 /d/two/y && as_alice rm /d/two/y && as_alice mkdir /d/two/z ||
     sfs_fail "sfsalice's metadata work while the mirror is away"
 wait_log "metadata mirror dropped: a batch failed there"
@@ -160,6 +180,8 @@ sfs_log "injected: SIGSTOP to rank 1 (pid $pid1), the metadata mirror"
 start=$(date +%s%N)
 as_alice mkdir /d/hung || { kill -CONT "$pid1"; sfs_fail "sfsalice's mkdir while the mirror hangs"; }
 pause_ms=$((($(date +%s%N) - start) / 1000000))
+recorded_now needs-resync "the reply to sfsalice's mkdir while the mirror hangs" ||
+    { kill -CONT "$pid1"; sfs_fail "no fencing"; }
 as_alice mkdir /d/hung/more || { kill -CONT "$pid1"; sfs_fail "sfsalice's second mkdir while the mirror hangs"; }
 wait_log "metadata mirror dropped: a batch failed there" 2
 echo "ok: with the mirror's rank stopped, sfsalice's mkdir took $pause_ms ms: $(grep -o 'metadata mirror dropped: [^.]*' "$SFS_SERVICE_LOG" | tail -n 1)"

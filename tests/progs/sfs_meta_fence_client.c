@@ -1,0 +1,83 @@
+/*
+ * The client of tests/cluster/test_cluster_meta_fence.sh: connects (and so
+ * holds the cluster map) while management still answers, then makes two
+ * directories, each once its go-file exists, and prints each outcome with
+ * its time, so that the test can stop management in between: metadata
+ * requests go to the metadata server alone, with the map already held.
+ *
+ *   sfs_meta_fence_client DIR GO1 GO2
+ *
+ * Prints "connected", then "first rc=N ms=T error=..." and "second ...".
+ * Exit 0 once both were tried (their outcomes are the test's to judge),
+ * 1 on a failed connect or a go-file that never came (300 s).
+ */
+#include "sfs/sfs_client.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static uint64_t now_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static int wait_for(const char *go)
+{
+    struct stat st;
+
+    for (int i = 0; i < 6000; i++) {
+        if (stat(go, &st) == 0) {
+            return 0;
+        }
+        usleep(50000);
+    }
+    fprintf(stderr, "%s did not appear in 300 s\n", go);
+    return 1;
+}
+
+static int make(sfs_client_t *client, const char *dir, const char *name, const char *go)
+{
+    char     path[4096];
+    uint64_t start;
+    int      rc;
+
+    if (wait_for(go) != 0) {
+        return 1;
+    }
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    start = now_ms();
+    rc    = sfs_mkdir(client, path, 0755);
+    printf("%s rc=%d ms=%" PRIu64 " error=%s\n", name, rc, now_ms() - start,
+           rc ? sfs_client_error() : "");
+    fflush(stdout);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    sfs_client_t *client;
+    int           rc;
+
+    if (argc != 4) {
+        fprintf(stderr, "usage: %s DIR GO1 GO2\n", argv[0]);
+        return 2;
+    }
+    if (sfs_client_connect(NULL, &client) != 0) {
+        fprintf(stderr, "connect: %s\n", sfs_client_error());
+        return 1;
+    }
+    printf("connected\n");
+    fflush(stdout);
+    rc = make(client, argv[1], "first", argv[2]);
+    if (rc == 0) {
+        rc = make(client, argv[1], "second", argv[3]);
+    }
+    sfs_client_disconnect(client);
+    return rc;
+}
