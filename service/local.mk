@@ -27,7 +27,7 @@ libsfs_service_la_SOURCES = \
 	service/sfs_ns_pattern.c service/sfs_ns_pattern.h \
 	service/sfs_storage.c service/sfs_storage_internal.h service/sfs_storage_handlers.c \
 	service/sfs_storage_mirror.c service/sfs_mgmt_mirror.c service/sfs_mgmt_mirror_store.c \
-	service/sfs_mgmt_meta_mirror.c \
+	service/sfs_mgmt_meta_mirror.c service/sfs_mgmt_state.c service/sfs_mgmt_state.h \
 	service/sfs_storage_mirror_state.c service/sfs_mirror_log.c service/sfs_mirror_log.h \
 	service/sfs_mirror_resync.c service/sfs_mirror_resync.h \
 	service/sfs_lease.c service/sfs_lease.h \

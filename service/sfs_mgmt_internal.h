@@ -9,6 +9,7 @@
 #include "sfs_service.h"
 
 #include "sfs_map.h"
+#include "sfs_mgmt_state.h"
 
 #define SFS_MGMT_STOP_TIMEOUT_MS 30000
 /* How often the states are looked at, and the slack added to 1.25
@@ -42,16 +43,6 @@ typedef struct sfs_mgmt_stop {
     sfs_tp_rpc_t  *rpc;
     uint32_t       node_id;
 } sfs_mgmt_stop_t;
-
-/* A mirror group as management knows it (sfs_mgmt_mirror.c); [0] is the
- * config's primary, [1] its secondary. */
-typedef struct sfs_mgmt_mirror {
-    uint32_t member[2];
-    uint32_t state[2]; /* SFS_MIRROR_STATE_* */
-    uint64_t done[2];  /* a resync's progress, in chunk files */
-    uint64_t total[2];
-    uint32_t primary; /* the member serving the group now */
-} sfs_mgmt_mirror_t;
 
 struct sfs_mgmt {
     sfs_service_t     *service;
@@ -88,29 +79,21 @@ void               sfs_mgmt_mirror_map(sfs_mgmt_t *mgmt, sfs_map_t *map);
 /* Rank `node_id` went offline: promote the secondary of each group whose
  * primary it served (if good and online). Non-zero if the map changed. */
 int sfs_mgmt_mirror_failover(sfs_mgmt_t *mgmt, uint32_t node_id);
-/* The mirror state on disk (sfs_mgmt_mirror_store.c). Path: 1 and the
- * path, 0 when nothing is kept (a config from memory), or an error. Parse
- * (strict; unit-tested) into `groups` made from the config: 0 or -EBADMSG
- * naming `path` and the line. Format: its length, or -ENOSPC. Load at
- * start (no file: the config's primaries): 0 or the error, detail set.
- * Save after every change (a failure is logged: the change holds in
- * memory). */
+/* The mirror state on disk (sfs_mgmt_mirror_store.c; its text:
+ * sfs_mgmt_state.h). Path: 1 and the path, 0 when nothing is kept (a
+ * config from memory), or an error. Load at start (no file: the config's
+ * primaries): 0 or the error, detail set. Save after every change (a
+ * failure is logged: the change holds in memory). */
 int sfs_mgmt_mirror_state_path(const sfs_config_t *config, char *path, size_t size);
 /* Management's file `name` (in meta.dir when management shares the
  * metadata host, else beside the config): 1 and the path, 0 (a config from
  * memory: nothing kept) or an error. Write: atomically and durably (a
  * temporary file, fsync, rename, fsync of the directory), 0 or an error
  * naming the file. Read: 0 and the whole text (NUL-terminated, to free), 1
- * when there is no file, or an error naming it (over 1 MiB, a NUL byte).
- * State parse: "good", "needs-resync", "resyncing" or "bad"; 0 or -1. */
+ * when there is no file, or an error naming it (over 1 MiB, a NUL byte). */
 int  sfs_mgmt_state_path(const sfs_config_t *config, const char *name, char *path, size_t size);
 int  sfs_mgmt_state_write(const char *path, const char *buf, size_t len);
 int  sfs_mgmt_state_read(const char *path, char **text_p);
-int  sfs_mgmt_mirror_state_parse(const char *name, uint32_t *state_p);
-int  sfs_mgmt_mirror_parse(const sfs_config_t *config, const char *text, const char *path,
-                           sfs_mgmt_mirror_t *groups);
-int  sfs_mgmt_mirror_format(const sfs_config_t *config, const sfs_mgmt_mirror_t *groups, char *buf,
-                            size_t size);
 int  sfs_mgmt_mirror_load(sfs_mgmt_t *mgmt);
 void sfs_mgmt_mirror_save(sfs_mgmt_t *mgmt);
 /* Member `bad` (0 or 1) of `g` was reported bad: if it is the primary, its
@@ -118,17 +101,10 @@ void sfs_mgmt_mirror_save(sfs_mgmt_t *mgmt);
  * if the map changed. */
 int sfs_mgmt_mirror_bad_primary(sfs_mgmt_t *mgmt, sfs_mgmt_mirror_t *g, int bad);
 /* The metadata mirror's state on disk (sfs_mgmt_meta_mirror.c), the file
- * meta-mirror-state beside mirror-state:
- *
- *     stripefs meta mirror state 1
- *     state good batch 21
- *
- * Parse (strict; unit-tested): 0 and the state and batch, or -EBADMSG
- * naming `path` and the line. Load at start when meta.mirror is set (no
+ * meta-mirror-state beside mirror-state (its text: sfs_mgmt_state.h).
+ * Load at start when meta.mirror is set (no
  * file: needs-resync, batch 0: nothing says the copy is in step); save at
  * every change (a failure is logged). */
-int  sfs_mgmt_meta_mirror_parse(const char *text, const char *path, uint32_t *state_p,
-                                uint64_t *seq_p);
 int  sfs_mgmt_meta_mirror_load(sfs_mgmt_t *mgmt);
 void sfs_mgmt_meta_mirror_list(sfs_mgmt_t *mgmt, sfs_meta_mirror_info_t *info);
 

@@ -19,44 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SFS_MGMT_META_MIRROR_HEADER "stripefs meta mirror state 1"
-#define SFS_MGMT_META_MIRROR_FILE   "meta-mirror-state"
-
-int sfs_mgmt_meta_mirror_parse(const char *text, const char *path, uint32_t *state_p,
-                               uint64_t *seq_p)
-{
-    const char        *nl = strchr(text, '\n');
-    char               name[32], batch[32], end;
-    unsigned long long seq;
-    size_t             hl = strlen(SFS_MGMT_META_MIRROR_HEADER);
-
-    if (!nl || (size_t)(nl - text) != hl || strncmp(text, SFS_MGMT_META_MIRROR_HEADER, hl) != 0) {
-        return sfs_error_set(-EBADMSG, "%s, line 1: not \"%s\"%s", path,
-                             SFS_MGMT_META_MIRROR_HEADER, nl ? "" : " (a torn write?)");
-    }
-    text = nl + 1;
-    nl   = strchr(text, '\n');
-    /* exactly "state NAME batch DIGITS\n", and nothing after it */
-    if (!nl || nl[1] != '\0' ||
-        sscanf(text, "state %31[a-z-] batch %31[0-9]%c", name, batch, &end) != 3 || end != '\n' ||
-        strlen(batch) > 20) {
-        return sfs_error_set(-EBADMSG,
-                             "%s, line 2: not \"state good|needs-resync|resyncing "
-                             "batch N\" as the last line",
-                             path);
-    }
-    errno = 0;
-    seq   = strtoull(batch, NULL, 10);
-    if (errno) {
-        return sfs_error_set(-EBADMSG, "%s, line 2: batch %s is out of range", path, batch);
-    }
-    /* (bad is a storage member's state: a metadata mirror is never rebuilt) */
-    if (sfs_mgmt_mirror_state_parse(name, state_p) != 0 || *state_p == SFS_MIRROR_STATE_BAD) {
-        return sfs_error_set(-EBADMSG, "%s, line 2: unknown state \"%s\"", path, name);
-    }
-    *seq_p = seq;
-    return 0;
-}
+#define SFS_MGMT_META_MIRROR_FILE "meta-mirror-state"
 
 static void sfs_mgmt_meta_mirror_save(sfs_mgmt_t *mgmt)
 {
@@ -67,10 +30,9 @@ static void sfs_mgmt_meta_mirror_save(sfs_mgmt_t *mgmt)
         0) {
         return;
     }
-    len =
-        snprintf(buf, sizeof(buf), "%s\nstate %s batch %" PRIu64 "\n", SFS_MGMT_META_MIRROR_HEADER,
-                 sfs_mirror_state_name(mgmt->meta_mirror_state), mgmt->meta_mirror_seq);
-    rc = sfs_mgmt_state_write(path, buf, (size_t)len);
+    len = sfs_mgmt_meta_mirror_format(mgmt->meta_mirror_state, mgmt->meta_mirror_seq, buf,
+                                      sizeof(buf));
+    rc  = sfs_mgmt_state_write(path, buf, (size_t)len);
     if (rc) {
         /* the change holds in memory; a restart would not know it */
         sfs_error("metadata mirror state not saved: %s", sfs_error_detail());

@@ -10,7 +10,8 @@
 #   3. a rule like the one for fuzz_config (two lines, using $(FUZZ_LINK))
 #   4. seeds in tests/fuzz/corpus/<name>/ and the sources in EXTRA_DIST below.
 if HAVE_CLANG
-FUZZ_TARGETS = tests/fuzz/fuzz_config tests/fuzz/fuzz_wire tests/fuzz/fuzz_meta_writes
+FUZZ_TARGETS = tests/fuzz/fuzz_config tests/fuzz/fuzz_wire tests/fuzz/fuzz_meta_writes \
+	tests/fuzz/fuzz_mgmt_state
 
 FUZZ_CFLAGS = -g -O1 -std=gnu11 -Wall -Wextra -Wno-unused-parameter \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer \
@@ -33,13 +34,14 @@ tests/fuzz/fuzz_config: $(FUZZ_CONFIG_SRCS) $(FUZZ_CONFIG_DEPS)
 	$(AM_V_CCLD)$(FUZZ_LINK) $(FUZZ_CONFIG_SRCS) $(FUZZ_CONFIG_LIBS)
 
 # the wire protocol: headers, every request and reply decoder, maps, paths
-FUZZ_WIRE_SRCS = $(top_srcdir)/tests/fuzz/fuzz_wire.c $(top_srcdir)/common/sfs_proto.c \
+FUZZ_PROTO_SRCS = $(top_srcdir)/common/sfs_proto.c \
 	$(top_srcdir)/common/sfs_proto_ops.c $(top_srcdir)/common/sfs_proto_replies.c \
 	$(top_srcdir)/common/sfs_proto_local.c $(top_srcdir)/common/sfs_proto_lock.c \
 	$(top_srcdir)/common/sfs_proto_quota.c $(top_srcdir)/common/sfs_proto_mirror.c \
 	$(top_srcdir)/common/sfs_proto_pool.c $(top_srcdir)/common/sfs_proto_migrate.c \
 	$(top_srcdir)/common/sfs_proto_bound.c \
 	$(top_srcdir)/common/sfs_map.c $(top_srcdir)/common/sfs_path.c $(FUZZ_COMMON_SRCS)
+FUZZ_WIRE_SRCS = $(top_srcdir)/tests/fuzz/fuzz_wire.c $(FUZZ_PROTO_SRCS)
 FUZZ_WIRE_DEPS = $(top_srcdir)/common/sfs_proto.h $(top_srcdir)/common/sfs_buf.h \
 	$(top_srcdir)/common/sfs_map.h $(top_srcdir)/common/sfs_path.h $(FUZZ_COMMON_DEPS)
 tests/fuzz/fuzz_wire: $(FUZZ_WIRE_SRCS) $(FUZZ_WIRE_DEPS)
@@ -53,6 +55,13 @@ FUZZ_META_WRITES_DEPS = $(top_srcdir)/service/sfs_meta_writes.h $(top_srcdir)/co
 tests/fuzz/fuzz_meta_writes: $(FUZZ_META_WRITES_SRCS) $(FUZZ_META_WRITES_DEPS)
 	$(AM_V_CCLD)$(FUZZ_LINK) -I$(top_srcdir)/service $(FUZZ_META_WRITES_SRCS)
 
+# management's state files (mirror-state, meta-mirror-state)
+FUZZ_MGMT_STATE_SRCS = $(top_srcdir)/tests/fuzz/fuzz_mgmt_state.c \
+	$(top_srcdir)/service/sfs_mgmt_state.c $(FUZZ_PROTO_SRCS)
+FUZZ_MGMT_STATE_DEPS = $(top_srcdir)/service/sfs_mgmt_state.h $(FUZZ_WIRE_DEPS)
+tests/fuzz/fuzz_mgmt_state: $(FUZZ_MGMT_STATE_SRCS) $(FUZZ_MGMT_STATE_DEPS)
+	$(AM_V_CCLD)$(FUZZ_LINK) -I$(top_srcdir)/service $(FUZZ_MGMT_STATE_SRCS)
+
 fuzzers: $(FUZZ_TARGETS)
 CLEANFILES += $(FUZZ_TARGETS)
 else
@@ -63,5 +72,5 @@ endif
 .PHONY: fuzzers
 
 EXTRA_DIST += tests/fuzz/README.md tests/fuzz/test_fuzz.sh tests/fuzz/fuzz_config.c tests/fuzz/fuzz_wire.c \
-	tests/fuzz/fuzz_meta_writes.c \
+	tests/fuzz/fuzz_meta_writes.c tests/fuzz/fuzz_mgmt_state.c \
 	tests/fuzz/config.dict

@@ -237,7 +237,16 @@ static void test_meta_mirror_state_file(void **state)
         {"stripefs meta mirror state 1\nstate fine batch 1\n", "f, line 2: unknown state"},
         {"stripefs meta mirror state 1\nstate good batch 99999999999999999999\n",
          "f, line 2: batch 99999999999999999999 is out of range"},
+        {"stripefs meta mirror state 1\nstate good batch 18446744073709551616\n",
+         "f, line 2: batch 18446744073709551616 is out of range"},
+        /* only what the formatter writes (sscanf took these before) */
+        {"stripefs meta mirror state 1\nstategood batch 1\n", "f, line 2: not"},
+        {"stripefs meta mirror state 1\nstate\tgood batch 1\n", "f, line 2: not"},
+        {"stripefs meta mirror state 1\nstate  good batch 1\n", "f, line 2: not"},
+        {"stripefs meta mirror state 1\nstate good batch 01\n", "f, line 2: not"},
+        {"stripefs meta mirror state 1\nstate good  batch 1\n", "f, line 2: not"},
     };
+    char     text[128];
     char     dir[] = "/tmp/sfs-meta-mirror-XXXXXX", path[PATH_MAX + 32];
     uint32_t st;
     uint64_t seq;
@@ -258,6 +267,12 @@ static void test_meta_mirror_state_file(void **state)
                      0);
     assert_int_equal(st, SFS_MIRROR_STATE_RESYNCING);
     assert_true(seq == UINT64_MAX);
+    assert_int_equal(sfs_mgmt_meta_mirror_format(st, seq, text, sizeof(text)),
+                     (int)strlen("stripefs meta mirror state 1\nstate resyncing "
+                                 "batch 18446744073709551615\n"));
+    assert_string_equal(text, "stripefs meta mirror state 1\nstate resyncing "
+                              "batch 18446744073709551615\n");
+    assert_int_equal(sfs_mgmt_meta_mirror_format(st, seq, text, 20), -ENOSPC);
 
     assert_non_null(mkdtemp(dir));
     snprintf(config.path, sizeof(config.path), "%s/stripefs.yaml", dir);
