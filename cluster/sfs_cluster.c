@@ -395,6 +395,45 @@ int sfs_cluster_node_conn(sfs_cluster_t *cluster, uint32_t node_id, sfs_tp_conn_
     return rc;
 }
 
+int sfs_cluster_node_conn_quick(sfs_cluster_t *cluster, uint32_t node_id,
+                                uint32_t connect_timeout_ms, sfs_tp_conn_t **conn_p)
+{
+    sfs_cluster_node_t   *slot = sfs_cluster_node_slot(cluster, node_id);
+    const sfs_map_node_t *node;
+    char                  name[SFS_HOST_MAX + 64];
+    int                   rc;
+
+    if (!slot) {
+        return -ENOMEM;
+    }
+    if (cluster->map && node_id == cluster->map->mgmt_node && cluster->mgmt &&
+        sfs_tp_conn_status(cluster->mgmt) == 0) {
+        *conn_p = cluster->mgmt;
+        return 0;
+    }
+    if (slot->conn && sfs_tp_conn_status(slot->conn) == 0) {
+        *conn_p = slot->conn;
+        return 0;
+    }
+    if (slot->conn) {
+        sfs_tp_conn_destroy(slot->conn);
+        slot->conn = NULL;
+    }
+    node = cluster->map ? sfs_map_find_node(cluster->map, node_id) : NULL;
+    if (!node || !node->address_length) {
+        return sfs_error_set(-EHOSTDOWN, "server rank %u is not in the cluster map", node_id);
+    }
+    sfs_cluster_node_name(cluster, node_id, name, sizeof(name));
+    rc = sfs_tp_conn_create(cluster->worker, node->address, node->address_length, name,
+                            connect_timeout_ms, &slot->conn);
+    if (rc) {
+        slot->conn = NULL;
+        return rc;
+    }
+    *conn_p = slot->conn;
+    return 0;
+}
+
 int sfs_cluster_meta_conn(sfs_cluster_t *cluster, sfs_tp_conn_t **conn_p)
 {
     if (!cluster->map) {

@@ -59,6 +59,12 @@ sfs_tp_worker_t *sfs_cluster_worker(const sfs_cluster_t *cluster);
 int sfs_cluster_mgmt_conn(sfs_cluster_t *cluster, sfs_tp_conn_t **conn_p);
 /* A connection to server node `node_id` (its rank). */
 int sfs_cluster_node_conn(sfs_cluster_t *cluster, uint32_t node_id, sfs_tp_conn_t **conn_p);
+/* The same for a server's progress thread, which must not stall: one try
+ * at connecting, of at most `connect_timeout_ms`, to the address in the
+ * map held now, and never a blocking call to management (the caller keeps
+ * the map current; sfs_cluster_refresh_map_start). */
+int sfs_cluster_node_conn_quick(sfs_cluster_t *cluster, uint32_t node_id,
+                                uint32_t connect_timeout_ms, sfs_tp_conn_t **conn_p);
 /* The metadata server's connection. */
 int sfs_cluster_meta_conn(sfs_cluster_t *cluster, sfs_tp_conn_t **conn_p);
 /* The connection to the node serving storage target `target_id`. */

@@ -142,7 +142,11 @@ static void sfs_meta_mirror_link_post(void *arg)
         sfs_meta_mirror_link_finish(link, -EHOSTUNREACH, NULL, detail);
         return;
     }
-    rc = sfs_cluster_node_conn(link->service->cluster, node->node_id, &conn);
+    /* on the progress thread: a connect to a hung host must not stall the
+     * rank (the plain call tries twice, with the connect timeout, 10 s, and
+     * asks management for the map in between) */
+    rc = sfs_cluster_node_conn_quick(link->service->cluster, node->node_id,
+                                     SFS_META_MIRROR_PROBE_MS, &conn);
     if (rc == 0) {
         memset(&params, 0, sizeof(params));
         params.opcode        = SFS_OP_META_MIRROR;
