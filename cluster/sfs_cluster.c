@@ -335,23 +335,54 @@ static int sfs_cluster_node_given_up(sfs_cluster_t *cluster, uint32_t node_id)
                          name, (double)node->last_contact_ms / 1000.0);
 }
 
+/* The connection to `node_id` that works now (management's own, when the
+ * rank is management's: one connection to a rank is enough): 1 and
+ * *conn_p, or 0. */
+static int sfs_cluster_node_live(sfs_cluster_t *cluster, sfs_cluster_node_t *slot, uint32_t node_id,
+                                 sfs_tp_conn_t **conn_p)
+{
+    if (cluster->map && node_id == cluster->map->mgmt_node && cluster->mgmt &&
+        sfs_tp_conn_status(cluster->mgmt) == 0) {
+        *conn_p = cluster->mgmt;
+        return 1;
+    }
+    if (slot->conn && sfs_tp_conn_status(slot->conn) == 0) {
+        *conn_p = slot->conn;
+        return 1;
+    }
+    return 0;
+}
+
+/* One try at connecting `slot` to the address the map holds for `node_id`,
+ * within `timeout_ms`: 0 (slot->conn set) or the error (slot->conn NULL). */
+static int sfs_cluster_node_connect(sfs_cluster_t *cluster, sfs_cluster_node_t *slot,
+                                    uint32_t node_id, uint32_t timeout_ms)
+{
+    const sfs_map_node_t *node = cluster->map ? sfs_map_find_node(cluster->map, node_id) : NULL;
+    char                  name[SFS_HOST_MAX + 64];
+    int                   rc;
+
+    if (!node || !node->address_length) {
+        return sfs_error_set(-EHOSTDOWN, "server rank %u is not in the cluster map", node_id);
+    }
+    sfs_cluster_node_name(cluster, node_id, name, sizeof(name));
+    rc = sfs_tp_conn_create(cluster->worker, node->address, node->address_length, name, timeout_ms,
+                            &slot->conn);
+    if (rc) {
+        slot->conn = NULL;
+    }
+    return rc;
+}
+
 int sfs_cluster_node_conn(sfs_cluster_t *cluster, uint32_t node_id, sfs_tp_conn_t **conn_p)
 {
-    sfs_cluster_node_t   *slot = sfs_cluster_node_slot(cluster, node_id);
-    const sfs_map_node_t *node;
-    char                  name[SFS_HOST_MAX + 64];
-    int                   rc, attempt;
+    sfs_cluster_node_t *slot = sfs_cluster_node_slot(cluster, node_id);
+    int                 rc, attempt;
 
     if (!slot) {
         return -ENOMEM;
     }
-    if (cluster->map && node_id == cluster->map->mgmt_node && cluster->mgmt &&
-        sfs_tp_conn_status(cluster->mgmt) == 0) {
-        *conn_p = cluster->mgmt; /* one connection to that rank is enough */
-        return 0;
-    }
-    if (slot->conn && sfs_tp_conn_status(slot->conn) == 0) {
-        *conn_p = slot->conn;
+    if (sfs_cluster_node_live(cluster, slot, node_id, conn_p)) {
         return 0;
     }
     rc = sfs_cluster_node_given_up(cluster, node_id);
@@ -368,21 +399,16 @@ int sfs_cluster_node_conn(sfs_cluster_t *cluster, uint32_t node_id, sfs_tp_conn_
                 return rc;
             }
         }
-        node = cluster->map ? sfs_map_find_node(cluster->map, node_id) : NULL;
-        if (!node || !node->address_length) {
-            return sfs_error_set(-EHOSTDOWN, "server rank %u is not in the cluster map", node_id);
-        }
-        sfs_cluster_node_name(cluster, node_id, name, sizeof(name));
-        rc = sfs_tp_conn_create(cluster->worker, node->address, node->address_length, name,
-                                cluster->timeout_ms, &slot->conn);
+        rc = sfs_cluster_node_connect(cluster, slot, node_id, cluster->timeout_ms);
         if (rc == 0) {
             *conn_p = slot->conn;
             return 0;
         }
-        if (rc == -EACCES) {
-            return rc; /* a different secret will not change on retry */
+        if (rc == -EACCES || rc == -EHOSTDOWN) {
+            /* a different secret will not change on retry; EHOSTDOWN (never
+             * the transport's) is a rank missing from the map */
+            return rc;
         }
-        slot->conn = NULL;
         if (attempt == 0) {
             /* refresh the map and try once more */
             int refresh = sfs_cluster_refresh_map(cluster);
@@ -398,40 +424,24 @@ int sfs_cluster_node_conn(sfs_cluster_t *cluster, uint32_t node_id, sfs_tp_conn_
 int sfs_cluster_node_conn_quick(sfs_cluster_t *cluster, uint32_t node_id,
                                 uint32_t connect_timeout_ms, sfs_tp_conn_t **conn_p)
 {
-    sfs_cluster_node_t   *slot = sfs_cluster_node_slot(cluster, node_id);
-    const sfs_map_node_t *node;
-    char                  name[SFS_HOST_MAX + 64];
-    int                   rc;
+    sfs_cluster_node_t *slot = sfs_cluster_node_slot(cluster, node_id);
+    int                 rc;
 
     if (!slot) {
         return -ENOMEM;
     }
-    if (cluster->map && node_id == cluster->map->mgmt_node && cluster->mgmt &&
-        sfs_tp_conn_status(cluster->mgmt) == 0) {
-        *conn_p = cluster->mgmt;
-        return 0;
-    }
-    if (slot->conn && sfs_tp_conn_status(slot->conn) == 0) {
-        *conn_p = slot->conn;
+    if (sfs_cluster_node_live(cluster, slot, node_id, conn_p)) {
         return 0;
     }
     if (slot->conn) {
         sfs_tp_conn_destroy(slot->conn);
         slot->conn = NULL;
     }
-    node = cluster->map ? sfs_map_find_node(cluster->map, node_id) : NULL;
-    if (!node || !node->address_length) {
-        return sfs_error_set(-EHOSTDOWN, "server rank %u is not in the cluster map", node_id);
+    rc = sfs_cluster_node_connect(cluster, slot, node_id, connect_timeout_ms);
+    if (rc == 0) {
+        *conn_p = slot->conn;
     }
-    sfs_cluster_node_name(cluster, node_id, name, sizeof(name));
-    rc = sfs_tp_conn_create(cluster->worker, node->address, node->address_length, name,
-                            connect_timeout_ms, &slot->conn);
-    if (rc) {
-        slot->conn = NULL;
-        return rc;
-    }
-    *conn_p = slot->conn;
-    return 0;
+    return rc;
 }
 
 int sfs_cluster_meta_conn(sfs_cluster_t *cluster, sfs_tp_conn_t **conn_p)

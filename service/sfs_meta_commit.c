@@ -183,6 +183,23 @@ static int sfs_meta_mirror_batch(sfs_meta_t *meta, sfs_meta_txn_t *txn, uint64_t
     return 1;
 }
 
+/* The batch is committed but may not be acknowledged (fencing): each
+ * client operation that succeeded gets `status` and the error's detail. */
+static void sfs_meta_fail_ops(sfs_list_t *ops, int status)
+{
+    sfs_list_t *elem, *tmp;
+
+    sfs_list_for_each_safe(elem, tmp, ops)
+    {
+        sfs_meta_op_t *op = sfs_container_of(elem, sfs_meta_op_t, list);
+
+        if (op->status == 0 && op->opcode < SFS_OP_MAX) {
+            op->status = status;
+            snprintf(op->detail, sizeof(op->detail), "%s", sfs_error_detail());
+        }
+    }
+}
+
 static void sfs_meta_process(sfs_meta_t *meta, sfs_list_t *ops, uint32_t n)
 {
     sfs_meta_txn_t   *txn   = NULL;
@@ -303,14 +320,8 @@ static void sfs_meta_process(sfs_meta_t *meta, sfs_list_t *ops, uint32_t n)
             /* no reply of the batch before management knows (fencing) */
             int fence = sfs_meta_mirror_report_fence(meta->mirror_report, batch_seq);
 
-            sfs_list_for_each_safe(elem, tmp, ops)
-            {
-                sfs_meta_op_t *op = sfs_container_of(elem, sfs_meta_op_t, list);
-
-                if (fence && op->status == 0 && op->opcode < SFS_OP_MAX) {
-                    op->status = fence;
-                    snprintf(op->detail, sizeof(op->detail), "%s", sfs_error_detail());
-                }
+            if (fence) {
+                sfs_meta_fail_ops(ops, fence);
             }
         }
     }

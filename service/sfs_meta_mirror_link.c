@@ -62,7 +62,6 @@ struct sfs_meta_mirror_link {
     void        *payload;
     size_t       payload_length;
     uint64_t     payload_seq; /* the batch the payload holds (0: none, a probe or a copy) */
-    uint64_t     batch_seq;   /* the batch last sent */
     struct iovec iov;
     /* progress thread */
     sfs_tp_rpc_t *rpc;
@@ -382,7 +381,6 @@ void sfs_meta_mirror_link_alone(sfs_meta_mirror_link_t *link, uint64_t seq, int 
 void sfs_meta_mirror_link_send(sfs_meta_mirror_link_t *link, uint64_t seq, const void *data,
                                size_t length)
 {
-    link->batch_seq = seq;
     sfs_meta_mirror_link_start(link, seq, 0, data, length);
 }
 
@@ -398,8 +396,8 @@ int sfs_meta_mirror_link_wait(sfs_meta_mirror_link_t *link)
 
         /* kept for the mirror's return (the payload still holds it, unless
          * the batch never got that far): it may not have it */
-        if (link->payload && link->payload_seq == link->batch_seq) {
-            sfs_meta_backlog_add(link->backlog, link->batch_seq, 0, link->payload,
+        if (link->payload && link->payload_seq) {
+            sfs_meta_backlog_add(link->backlog, link->payload_seq, 0, link->payload,
                                  link->payload_length);
         } else {
             sfs_meta_backlog_invalidate(link->backlog);

@@ -83,34 +83,13 @@ void sfs_meta_mirror_report_set(sfs_meta_mirror_report_t *report, uint32_t state
     pthread_mutex_unlock(&report->lock);
 }
 
-/* Management answered (progress thread): a fence waiting for this
- * version ends now, not at the next tick. */
+/* Management answered, or the send failed (progress thread): a fence
+ * waiting for this version ends now, not at the next tick. */
 static void sfs_meta_mirror_report_answered(sfs_tp_rpc_t *rpc, void *arg)
 {
     sfs_meta_mirror_report_t *report = arg;
+    int                       status = sfs_tp_rpc_status(rpc);
 
-    if (sfs_tp_rpc_status(rpc) == 0) {
-        pthread_mutex_lock(&report->lock);
-        if (report->told_version < report->sent_version) {
-            report->told_version = report->sent_version;
-            pthread_cond_broadcast(&report->told);
-        }
-        pthread_mutex_unlock(&report->lock);
-    }
-}
-
-/* The last send's outcome: 0 while it is out (or none), 1 when it ended. */
-static int sfs_meta_mirror_report_collect(sfs_meta_mirror_report_t *report)
-{
-    int status;
-
-    if (!report->rpc) {
-        return 1;
-    }
-    if (!sfs_tp_rpc_is_done(report->rpc)) {
-        return 0;
-    }
-    status = sfs_tp_rpc_status(report->rpc);
     if (status == 0) {
         pthread_mutex_lock(&report->lock);
         report->told_version = report->sent_version;
@@ -121,9 +100,21 @@ static int sfs_meta_mirror_report_collect(sfs_meta_mirror_report_t *report)
     } else if (!report->failed_said) {
         sfs_warn("metadata mirror: its state not told to management (tried again every "
                  "heartbeat; said once): %s",
-                 sfs_tp_rpc_error_detail(report->rpc)[0] ? sfs_tp_rpc_error_detail(report->rpc)
-                                                         : sfs_strerror(status));
+                 sfs_tp_rpc_error_detail(rpc)[0] ? sfs_tp_rpc_error_detail(rpc)
+                                                 : sfs_strerror(status));
         report->failed_said = 1;
+    }
+}
+
+/* The last send ended (its outcome was taken by the callback above): 0
+ * while it is out, 1 when none is. */
+static int sfs_meta_mirror_report_collect(sfs_meta_mirror_report_t *report)
+{
+    if (!report->rpc) {
+        return 1;
+    }
+    if (!sfs_tp_rpc_is_done(report->rpc)) {
+        return 0;
     }
     sfs_tp_rpc_release(report->rpc);
     report->rpc = NULL;

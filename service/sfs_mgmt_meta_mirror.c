@@ -32,7 +32,7 @@ static void sfs_mgmt_meta_mirror_save(sfs_mgmt_t *mgmt)
     }
     len = sfs_mgmt_meta_mirror_format(mgmt->meta_mirror_state, mgmt->meta_mirror_seq, buf,
                                       sizeof(buf));
-    rc  = sfs_mgmt_state_write(path, buf, (size_t)len);
+    rc  = len < 0 ? len : sfs_mgmt_state_write(path, buf, (size_t)len);
     if (rc) {
         /* the change holds in memory; a restart would not know it */
         sfs_error("metadata mirror state not saved: %s", sfs_error_detail());
