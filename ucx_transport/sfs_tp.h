@@ -224,6 +224,9 @@ const void *sfs_tp_rpc_reply_args(const sfs_tp_rpc_t *rpc, size_t *length_p);
 /* The reply payload: its length, and with alloc_reply its buffer. */
 uint64_t sfs_tp_rpc_reply_payload_length(const sfs_tp_rpc_t *rpc);
 void    *sfs_tp_rpc_reply_payload(const sfs_tp_rpc_t *rpc);
+/* Whether a failed RPC was answered: the peer replied with an error status
+ * (its own, even ETIMEDOUT), rather than the transport giving up. */
+int sfs_tp_rpc_refused(const sfs_tp_rpc_t *rpc);
 /* The server's or the transport's explanation of a failed RPC. */
 const char *sfs_tp_rpc_error_detail(const sfs_tp_rpc_t *rpc);
 /* Release a completed RPC; releasing one in flight cancels it. */

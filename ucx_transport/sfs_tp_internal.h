@@ -132,6 +132,7 @@ struct sfs_tp_rpc {
     int              direct_sent;     /* the request named our reply buffers */
     int              pulled;          /* the server copies the payload from us */
     int              reply_delivered; /* ... and the server copied into them */
+    int              refused;         /* the peer answered with an error status */
 
     uint8_t            *head;             /* packed header followed by a copy of the arguments */
     uint8_t            *args;             /* = head + SFS_PROTO_HDR_SIZE */

@@ -353,6 +353,11 @@ void *sfs_tp_rpc_reply_payload(const sfs_tp_rpc_t *rpc)
     return rpc->reply_payload;
 }
 
+int sfs_tp_rpc_refused(const sfs_tp_rpc_t *rpc)
+{
+    return rpc && rpc->refused;
+}
+
 const char *sfs_tp_rpc_error_detail(const sfs_tp_rpc_t *rpc)
 {
     return rpc->error_detail;
@@ -427,6 +432,7 @@ static void sfs_tp_rpc_reply_complete(sfs_tp_rpc_t *rpc)
 
         sfs_rbuf_init(&rb, rpc->reply_args, rpc->reply_args_length);
         sfs_rbuf_str(&rb, detail, sizeof(detail));
+        rpc->refused = 1;
         sfs_tp_rpc_fail(rpc, status, "%s", rb.error ? sfs_strerror(status) : detail);
         return;
     }
