@@ -124,6 +124,8 @@
     _(POOL_SHOW, 62, META, none, pool_list_reply, meta_pool)        /* the pools in force */       \
     /* metadata mirror: a batch's writes, a probe, a full copy (payload: sfs_meta_writes.h) */     \
     _(META_MIRROR, 58, META_MIRROR, meta_mirror_req, meta_mirror_reply, meta_mirror)               \
+    /* management makes the mirror the metadata server (its primary is offline) */                 \
+    _(META_PROMOTE, 60, META_MIRROR, meta_promote_req, meta_mirror_reply, meta_promote)            \
     /* storage */                                                                                  \
     _(WRITE, 40, STORAGE, chunk_req, length_reply, chunk) /* payload: the data */                  \
     _(READ, 41, STORAGE, chunk_req, length_reply, chunk)  /* reply payload: the data */            \

@@ -1,4 +1,4 @@
-/* The codecs of MIRROR_REPORT, META_MIRROR and META_MIRROR_STATE
+/* The codecs of MIRROR_REPORT, META_MIRROR, META_MIRROR_STATE and META_PROMOTE
  * (sfs_proto_mirror.h). */
 #include "sfs_proto.h"
 
@@ -86,4 +86,16 @@ void sfs_proto_meta_mirror_state_req_unpack(sfs_rbuf_t *rb, sfs_meta_mirror_stat
     if (req->state > SFS_MIRROR_STATE_RESYNCING) {
         rb->error = -EBADMSG;
     }
+}
+
+void sfs_proto_meta_promote_req_pack(sfs_wbuf_t *wb, const sfs_meta_promote_req_t *req)
+{
+    sfs_wbuf_u32(wb, req->old_node);
+    sfs_wbuf_u64(wb, req->seq);
+}
+
+void sfs_proto_meta_promote_req_unpack(sfs_rbuf_t *rb, sfs_meta_promote_req_t *req)
+{
+    req->old_node = sfs_rbuf_u32(rb);
+    req->seq      = sfs_rbuf_u64(rb);
 }

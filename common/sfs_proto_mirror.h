@@ -108,6 +108,18 @@ typedef struct sfs_meta_mirror_state_req {
 void sfs_proto_meta_mirror_state_req_pack(sfs_wbuf_t *wb, const sfs_meta_mirror_state_req_t *req);
 void sfs_proto_meta_mirror_state_req_unpack(sfs_rbuf_t *rb, sfs_meta_mirror_state_req_t *req);
 
+/* META_PROMOTE (management -> the metadata mirror): the metadata server,
+ * rank `old_node`, is offline and management's record says the mirror was
+ * good (in step) since batch `seq`: open the copy as the metadata store and
+ * serve. The reply (sfs_meta_mirror_reply_t) gives the copy's last batch. */
+typedef struct sfs_meta_promote_req {
+    uint32_t old_node;
+    uint64_t seq;
+} sfs_meta_promote_req_t;
+
+void sfs_proto_meta_promote_req_pack(sfs_wbuf_t *wb, const sfs_meta_promote_req_t *req);
+void sfs_proto_meta_promote_req_unpack(sfs_rbuf_t *rb, sfs_meta_promote_req_t *req);
+
 /* Unpack refuses unknown flags. */
 void sfs_proto_meta_mirror_req_pack(sfs_wbuf_t *wb, const sfs_meta_mirror_req_t *req);
 void sfs_proto_meta_mirror_req_unpack(sfs_rbuf_t *rb, sfs_meta_mirror_req_t *req);

@@ -34,9 +34,12 @@ static void test_every_op_in_the_table(void **state)
         assert_true(info->request_size > 0 && info->reply_size > 0);
         assert_true(info->handler[0] != '\0');
     }
-    assert_int_equal(ops, 55); /* 44 + META_STATS, MIGRATE_COMMIT, _DRAIN, _BEGIN, CHUNK_MOVED,
+    assert_int_equal(ops, 56); /* 44 + META_STATS, MIGRATE_COMMIT, _DRAIN, _BEGIN, CHUNK_MOVED,
                                 * MIRROR_REBUILD */
-    /* + POOL_SET, POOL_SHOW, MIGRATE_LEASE, META_MIRROR, META_MIRROR_STATE */
+    /* + POOL_SET, POOL_SHOW, MIGRATE_LEASE, META_MIRROR, META_MIRROR_STATE, META_PROMOTE */
+    assert_int_equal(sfs_op_role(SFS_OP_META_PROMOTE), SFS_ROLE_META_MIRROR);
+    assert_string_equal(sfs_proto_op_info(SFS_OP_META_PROMOTE)->handler, "meta_promote");
+    assert_string_equal(sfs_proto_op_info(SFS_OP_META_PROMOTE)->reply_codec, "meta_mirror_reply");
     assert_int_equal(sfs_op_role(SFS_OP_META_MIRROR_STATE), SFS_ROLE_MGMT);
     assert_string_equal(sfs_proto_op_info(SFS_OP_META_MIRROR_STATE)->handler, "meta_mirror_state");
     assert_string_equal(sfs_proto_op_info(SFS_OP_META_MIRROR)->handler, "meta_mirror");
@@ -320,6 +323,25 @@ static void test_meta_mirror_state(void **state)
     }
 }
 
+/* META_PROMOTE: both fields back, and a request cut short refused. */
+static void test_meta_promote(void **state)
+{
+    sfs_meta_promote_req_t req = {.old_node = 4, .seq = UINT64_MAX - 1}, got;
+    uint8_t                buf[32];
+    sfs_wbuf_t             wb;
+
+    (void)state;
+    sfs_wbuf_init(&wb, buf, sizeof(buf));
+    assert_int_equal(sfs_proto_encode(SFS_OP_META_PROMOTE, 0, &req, sizeof(req), &wb), 0);
+    assert_int_equal(wb.length, 12);
+    assert_int_equal(sfs_proto_decode(SFS_OP_META_PROMOTE, 0, buf, wb.length, &got, sizeof(got)),
+                     0);
+    assert_int_equal(got.old_node, 4);
+    assert_true(got.seq == UINT64_MAX - 1);
+    assert_int_not_equal(
+        sfs_proto_decode(SFS_OP_META_PROMOTE, 0, buf, wb.length - 1, &got, sizeof(got)), 0);
+}
+
 /* The pools' wire: POOL_LIST round trip and its limits, POOL_GET, and a
  * CREATE's pool name carried only with SFS_PATTERN_REQ_POOL. */
 static void test_pool_codecs(void **state)
@@ -518,6 +540,7 @@ int main(void)
         cmocka_unit_test(test_listing_cursors),
         cmocka_unit_test(test_mirror_list),
         cmocka_unit_test(test_meta_mirror_state),
+        cmocka_unit_test(test_meta_promote),
         cmocka_unit_test(test_pool_codecs),
         cmocka_unit_test(test_hello_features),
         cmocka_unit_test(test_lock_codecs),
