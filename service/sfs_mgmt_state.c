@@ -239,3 +239,63 @@ int sfs_mgmt_meta_mirror_format(uint32_t state, uint64_t seq, char *buf, size_t 
     }
     return len;
 }
+
+/* DIGITS at `p` (no leading zero, at most `max`): the count of digits
+ * taken, or 0 when there are none or the number is out of range. */
+static size_t sfs_mgmt_state_number(const char *p, uint64_t max, uint64_t *value_p)
+{
+    uint64_t value = 0;
+    size_t   n;
+
+    for (n = 0; p[n] >= '0' && p[n] <= '9'; n++) {
+        unsigned d = (unsigned)(p[n] - '0');
+
+        if (value > (max - d) / 10) {
+            return 0;
+        }
+        value = value * 10 + d;
+    }
+    if (n == 0 || (n > 1 && p[0] == '0')) {
+        return 0;
+    }
+    *value_p = value;
+    return n;
+}
+
+int sfs_mgmt_meta_primary_parse(const char *text, const char *path, uint32_t *rank_p,
+                                uint64_t *seq_p)
+{
+    const char *nl = strchr(text, '\n');
+    const char *p;
+    size_t      hl = strlen(SFS_MGMT_META_PRIMARY_HEADER), n;
+    uint64_t    rank, seq;
+
+    if (!nl || (size_t)(nl - text) != hl || strncmp(text, SFS_MGMT_META_PRIMARY_HEADER, hl) != 0) {
+        return sfs_error_set(-EBADMSG, "%s, line 1: not \"%s\"%s", path,
+                             SFS_MGMT_META_PRIMARY_HEADER, nl ? "" : " (a torn write?)");
+    }
+    /* exactly "rank N batch N\n", and nothing after it */
+    p = nl + 1;
+    if (strncmp(p, "rank ", 5) != 0 || (n = sfs_mgmt_state_number(p + 5, UINT32_MAX, &rank)) == 0) {
+        goto bad;
+    }
+    p += 5 + n;
+    if (strncmp(p, " batch ", 7) != 0 ||
+        (n = sfs_mgmt_state_number(p + 7, UINT64_MAX, &seq)) == 0 || strcmp(p + 7 + n, "\n") != 0) {
+        goto bad;
+    }
+    *rank_p = (uint32_t)rank;
+    *seq_p  = seq;
+    return 0;
+
+bad:
+    return sfs_error_set(-EBADMSG, "%s, line 2: not \"rank N batch N\" as the last line", path);
+}
+
+int sfs_mgmt_meta_primary_format(uint32_t rank, uint64_t seq, char *buf, size_t size)
+{
+    int len = snprintf(buf, size, "%s\nrank %" PRIu32 " batch %" PRIu64 "\n",
+                       SFS_MGMT_META_PRIMARY_HEADER, rank, seq);
+
+    return len < 0 || (size_t)len >= size ? -ENOSPC : len;
+}

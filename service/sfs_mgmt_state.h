@@ -13,6 +13,12 @@
  *     stripefs meta mirror state 1
  *     state good batch 21
  *
+ * meta-primary (docs/metadata-mirror.md, "Failover"): the metadata mirror's
+ * rank was promoted, at the batch management last knew it in step:
+ *
+ *     stripefs meta primary 1
+ *     rank 1 batch 21
+ *
  * Parsers are strict: anything but what the formatter writes is -EBADMSG
  * with the detail naming `path` and the line. Formatters: the length
  * written, or -ENOSPC when `size` is too small.
@@ -26,8 +32,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SFS_MGMT_MIRROR_HEADER      "stripefs mirror state 1"
-#define SFS_MGMT_META_MIRROR_HEADER "stripefs meta mirror state 1"
+#define SFS_MGMT_MIRROR_HEADER       "stripefs mirror state 1"
+#define SFS_MGMT_META_MIRROR_HEADER  "stripefs meta mirror state 1"
+#define SFS_MGMT_META_PRIMARY_HEADER "stripefs meta primary 1"
 
 /* A mirror group as management knows it (sfs_mgmt_mirror.c); [0] is the
  * config's primary, [1] its secondary. */
@@ -52,5 +59,9 @@ int sfs_mgmt_mirror_format(const sfs_config_t *config, const sfs_mgmt_mirror_t *
 int sfs_mgmt_meta_mirror_parse(const char *text, const char *path, uint32_t *state_p,
                                uint64_t *seq_p);
 int sfs_mgmt_meta_mirror_format(uint32_t state, uint64_t seq, char *buf, size_t size);
+/* meta-primary: the promoted rank and the batch. */
+int sfs_mgmt_meta_primary_parse(const char *text, const char *path, uint32_t *rank_p,
+                                uint64_t *seq_p);
+int sfs_mgmt_meta_primary_format(uint32_t rank, uint64_t seq, char *buf, size_t size);
 
 #endif

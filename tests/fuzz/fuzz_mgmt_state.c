@@ -1,9 +1,12 @@
 /*
  * Management's state files (service/sfs_mgmt_state.c), fed arbitrary text:
  * the parsers must never read out of bounds, and what they accept must be
- * what the formatters write (the first byte picks the file):
+ * what the formatters write (the first byte picks the file: bit 1 set,
+ * meta-primary; else bit 0 set, meta-mirror-state; else mirror-state):
  * - meta-mirror-state: accepted text is exactly the formatter's output for
  *   the state and batch parsed;
+ * - meta-primary: accepted text is exactly the formatter's output for the
+ *   rank and batch parsed;
  * - mirror-state (against a config of three mirror groups): the groups
  *   parsed, written and parsed again come back the same, and the second
  *   text is the first's formatting again.
@@ -42,6 +45,20 @@ static void fuzz_meta(const char *text)
         return;
     }
     if (sfs_mgmt_meta_mirror_format(state, seq, out, sizeof(out)) < 0 || strcmp(out, text) != 0) {
+        abort();
+    }
+}
+
+static void fuzz_primary(const char *text)
+{
+    uint32_t rank;
+    uint64_t seq;
+    char     out[128];
+
+    if (sfs_mgmt_meta_primary_parse(text, "f", &rank, &seq) != 0) {
+        return;
+    }
+    if (sfs_mgmt_meta_primary_format(rank, seq, out, sizeof(out)) < 0 || strcmp(out, text) != 0) {
         abort();
     }
 }
@@ -87,7 +104,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t length)
     }
     memcpy(text, data + 1, length - 1);
     text[length - 1] = '\0';
-    if (data[0] & 1) {
+    if (data[0] & 2) {
+        fuzz_primary(text);
+    } else if (data[0] & 1) {
         fuzz_meta(text);
     } else {
         fuzz_groups(text);
