@@ -22,12 +22,13 @@ libsfs_service_la_SOURCES = \
 	service/sfs_meta_store_record.c service/sfs_meta_store_writes.c \
 	service/sfs_meta_writes.c service/sfs_meta_writes.h \
 	service/sfs_meta_mirror.c service/sfs_meta_mirror_link.c service/sfs_meta_mirror.h \
-	service/sfs_meta_mirror_report.c service/sfs_meta_backlog.c service/sfs_meta_backlog.h \
+	service/sfs_meta_mirror_report.c service/sfs_meta_promote.c \
+	service/sfs_meta_backlog.c service/sfs_meta_backlog.h \
 	service/sfs_ns_path.c service/sfs_ns_file.c service/sfs_ns_size.c service/sfs_ns_dir.c service/sfs_ns_check.c \
 	service/sfs_ns_pattern.c service/sfs_ns_pattern.h \
 	service/sfs_storage.c service/sfs_storage_internal.h service/sfs_storage_handlers.c \
 	service/sfs_storage_mirror.c service/sfs_mgmt_mirror.c service/sfs_mgmt_mirror_store.c \
-	service/sfs_mgmt_meta_mirror.c service/sfs_mgmt_state.c service/sfs_mgmt_state.h \
+	service/sfs_mgmt_meta_mirror.c service/sfs_mgmt_meta_promote.c service/sfs_mgmt_state.c service/sfs_mgmt_state.h \
 	service/sfs_storage_mirror_state.c service/sfs_mirror_log.c service/sfs_mirror_log.h \
 	service/sfs_mirror_resync.c service/sfs_mirror_resync.h \
 	service/sfs_lease.c service/sfs_lease.h \

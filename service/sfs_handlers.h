@@ -10,6 +10,7 @@
  *   sfs_storage_handlers.c  chunk, chunk_unlink
  *   sfs_mgmt_mirror.c       mirror_list, mirror_report
  *   sfs_mgmt_meta_mirror.c  meta_mirror_state
+ *   sfs_meta_promote.c      meta_promote
  *   sfs_mgmt_pool.c         pool_list
  *   sfs_meta_migrate.c      meta_migrate
  *   sfs_meta_drain.c        meta_drain, meta_lease

@@ -68,12 +68,17 @@ void sfs_meta_timer(sfs_meta_t *meta)
     sfs_meta_mirror_report_tick(meta->mirror_report);
 }
 
+int sfs_meta_deposed(sfs_meta_t *meta, char *detail, size_t size)
+{
+    return meta ? sfs_meta_mirror_report_deposed(meta->mirror_report, detail, size) : 0;
+}
+
 void sfs_meta_map_changed(sfs_meta_t *meta)
 {
     meta->next_refresh_ms = 0;
 }
 
-int sfs_meta_create(sfs_service_t *service, sfs_meta_t **meta_p)
+int sfs_meta_create(sfs_service_t *service, const char *dir, int mirrored, sfs_meta_t **meta_p)
 {
     sfs_meta_store_params_t params;
     sfs_meta_t             *meta;
@@ -97,7 +102,7 @@ int sfs_meta_create(sfs_service_t *service, sfs_meta_t **meta_p)
         return -ENOMEM;
     }
     memset(&params, 0, sizeof(params));
-    params.dir          = service->config->meta_dir;
+    params.dir          = dir;
     params.sync         = service->config->meta_sync;
     params.map_size     = service->config->meta_map_size;
     params.chunk_size   = service->config->default_chunk_size;
@@ -113,7 +118,7 @@ int sfs_meta_create(sfs_service_t *service, sfs_meta_t **meta_p)
     if (rc == 0) {
         rc = sfs_meta_pool_start(meta); /* docs/pools.md */
     }
-    if (rc == 0 && service->config->meta_mirror_host[0]) {
+    if (rc == 0 && mirrored) {
         rc = sfs_meta_mirror_report_create(service, &meta->mirror_report);
         if (rc == 0) {
             rc = sfs_meta_mirror_link_create(service, meta->store, meta->mirror_report,
@@ -129,7 +134,7 @@ int sfs_meta_create(sfs_service_t *service, sfs_meta_t **meta_p)
         goto err;
     }
     meta->thread_started = 1;
-    sfs_info("metadata server, store in %s (%s commits)", service->config->meta_dir,
+    sfs_info("metadata server, store in %s (%s commits)", dir,
              service->config->meta_sync ? "durable" : "unsynced");
     *meta_p = meta;
     return 0;

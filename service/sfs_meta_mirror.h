@@ -15,8 +15,12 @@
  * The mirror applies what it gets on a work queue of one thread, a batch only on
  * top of the one before (-ESTALE otherwise), and only from a server.
  *
- * Not yet: the mirror taking over when the primary is lost (failover);
- * until then the copy is there to be started from by hand (docs).
+ * When the primary is offline and management's record says the mirror
+ * was good, management promotes it (META_PROMOTE, sfs_meta_promote.c): the
+ * mirror's rank opens its copy as the metadata store and serves. The
+ * promoted rank takes no META_MIRROR any more, so a cut-off old primary
+ * cannot change it, and management refuses the old primary's reports, so
+ * its fence fails and its replies do not go out.
  */
 #ifndef SFS_META_MIRROR_H
 #define SFS_META_MIRROR_H
@@ -30,6 +34,14 @@ typedef struct sfs_meta_mirror sfs_meta_mirror_t;
 /* Open the mirror's store in meta.mirror_dir and start its thread. */
 int  sfs_meta_mirror_create(sfs_service_t *service, sfs_meta_mirror_t **mirror_p);
 void sfs_meta_mirror_destroy(sfs_meta_mirror_t *mirror);
+/* The copy's last batch (0 if it cannot be read). */
+uint64_t sfs_meta_mirror_seq(sfs_meta_mirror_t *mirror);
+/* The mirror's rank, asked by management (META_PROMOTE): a request kept
+ * by the handler and run here, from the service's loop, outside the
+ * transport's callbacks (the mirror's queue is drained, which progresses
+ * the worker). Ends the mirror role, opens the copy as the metadata store
+ * (no mirror of its own) and answers management. */
+void sfs_meta_promote_run(sfs_service_t *service);
 
 /* The mirror's state for management (sfs_meta_mirror_report.c), owned by
  * the metadata server: set by the link (any thread), sent to management by
@@ -54,6 +66,12 @@ void sfs_meta_mirror_report_tick(sfs_meta_mirror_report_t *report);
  * management's answer, or -ESHUTDOWN once stopped (detail set: the batch
  * is committed here, but not acknowledged). No management (no cluster): 0. */
 int sfs_meta_mirror_report_fence(sfs_meta_mirror_report_t *report, uint64_t seq);
+/* Whether management refused a report because another rank is the
+ * metadata server now (this one's mirror was promoted while it was cut
+ * off): then fences fail at once with -ESTALE, and the service refuses
+ * every metadata request (sfs_meta_deposed). `detail` gets management's
+ * words. Any thread. */
+int sfs_meta_mirror_report_deposed(sfs_meta_mirror_report_t *report, char *detail, size_t size);
 /* Before the metadata thread is joined: a fence's wait ends. Any thread. */
 void sfs_meta_mirror_report_stop(sfs_meta_mirror_report_t *report);
 

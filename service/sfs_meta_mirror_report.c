@@ -31,6 +31,10 @@ struct sfs_meta_mirror_report {
     pthread_cond_t told;
     int            stopping;
     uint64_t       told_version; /* the version management acknowledged (set under the lock) */
+    /* management answered that another rank is the metadata server now
+     * (its mirror was promoted): set once, under the lock */
+    int  deposed;
+    char deposed_detail[512];
     /* progress thread */
     int           told_good;    /* and it was good: nothing to send until a set */
     uint64_t      sent_version; /* the one out now */
@@ -97,6 +101,20 @@ static void sfs_meta_mirror_report_answered(sfs_tp_rpc_t *rpc, void *arg)
         pthread_mutex_unlock(&report->lock);
         report->told_good   = report->sent_good;
         report->failed_said = 0;
+    } else if (status == -ESTALE) {
+        /* replaced: no reply of this server may go out any more */
+        pthread_mutex_lock(&report->lock);
+        if (!report->deposed) {
+            snprintf(report->deposed_detail, sizeof(report->deposed_detail), "%s",
+                     sfs_tp_rpc_error_detail(rpc)[0] ? sfs_tp_rpc_error_detail(rpc)
+                                                     : "another rank is the metadata server");
+            report->deposed = 1;
+            sfs_error("management says this rank is no longer the metadata server: %s; every "
+                      "metadata request is refused from now on",
+                      report->deposed_detail);
+        }
+        pthread_cond_broadcast(&report->told);
+        pthread_mutex_unlock(&report->lock);
     } else if (!report->failed_said) {
         sfs_warn("metadata mirror: its state not told to management (tried again every "
                  "heartbeat; said once): %s",
@@ -179,6 +197,22 @@ void sfs_meta_mirror_report_tick(sfs_meta_mirror_report_t *report)
     }
 }
 
+int sfs_meta_mirror_report_deposed(sfs_meta_mirror_report_t *report, char *detail, size_t size)
+{
+    int deposed;
+
+    if (!report) {
+        return 0;
+    }
+    pthread_mutex_lock(&report->lock);
+    deposed = report->deposed;
+    if (deposed && detail) {
+        snprintf(detail, size, "%s", report->deposed_detail);
+    }
+    pthread_mutex_unlock(&report->lock);
+    return deposed;
+}
+
 void sfs_meta_mirror_report_stop(sfs_meta_mirror_report_t *report)
 {
     if (!report) {
@@ -218,7 +252,7 @@ int sfs_meta_mirror_report_fence(sfs_meta_mirror_report_t *report, uint64_t seq)
          * end of its wait for events */
         sfs_tp_worker_wakeup(report->service->worker);
     }
-    while (report->told_version < target && !report->stopping) {
+    while (report->told_version < target && !report->stopping && !report->deposed) {
         uint64_t        due_ns = sfs_wall_ns() + 100000000ull; /* the cond's clock */
         struct timespec until  = {(time_t)(due_ns / 1000000000ull), (long)(due_ns % 1000000000ull)};
 
@@ -240,6 +274,12 @@ int sfs_meta_mirror_report_fence(sfs_meta_mirror_report_t *report, uint64_t seq)
             said = 1;
         }
         pthread_cond_timedwait(&report->told, &report->lock, &until);
+    }
+    if (rc == 0 && report->deposed) {
+        rc = sfs_error_set(-ESTALE,
+                           "metadata batch %" PRIu64 " is committed on rank %u but not "
+                           "acknowledged: %s",
+                           seq, report->service->rank, report->deposed_detail);
     }
     if (rc == 0 && report->stopping && report->told_version < target) {
         rc = sfs_error_set(-ESHUTDOWN,

@@ -33,6 +33,9 @@ int sfs_mgmt_create(sfs_service_t *service, sfs_mgmt_t **mgmt_p)
     if (rc == 0) {
         rc = sfs_mgmt_meta_mirror_load(mgmt);
     }
+    if (rc == 0) {
+        rc = sfs_mgmt_meta_primary_load(mgmt);
+    }
     if (rc) {
         sfs_mgmt_destroy(mgmt);
         return rc;
@@ -51,6 +54,7 @@ void sfs_mgmt_destroy(sfs_mgmt_t *mgmt)
         sfs_tp_rpc_release(mgmt->stops[i].rpc);
         sfs_tp_conn_destroy(mgmt->stops[i].conn);
     }
+    sfs_mgmt_meta_failover_destroy(mgmt);
     for (uint32_t i = 0; i < mgmt->node_count; i++) {
         free(mgmt->nodes[i].address);
     }
@@ -123,7 +127,7 @@ int sfs_mgmt_build_map(sfs_mgmt_t *mgmt, sfs_map_t *map)
     map->version = mgmt->version;
     snprintf(map->cluster, sizeof(map->cluster), "%s", config->cluster_name);
     map->mgmt_node            = mgmt->service->plan->mgmt_rank;
-    map->meta_node            = mgmt->service->plan->meta_rank;
+    map->meta_node            = mgmt->meta_node;
     map->default_chunk_size   = config->default_chunk_size;
     map->default_stripe_count = config->default_stripe_count;
     map->rpc_timeout_ms       = config->rpc_timeout_ms;
@@ -315,6 +319,7 @@ void sfs_mgmt_timer(sfs_mgmt_t *mgmt)
             sfs_mgmt_mirror_failover(mgmt, node->node_id);
         }
     }
+    sfs_mgmt_meta_failover_tick(mgmt, now);
     /* the metadata role in this process chooses new files' targets: it
      * refreshes its map now rather than at its next heartbeat */
     if (changed && mgmt->service->meta) {

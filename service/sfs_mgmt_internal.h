@@ -64,6 +64,15 @@ struct sfs_mgmt {
      * (sfs_mgmt_meta_mirror.c) */
     uint32_t meta_mirror_state; /* SFS_MIRROR_STATE_* */
     uint64_t meta_mirror_seq;   /* since the metadata server's batch */
+    /* the metadata server's rank, and its failover (sfs_mgmt_meta_promote.c) */
+    uint32_t       meta_node;
+    int            meta_promoted;
+    int            promote_said; /* why not promoted, said once (a reason's number) */
+    uint32_t       promote_to;
+    uint64_t       next_promote_ms;
+    sfs_tp_conn_t *promote_conn;
+    sfs_tp_rpc_t  *promote_rpc;
+    uint8_t        promote_args[32];
 };
 
 sfs_mgmt_node_t   *sfs_mgmt_find_node(sfs_mgmt_t *mgmt, uint32_t node_id);
@@ -107,6 +116,13 @@ int sfs_mgmt_mirror_bad_primary(sfs_mgmt_t *mgmt, sfs_mgmt_mirror_t *g, int bad)
  * every change (a failure is logged). */
 int  sfs_mgmt_meta_mirror_load(sfs_mgmt_t *mgmt);
 void sfs_mgmt_meta_mirror_list(sfs_mgmt_t *mgmt, sfs_meta_mirror_info_t *info);
+/* The metadata server's rank (the plan's, unless a promotion is recorded:
+ * then the start is refused, naming what to do). */
+int sfs_mgmt_meta_primary_load(sfs_mgmt_t *mgmt);
+/* Every check: promote the metadata mirror once the metadata server is
+ * offline, if the mirror was good and is online. */
+void sfs_mgmt_meta_failover_tick(sfs_mgmt_t *mgmt, uint64_t now);
+void sfs_mgmt_meta_failover_destroy(sfs_mgmt_t *mgmt);
 
 /* Pure (unit-tested): how long a rank may be silent before it is
  * probably-offline, and the state after `silent_ms` of silence. */

@@ -95,6 +95,25 @@ void sfs_handle_meta_mirror_state(sfs_service_t *service, sfs_tp_request_t *req)
     if (sfs_handler_decode(req, &state, sizeof(state), 0) != 0) {
         return;
     }
+    if (mgmt->meta_promoted && state.node_id != mgmt->meta_node) {
+        /* a cut-off old server: ESTALE ends its fence, so it acknowledges
+         * nothing the promoted copy lacks (sfs_meta_mirror_report.c) */
+        node = sfs_mgmt_find_node(mgmt, mgmt->meta_node);
+        sfs_tp_request_reply_error(req, -ESTALE,
+                                   "management promoted the metadata mirror: rank %u on %s is the "
+                                   "metadata server now, not rank %" PRIu32,
+                                   mgmt->meta_node, node ? node->host : "?", state.node_id);
+        return;
+    }
+    if (mgmt->promote_rpc && state.node_id == mgmt->meta_node) {
+        /* not recorded while the mirror may already serve: the old server's
+         * fence waits (and at worst fails), it does not acknowledge */
+        sfs_tp_request_reply_error(req, -EAGAIN,
+                                   "management is promoting the metadata mirror (rank %u): the "
+                                   "state of rank %" PRIu32 " is not recorded meanwhile",
+                                   mgmt->promote_to, state.node_id);
+        return;
+    }
     node = sfs_mgmt_find_node(mgmt, state.node_id);
     if (!node || !(node->roles & SFS_ROLE_META)) {
         sfs_tp_request_reply_error(req, -EINVAL,

@@ -53,13 +53,22 @@ static int sfs_service_has_role(sfs_service_t *service, sfs_tp_request_t *req, u
         sfs_tp_request_reply_error(req, -EOPNOTSUPP, "rank %u on %s is not the management server",
                                    service->rank, service->host);
         return 0;
-    case SFS_ROLE_META:
+    case SFS_ROLE_META: {
+        char why[512];
+
+        if (service->meta && sfs_meta_deposed(service->meta, why, sizeof(why))) {
+            /* ESTALE: the client asks management where the server is now */
+            sfs_tp_request_reply_error(req, -ESTALE, "rank %u on %s: %s", service->rank,
+                                       service->host, why);
+            return 0;
+        }
         if (service->meta) {
             return 1;
         }
         sfs_tp_request_reply_error(req, -EOPNOTSUPP, "rank %u on %s is not the metadata server",
                                    service->rank, service->host);
         return 0;
+    }
     case SFS_ROLE_META_MIRROR:
         if (service->meta_mirror) {
             return 1;
@@ -194,7 +203,8 @@ int sfs_service_create(const sfs_config_t *config, const sfs_role_plan_t *plan, 
         }
     }
     if (service->roles & SFS_ROLE_META) {
-        rc = sfs_meta_create(service, &service->meta);
+        rc = sfs_meta_create(service, config->meta_dir, config->meta_mirror_host[0] != 0,
+                             &service->meta);
         if (rc) {
             goto err_destroy;
         }
@@ -460,6 +470,9 @@ int sfs_service_progress(sfs_service_t *service, int timeout_ms)
     if (service->meta) {
         sfs_meta_timer(service->meta);
     }
+    if (service->promote_request) {
+        sfs_meta_promote_run(service);
+    }
     return rc;
 }
 
@@ -512,6 +525,11 @@ void sfs_service_destroy(sfs_service_t *service)
     if (service->heartbeat_rpc) {
         sfs_tp_rpc_release(service->heartbeat_rpc);
         service->heartbeat_rpc = NULL;
+    }
+    if (service->promote_request) {
+        sfs_tp_request_reply_error(service->promote_request, -ESHUTDOWN,
+                                   "rank %u: stopped before its promotion", service->rank);
+        service->promote_request = NULL;
     }
     if (service->stop_request) { /* (no flush came after it) */
         sfs_tp_request_reply_error(service->stop_request, -ESHUTDOWN,

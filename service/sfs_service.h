@@ -34,6 +34,7 @@ typedef struct sfs_service {
     struct sfs_meta_mirror *meta_mirror; /* SFS_ROLE_META_MIRROR (sfs_meta_mirror.h) */
     volatile sig_atomic_t   stop_requested;
     sfs_tp_request_t       *stop_request;    /* management's STOP: answered after the flush */
+    sfs_tp_request_t       *promote_request; /* META_PROMOTE: run and answered by the loop */
     int                     tearing_down;    /* sfs_service_destroy: refuse every request */
     int                     stopping_others; /* management told the other ranks to stop */
     uint64_t                next_heartbeat_ms;
@@ -69,8 +70,13 @@ void sfs_mgmt_destroy(sfs_mgmt_t *mgmt);
 /* How many storage targets have registered with this management. */
 uint32_t sfs_mgmt_known_targets(const sfs_mgmt_t *mgmt);
 
-int  sfs_meta_create(sfs_service_t *service, sfs_meta_t **meta_p);
+/* The metadata server on the store in `dir`; `mirrored`: it keeps a
+ * metadata mirror (meta.mirror). */
+int  sfs_meta_create(sfs_service_t *service, const char *dir, int mirrored, sfs_meta_t **meta_p);
 void sfs_meta_timer(sfs_meta_t *meta);
+/* Whether management has put another rank in its place (its mirror was
+ * promoted): then it serves no request, and `detail` says why. */
+int sfs_meta_deposed(sfs_meta_t *meta, char *detail, size_t size);
 /* Re-read the target list from management at the next timer tick. */
 void sfs_meta_map_changed(sfs_meta_t *meta);
 int  sfs_meta_flush(sfs_meta_t *meta);

@@ -56,7 +56,11 @@ static void ctl_mirror_meta(const sfs_map_t *map, const sfs_meta_mirror_info_t *
         snprintf(where, sizeof(where), "rank %u on %s [%s]", node->node_id, node->host,
                  sfs_state_name(node->state));
     } else {
-        snprintf(where, sizeof(where), "[not registered]");
+        /* not registered, or promoted (docs/metadata-mirror.md, "Failover") */
+        const sfs_map_node_t *meta_node = map ? sfs_map_find_node(map, map->meta_node) : NULL;
+
+        snprintf(where, sizeof(where), "no rank keeps it (the metadata server is rank %u on %s)",
+                 map ? map->meta_node : 0, meta_node ? meta_node->host : "?");
     }
     printf("\nMetadata mirror: %s, %s since batch %llu (%s)\n", where,
            sfs_mirror_state_name(meta->state), (unsigned long long)meta->seq,

@@ -6,6 +6,7 @@
  *   - META_MIRROR to the rank with the metamirror role: a probe, and a
  *     full copy's first piece with an empty write set (which, taken, would
  *     empty the copy);
+ *   - META_PROMOTE to the same rank (it would make a second metadata server);
  *   - META_MIRROR_STATE to management: "good" for the metadata server.
  *
  *   sfs_server_ops_refused          (STRIPEFS_CONFIG names the service)
@@ -90,6 +91,15 @@ int main(void)
         expect_eperm(copy ? "META_MIRROR (a full copy's first piece) to the mirror"
                           : "META_MIRROR (a probe) to the mirror",
                      rc, detail);
+    }
+    {
+        /* a user who could promote the mirror could make two metadata servers */
+        sfs_meta_promote_req_t promote = {.old_node = map->meta_node, .seq = 1};
+
+        sfs_wbuf_init(&wb, args, sizeof(args));
+        sfs_proto_meta_promote_req_pack(&wb, &promote);
+        rc = call(conn, SFS_OP_META_PROMOTE, args, wb.length, detail, sizeof(detail));
+        expect_eperm("META_PROMOTE to the mirror", rc, detail);
     }
     if (sfs_cluster_mgmt_conn(client->cluster, &conn) == 0) {
         sfs_meta_mirror_state_req_t state = {.node_id = map->meta_node,

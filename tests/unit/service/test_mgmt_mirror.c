@@ -300,6 +300,75 @@ static void test_meta_mirror_state_file(void **state)
     config.meta_mirror_host[0] = '\0';
 }
 
+/* meta-primary (a promotion of the metadata mirror): strict parse, and a
+ * management that finds one refuses to start, naming the file and what
+ * to do. */
+static void test_meta_primary_file(void **state)
+{
+    static const char *bad[] = {
+        "",
+        "stripefs meta primary 2\nrank 1 batch 1\n",
+        "stripefs meta primary 1\n",
+        "stripefs meta primary 1\nrank 1 batch 1",
+        "stripefs meta primary 1\nrank 1 batch 1\n\n",
+        "stripefs meta primary 1\nrank 01 batch 1\n",
+        "stripefs meta primary 1\nrank  1 batch 1\n",
+        "stripefs meta primary 1\nrank 1 batch\n",
+        "stripefs meta primary 1\nrank 4294967296 batch 1\n",
+        "stripefs meta primary 1\nrank 1 batch 18446744073709551616\n",
+        "stripefs meta primary 1\nrank -1 batch 1\n",
+    };
+    sfs_role_plan_t plan = {.meta_rank = 0};
+    char            text[128], dir[] = "/tmp/sfs-meta-primary-XXXXXX", path[PATH_MAX + 32];
+    uint32_t        rank;
+    uint64_t        seq;
+    FILE           *f;
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        sfs_error_clear();
+        if (sfs_mgmt_meta_primary_parse(bad[i], "f", &rank, &seq) != -EBADMSG) {
+            fail_msg("case %zu accepted: \"%s\"", i, bad[i]);
+        }
+        assert_true(strncmp(sfs_error_detail(), "f, line ", 8) == 0);
+    }
+    assert_int_equal(sfs_mgmt_meta_primary_parse("stripefs meta primary 1\nrank 4294967295 batch "
+                                                 "18446744073709551615\n",
+                                                 "f", &rank, &seq),
+                     0);
+    assert_true(rank == UINT32_MAX && seq == UINT64_MAX);
+    assert_int_equal(sfs_mgmt_meta_primary_format(1, 21, text, sizeof(text)),
+                     (int)strlen("stripefs meta primary 1\nrank 1 batch 21\n"));
+    assert_string_equal(text, "stripefs meta primary 1\nrank 1 batch 21\n");
+    assert_int_equal(sfs_mgmt_meta_primary_format(1, 21, text, 10), -ENOSPC);
+
+    assert_non_null(mkdtemp(dir));
+    service.plan = &plan;
+    snprintf(config.path, sizeof(config.path), "%s/stripefs.yaml", dir);
+    snprintf(config.meta_mirror_host, sizeof(config.meta_mirror_host), "host-b");
+    snprintf(config.meta_host, sizeof(config.meta_host), "host-a");
+    snprintf(config.mgmt_host, sizeof(config.mgmt_host), "host-c");
+    mgmt.meta_node = 7;
+    assert_int_equal(sfs_mgmt_meta_primary_load(&mgmt), 0); /* no file */
+    assert_int_equal(mgmt.meta_node, 0);
+    snprintf(path, sizeof(path), "%s/meta-primary", dir);
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("stripefs meta primary 1\nrank 1 batch 21\n", f);
+    fclose(f);
+    assert_int_equal(sfs_mgmt_meta_primary_load(&mgmt), -EEXIST);
+    assert_non_null(strstr(sfs_error_detail(), path));
+    assert_non_null(strstr(sfs_error_detail(), "was promoted to metadata server at batch 21"));
+    assert_non_null(strstr(sfs_error_detail(), "then remove"));
+    unlink(path);
+    rmdir(dir);
+    service.plan               = NULL;
+    config.path[0]             = '\0';
+    config.meta_mirror_host[0] = '\0';
+    config.meta_host[0]        = '\0';
+    config.mgmt_host[0]        = '\0';
+}
+
 /* No promotion while the service is being stopped (ranks stop one after
  * the other: it would be saved and name the wrong member next start). */
 static void test_no_failover_in_shutdown(void **state)
@@ -347,6 +416,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_state_parse_strict, setup, teardown),
         cmocka_unit_test_setup_teardown(test_state_saved_and_loaded, setup, teardown),
         cmocka_unit_test_setup_teardown(test_meta_mirror_state_file, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_meta_primary_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_no_failover_in_shutdown, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stall_forgiven, setup, teardown),
     };
