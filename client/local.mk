@@ -16,6 +16,7 @@ libsfs_client_la_SOURCES = \
 	client/sfs_file_io.c client/sfs_file_async.c \
 	client/sfs_file_local.c \
 	client/sfs_client_mirror.c \
+	client/sfs_client_meta_failover.c \
 	client/sfs_admin.c client/sfs_admin.h client/sfs_admin_stats.c client/sfs_admin_stats.h \
 	client/sfs_quota.c client/sfs_quota.h \
 	client/sfs_pool.c client/sfs_admin_migrate.c client/sfs_admin_migrate.h \

@@ -119,6 +119,15 @@ uint32_t sfs_client_mirror_target(sfs_client_t *client, const sfs_pattern_t *pat
                                   uint32_t index);
 int      sfs_client_mirror_retryable(const sfs_pattern_t *pattern, int rc);
 int      sfs_client_mirror_wait(sfs_client_t *client, uint64_t *deadline_ms);
+/* sfs_client_meta_failover.c: whether a failed metadata call to rank
+ * `called` waits for a failover (no answer, `rpc` NULL or not answered by
+ * the server, or ESTALE from a replaced server; and a metadata mirror in
+ * the map), and the wait: 0 once the map
+ * names another metadata server (send the call again), -ETIMEDOUT past
+ * *deadline_ms (0: set now, to two RPC timeouts ahead). */
+int sfs_client_meta_failover_wanted(sfs_client_t *client, uint32_t called, int rc,
+                                    const sfs_tp_rpc_t *rpc);
+int sfs_client_meta_failover_wait(sfs_client_t *client, uint32_t called, uint64_t *deadline_ms);
 /* A failed metadata call: prefix the error detail with the metadata
  * server's name (unless it names it already); returns rc. */
 int sfs_client_meta_error(sfs_client_t *client, int rc);
