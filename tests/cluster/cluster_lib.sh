@@ -134,12 +134,13 @@ EOF
 
 # cluster_start_service [HOSTS]: the service from $CLUSTER_CONFIG, one rank
 # per host of the comma-separated HOSTS (default: all four), launched from
-# imaging-01; waits until it serves (120 s).
+# imaging-01; waits until it serves (120 s). CLUSTER_MPI_ARGS: extra mpirun
+# options (--mca orte_enable_recovery 1, for a test that kills a rank).
 cluster_start_service() {
     local hosts=${1:-$CLUSTER_ALL} np
     np=$(echo "$hosts" | tr ',' '\n' | wc -l)
     rm -f "$CLUSTER_READY"
-    timeout --kill-after=20 900 "${SFS_SERVER_ENV[@]}" "$CLUSTER" mpirun -np "$np" --host "$hosts" \
+    timeout --kill-after=20 900 "${SFS_SERVER_ENV[@]}" "$CLUSTER" mpirun ${CLUSTER_MPI_ARGS:-} -np "$np" --host "$hosts" \
         "$SFS_SERVER" -c "$CLUSTER_CONFIG" --ready-file "$CLUSTER_READY" >>"$SFS_SERVICE_LOG" 2>&1 &
     CLUSTER_JOB=$!
     for _ in $(seq 1200); do

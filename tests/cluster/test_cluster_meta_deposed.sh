@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# A metadata server that was only cut off, not dead, is deposed after its
+# mirror's promotion (docs/metadata-mirror.md, "Failover"): on the four
+# hosts of ci/cluster.sh, the metadata server on imaging-01, its mirror on
+# imaging-02, management on imaging-03; RPC timeout 10 s, offline 12 s.
+# - sfsalice's two clients on imaging-04 connect (both hold the map naming
+#   imaging-01). The metadata server's rank is stopped (SIGSTOP): client A's
+#   mkdir times out, waits for the promotion and is answered by imaging-02.
+# - The old server continues (SIGCONT). It still believes it serves, and
+#   client B still holds the old map: B's mkdir goes to it. The promoted rank
+#   refuses its batch, management refuses its report (ESTALE), so it answers
+#   nothing it committed (the fence) and refuses every later request; B
+#   finds the new server in the map and its mkdir is answered there.
+# - What both clients made is on the promoted server; a clean shutdown.
+source "$SFS_SRC/tests/lib/sfs_test_lib.sh"
+source "$SFS_SRC/tests/cluster/cluster_lib.sh"
+sfs_test_users
+cluster_begin
+PROG="$SFS_BUILD/tests/progs/sfs_meta_fence_client"
+[ -x "$PROG" ] || sfs_fail "missing $PROG (make check builds it)"
+
+cfg="$SFS_TEST_TMP/imaging.yaml"
+cluster_write_config "$cfg"
+d="$SFS_TEST_TMP/hosts"
+mkdir -p "$d/imaging-02/var/lib/stripefs" || sfs_fail "mkdir for the mirror's store"
+sed -i -e "s|^mgmt: {host: imaging-01,|mgmt: {host: imaging-03,|" \
+    -e "s|^\(meta: {.*\), sync: true}|\1, sync: true, mirror: imaging-02, mirror_dir: $d/imaging-02/var/lib/stripefs/meta-mirror}|" \
+    -e "s|rpc: 30s, connect: 10s, heartbeat: 2s, offline: 20s}|rpc: 10s, connect: 5s, heartbeat: 2s, offline: 12s}|" "$cfg"
+grep -q "mirror: imaging-02" "$cfg" && grep -q "host: imaging-03, port" "$cfg" && grep -q "offline: 12s" "$cfg" ||
+    sfs_fail "the test config was not rewritten: $(cat "$cfg")"
+chmod 0644 "$cfg"
+cluster_start_service
+
+for _ in $(seq 300); do
+    line=$(ctl_on imaging-04 --timeout 10 mirror list 2>&1 | grep '^Metadata mirror:')
+    case "$line" in *", good since batch "*) break ;; esac
+    sleep 0.2
+done
+case "$line" in *", good since batch "*) echo "ok: $line" ;; *) sfs_fail "the metadata mirror is not good: '$line'" ;; esac
+ctl_on imaging-01 mkdir /shared && ctl_on imaging-01 chmod 1777 /shared || sfs_fail "mkdir /shared"
+as_alice_on4() {
+    on imaging-04 setpriv --reuid=sfsalice --regid="$(id -g sfsalice)" --init-groups \
+        env -i PATH="$PATH" HOME="$(sfs_user_home sfsalice)" STRIPEFS_CONFIG="$cfg" "$@"
+}
+as_alice_on4 "$SFS_CTL" mkdir /shared/a && as_alice_on4 "$SFS_CTL" mkdir /shared/b ||
+    sfs_fail "sfsalice's mkdirs before the fault"
+
+old_pid=$(ctl_on imaging-04 listnodes | awk '$2 == "imaging-01" {print $5; exit}')
+[ -n "$old_pid" ] || sfs_fail "no pid of imaging-01's rank in listnodes: $(ctl_on imaging-04 listnodes)"
+trap 'kill -CONT "$old_pid" 2>/dev/null; cluster_cleanup' EXIT
+
+as_alice_on4 "$PROG" /shared/a "$SFS_TEST_TMP/goA1" "$SFS_TEST_TMP/goA2" >"$SFS_TEST_TMP/a.out" 2>&1 &
+client_a=$!
+as_alice_on4 "$PROG" /shared/b "$SFS_TEST_TMP/goB1" "$SFS_TEST_TMP/goB2" >"$SFS_TEST_TMP/b.out" 2>&1 &
+client_b=$!
+for _ in $(seq 300); do
+    grep -q '^connected' "$SFS_TEST_TMP/a.out" && grep -q '^connected' "$SFS_TEST_TMP/b.out" && break
+    sleep 0.1
+done
+grep -q '^connected' "$SFS_TEST_TMP/a.out" && grep -q '^connected' "$SFS_TEST_TMP/b.out" ||
+    sfs_fail "sfsalice's clients did not connect: $(cat "$SFS_TEST_TMP/a.out" "$SFS_TEST_TMP/b.out")"
+
+kill -STOP "$old_pid" || sfs_fail "cannot stop the metadata server's rank ($old_pid)"
+sfs_log "injected: SIGSTOP to the metadata server's rank (imaging-01, pid $old_pid)"
+touch "$SFS_TEST_TMP/goA1"
+for _ in $(seq 900); do grep -q '^first ' "$SFS_TEST_TMP/a.out" && break; sleep 0.1; done
+first=$(grep '^first ' "$SFS_TEST_TMP/a.out") || sfs_fail "client A's mkdir did not end in 90 s: $(cat "$SFS_TEST_TMP/a.out")"
+case "$first" in
+"first rc=0 "*) ;;
+*) sfs_fail "client A's mkdir during the failover failed: $first; $(cat "$SFS_TEST_TMP/a.out")" ;;
+esac
+grep -q "metadata failover: rank 1 on imaging-02 is the metadata server now" "$SFS_SERVICE_LOG" ||
+    sfs_fail "management's log does not record the promotion"
+echo "ok: with the metadata server stopped, client A's mkdir is answered by the promoted mirror: $(grep -o 'sent again there, [0-9.]* s after the first try' "$SFS_TEST_TMP/a.out")"
+
+kill -CONT "$old_pid"
+sfs_log "the old metadata server continued"
+touch "$SFS_TEST_TMP/goB1"
+for _ in $(seq 900); do grep -q '^first ' "$SFS_TEST_TMP/b.out" && break; sleep 0.1; done
+bfirst=$(grep '^first ' "$SFS_TEST_TMP/b.out") || sfs_fail "client B's mkdir did not end in 90 s: $(cat "$SFS_TEST_TMP/b.out")"
+case "$bfirst" in
+"first rc=0 "*) ;;
+*) sfs_fail "client B's mkdir after the old server continued failed: $bfirst; $(cat "$SFS_TEST_TMP/b.out")" ;;
+esac
+grep -q "the metadata server, rank 0, is lost or replaced (.*promoted the metadata mirror.*); rank 1 took over" "$SFS_TEST_TMP/b.out" ||
+    sfs_fail "client B was not sent on by a deposed server: $(cat "$SFS_TEST_TMP/b.out")"
+grep -q "management says this rank is no longer the metadata server" "$SFS_SERVICE_LOG" ||
+    sfs_fail "the old server's log does not say it was deposed"
+echo "ok: the continued old server acknowledged nothing: client B was refused there and answered by the promoted server: $(grep -o 'is lost or replaced.*' "$SFS_TEST_TMP/b.out" | head -n 1)"
+
+touch "$SFS_TEST_TMP/goA2" "$SFS_TEST_TMP/goB2"
+wait $client_a || sfs_fail "client A exited with $?: $(cat "$SFS_TEST_TMP/a.out")"
+wait $client_b || sfs_fail "client B exited with $?: $(cat "$SFS_TEST_TMP/b.out")"
+for f in a/first a/second b/first b/second; do
+    grep -q "^${f#*/} rc=0 " "$SFS_TEST_TMP/${f%/*}.out" || sfs_fail "client ${f%/*}'s ${f#*/} failed: $(cat "$SFS_TEST_TMP/${f%/*}.out")"
+    ctl_on imaging-04 stat "/shared/$f" >/dev/null || sfs_fail "/shared/$f is not on the promoted server"
+done
+echo "ok: every directory both clients made is on the promoted server"
+cluster_stop_service imaging-04

@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# Failover of the metadata server (docs/metadata-mirror.md, "Failover"), on
+# the four hosts of ci/cluster.sh: the metadata server on imaging-01, its
+# mirror on imaging-02, management on imaging-03 (so that it outlives the
+# metadata server's host).
+# - sfsalice's client on imaging-04 connects; the metadata server's rank is
+#   killed (-9). Her mkdir gets no answer, waits until management has
+#   promoted the mirror (the offline timeout, 20 s, and the promotion) and
+#   is sent again there: a pause, not an error, and the client says how long.
+# - Management's log and file (meta-primary) record the promotion; the map
+#   names imaging-02's rank as the metadata server (listnodes); what was
+#   made before the kill is there, with its owner and mode.
+# - Her second mkdir is answered at once by the promoted server.
+# - A clean shutdown; then a start with the old config is refused, naming
+#   meta-primary and what to do (meta.dir lacks what came after the promotion).
+# - Done as the refusal says (the copy over meta.dir, meta-primary removed),
+#   the service starts, the mirror is in step, and every directory is there.
+source "$SFS_SRC/tests/lib/sfs_test_lib.sh"
+source "$SFS_SRC/tests/cluster/cluster_lib.sh"
+sfs_test_users
+cluster_begin
+PROG="$SFS_BUILD/tests/progs/sfs_meta_fence_client"
+[ -x "$PROG" ] || sfs_fail "missing $PROG (make check builds it)"
+
+cfg="$SFS_TEST_TMP/imaging.yaml"
+cluster_write_config "$cfg"
+d="$SFS_TEST_TMP/hosts"
+mkdir -p "$d/imaging-02/var/lib/stripefs" || sfs_fail "mkdir for the mirror's store"
+sed -i -e "s|^mgmt: {host: imaging-01,|mgmt: {host: imaging-03,|" \
+    -e "s|^\(meta: {.*\), sync: true}|\1, sync: true, mirror: imaging-02, mirror_dir: $d/imaging-02/var/lib/stripefs/meta-mirror}|" "$cfg"
+grep -q "mirror: imaging-02" "$cfg" && grep -q "host: imaging-03, port" "$cfg" ||
+    sfs_fail "the test config was not rewritten: $(cat "$cfg")"
+chmod 0644 "$cfg"
+CLUSTER_MPI_ARGS="--mca orte_enable_recovery 1" # the job outlives its killed rank
+cluster_start_service
+primary_file="$SFS_TEST_TMP/meta-primary" # beside the config: management is not on imaging-01
+
+for _ in $(seq 300); do
+    line=$(ctl_on imaging-04 --timeout 10 mirror list 2>&1 | grep '^Metadata mirror:')
+    case "$line" in *", good since batch "*) break ;; esac
+    sleep 0.2
+done
+case "$line" in *", good since batch "*) echo "ok: $line" ;; *) sfs_fail "the metadata mirror is not good: '$line'" ;; esac
+ctl_on imaging-01 mkdir /shared && ctl_on imaging-01 chmod 1777 /shared || sfs_fail "mkdir /shared"
+on imaging-04 setpriv --reuid=sfsalice --regid="$(id -g sfsalice)" --init-groups \
+    env -i PATH="$PATH" HOME="$(sfs_user_home sfsalice)" STRIPEFS_CONFIG="$cfg" \
+    "$SFS_CTL" mkdir /shared/before || sfs_fail "sfsalice's mkdir before the kill"
+
+meta_pid=$(ctl_on imaging-04 listnodes | awk '$2 == "imaging-01" {print $5; exit}')
+[ -n "$meta_pid" ] || sfs_fail "no pid of imaging-01's rank in listnodes: $(ctl_on imaging-04 listnodes)"
+
+out="$SFS_TEST_TMP/client.out"
+on imaging-04 setpriv --reuid=sfsalice --regid="$(id -g sfsalice)" --init-groups \
+    env -i PATH="$PATH" HOME="$(sfs_user_home sfsalice)" STRIPEFS_CONFIG="$cfg" \
+    "$PROG" /shared "$SFS_TEST_TMP/go1" "$SFS_TEST_TMP/go2" >"$out" 2>&1 &
+client=$!
+for _ in $(seq 300); do grep -q '^connected' "$out" && break; sleep 0.1; done
+grep -q '^connected' "$out" || sfs_fail "sfsalice's client did not connect: $(cat "$out")"
+
+kill -9 "$meta_pid" || sfs_fail "cannot kill the metadata server's rank ($meta_pid)"
+sfs_log "injected: SIGKILL to the metadata server's rank (imaging-01, pid $meta_pid; target 101 with it)"
+touch "$SFS_TEST_TMP/go1"
+for _ in $(seq 900); do grep -q '^first ' "$out" && break; sleep 0.1; done
+first=$(grep '^first ' "$out") || sfs_fail "the first mkdir did not end in 90 s: $(cat "$out")"
+case "$first" in
+"first rc=0 "*) ;;
+*) sfs_fail "sfsalice's mkdir during the failover failed: $first; $(cat "$out")" ;;
+esac
+grep -q "the metadata server, rank 0, is lost or replaced (.*); rank 1 took over: sent again there, [0-9.]* s after the first try" "$out" ||
+    sfs_fail "the client did not say what the pause was: $(cat "$out")"
+echo "ok: sfsalice's mkdir during the failover succeeded ($first): $(grep -o 'sent again there, [0-9.]* s after the first try' "$out")"
+
+grep -q "metadata failover: rank 1 on imaging-02 is the metadata server now" "$SFS_SERVICE_LOG" ||
+    sfs_fail "management's log does not record the promotion"
+grep -q "this rank (1 on imaging-02) is the metadata server now" "$SFS_SERVICE_LOG" ||
+    sfs_fail "the mirror's log does not say it serves"
+[ "$(sed -n 2p "$primary_file" 2>/dev/null | cut -d' ' -f1-2)" = "rank 1" ] ||
+    sfs_fail "$primary_file does not record rank 1: $(cat "$primary_file" 2>&1)"
+echo "ok: management promoted the mirror: $(grep -o 'metadata failover: the metadata server, rank 0.*' "$SFS_SERVICE_LOG" | head -n 1)"
+echo "ok: the mirror: $(grep -o 'this rank (1 on imaging-02) is the metadata server now.*' "$SFS_SERVICE_LOG" | head -n 1)"
+nodes=$(ctl_on imaging-04 listnodes)
+echo "$nodes" | awk '$2 == "imaging-02"' | grep -q "meta" ||
+    sfs_fail "listnodes does not show imaging-02 as the metadata server: $nodes"
+
+touch "$SFS_TEST_TMP/go2"
+for _ in $(seq 600); do grep -q '^second ' "$out" && break; sleep 0.1; done
+second=$(grep '^second ' "$out")
+case "$second" in
+"second rc=0 "*) ;;
+*) sfs_fail "the second mkdir, on the promoted server, failed: ${second:-nothing}; $(cat "$out")" ;;
+esac
+echo "ok: the promoted server answers: $second"
+wait $client || sfs_fail "sfsalice's client exited with $?: $(cat "$out")"
+
+alice=$(id -u sfsalice)
+for dir in before first second; do
+    st=$(ctl_on imaging-04 stat "/shared/$dir" 2>&1) || sfs_fail "/shared/$dir is missing after the failover: $st"
+    echo "$st" | grep -q "Uid: ($alice/" ||
+        sfs_fail "/shared/$dir is not sfsalice's ($alice): $st"
+done
+echo "ok: /shared/before (made before the kill), first and second are there, sfsalice's"
+
+ctl_on imaging-04 shutdown >/dev/null || sfs_fail "stripefs-ctl shutdown after the failover"
+for _ in $(seq 900); do kill -0 "$CLUSTER_JOB" 2>/dev/null || break; sleep 0.1; done
+kill -0 "$CLUSTER_JOB" 2>/dev/null && sfs_fail "the service did not stop in 90 s after the failover"
+wait "$CLUSTER_JOB"
+rc=$?
+CLUSTER_JOB=""
+echo "ok: the service stopped after the failover (job exit $rc, one rank killed)"
+
+# the old config again: meta.dir on imaging-01 lacks the changes made after
+# the promotion, so management refuses to start
+rm -f "$CLUSTER_READY"
+timeout --kill-after=20 120 "${SFS_SERVER_ENV[@]}" "$CLUSTER" mpirun -np 4 --host "$CLUSTER_ALL" \
+    "$SFS_SERVER" -c "$CLUSTER_CONFIG" --ready-file "$CLUSTER_READY" >"$SFS_TEST_TMP/restart.log" 2>&1
+rc=$?
+[ $rc -ne 0 ] && [ ! -f "$CLUSTER_READY" ] || sfs_fail "a start on the old store was not refused (exit $rc)"
+grep -q "meta-primary: the metadata mirror (rank 1, imaging-02:.*) was promoted to metadata server" "$SFS_TEST_TMP/restart.log" ||
+    sfs_fail "the refusal does not name the promotion: $(tail -n 20 "$SFS_TEST_TMP/restart.log")"
+echo "ok: a start with the old metadata store is refused (exit $rc): $(grep -o 'was promoted.*older than the copy' "$SFS_TEST_TMP/restart.log" | head -n 1)"
+
+# what the refusal says to do: the copy over meta.dir, then meta-primary removed
+meta_dir="$d/imaging-01/var/lib/stripefs/meta"
+rm -rf "$meta_dir" && cp -a "$d/imaging-02/var/lib/stripefs/meta-mirror" "$meta_dir" &&
+    rm "$primary_file" || sfs_fail "the copy over meta.dir"
+cluster_start_service
+for _ in $(seq 300); do
+    line=$(ctl_on imaging-04 --timeout 10 mirror list 2>&1 | grep '^Metadata mirror:')
+    case "$line" in *", good since batch "*) break ;; esac
+    sleep 0.2
+done
+case "$line" in *", good since batch "*) ;; *) sfs_fail "after the swap the metadata mirror is not good: '$line'" ;; esac
+for dir in before first second; do
+    ctl_on imaging-04 stat "/shared/$dir" >/dev/null || sfs_fail "/shared/$dir is missing after the swap"
+done
+echo "ok: with the copy made the store as the refusal said, the service starts, the mirror is good ($line), and every directory is there"
+cluster_stop_service imaging-04
