@@ -93,7 +93,8 @@ void sfs_handle_counter(sfs_service_t *service, sfs_tp_request_t *req)
          * with: a reset would silently hand out offsets twice */
         sfs_tp_request_reply_error(req, -ESTALE,
                                    "shared file pointer of open file %llu: lost, the metadata "
-                                   "server restarted since the file was opened (open it again)",
+                                   "server restarted or was replaced (a failover) since the file "
+                                   "was opened (open it again)",
                                    (unsigned long long)creq.key);
         return;
     }

@@ -11,6 +11,8 @@
 #   names imaging-02's rank as the metadata server (listnodes); what was
 #   made before the kill is there, with its owner and mode.
 # - Her second mkdir is answered at once by the promoted server.
+# - Her file's shared file pointer, which lived in the old server's memory,
+#   gives ESTALE saying so (never a counter restarted from 0).
 # - A clean shutdown; then a start with the old config is refused, naming
 #   meta-primary and what to do (meta.dir lacks what came after the promotion).
 # - Done as the refusal says (the copy over meta.dir, meta-primary removed),
@@ -52,10 +54,11 @@ meta_pid=$(ctl_on imaging-04 listnodes | awk '$2 == "imaging-01" {print $5; exit
 out="$SFS_TEST_TMP/client.out"
 on imaging-04 setpriv --reuid=sfsalice --regid="$(id -g sfsalice)" --init-groups \
     env -i PATH="$PATH" HOME="$(sfs_user_home sfsalice)" STRIPEFS_CONFIG="$cfg" \
-    "$PROG" /shared "$SFS_TEST_TMP/go1" "$SFS_TEST_TMP/go2" >"$out" 2>&1 &
+    "$PROG" /shared "$SFS_TEST_TMP/go1" "$SFS_TEST_TMP/go2" /shared/sfp >"$out" 2>&1 &
 client=$!
 for _ in $(seq 300); do grep -q '^connected' "$out" && break; sleep 0.1; done
 grep -q '^connected' "$out" || sfs_fail "sfsalice's client did not connect: $(cat "$out")"
+grep -q '^counter before rc=0 value=0 ' "$out" || sfs_fail "the shared file pointer before the kill: $(cat "$out")"
 
 kill -9 "$meta_pid" || sfs_fail "cannot kill the metadata server's rank ($meta_pid)"
 sfs_log "injected: SIGKILL to the metadata server's rank (imaging-01, pid $meta_pid; target 101 with it)"
@@ -68,6 +71,11 @@ case "$first" in
 esac
 grep -q "the metadata server, rank 0, is lost or replaced (.*); rank 1 took over: sent again there, [0-9.]* s after the first try" "$out" ||
     sfs_fail "the client did not say what the pause was: $(cat "$out")"
+# the shared file pointer lived in the old server's memory: an error that
+# says so, never a counter restarted from 0
+grep -q "^counter after rc=-116 value=0 error=.*/shared/sfp: shared file pointer: .*lost, the metadata server restarted or was replaced (a failover)" "$out" ||
+    sfs_fail "the shared file pointer across the failover is not a clear ESTALE: $(grep '^counter' "$out")"
+echo "ok: the shared file pointer across the failover: $(grep -o '^counter after rc=-116' "$out"), $(grep -o 'lost, the metadata server restarted or was replaced[^(]*' "$out" | head -n 1)"
 echo "ok: sfsalice's mkdir during the failover succeeded ($first): $(grep -o 'sent again there, [0-9.]* s after the first try' "$out")"
 
 grep -q "metadata failover: rank 1 on imaging-02 is the metadata server now" "$SFS_SERVICE_LOG" ||
@@ -91,6 +99,7 @@ case "$second" in
 esac
 echo "ok: the promoted server answers: $second"
 wait $client || sfs_fail "sfsalice's client exited with $?: $(cat "$out")"
+echo "the file opened before the failover, closed after it: $(grep '^close' "$out")"
 
 alice=$(id -u sfsalice)
 for dir in before first second; do

@@ -5,9 +5,14 @@
  * its time, so that the test can stop management in between: metadata
  * requests go to the metadata server alone, with the map already held.
  *
- *   sfs_meta_fence_client DIR GO1 GO2
+ *   sfs_meta_fence_client DIR GO1 GO2 [SHARED_FILE]
  *
  * Prints "connected", then "first rc=N ms=T error=..." and "second ...".
+ * With SHARED_FILE (tests/cluster/test_cluster_meta_failover.sh) it also
+ * opens that file before GO1 and takes 7 from its shared file pointer
+ * ("counter before rc=N value=V"), and again after the first mkdir
+ * ("counter after rc=N error=..."): across a failover of the metadata
+ * server the counter is lost, which must be an error, never a reset.
  * Exit 0 once both were tried (their outcomes are the test's to judge),
  * 1 on a failed connect or a go-file that never came (300 s).
  */
@@ -59,24 +64,52 @@ static int make(sfs_client_t *client, const char *dir, const char *name, const c
     return 0;
 }
 
+/* Take `add` from the shared file pointer; print the outcome as `label`. */
+static void counter(sfs_file_t *file, const char *label, uint64_t add)
+{
+    uint64_t before = 0;
+    int      rc     = sfs_file_counter(file, SFS_COUNTER_ADD, add, &before);
+
+    printf("counter %s rc=%d value=%" PRIu64 " error=%s\n", label, rc, before,
+           rc ? sfs_client_error() : "");
+    fflush(stdout);
+}
+
 int main(int argc, char **argv)
 {
     sfs_client_t *client;
+    sfs_file_t   *file = NULL;
     int           rc;
 
-    if (argc != 4) {
-        fprintf(stderr, "usage: %s DIR GO1 GO2\n", argv[0]);
+    if (argc != 4 && argc != 5) {
+        fprintf(stderr, "usage: %s DIR GO1 GO2 [SHARED_FILE]\n", argv[0]);
         return 2;
     }
     if (sfs_client_connect(NULL, &client) != 0) {
         fprintf(stderr, "connect: %s\n", sfs_client_error());
         return 1;
     }
+    if (argc == 5) {
+        if (sfs_file_open(client, argv[4], SFS_O_RDWR | SFS_O_CREAT, 0644, NULL, &file) != 0) {
+            fprintf(stderr, "open %s: %s\n", argv[4], sfs_client_error());
+            sfs_client_disconnect(client);
+            return 1;
+        }
+        counter(file, "before", 7);
+    }
     printf("connected\n");
     fflush(stdout);
     rc = make(client, argv[1], "first", argv[2]);
+    if (rc == 0 && file) {
+        counter(file, "after", 7);
+    }
     if (rc == 0) {
         rc = make(client, argv[1], "second", argv[3]);
+    }
+    if (file) {
+        int closed = sfs_file_close(file);
+
+        printf("close rc=%d error=%s\n", closed, closed ? sfs_client_error() : "");
     }
     sfs_client_disconnect(client);
     return rc;
