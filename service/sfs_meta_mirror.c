@@ -21,6 +21,7 @@
 
 struct sfs_meta_mirror {
     sfs_service_t    *service;
+    const char       *dir; /* the config's (sfs_meta_mirror_store_dir) */
     sfs_meta_store_t *store;
     sfs_workq_t      *workq;
     uint64_t          in_flight; /* progress thread only */
@@ -120,6 +121,21 @@ void sfs_handle_meta_mirror(sfs_service_t *service, sfs_tp_request_t *req)
     sfs_workq_submit(mirror->workq, &job->work);
 }
 
+const char *sfs_meta_mirror_store_dir(const sfs_service_t *service)
+{
+    const sfs_config_t *config = service->config;
+
+    /* after a failover the old metadata server's host keeps the copy, in
+     * its own meta.dir (docs/metadata-mirror.md, "Failover"); the
+     * same-host trial layout has no failover (management shares the
+     * metadata server's rank) */
+    if (!sfs_config_host_matches(config->meta_host, config->meta_mirror_host) &&
+        sfs_config_host_matches(config->meta_host, service->host)) {
+        return config->meta_dir;
+    }
+    return config->meta_mirror_dir;
+}
+
 int sfs_meta_mirror_create(sfs_service_t *service, sfs_meta_mirror_t **mirror_p)
 {
     const sfs_config_t     *config = service->config;
@@ -132,8 +148,9 @@ int sfs_meta_mirror_create(sfs_service_t *service, sfs_meta_mirror_t **mirror_p)
         return -ENOMEM;
     }
     mirror->service = service;
+    mirror->dir     = sfs_meta_mirror_store_dir(service);
     memset(&params, 0, sizeof(params));
-    params.dir          = config->meta_mirror_dir;
+    params.dir          = mirror->dir;
     params.sync         = config->meta_sync;
     params.map_size     = config->meta_map_size;
     params.chunk_size   = config->default_chunk_size;
@@ -147,13 +164,14 @@ int sfs_meta_mirror_create(sfs_service_t *service, sfs_meta_mirror_t **mirror_p)
         rc = sfs_workq_create(1, "metamirror", service->worker, &mirror->workq);
     }
     if (rc) {
-        char why[512];
+        char        why[512];
+        const char *mirror_dir = mirror->dir;
 
         snprintf(why, sizeof(why), "%s", sfs_error_detail());
         sfs_meta_mirror_destroy(mirror);
-        return sfs_error_set(rc, "metadata mirror in %s: %s", config->meta_mirror_dir, why);
+        return sfs_error_set(rc, "metadata mirror in %s: %s", mirror_dir, why);
     }
-    sfs_info("metadata mirror, copy in %s (at batch %" PRIu64 ")", config->meta_mirror_dir, seq);
+    sfs_info("metadata mirror, copy in %s (at batch %" PRIu64 ")", mirror->dir, seq);
     *mirror_p = mirror;
     return 0;
 }

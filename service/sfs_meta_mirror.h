@@ -31,7 +31,10 @@
 /* The mirror's side: the rank with SFS_ROLE_META_MIRROR. */
 typedef struct sfs_meta_mirror sfs_meta_mirror_t;
 
-/* Open the mirror's store in meta.mirror_dir and start its thread. */
+/* Where this rank keeps the copy: meta.mirror_dir, or meta.dir on the
+ * metadata host (the old metadata server, a mirror after a failover). */
+const char *sfs_meta_mirror_store_dir(const sfs_service_t *service);
+/* Open the mirror's store (sfs_meta_mirror_store_dir) and start its thread. */
 int  sfs_meta_mirror_create(sfs_service_t *service, sfs_meta_mirror_t **mirror_p);
 void sfs_meta_mirror_destroy(sfs_meta_mirror_t *mirror);
 /* The copy's last batch (0 if it cannot be read). */
@@ -40,7 +43,8 @@ uint64_t sfs_meta_mirror_seq(sfs_meta_mirror_t *mirror);
  * by the handler and run here, from the service's loop, outside the
  * transport's callbacks (the mirror's queue is drained, which progresses
  * the worker). Ends the mirror role, opens the copy as the metadata store
- * (no mirror of its own) and answers management. */
+ * (its mirror: the old server's rank, which management now names the
+ * mirror) and answers management. */
 void sfs_meta_promote_run(sfs_service_t *service);
 
 /* The mirror's state for management (sfs_meta_mirror_report.c), owned by

@@ -45,7 +45,7 @@ void sfs_meta_promote_run(sfs_service_t *service)
 {
     sfs_tp_request_t      *req = service->promote_request;
     sfs_meta_promote_req_t args;
-    const char            *dir   = service->config->meta_mirror_dir;
+    const char            *dir   = sfs_meta_mirror_store_dir(service);
     uint64_t               start = sfs_time_ms(), seq;
     int                    rc;
 
@@ -70,7 +70,9 @@ void sfs_meta_promote_run(sfs_service_t *service)
     service->meta_mirror = NULL;
     service->roles &= ~SFS_ROLE_META_MIRROR;
     sfs_error_clear();
-    rc = sfs_meta_create(service, dir, 0, &service->meta);
+    /* its own mirror: the old server's rank, once it rejoins (the map names
+     * it; a full copy brings it in step) */
+    rc = sfs_meta_create(service, dir, 1, &service->meta);
     if (rc) {
         char why[512];
 
@@ -86,8 +88,8 @@ void sfs_meta_promote_run(sfs_service_t *service)
     }
     service->roles |= SFS_ROLE_META;
     sfs_warn("this rank (%u on %s) is the metadata server now, at batch %" PRIu64 " (%" PRIu64
-             " ms); it has no mirror until the old one is brought back",
-             service->rank, service->host, seq, sfs_time_ms() - start);
+             " ms); its mirror is the old server's rank once that rejoins (--rejoin %" PRIu32 ")",
+             service->rank, service->host, seq, sfs_time_ms() - start, args.old_node);
     {
         sfs_meta_mirror_reply_t reply = {.seq = seq};
         uint8_t                 out[16];

@@ -66,8 +66,8 @@ struct sfs_mgmt {
     uint64_t meta_mirror_seq;   /* since the metadata server's batch */
     /* the metadata server's rank, and its failover (sfs_mgmt_meta_promote.c) */
     uint32_t       meta_node;
-    int            meta_promoted;
-    int            promote_said; /* why not promoted, said once (a reason's number) */
+    int            meta_promoted; /* a promotion happened: the others are deposed */
+    int            promote_said;  /* why not promoted, said once (a reason's number) */
     uint32_t       promote_to;
     uint64_t       next_promote_ms;
     sfs_tp_conn_t *promote_conn;
@@ -116,8 +116,10 @@ int sfs_mgmt_mirror_bad_primary(sfs_mgmt_t *mgmt, sfs_mgmt_mirror_t *g, int bad)
  * every change (a failure is logged). */
 int  sfs_mgmt_meta_mirror_load(sfs_mgmt_t *mgmt);
 void sfs_mgmt_meta_mirror_list(sfs_mgmt_t *mgmt, sfs_meta_mirror_info_t *info);
-/* The metadata server's rank (the plan's, unless a promotion is recorded:
- * then the start is refused, naming what to do). */
+/* The metadata mirror's state, in memory and in its file. */
+void sfs_mgmt_meta_mirror_set(sfs_mgmt_t *mgmt, uint32_t state, uint64_t seq);
+/* The metadata server's rank: the plan's. A recorded promotion of another
+ * rank refuses the start, naming what to do. */
 int sfs_mgmt_meta_primary_load(sfs_mgmt_t *mgmt);
 /* Every check: promote the metadata mirror once the metadata server is
  * offline, if the mirror was good and is online. */

@@ -39,6 +39,13 @@ static void sfs_mgmt_meta_mirror_save(sfs_mgmt_t *mgmt)
     }
 }
 
+void sfs_mgmt_meta_mirror_set(sfs_mgmt_t *mgmt, uint32_t state, uint64_t seq)
+{
+    mgmt->meta_mirror_state = state;
+    mgmt->meta_mirror_seq   = seq;
+    sfs_mgmt_meta_mirror_save(mgmt);
+}
+
 int sfs_mgmt_meta_mirror_load(sfs_mgmt_t *mgmt)
 {
     char path[PATH_MAX], *text;

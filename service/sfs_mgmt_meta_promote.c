@@ -13,8 +13,13 @@
  * the old server's reports (-ESTALE), so a cut-off old server that comes
  * back acknowledges nothing more.
  *
- * A service started with meta-primary present is refused: the metadata
- * store in meta.dir is older than the promoted copy (sfs_mgmt_meta_primary_load).
+ * The old server's rank takes the mirror role in the map, so that when it
+ * rejoins (--rejoin) it keeps the copy (in its own meta.dir, after a full
+ * copy), and a second failover can promote it back.
+ *
+ * A service started with meta-primary present is refused unless the rank
+ * it names is the config's metadata server: else the metadata store in
+ * meta.dir is older than the promoted copy (sfs_mgmt_meta_primary_load).
  */
 #define SFS_LOG_FAC "mgmt"
 #include "sfs_mgmt_internal.h"
@@ -59,6 +64,14 @@ int sfs_mgmt_meta_primary_load(sfs_mgmt_t *mgmt)
     free(text);
     if (rc) {
         return rc;
+    }
+    if (rank == mgmt->meta_node) {
+        /* promoted back: the config's metadata rank served last, from
+         * meta.dir (its copy was made the store) */
+        sfs_info("%s: rank %" PRIu32 ", the config's metadata server, was the last promoted (at "
+                 "batch %" PRIu64 "): its meta.dir is the store",
+                 path, rank, seq);
+        return 0;
     }
     /* the config's metadata host would open meta.dir, which lacks every
      * change made after the promotion: refused before anything opens it */
@@ -117,18 +130,21 @@ static void sfs_mgmt_meta_promoted(sfs_tp_rpc_t *rpc, void *arg)
         }
     }
     sfs_warn("metadata failover: rank %u on %s is the metadata server now, at batch %" PRIu64
-             " (rank %u on %s offline; recorded in %s); the metadata has no mirror until the "
-             "old server is brought back",
+             " (rank %u on %s offline; recorded in %s); that rank is its mirror once it "
+             "rejoins, after a full copy",
              to->node_id, to->host, reply.seq, mgmt->meta_node, old ? old->host : "?",
              rc > 0 || rc == 0 ? path : "no file");
+    /* the roles swap: a rank that rejoins (--rejoin) takes its role from
+     * the map, so the old server comes back as the mirror */
     if (old) {
-        old->roles &= ~SFS_ROLE_META;
+        old->roles = (old->roles & ~SFS_ROLE_META) | SFS_ROLE_META_MIRROR;
     }
-    to->roles               = (to->roles & ~SFS_ROLE_META_MIRROR) | SFS_ROLE_META;
-    mgmt->meta_node         = to->node_id;
-    mgmt->meta_promoted     = 1;
-    mgmt->meta_mirror_state = SFS_MIRROR_STATE_NEEDS_RESYNC; /* the old server lacks what comes */
-    mgmt->meta_mirror_seq   = reply.seq;
+    to->roles           = (to->roles & ~SFS_ROLE_META_MIRROR) | SFS_ROLE_META;
+    mgmt->meta_node     = to->node_id;
+    mgmt->meta_promoted = 1;
+    /* the old server lacks what comes now: no promotion back before its
+     * full copy has made it good */
+    sfs_mgmt_meta_mirror_set(mgmt, SFS_MIRROR_STATE_NEEDS_RESYNC, reply.seq);
     mgmt->version++;
 }
 
@@ -162,7 +178,7 @@ void sfs_mgmt_meta_failover_tick(sfs_mgmt_t *mgmt, uint64_t now)
     sfs_wbuf_t             wb;
     char                   name[SFS_HOST_MAX + 32];
 
-    if (!service->config->meta_mirror_host[0] || mgmt->meta_promoted) {
+    if (!service->config->meta_mirror_host[0]) {
         return;
     }
     if (mgmt->promote_rpc) {
@@ -171,9 +187,8 @@ void sfs_mgmt_meta_failover_tick(sfs_mgmt_t *mgmt, uint64_t now)
         }
         sfs_tp_rpc_release(mgmt->promote_rpc); /* (its outcome: the callback) */
         mgmt->promote_rpc = NULL;
-        if (mgmt->meta_promoted) {
-            return;
-        }
+        sfs_tp_conn_destroy(mgmt->promote_conn); /* the next one may go elsewhere */
+        mgmt->promote_conn = NULL;
     }
     old = sfs_mgmt_find_node(mgmt, mgmt->meta_node);
     if (!old || old->state != SFS_STATE_OFFLINE || old->node_id == service->rank) {

@@ -12,6 +12,10 @@
 #   nothing it committed (the fence) and refuses every later request; B
 #   finds the new server in the map and its mkdir is answered there.
 # - What both clients made is on the promoted server; a clean shutdown.
+# - A start with the old config is refused, naming meta-primary and what to
+#   do (meta.dir on imaging-01 lacks what came after the promotion); done as
+#   it says (the copy over meta.dir, meta-primary removed), the service
+#   starts, the mirror is in step, and every directory is there.
 source "$SFS_SRC/tests/lib/sfs_test_lib.sh"
 source "$SFS_SRC/tests/cluster/cluster_lib.sh"
 sfs_test_users
@@ -96,4 +100,33 @@ for f in a/first a/second b/first b/second; do
     ctl_on imaging-04 stat "/shared/$f" >/dev/null || sfs_fail "/shared/$f is not on the promoted server"
 done
 echo "ok: every directory both clients made is on the promoted server"
+cluster_stop_service imaging-04
+
+primary_file="$SFS_TEST_TMP/meta-primary" # beside the config: management is not on imaging-01
+# the old config again: meta.dir on imaging-01 lacks the changes made after
+# the promotion, so management refuses to start
+rm -f "$CLUSTER_READY"
+timeout --kill-after=20 120 "${SFS_SERVER_ENV[@]}" "$CLUSTER" mpirun -np 4 --host "$CLUSTER_ALL" \
+    "$SFS_SERVER" -c "$CLUSTER_CONFIG" --ready-file "$CLUSTER_READY" >"$SFS_TEST_TMP/restart.log" 2>&1
+rc=$?
+[ $rc -ne 0 ] && [ ! -f "$CLUSTER_READY" ] || sfs_fail "a start on the old store was not refused (exit $rc)"
+grep -q "meta-primary: the metadata mirror (rank 1, imaging-02:.*) was promoted to metadata server" "$SFS_TEST_TMP/restart.log" ||
+    sfs_fail "the refusal does not name the promotion: $(tail -n 20 "$SFS_TEST_TMP/restart.log")"
+echo "ok: a start with the old metadata store is refused (exit $rc): $(grep -o 'was promoted.*older than the copy' "$SFS_TEST_TMP/restart.log" | head -n 1)"
+
+# what the refusal says to do: the copy over meta.dir, then meta-primary removed
+meta_dir="$d/imaging-01/var/lib/stripefs/meta"
+rm -rf "$meta_dir" && cp -a "$d/imaging-02/var/lib/stripefs/meta-mirror" "$meta_dir" &&
+    rm "$primary_file" || sfs_fail "the copy over meta.dir"
+cluster_start_service
+for _ in $(seq 300); do
+    line=$(ctl_on imaging-04 --timeout 10 mirror list 2>&1 | grep '^Metadata mirror:')
+    case "$line" in *", good since batch "*) break ;; esac
+    sleep 0.2
+done
+case "$line" in *", good since batch "*) ;; *) sfs_fail "after the swap the metadata mirror is not good: '$line'" ;; esac
+for dir in a/first a/second b/first b/second; do
+    ctl_on imaging-04 stat "/shared/$dir" >/dev/null || sfs_fail "/shared/$dir is missing after the swap"
+done
+echo "ok: with the copy made the store as the refusal said, the service starts, the mirror is good ($line), and every directory is there"
 cluster_stop_service imaging-04

@@ -13,10 +13,13 @@
 # - Her second mkdir is answered at once by the promoted server.
 # - Her file's shared file pointer, which lived in the old server's memory,
 #   gives ESTALE saying so (never a counter restarted from 0).
-# - A clean shutdown; then a start with the old config is refused, naming
-#   meta-primary and what to do (meta.dir lacks what came after the promotion).
-# - Done as the refusal says (the copy over meta.dir, meta-primary removed),
-#   the service starts, the mirror is in step, and every directory is there.
+# - The old server's rank rejoins (--rejoin 0): it is the mirror now, and
+#   gets a full copy into its own meta.dir; metadata is mirrored again.
+# - A second failover: the promoted server's rank killed, the old one (good
+#   again) is promoted back; sfsalice's mkdir pauses and succeeds.
+# - A clean shutdown; meta-primary names the config's metadata rank, so the
+#   config starts as it is; the mirror is good again and every directory is
+#   there. (The refused start: test_cluster_meta_deposed.sh.)
 source "$SFS_SRC/tests/lib/sfs_test_lib.sh"
 source "$SFS_SRC/tests/cluster/cluster_lib.sh"
 sfs_test_users
@@ -109,38 +112,77 @@ for dir in before first second; do
 done
 echo "ok: /shared/before (made before the kill), first and second are there, sfsalice's"
 
-ctl_on imaging-04 shutdown >/dev/null || sfs_fail "stripefs-ctl shutdown after the failover"
-for _ in $(seq 900); do kill -0 "$CLUSTER_JOB" 2>/dev/null || break; sleep 0.1; done
-kill -0 "$CLUSTER_JOB" 2>/dev/null && sfs_fail "the service did not stop in 90 s after the failover"
+# the old server's rank back (--rejoin 0): the map names it the mirror now,
+# so it keeps the copy, in its own meta.dir, after a full copy
+rejoin_log="$SFS_TEST_TMP/rejoin0.log"
+timeout --kill-after=20 600 "${SFS_SERVER_ENV[@]}" "$CLUSTER" mpirun -np 1 --host imaging-01 \
+    "$SFS_SERVER" -c "$cfg" --rejoin 0 --ready-file "$SFS_TEST_TMP/rejoined0" >"$rejoin_log" 2>&1 &
+rejoined=$!
+for _ in $(seq 600); do
+    [ -f "$SFS_TEST_TMP/rejoined0" ] && break
+    kill -0 $rejoined 2>/dev/null || break
+    sleep 0.1
+done
+[ -f "$SFS_TEST_TMP/rejoined0" ] || sfs_fail "rank 0 did not rejoin: $(tail -n 20 "$rejoin_log")"
+for _ in $(seq 300); do
+    line=$(ctl_on imaging-04 --timeout 10 mirror list 2>&1 | grep '^Metadata mirror:')
+    case "$line" in *"rank 0 on imaging-01 [online], good since batch "*) break ;; esac
+    sleep 0.2
+done
+case "$line" in
+*"rank 0 on imaging-01 [online], good since batch "*) ;;
+*) sfs_fail "the rejoined old server is not a good mirror: '$line'; $(tail -n 5 "$rejoin_log")" ;;
+esac
+grep -q "metadata mirror, copy in $d/imaging-01/var/lib/stripefs/meta " "$rejoin_log" ||
+    sfs_fail "the rejoined rank does not keep the copy in its meta.dir: $(grep 'metadata mirror' "$rejoin_log")"
+grep -q "metadata mirror in step: a full copy" "$SFS_SERVICE_LOG" ||
+    sfs_fail "the rejoined mirror did not get a full copy"
+as_alice_on4() {
+    on imaging-04 setpriv --reuid=sfsalice --regid="$(id -g sfsalice)" --init-groups \
+        env -i PATH="$PATH" HOME="$(sfs_user_home sfsalice)" STRIPEFS_CONFIG="$cfg" "$@"
+}
+as_alice_on4 "$SFS_CTL" mkdir /shared/third || sfs_fail "sfsalice's mkdir with the old server as mirror"
+echo "ok: the old server's rank rejoined as the mirror, got a full copy into its meta.dir: $line"
+
+# a second failover, back: the promoted server's rank (imaging-02) killed;
+# the rejoined old server, good, is promoted in its turn
+new_pid=$(ctl_on imaging-04 listnodes | awk '$2 == "imaging-02" {print $5; exit}')
+[ -n "$new_pid" ] || sfs_fail "no pid of imaging-02's rank in listnodes"
+kill -9 "$new_pid" || sfs_fail "cannot kill the promoted server's rank ($new_pid)"
+sfs_log "injected: SIGKILL to the promoted metadata server's rank (imaging-02, pid $new_pid)"
+start=$(date +%s%N)
+as_alice_on4 "$SFS_CTL" mkdir /shared/fourth >"$SFS_TEST_TMP/fourth.out" 2>&1 ||
+    sfs_fail "sfsalice's mkdir during the second failover: $(cat "$SFS_TEST_TMP/fourth.out")"
+ms=$((($(date +%s%N) - start) / 1000000))
+grep -q "metadata failover: rank 0 on imaging-01 is the metadata server now" "$SFS_SERVICE_LOG" ||
+    sfs_fail "management's log does not record the promotion back"
+[ "$(sed -n 2p "$primary_file" 2>/dev/null | cut -d' ' -f1-2)" = "rank 0" ] ||
+    sfs_fail "$primary_file does not record rank 0: $(cat "$primary_file" 2>&1)"
+grep -q "this rank (0 on imaging-01) is the metadata server now" "$rejoin_log" ||
+    sfs_fail "the rejoined rank does not say it serves"
+echo "ok: a second failover promotes the old server back: sfsalice's mkdir took $ms ms ($(grep -o 'sent again there, [0-9.]* s after the first try' "$SFS_TEST_TMP/fourth.out"))"
+
+ctl_on imaging-04 shutdown >/dev/null || sfs_fail "stripefs-ctl shutdown after the failovers"
+for _ in $(seq 900); do kill -0 "$CLUSTER_JOB" 2>/dev/null || kill -0 $rejoined 2>/dev/null || break; sleep 0.1; done
+kill -0 "$CLUSTER_JOB" 2>/dev/null && sfs_fail "the service did not stop in 90 s after the failovers"
+kill -0 $rejoined 2>/dev/null && sfs_fail "the rejoined rank did not stop in 90 s"
 wait "$CLUSTER_JOB"
 rc=$?
 CLUSTER_JOB=""
-echo "ok: the service stopped after the failover (job exit $rc, one rank killed)"
+wait $rejoined || sfs_fail "the rejoined rank exited with $?: $(tail -n 20 "$rejoin_log")"
+echo "ok: the service stopped after the failovers (job exit $rc, two ranks killed; the rejoined rank exit 0)"
 
-# the old config again: meta.dir on imaging-01 lacks the changes made after
-# the promotion, so management refuses to start
-rm -f "$CLUSTER_READY"
-timeout --kill-after=20 120 "${SFS_SERVER_ENV[@]}" "$CLUSTER" mpirun -np 4 --host "$CLUSTER_ALL" \
-    "$SFS_SERVER" -c "$CLUSTER_CONFIG" --ready-file "$CLUSTER_READY" >"$SFS_TEST_TMP/restart.log" 2>&1
-rc=$?
-[ $rc -ne 0 ] && [ ! -f "$CLUSTER_READY" ] || sfs_fail "a start on the old store was not refused (exit $rc)"
-grep -q "meta-primary: the metadata mirror (rank 1, imaging-02:.*) was promoted to metadata server" "$SFS_TEST_TMP/restart.log" ||
-    sfs_fail "the refusal does not name the promotion: $(tail -n 20 "$SFS_TEST_TMP/restart.log")"
-echo "ok: a start with the old metadata store is refused (exit $rc): $(grep -o 'was promoted.*older than the copy' "$SFS_TEST_TMP/restart.log" | head -n 1)"
-
-# what the refusal says to do: the copy over meta.dir, then meta-primary removed
-meta_dir="$d/imaging-01/var/lib/stripefs/meta"
-rm -rf "$meta_dir" && cp -a "$d/imaging-02/var/lib/stripefs/meta-mirror" "$meta_dir" &&
-    rm "$primary_file" || sfs_fail "the copy over meta.dir"
+# meta-primary names the config's metadata rank: its meta.dir is the store,
+# and the config starts as it is; the mirror on imaging-02 gets a full copy
 cluster_start_service
 for _ in $(seq 300); do
     line=$(ctl_on imaging-04 --timeout 10 mirror list 2>&1 | grep '^Metadata mirror:')
-    case "$line" in *", good since batch "*) break ;; esac
+    case "$line" in *"rank 1 on imaging-02 [online], good since batch "*) break ;; esac
     sleep 0.2
 done
-case "$line" in *", good since batch "*) ;; *) sfs_fail "after the swap the metadata mirror is not good: '$line'" ;; esac
-for dir in before first second; do
-    ctl_on imaging-04 stat "/shared/$dir" >/dev/null || sfs_fail "/shared/$dir is missing after the swap"
+case "$line" in *"rank 1 on imaging-02 [online], good since batch "*) ;; *) sfs_fail "after the failovers the metadata mirror is not good: '$line'" ;; esac
+for dir in before first second third fourth; do
+    ctl_on imaging-04 stat "/shared/$dir" >/dev/null || sfs_fail "/shared/$dir is missing after the restart"
 done
-echo "ok: with the copy made the store as the refusal said, the service starts, the mirror is good ($line), and every directory is there"
+echo "ok: after the promotion back, the config starts as it is, the mirror is good ($line), and every directory is there"
 cluster_stop_service imaging-04
