@@ -21,10 +21,15 @@
 #include <errno.h>
 #include <stdio.h>
 
-/* Whether the map promises a failover: a rank keeps the metadata mirror. */
+/* Whether the map promises a failover: a rank keeps the metadata mirror,
+ * and management is not the metadata server's rank (lost with it, it
+ * promotes nothing: the one-host service). */
 static int sfs_client_meta_has_mirror(const sfs_map_t *map)
 {
-    for (uint32_t i = 0; map && i < map->node_count; i++) {
+    if (!map || map->mgmt_node == map->meta_node) {
+        return 0;
+    }
+    for (uint32_t i = 0; i < map->node_count; i++) {
         if (map->nodes[i].roles & SFS_ROLE_META_MIRROR) {
             return 1;
         }
