@@ -58,14 +58,22 @@ struct sfs_client {
 
 typedef struct sfs_file_local sfs_file_local_t;
 
+#define SFS_FILE_HELD_LOCKS 16
+
 struct sfs_file {
-    sfs_client_t     *client;
-    char              path[SFS_PATH_MAX];
-    sfs_attr_t        attr;
-    int               flags;
-    uint64_t          open_id;           /* names this open's shared counter */
-    int               counter_used;      /* forget the counter at close */
-    uint64_t          meta_uuid;         /* the metadata server it was opened with (0: unknown) */
+    sfs_client_t *client;
+    char          path[SFS_PATH_MAX];
+    sfs_attr_t    attr;
+    int           flags;
+    uint64_t      open_id;      /* names this open's shared counter */
+    int           counter_used; /* forget the counter at close */
+    uint64_t      meta_uuid;    /* the metadata server it was opened with (0: unknown) */
+    /* locks held, with the metadata server that granted each (its worker
+     * uuid): one granted by a server since replaced or restarted is lost,
+     * and its unlock says so (sfs_client_lock.c); past the table's size a
+     * lock is not checked */
+    uint64_t          held_lock_id[SFS_FILE_HELD_LOCKS];
+    uint64_t          held_lock_uuid[SFS_FILE_HELD_LOCKS];
     sfs_file_local_t *local;             /* chunk files read directly, or NULL */
     sfs_cap_t         cap;               /* the targets' permission for this open */
     uint64_t          cap_got_s;         /* when it came (renewed at half its life) */

@@ -3,7 +3,9 @@
  * metadata RPC each, granted by the metadata server's lock table
  * (service/sfs_meta_lock.h). The client names each lock itself, so that a
  * LOCK whose reply never came (timed out while it waited) can still be
- * cancelled, and no lock of ours is left granted to nobody.
+ * cancelled, and no lock of ours is left granted to nobody. The locks live
+ * in that server's memory: the unlock of one granted by a server that has
+ * since restarted or been replaced (a failover) fails with ESTALE.
  */
 #define SFS_LOG_FAC "client"
 #include "sfs_client_internal.h"
@@ -25,6 +27,46 @@ static int sfs_client_lock_call(sfs_file_t *file, uint32_t opcode, const void *a
 
     sfs_tp_rpc_release(rpc);
     return rc;
+}
+
+/* The worker uuid of the metadata server that answers now (0: none). */
+static uint64_t sfs_client_lock_server(sfs_file_t *file)
+{
+    sfs_tp_conn_t *conn;
+
+    if (sfs_cluster_meta_conn(file->client->cluster, &conn) != 0) {
+        sfs_error_clear();
+        return 0;
+    }
+    return sfs_tp_conn_server_uuid(conn);
+}
+
+static void sfs_client_lock_held(sfs_file_t *file, uint64_t lock_id)
+{
+    uint64_t uuid = sfs_client_lock_server(file);
+
+    for (int i = 0; uuid && i < SFS_FILE_HELD_LOCKS; i++) {
+        if (file->held_lock_id[i] == 0) {
+            file->held_lock_id[i]   = lock_id;
+            file->held_lock_uuid[i] = uuid;
+            return;
+        }
+    }
+}
+
+/* Forget lock_id; 0, or -ESTALE when the server that granted it is no
+ * longer the one that answers (it was lost with that server's memory). */
+static int sfs_client_lock_released(sfs_file_t *file, uint64_t lock_id)
+{
+    for (int i = 0; i < SFS_FILE_HELD_LOCKS; i++) {
+        if (file->held_lock_id[i] == lock_id) {
+            uint64_t granted = file->held_lock_uuid[i];
+
+            file->held_lock_id[i] = 0;
+            return granted != sfs_client_lock_server(file) ? -ESTALE : 0;
+        }
+    }
+    return 0;
 }
 
 static int sfs_client_unlock_id(sfs_file_t *file, uint64_t lock_id)
@@ -63,6 +105,7 @@ int sfs_file_lock(sfs_file_t *file, uint64_t offset, uint64_t length, int exclus
     }
     rc = sfs_client_lock_call(file, SFS_OP_LOCK, args, wb.length);
     if (rc == 0) {
+        sfs_client_lock_held(file, req.lock_id);
         *lock_id_p = req.lock_id;
         return 0;
     }
@@ -83,6 +126,16 @@ int sfs_file_unlock(sfs_file_t *file, uint64_t lock_id)
     int  rc;
 
     SFS_ARG_CHECK(file, "the file is NULL");
+    if (sfs_client_lock_released(file, lock_id) != 0) {
+        /* the server that holds our locks now never granted it: another
+         * process may have taken the range meanwhile; say so, never a
+         * silent success */
+        return sfs_error_set(-ESTALE,
+                             "%s: unlock of lock %llu: the lock was lost, the metadata server "
+                             "that granted it restarted or was replaced (a failover) while it "
+                             "was held; another process may have taken the range meanwhile",
+                             file->path, (unsigned long long)lock_id);
+    }
     rc = sfs_client_unlock_id(file, lock_id);
     if (rc) {
         snprintf(detail, sizeof(detail), "%s", sfs_error_detail());

@@ -12,7 +12,8 @@
 #   made before the kill is there, with its owner and mode.
 # - Her second mkdir is answered at once by the promoted server.
 # - Her file's shared file pointer, which lived in the old server's memory,
-#   gives ESTALE saying so (never a counter restarted from 0).
+#   gives ESTALE saying so (never a counter restarted from 0), and so does
+#   the unlock of a byte-range lock she held across it; a new lock works.
 # - The old server's rank rejoins (--rejoin 0): it is the mirror now, and
 #   gets a full copy into its own meta.dir; metadata is mirrored again.
 # - A second failover: the promoted server's rank killed, the old one (good
@@ -62,6 +63,7 @@ client=$!
 for _ in $(seq 300); do grep -q '^connected' "$out" && break; sleep 0.1; done
 grep -q '^connected' "$out" || sfs_fail "sfsalice's client did not connect: $(cat "$out")"
 grep -q '^counter before rc=0 value=0 ' "$out" || sfs_fail "the shared file pointer before the kill: $(cat "$out")"
+grep -q '^lock before rc=0 ' "$out" || sfs_fail "the byte-range lock before the kill: $(cat "$out")"
 
 kill -9 "$meta_pid" || sfs_fail "cannot kill the metadata server's rank ($meta_pid)"
 sfs_log "injected: SIGKILL to the metadata server's rank (imaging-01, pid $meta_pid; target 101 with it)"
@@ -79,6 +81,11 @@ grep -q "the metadata server, rank 0, is lost or replaced (.*); rank 1 took over
 grep -q "^counter after rc=-116 value=0 error=.*/shared/sfp: shared file pointer: .*lost, the metadata server restarted or was replaced (a failover)" "$out" ||
     sfs_fail "the shared file pointer across the failover is not a clear ESTALE: $(grep '^counter' "$out")"
 echo "ok: the shared file pointer across the failover: $(grep -o '^counter after rc=-116' "$out"), $(grep -o 'lost, the metadata server restarted or was replaced[^(]*' "$out" | head -n 1)"
+# so did her byte-range lock: its unlock says it was lost; a new one works
+grep -q "^unlock after rc=-116 error=/shared/sfp: unlock of lock [0-9]*: the lock was lost, the metadata server that granted it restarted or was replaced (a failover)" "$out" ||
+    sfs_fail "the lock held across the failover is not a clear ESTALE: $(grep 'lock' "$out")"
+grep -q "^relock after rc=0 " "$out" || sfs_fail "a lock after the failover: $(grep 'lock' "$out")"
+echo "ok: the lock held across the failover: $(grep -o '^unlock after rc=-116' "$out"), the lock was lost...; a new lock works"
 echo "ok: sfsalice's mkdir during the failover succeeded ($first): $(grep -o 'sent again there, [0-9.]* s after the first try' "$out")"
 
 grep -q "metadata failover: rank 1 on imaging-02 is the metadata server now" "$SFS_SERVICE_LOG" ||

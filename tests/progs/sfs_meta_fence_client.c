@@ -12,7 +12,10 @@
  * opens that file before GO1 and takes 7 from its shared file pointer
  * ("counter before rc=N value=V"), and again after the first mkdir
  * ("counter after rc=N error=..."): across a failover of the metadata
- * server the counter is lost, which must be an error, never a reset.
+ * server the counter is lost, which must be an error, never a reset. It
+ * also takes a byte-range lock before GO1 ("lock before rc=N") and
+ * unlocks it after the first mkdir ("unlock after rc=N error=..."), then
+ * locks and unlocks again ("relock after rc=N ...").
  * Exit 0 once both were tried (their outcomes are the test's to judge),
  * 1 on a failed connect or a go-file that never came (300 s).
  */
@@ -78,7 +81,8 @@ static void counter(sfs_file_t *file, const char *label, uint64_t add)
 int main(int argc, char **argv)
 {
     sfs_client_t *client;
-    sfs_file_t   *file = NULL;
+    sfs_file_t   *file    = NULL;
+    uint64_t      lock_id = 0;
     int           rc;
 
     if (argc != 4 && argc != 5) {
@@ -96,12 +100,24 @@ int main(int argc, char **argv)
             return 1;
         }
         counter(file, "before", 7);
+        rc = sfs_file_lock(file, 0, 4096, 1, &lock_id);
+        printf("lock before rc=%d error=%s\n", rc, rc ? sfs_client_error() : "");
     }
     printf("connected\n");
     fflush(stdout);
     rc = make(client, argv[1], "first", argv[2]);
     if (rc == 0 && file) {
+        uint64_t again = 0;
+        int      locked;
+
         counter(file, "after", 7);
+        rc = sfs_file_unlock(file, lock_id);
+        printf("unlock after rc=%d error=%s\n", rc, rc ? sfs_client_error() : "");
+        locked = sfs_file_lock(file, 0, 4096, 1, &again);
+        rc     = locked ? locked : sfs_file_unlock(file, again);
+        printf("relock after rc=%d error=%s\n", rc, rc ? sfs_client_error() : "");
+        fflush(stdout);
+        rc = 0;
     }
     if (rc == 0) {
         rc = make(client, argv[1], "second", argv[3]);
