@@ -68,6 +68,17 @@ void sfs_meta_timer(sfs_meta_t *meta)
     sfs_meta_mirror_report_tick(meta->mirror_report);
 }
 
+uint64_t sfs_meta_last_batch(sfs_meta_t *meta)
+{
+    uint64_t seq = 0;
+
+    if (sfs_meta_store_mirror_seq(meta->store, &seq) != 0) {
+        sfs_error_clear();
+        return 0;
+    }
+    return seq;
+}
+
 int sfs_meta_deposed(sfs_meta_t *meta, char *detail, size_t size)
 {
     return meta ? sfs_meta_mirror_report_deposed(meta->mirror_report, detail, size) : 0;

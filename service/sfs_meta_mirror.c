@@ -176,18 +176,6 @@ int sfs_meta_mirror_create(sfs_service_t *service, sfs_meta_mirror_t **mirror_p)
     return 0;
 }
 
-uint64_t sfs_meta_mirror_seq(sfs_meta_mirror_t *mirror)
-{
-    uint64_t seq = 0;
-
-    /* (between batches: the caller runs on the progress thread, and the
-     * queue's thread reads the store only in a job) */
-    if (sfs_meta_store_mirror_seq(mirror->store, &seq) != 0) {
-        return 0;
-    }
-    return seq;
-}
-
 void sfs_meta_mirror_destroy(sfs_meta_mirror_t *mirror)
 {
     if (!mirror) {

@@ -37,8 +37,6 @@ const char *sfs_meta_mirror_store_dir(const sfs_service_t *service);
 /* Open the mirror's store (sfs_meta_mirror_store_dir) and start its thread. */
 int  sfs_meta_mirror_create(sfs_service_t *service, sfs_meta_mirror_t **mirror_p);
 void sfs_meta_mirror_destroy(sfs_meta_mirror_t *mirror);
-/* The copy's last batch (0 if it cannot be read). */
-uint64_t sfs_meta_mirror_seq(sfs_meta_mirror_t *mirror);
 /* The mirror's rank, asked by management (META_PROMOTE): a request kept
  * by the handler and run here, from the service's loop, outside the
  * transport's callbacks (the mirror's queue is drained, which progresses

@@ -108,7 +108,7 @@ static void sfs_meta_mirror_report_answered(sfs_tp_rpc_t *rpc, void *arg)
             snprintf(report->deposed_detail, sizeof(report->deposed_detail), "%s",
                      sfs_tp_rpc_error_detail(rpc)[0] ? sfs_tp_rpc_error_detail(rpc)
                                                      : "another rank is the metadata server");
-            report->deposed = 1;
+            __atomic_store_n(&report->deposed, 1, __ATOMIC_RELEASE);
             sfs_error("management says this rank is no longer the metadata server: %s; every "
                       "metadata request is refused from now on",
                       report->deposed_detail);
@@ -201,7 +201,8 @@ int sfs_meta_mirror_report_deposed(sfs_meta_mirror_report_t *report, char *detai
 {
     int deposed;
 
-    if (!report) {
+    /* every metadata request asks: no lock until it is set (once, for good) */
+    if (!report || !__atomic_load_n(&report->deposed, __ATOMIC_ACQUIRE)) {
         return 0;
     }
     pthread_mutex_lock(&report->lock);

@@ -59,11 +59,10 @@ void sfs_meta_promote_run(sfs_service_t *service)
                                    service->rank, service->host);
         return;
     }
-    seq = sfs_meta_mirror_seq(service->meta_mirror);
     sfs_warn("promoted by management: the metadata server (rank %" PRIu32 ") is offline and "
-             "this copy was in step since batch %" PRIu64 "; the copy in %s, at batch %" PRIu64
-             ", becomes the metadata store",
-             args.old_node, args.seq, dir, seq);
+             "this copy was in step since batch %" PRIu64 "; the copy in %s becomes the "
+             "metadata store",
+             args.old_node, args.seq, dir);
     /* from here no META_MIRROR is taken: a cut-off old primary cannot
      * change the store (its batches are refused, so its fence fails) */
     sfs_meta_mirror_destroy(service->meta_mirror);
@@ -87,6 +86,7 @@ void sfs_meta_promote_run(sfs_service_t *service)
         return;
     }
     service->roles |= SFS_ROLE_META;
+    seq = sfs_meta_last_batch(service->meta); /* after what was queued was applied */
     sfs_warn("this rank (%u on %s) is the metadata server now, at batch %" PRIu64 " (%" PRIu64
              " ms); its mirror is the old server's rank once that rejoins (--rejoin %" PRIu32 ")",
              service->rank, service->host, seq, sfs_time_ms() - start, args.old_node);

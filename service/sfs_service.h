@@ -74,6 +74,8 @@ uint32_t sfs_mgmt_known_targets(const sfs_mgmt_t *mgmt);
  * metadata mirror (meta.mirror). */
 int  sfs_meta_create(sfs_service_t *service, const char *dir, int mirrored, sfs_meta_t **meta_p);
 void sfs_meta_timer(sfs_meta_t *meta);
+/* The store's last batch number (0 if it cannot be read). */
+uint64_t sfs_meta_last_batch(sfs_meta_t *meta);
 /* Whether management has put another rank in its place (its mirror was
  * promoted): then it serves no request, and `detail` says why. */
 int sfs_meta_deposed(sfs_meta_t *meta, char *detail, size_t size);
