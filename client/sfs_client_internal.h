@@ -136,6 +136,13 @@ int      sfs_client_mirror_wait(sfs_client_t *client, uint64_t *deadline_ms);
 int sfs_client_meta_failover_wanted(sfs_client_t *client, uint32_t called, int rc,
                                     const sfs_tp_rpc_t *rpc);
 int sfs_client_meta_failover_wait(sfs_client_t *client, uint32_t called, uint64_t *deadline_ms);
+/* A metadata call to rank `called`, begun at `start` (ms), failed with rc
+ * (*rpc_p its RPC, or NULL): when it waits for a failover (above), it is
+ * sent again to the successor, with a line that says how long the pause
+ * was. Returns the final rc (*rpc_p replaced); the error detail is the
+ * first failure's when nothing was sent again. */
+int sfs_client_meta_failover(sfs_client_t *client, const sfs_tp_rpc_params_t *params,
+                             uint32_t called, uint64_t start, int rc, sfs_tp_rpc_t **rpc_p);
 /* A failed metadata call: prefix the error detail with the metadata
  * server's name (unless it names it already); returns rc. */
 int sfs_client_meta_error(sfs_client_t *client, int rc);

@@ -37,6 +37,24 @@ static int sfs_client_meta_has_mirror(const sfs_map_t *map)
     return 0;
 }
 
+/* A map refresh that waits at most `timeout_ms` on the management
+ * connection the client has (management may be away: a refusal must not
+ * wait the whole RPC timeout more); without one, the ordinary refresh. */
+static void sfs_client_meta_map_quick(sfs_client_t *client, uint32_t timeout_ms)
+{
+    int rc = sfs_cluster_refresh_map_start(client->cluster, timeout_ms);
+
+    if (rc == 0 || rc == -EALREADY) {
+        /* (the request out has a deadline: poll ends) */
+        while (sfs_cluster_refresh_map_poll(client->cluster) == 0) {
+            sfs_tp_worker_progress(client->worker, 50);
+        }
+    } else {
+        (void)sfs_cluster_refresh_map(client->cluster);
+    }
+    sfs_error_clear();
+}
+
 int sfs_client_meta_failover_wanted(sfs_client_t *client, uint32_t called, int rc,
                                     const sfs_tp_rpc_t *rpc)
 {
@@ -45,20 +63,20 @@ int sfs_client_meta_failover_wanted(sfs_client_t *client, uint32_t called, int r
     if (rc == -ECANCELED || !(sfs_client_no_answer(rc) || rc == -ESTALE)) {
         return 0;
     }
-    if (rc != -ESTALE && sfs_tp_rpc_refused(rpc)) {
-        /* the server answered (its fence's ETIMEDOUT, say): it is there */
-        return 0;
-    }
     if (map && map->meta_node != called) {
         return 1; /* another server already */
     }
-    if (rc == -ESTALE) {
-        /* from a server that is not replaced, ESTALE is the request's own
-         * (a stale entry): only a map naming another server retries it */
-        (void)sfs_cluster_refresh_map(client->cluster);
-        sfs_error_clear();
+    if (rc == -ESTALE || (rc == -ETIMEDOUT && sfs_tp_rpc_refused(rpc))) {
+        /* ESTALE: a deposed server, or the request's own (a stale entry);
+         * the server's own ETIMEDOUT: its fence, which a server cut off
+         * from management gives once its mirror was promoted. Only a map
+         * that names another server retries them */
+        sfs_client_meta_map_quick(client, 2000);
         map = sfs_cluster_map(client->cluster);
         return map && map->meta_node != called;
+    }
+    if (sfs_tp_rpc_refused(rpc)) {
+        return 0; /* the server answered: it is there */
     }
     return sfs_client_meta_has_mirror(map);
 }
@@ -87,4 +105,40 @@ int sfs_client_meta_failover_wait(sfs_client_t *client, uint32_t called, uint64_
         }
         (void)sfs_cluster_refresh_map(client->cluster); /* the last map serves if it fails */
     }
+}
+
+int sfs_client_meta_failover(sfs_client_t *client, const sfs_tp_rpc_params_t *params,
+                             uint32_t called, uint64_t start, int rc, sfs_tp_rpc_t **rpc_p)
+{
+    const sfs_map_t *map;
+    uint64_t         deadline = 0;
+    char             first[SFS_ERROR_DETAIL_MAX];
+    int              retried = 0;
+
+    /* (the checks below may refresh the map, which sets the detail) */
+    snprintf(first, sizeof(first), "%s", sfs_error_detail());
+    if (!sfs_client_meta_failover_wanted(client, called, rc, *rpc_p)) {
+        sfs_error_set(rc, "%s", first);
+        return rc;
+    }
+    while (rc && sfs_client_meta_failover_wait(client, called, &deadline) == 0) {
+        retried = 1;
+        map     = sfs_cluster_map(client->cluster);
+        sfs_warn("%s: the metadata server, rank %u, is lost or replaced (%s); rank %u took "
+                 "over: sent again there, %.1f s after the first try",
+                 sfs_op_name(params->opcode), called, first, map->meta_node,
+                 (double)(sfs_time_ms() - start) / 1000.0);
+        called = map->meta_node;
+        sfs_tp_rpc_release(*rpc_p);
+        *rpc_p = NULL;
+        rc     = sfs_cluster_call_meta(client->cluster, params, rpc_p);
+        if (!rc || !sfs_client_meta_failover_wanted(client, called, rc, *rpc_p)) {
+            break;
+        }
+    }
+    if (rc && !retried) {
+        sfs_error_set(rc, "%s (no other metadata server named within %.1f s)", first,
+                      (double)(sfs_time_ms() - start) / 1000.0);
+    }
+    return rc;
 }

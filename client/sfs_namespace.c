@@ -36,9 +36,8 @@ int sfs_client_meta_call_args(sfs_client_t *client, uint32_t opcode, const void 
     sfs_tp_rpc_params_t params;
     const sfs_map_t    *map    = sfs_cluster_map(client->cluster);
     uint32_t            called = map ? map->meta_node : UINT32_MAX;
+    uint64_t            start  = sfs_time_ms();
     int                 rc;
-
-    uint64_t start = sfs_time_ms();
 
     memset(&params, 0, sizeof(params));
     params.opcode      = opcode;
@@ -46,36 +45,9 @@ int sfs_client_meta_call_args(sfs_client_t *client, uint32_t opcode, const void 
     params.args_length = length;
     params.alloc_reply = 1;
     rc                 = sfs_cluster_call_meta(client->cluster, &params, rpc_p);
-    if (rc && sfs_client_meta_failover_wanted(client, called, rc, *rpc_p)) {
-        /* the metadata server is lost or replaced: a pause until management
-         * names its promoted mirror, then the call again (sfs_client_meta_failover.c) */
-        uint64_t deadline = 0;
-        char     first[SFS_ERROR_DETAIL_MAX];
-
-        snprintf(first, sizeof(first), "%s",
-                 *rpc_p && sfs_tp_rpc_error_detail(*rpc_p)[0] ? sfs_tp_rpc_error_detail(*rpc_p)
-                                                              : sfs_error_detail());
-        int retried = 0;
-
-        while (rc && sfs_client_meta_failover_wait(client, called, &deadline) == 0) {
-            retried = 1;
-            map     = sfs_cluster_map(client->cluster);
-            sfs_warn("%s: the metadata server, rank %u, is lost or replaced (%s); rank %u took "
-                     "over: sent again there, %.1f s after the first try",
-                     sfs_op_name(opcode), called, first, map->meta_node,
-                     (double)(sfs_time_ms() - start) / 1000.0);
-            called = map->meta_node;
-            sfs_tp_rpc_release(*rpc_p);
-            *rpc_p = NULL;
-            rc     = sfs_cluster_call_meta(client->cluster, &params, rpc_p);
-            if (!rc || !sfs_client_meta_failover_wanted(client, called, rc, *rpc_p)) {
-                break;
-            }
-        }
-        if (rc && !retried) {
-            sfs_error_set(rc, "%s (no other metadata server named within %.1f s)", first,
-                          (double)(sfs_time_ms() - start) / 1000.0);
-        }
+    if (rc) {
+        /* lost or replaced: sent again once the map names its successor */
+        rc = sfs_client_meta_failover(client, &params, called, start, rc, rpc_p);
     }
     if (rc && sfs_client_no_answer(rc)) {
         /* dead, hung or unreachable: say which server */

@@ -123,17 +123,21 @@ static void sfs_mgmt_meta_promoted(sfs_tp_rpc_t *rpc, void *arg)
     if (rc > 0) {
         len = sfs_mgmt_meta_primary_format(to->node_id, reply.seq, buf, sizeof(buf));
         rc  = len < 0 ? len : sfs_mgmt_state_write(path, buf, (size_t)len);
-        if (rc) {
+    } else if (rc == 0) {
+        rc = -ENOENT; /* a config from memory (unit tests): no file */
+    }
+    if (rc) {
+        if (rc != -ENOENT) {
             sfs_error("metadata failover: the promotion is not saved (a restart would not know "
                       "it): %s",
                       sfs_error_detail());
         }
+        snprintf(path, sizeof(path), "no file");
     }
     sfs_warn("metadata failover: rank %u on %s is the metadata server now, at batch %" PRIu64
              " (rank %u on %s offline; recorded in %s); that rank is its mirror once it "
              "rejoins, after a full copy",
-             to->node_id, to->host, reply.seq, mgmt->meta_node, old ? old->host : "?",
-             rc > 0 || rc == 0 ? path : "no file");
+             to->node_id, to->host, reply.seq, mgmt->meta_node, old ? old->host : "?", path);
     /* the roles swap: a rank that rejoins (--rejoin) takes its role from
      * the map, so the old server comes back as the mirror */
     if (old) {
