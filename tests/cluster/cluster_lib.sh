@@ -140,6 +140,7 @@ cluster_start_service() {
     local hosts=${1:-$CLUSTER_ALL} np
     np=$(echo "$hosts" | tr ',' '\n' | wc -l)
     rm -f "$CLUSTER_READY"
+    # shellcheck disable=SC2086 # CLUSTER_MPI_ARGS: options, split on purpose
     timeout --kill-after=20 900 "${SFS_SERVER_ENV[@]}" "$CLUSTER" mpirun ${CLUSTER_MPI_ARGS:-} -np "$np" --host "$hosts" \
         "$SFS_SERVER" -c "$CLUSTER_CONFIG" --ready-file "$CLUSTER_READY" >>"$SFS_SERVICE_LOG" 2>&1 &
     CLUSTER_JOB=$!
@@ -169,4 +170,57 @@ cluster_stop_service() {
     [ $rc -eq 0 ] || sfs_fail "the service job exited with $rc after stripefs-ctl shutdown"
     [ "$(grep -c 'stopped cleanly' "$SFS_SERVICE_LOG")" -ge 1 ] || sfs_fail "no clean stop in the service log"
     echo "ok: stripefs-ctl shutdown on $host: the service job exited 0"
+}
+
+# The metadata mirror's tests (test_cluster_meta_*.sh).
+
+# cluster_meta_mirror_config FILE [SED-EXPR...]: the Imaging layout with
+# management on imaging-03 (so that it outlives the metadata server's host)
+# and the metadata mirror on imaging-02, then each further sed expression;
+# fails unless the config says so afterwards.
+cluster_meta_mirror_config() {
+    local cfg=$1 d="$SFS_TEST_TMP/hosts" e
+    local -a extra=()
+    shift
+    for e in "$@"; do extra+=(-e "$e"); done
+    cluster_write_config "$cfg"
+    mkdir -p "$d/imaging-02/var/lib/stripefs" || sfs_fail "mkdir for the mirror's store"
+    sed -i -e "s|^mgmt: {host: imaging-01,|mgmt: {host: imaging-03,|" \
+        -e "s|^\(meta: {.*\), sync: true}|\1, sync: true, mirror: imaging-02, mirror_dir: $d/imaging-02/var/lib/stripefs/meta-mirror}|" \
+        "${extra[@]}" "$cfg" || sfs_fail "sed of $cfg"
+    grep -q "mirror: imaging-02" "$cfg" && grep -q "host: imaging-03, port" "$cfg" ||
+        sfs_fail "the test config was not rewritten: $(cat "$cfg")"
+    chmod 0644 "$cfg"
+}
+
+# cluster_wait_meta_mirror PATTERN: wait (60 s) until the metadata mirror's
+# line of `mirror list` (asked on imaging-04) contains PATTERN (literally);
+# the line is in CLUSTER_MIRROR_LINE. Returns 1 if it never does.
+cluster_wait_meta_mirror() {
+    CLUSTER_MIRROR_LINE=""
+    for _ in $(seq 300); do
+        CLUSTER_MIRROR_LINE=$(ctl_on imaging-04 --timeout 10 mirror list 2>&1 | grep '^Metadata mirror:')
+        case "$CLUSTER_MIRROR_LINE" in *"$1"*) return 0 ;; esac
+        sleep 0.2
+    done
+    return 1
+}
+
+# cluster_as_alice HOST CMD...: CMD as sfsalice on HOST, against $CLUSTER_CONFIG.
+cluster_as_alice() {
+    local host=$1
+    shift
+    on "$host" setpriv --reuid=sfsalice --regid="$(id -g sfsalice)" --init-groups \
+        env -i PATH="$PATH" HOME="$(sfs_user_home sfsalice)" STRIPEFS_CONFIG="$CLUSTER_CONFIG" "$@"
+}
+
+# cluster_wait_line FILE PREFIX SECONDS: print FILE's first line that starts
+# with PREFIX once there is one; 1 if none came within SECONDS.
+cluster_wait_line() {
+    local i
+    for ((i = 0; i < $3 * 10; i++)); do
+        grep -m 1 "^$2" "$1" 2>/dev/null && return 0
+        sleep 0.1
+    done
+    return 1
 }

@@ -24,38 +24,26 @@ PROG="$SFS_BUILD/tests/progs/sfs_meta_fence_client"
 [ -x "$PROG" ] || sfs_fail "missing $PROG (make check builds it)"
 
 cfg="$SFS_TEST_TMP/imaging.yaml"
-cluster_write_config "$cfg"
 d="$SFS_TEST_TMP/hosts"
-mkdir -p "$d/imaging-02/var/lib/stripefs" || sfs_fail "mkdir for the mirror's store"
-sed -i -e "s|^mgmt: {host: imaging-01,|mgmt: {host: imaging-03,|" \
-    -e "s|^\(meta: {.*\), sync: true}|\1, sync: true, mirror: imaging-02, mirror_dir: $d/imaging-02/var/lib/stripefs/meta-mirror}|" \
-    -e "s|rpc: 30s, connect: 10s, heartbeat: 2s, offline: 20s}|rpc: 10s, connect: 5s, heartbeat: 2s, offline: 12s}|" "$cfg"
-grep -q "mirror: imaging-02" "$cfg" && grep -q "host: imaging-03, port" "$cfg" && grep -q "offline: 12s" "$cfg" ||
-    sfs_fail "the test config was not rewritten: $(cat "$cfg")"
-chmod 0644 "$cfg"
+cluster_meta_mirror_config "$cfg" \
+    "s|rpc: 30s, connect: 10s, heartbeat: 2s, offline: 20s}|rpc: 10s, connect: 5s, heartbeat: 2s, offline: 12s}|"
+grep -q "offline: 12s" "$cfg" || sfs_fail "the test config has not the short timeouts: $(cat "$cfg")"
 cluster_start_service
 
-for _ in $(seq 300); do
-    line=$(ctl_on imaging-04 --timeout 10 mirror list 2>&1 | grep '^Metadata mirror:')
-    case "$line" in *", good since batch "*) break ;; esac
-    sleep 0.2
-done
-case "$line" in *", good since batch "*) echo "ok: $line" ;; *) sfs_fail "the metadata mirror is not good: '$line'" ;; esac
+cluster_wait_meta_mirror ", good since batch " ||
+    sfs_fail "the metadata mirror is not good: '$CLUSTER_MIRROR_LINE'"
+echo "ok: $CLUSTER_MIRROR_LINE"
 ctl_on imaging-01 mkdir /shared && ctl_on imaging-01 chmod 1777 /shared || sfs_fail "mkdir /shared"
-as_alice_on4() {
-    on imaging-04 setpriv --reuid=sfsalice --regid="$(id -g sfsalice)" --init-groups \
-        env -i PATH="$PATH" HOME="$(sfs_user_home sfsalice)" STRIPEFS_CONFIG="$cfg" "$@"
-}
-as_alice_on4 "$SFS_CTL" mkdir /shared/a && as_alice_on4 "$SFS_CTL" mkdir /shared/b ||
+cluster_as_alice imaging-04 "$SFS_CTL" mkdir /shared/a && cluster_as_alice imaging-04 "$SFS_CTL" mkdir /shared/b ||
     sfs_fail "sfsalice's mkdirs before the fault"
 
 old_pid=$(ctl_on imaging-04 listnodes | awk '$2 == "imaging-01" {print $5; exit}')
 [ -n "$old_pid" ] || sfs_fail "no pid of imaging-01's rank in listnodes: $(ctl_on imaging-04 listnodes)"
 trap 'kill -CONT "$old_pid" 2>/dev/null; cluster_cleanup' EXIT
 
-as_alice_on4 "$PROG" /shared/a "$SFS_TEST_TMP/goA1" "$SFS_TEST_TMP/goA2" >"$SFS_TEST_TMP/a.out" 2>&1 &
+cluster_as_alice imaging-04 "$PROG" /shared/a "$SFS_TEST_TMP/goA1" "$SFS_TEST_TMP/goA2" >"$SFS_TEST_TMP/a.out" 2>&1 &
 client_a=$!
-as_alice_on4 "$PROG" /shared/b "$SFS_TEST_TMP/goB1" "$SFS_TEST_TMP/goB2" >"$SFS_TEST_TMP/b.out" 2>&1 &
+cluster_as_alice imaging-04 "$PROG" /shared/b "$SFS_TEST_TMP/goB1" "$SFS_TEST_TMP/goB2" >"$SFS_TEST_TMP/b.out" 2>&1 &
 client_b=$!
 for _ in $(seq 300); do
     grep -q '^connected' "$SFS_TEST_TMP/a.out" && grep -q '^connected' "$SFS_TEST_TMP/b.out" && break
@@ -67,8 +55,7 @@ grep -q '^connected' "$SFS_TEST_TMP/a.out" && grep -q '^connected' "$SFS_TEST_TM
 kill -STOP "$old_pid" || sfs_fail "cannot stop the metadata server's rank ($old_pid)"
 sfs_log "injected: SIGSTOP to the metadata server's rank (imaging-01, pid $old_pid)"
 touch "$SFS_TEST_TMP/goA1"
-for _ in $(seq 900); do grep -q '^first ' "$SFS_TEST_TMP/a.out" && break; sleep 0.1; done
-first=$(grep '^first ' "$SFS_TEST_TMP/a.out") || sfs_fail "client A's mkdir did not end in 90 s: $(cat "$SFS_TEST_TMP/a.out")"
+first=$(cluster_wait_line "$SFS_TEST_TMP/a.out" 'first ' 90) || sfs_fail "client A's mkdir did not end in 90 s: $(cat "$SFS_TEST_TMP/a.out")"
 case "$first" in
 "first rc=0 "*) ;;
 *) sfs_fail "client A's mkdir during the failover failed: $first; $(cat "$SFS_TEST_TMP/a.out")" ;;
@@ -80,8 +67,7 @@ echo "ok: with the metadata server stopped, client A's mkdir is answered by the 
 kill -CONT "$old_pid"
 sfs_log "the old metadata server continued"
 touch "$SFS_TEST_TMP/goB1"
-for _ in $(seq 900); do grep -q '^first ' "$SFS_TEST_TMP/b.out" && break; sleep 0.1; done
-bfirst=$(grep '^first ' "$SFS_TEST_TMP/b.out") || sfs_fail "client B's mkdir did not end in 90 s: $(cat "$SFS_TEST_TMP/b.out")"
+bfirst=$(cluster_wait_line "$SFS_TEST_TMP/b.out" 'first ' 90) || sfs_fail "client B's mkdir did not end in 90 s: $(cat "$SFS_TEST_TMP/b.out")"
 case "$bfirst" in
 "first rc=0 "*) ;;
 *) sfs_fail "client B's mkdir after the old server continued failed: $bfirst; $(cat "$SFS_TEST_TMP/b.out")" ;;
@@ -119,12 +105,9 @@ meta_dir="$d/imaging-01/var/lib/stripefs/meta"
 rm -rf "$meta_dir" && cp -a "$d/imaging-02/var/lib/stripefs/meta-mirror" "$meta_dir" &&
     rm "$primary_file" || sfs_fail "the copy over meta.dir"
 cluster_start_service
-for _ in $(seq 300); do
-    line=$(ctl_on imaging-04 --timeout 10 mirror list 2>&1 | grep '^Metadata mirror:')
-    case "$line" in *", good since batch "*) break ;; esac
-    sleep 0.2
-done
-case "$line" in *", good since batch "*) ;; *) sfs_fail "after the swap the metadata mirror is not good: '$line'" ;; esac
+cluster_wait_meta_mirror ", good since batch " ||
+    sfs_fail "after the swap the metadata mirror is not good: '$CLUSTER_MIRROR_LINE'"
+line=$CLUSTER_MIRROR_LINE
 for dir in a/first a/second b/first b/second; do
     ctl_on imaging-04 stat "/shared/$dir" >/dev/null || sfs_fail "/shared/$dir is missing after the swap"
 done

@@ -29,47 +29,32 @@ PROG="$SFS_BUILD/tests/progs/sfs_meta_fence_client"
 [ -x "$PROG" ] || sfs_fail "missing $PROG (make check builds it)"
 
 cfg="$SFS_TEST_TMP/imaging.yaml"
-cluster_write_config "$cfg"
 d="$SFS_TEST_TMP/hosts"
-mkdir -p "$d/imaging-02/var/lib/stripefs" || sfs_fail "mkdir for the mirror's store"
-sed -i -e "s|^mgmt: {host: imaging-01,|mgmt: {host: imaging-03,|" \
-    -e "s|^\(meta: {.*\), sync: true}|\1, sync: true, mirror: imaging-02, mirror_dir: $d/imaging-02/var/lib/stripefs/meta-mirror}|" "$cfg"
-grep -q "mirror: imaging-02" "$cfg" && grep -q "host: imaging-03, port" "$cfg" ||
-    sfs_fail "the test config was not rewritten: $(cat "$cfg")"
-chmod 0644 "$cfg"
+cluster_meta_mirror_config "$cfg"
 CLUSTER_MPI_ARGS="--mca orte_enable_recovery 1" # the job outlives its killed rank
 cluster_start_service
 primary_file="$SFS_TEST_TMP/meta-primary" # beside the config: management is not on imaging-01
 
-for _ in $(seq 300); do
-    line=$(ctl_on imaging-04 --timeout 10 mirror list 2>&1 | grep '^Metadata mirror:')
-    case "$line" in *", good since batch "*) break ;; esac
-    sleep 0.2
-done
-case "$line" in *", good since batch "*) echo "ok: $line" ;; *) sfs_fail "the metadata mirror is not good: '$line'" ;; esac
+cluster_wait_meta_mirror ", good since batch " ||
+    sfs_fail "the metadata mirror is not good: '$CLUSTER_MIRROR_LINE'"
+echo "ok: $CLUSTER_MIRROR_LINE"
 ctl_on imaging-01 mkdir /shared && ctl_on imaging-01 chmod 1777 /shared || sfs_fail "mkdir /shared"
-on imaging-04 setpriv --reuid=sfsalice --regid="$(id -g sfsalice)" --init-groups \
-    env -i PATH="$PATH" HOME="$(sfs_user_home sfsalice)" STRIPEFS_CONFIG="$cfg" \
-    "$SFS_CTL" mkdir /shared/before || sfs_fail "sfsalice's mkdir before the kill"
+cluster_as_alice imaging-04 "$SFS_CTL" mkdir /shared/before || sfs_fail "sfsalice's mkdir before the kill"
 
 meta_pid=$(ctl_on imaging-04 listnodes | awk '$2 == "imaging-01" {print $5; exit}')
 [ -n "$meta_pid" ] || sfs_fail "no pid of imaging-01's rank in listnodes: $(ctl_on imaging-04 listnodes)"
 
 out="$SFS_TEST_TMP/client.out"
-on imaging-04 setpriv --reuid=sfsalice --regid="$(id -g sfsalice)" --init-groups \
-    env -i PATH="$PATH" HOME="$(sfs_user_home sfsalice)" STRIPEFS_CONFIG="$cfg" \
-    "$PROG" /shared "$SFS_TEST_TMP/go1" "$SFS_TEST_TMP/go2" /shared/sfp >"$out" 2>&1 &
+cluster_as_alice imaging-04 "$PROG" /shared "$SFS_TEST_TMP/go1" "$SFS_TEST_TMP/go2" /shared/sfp >"$out" 2>&1 &
 client=$!
-for _ in $(seq 300); do grep -q '^connected' "$out" && break; sleep 0.1; done
-grep -q '^connected' "$out" || sfs_fail "sfsalice's client did not connect: $(cat "$out")"
+cluster_wait_line "$out" connected 30 >/dev/null || sfs_fail "sfsalice's client did not connect: $(cat "$out")"
 grep -q '^counter before rc=0 value=0 ' "$out" || sfs_fail "the shared file pointer before the kill: $(cat "$out")"
 grep -q '^lock before rc=0 ' "$out" || sfs_fail "the byte-range lock before the kill: $(cat "$out")"
 
 kill -9 "$meta_pid" || sfs_fail "cannot kill the metadata server's rank ($meta_pid)"
 sfs_log "injected: SIGKILL to the metadata server's rank (imaging-01, pid $meta_pid; target 101 with it)"
 touch "$SFS_TEST_TMP/go1"
-for _ in $(seq 900); do grep -q '^first ' "$out" && break; sleep 0.1; done
-first=$(grep '^first ' "$out") || sfs_fail "the first mkdir did not end in 90 s: $(cat "$out")"
+first=$(cluster_wait_line "$out" 'first ' 90) || sfs_fail "the first mkdir did not end in 90 s: $(cat "$out")"
 case "$first" in
 "first rc=0 "*) ;;
 *) sfs_fail "sfsalice's mkdir during the failover failed: $first; $(cat "$out")" ;;
@@ -101,8 +86,7 @@ echo "$nodes" | awk '$2 == "imaging-02"' | grep -q "meta" ||
     sfs_fail "listnodes does not show imaging-02 as the metadata server: $nodes"
 
 touch "$SFS_TEST_TMP/go2"
-for _ in $(seq 600); do grep -q '^second ' "$out" && break; sleep 0.1; done
-second=$(grep '^second ' "$out")
+second=$(cluster_wait_line "$out" 'second ' 60)
 case "$second" in
 "second rc=0 "*) ;;
 *) sfs_fail "the second mkdir, on the promoted server, failed: ${second:-nothing}; $(cat "$out")" ;;
@@ -131,24 +115,14 @@ for _ in $(seq 600); do
     sleep 0.1
 done
 [ -f "$SFS_TEST_TMP/rejoined0" ] || sfs_fail "rank 0 did not rejoin: $(tail -n 20 "$rejoin_log")"
-for _ in $(seq 300); do
-    line=$(ctl_on imaging-04 --timeout 10 mirror list 2>&1 | grep '^Metadata mirror:')
-    case "$line" in *"rank 0 on imaging-01 [online], good since batch "*) break ;; esac
-    sleep 0.2
-done
-case "$line" in
-*"rank 0 on imaging-01 [online], good since batch "*) ;;
-*) sfs_fail "the rejoined old server is not a good mirror: '$line'; $(tail -n 5 "$rejoin_log")" ;;
-esac
+cluster_wait_meta_mirror "rank 0 on imaging-01 [online], good since batch " ||
+    sfs_fail "the rejoined old server is not a good mirror: '$CLUSTER_MIRROR_LINE'; $(tail -n 5 "$rejoin_log")"
+line=$CLUSTER_MIRROR_LINE
 grep -q "metadata mirror, copy in $d/imaging-01/var/lib/stripefs/meta " "$rejoin_log" ||
     sfs_fail "the rejoined rank does not keep the copy in its meta.dir: $(grep 'metadata mirror' "$rejoin_log")"
 grep -q "metadata mirror in step: a full copy" "$SFS_SERVICE_LOG" ||
     sfs_fail "the rejoined mirror did not get a full copy"
-as_alice_on4() {
-    on imaging-04 setpriv --reuid=sfsalice --regid="$(id -g sfsalice)" --init-groups \
-        env -i PATH="$PATH" HOME="$(sfs_user_home sfsalice)" STRIPEFS_CONFIG="$cfg" "$@"
-}
-as_alice_on4 "$SFS_CTL" mkdir /shared/third || sfs_fail "sfsalice's mkdir with the old server as mirror"
+cluster_as_alice imaging-04 "$SFS_CTL" mkdir /shared/third || sfs_fail "sfsalice's mkdir with the old server as mirror"
 echo "ok: the old server's rank rejoined as the mirror, got a full copy into its meta.dir: $line"
 
 # a second failover, back: the promoted server's rank (imaging-02) killed;
@@ -158,7 +132,7 @@ new_pid=$(ctl_on imaging-04 listnodes | awk '$2 == "imaging-02" {print $5; exit}
 kill -9 "$new_pid" || sfs_fail "cannot kill the promoted server's rank ($new_pid)"
 sfs_log "injected: SIGKILL to the promoted metadata server's rank (imaging-02, pid $new_pid)"
 start=$(date +%s%N)
-as_alice_on4 "$SFS_CTL" mkdir /shared/fourth >"$SFS_TEST_TMP/fourth.out" 2>&1 ||
+cluster_as_alice imaging-04 "$SFS_CTL" mkdir /shared/fourth >"$SFS_TEST_TMP/fourth.out" 2>&1 ||
     sfs_fail "sfsalice's mkdir during the second failover: $(cat "$SFS_TEST_TMP/fourth.out")"
 ms=$((($(date +%s%N) - start) / 1000000))
 grep -q "metadata failover: rank 0 on imaging-01 is the metadata server now" "$SFS_SERVICE_LOG" ||
@@ -182,12 +156,9 @@ echo "ok: the service stopped after the failovers (job exit $rc, two ranks kille
 # meta-primary names the config's metadata rank: its meta.dir is the store,
 # and the config starts as it is; the mirror on imaging-02 gets a full copy
 cluster_start_service
-for _ in $(seq 300); do
-    line=$(ctl_on imaging-04 --timeout 10 mirror list 2>&1 | grep '^Metadata mirror:')
-    case "$line" in *"rank 1 on imaging-02 [online], good since batch "*) break ;; esac
-    sleep 0.2
-done
-case "$line" in *"rank 1 on imaging-02 [online], good since batch "*) ;; *) sfs_fail "after the failovers the metadata mirror is not good: '$line'" ;; esac
+cluster_wait_meta_mirror "rank 1 on imaging-02 [online], good since batch " ||
+    sfs_fail "after the failovers the metadata mirror is not good: '$CLUSTER_MIRROR_LINE'"
+line=$CLUSTER_MIRROR_LINE
 for dir in before first second third fourth; do
     ctl_on imaging-04 stat "/shared/$dir" >/dev/null || sfs_fail "/shared/$dir is missing after the restart"
 done

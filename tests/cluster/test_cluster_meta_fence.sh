@@ -25,27 +25,15 @@ PROG="$SFS_BUILD/tests/progs/sfs_meta_fence_client"
 [ -x "$PROG" ] || sfs_fail "missing $PROG (make check builds it)"
 
 cfg="$SFS_TEST_TMP/imaging.yaml"
-cluster_write_config "$cfg"
-d="$SFS_TEST_TMP/hosts"
-mkdir -p "$d/imaging-02/var/lib/stripefs" || sfs_fail "mkdir for the mirror's store"
-sed -i -e "s|^mgmt: {host: imaging-01,|mgmt: {host: imaging-03,|" \
-    -e "s|^\(meta: {.*\), sync: true}|\1, sync: true, mirror: imaging-02, mirror_dir: $d/imaging-02/var/lib/stripefs/meta-mirror}|" \
-    -e "s|offline: 20s}|offline: 60s}|" "$cfg"
-grep -q "mirror: imaging-02" "$cfg" && grep -q "host: imaging-03, port" "$cfg" ||
-    sfs_fail "the test config was not rewritten: $(cat "$cfg")"
-chmod 0644 "$cfg"
+cluster_meta_mirror_config "$cfg" "s|offline: 20s}|offline: 60s}|"
+grep -q "offline: 60s}" "$cfg" || sfs_fail "the test config has not the long offline timeout: $(cat "$cfg")"
 cluster_start_service
 state_file="$SFS_TEST_TMP/meta-mirror-state" # beside the config: management is not on imaging-01
 
-mirror_line() { ctl_on imaging-04 --timeout 10 mirror list 2>&1 | grep '^Metadata mirror:'; }
 wait_good() {
-    local line=""
-    for _ in $(seq 300); do
-        line=$(mirror_line)
-        case "$line" in *", good since batch "*) echo "ok: $line"; return 0 ;; esac
-        sleep 0.2
-    done
-    sfs_fail "the metadata mirror is not good: '$line'"
+    cluster_wait_meta_mirror ", good since batch " ||
+        sfs_fail "the metadata mirror is not good: '$CLUSTER_MIRROR_LINE'"
+    echo "ok: $CLUSTER_MIRROR_LINE"
 }
 wait_good
 ctl_on imaging-01 mkdir /shared && ctl_on imaging-01 chmod 1777 /shared || sfs_fail "mkdir /shared"
@@ -57,21 +45,16 @@ mgmt_pid=$(pid_on imaging-03)
     sfs_fail "no pids in listnodes: $(ctl_on imaging-01 listnodes)"
 
 out="$SFS_TEST_TMP/client.out"
-alice_home=$(sfs_user_home sfsalice)
-on imaging-04 setpriv --reuid=sfsalice --regid="$(id -g sfsalice)" --init-groups \
-    env -i PATH="$PATH" HOME="$alice_home" STRIPEFS_CONFIG="$cfg" \
-    "$PROG" /shared "$SFS_TEST_TMP/go1" "$SFS_TEST_TMP/go2" >"$out" 2>&1 &
+cluster_as_alice imaging-04 "$PROG" /shared "$SFS_TEST_TMP/go1" "$SFS_TEST_TMP/go2" >"$out" 2>&1 &
 client=$!
 continue_all() { kill -CONT "$mirror_pid" "$mgmt_pid" 2>/dev/null; }
 trap 'continue_all; cluster_cleanup' EXIT
-for _ in $(seq 300); do grep -q '^connected' "$out" && break; sleep 0.1; done
-grep -q '^connected' "$out" || sfs_fail "sfsalice's client did not connect: $(cat "$out")"
+cluster_wait_line "$out" connected 30 >/dev/null || sfs_fail "sfsalice's client did not connect: $(cat "$out")"
 
 kill -STOP "$mgmt_pid" "$mirror_pid" || sfs_fail "cannot stop ranks $mgmt_pid, $mirror_pid"
 sfs_log "injected: SIGSTOP to management (imaging-03, pid $mgmt_pid) and the metadata mirror (imaging-02, pid $mirror_pid)"
 touch "$SFS_TEST_TMP/go1"
-for _ in $(seq 600); do grep -q '^first ' "$out" && break; sleep 0.1; done
-first=$(grep '^first ' "$out") || { continue_all; sfs_fail "the first mkdir did not end in 60 s: $(cat "$out")"; }
+first=$(cluster_wait_line "$out" 'first ' 60) || { continue_all; sfs_fail "the first mkdir did not end in 60 s: $(cat "$out")"; }
 echo "first mkdir: $first"
 case "$first" in
 "first rc=0 "*) continue_all; sfs_fail "the mkdir was acknowledged while management could not record the mirror's state" ;;
@@ -88,8 +71,7 @@ for _ in $(seq 200); do grep -q '^state needs-resync batch' "$state_file" 2>/dev
 grep -q '^state needs-resync batch' "$state_file" ||
     { continue_all; sfs_fail "$state_file does not say needs-resync: $(cat "$state_file" 2>&1)"; }
 touch "$SFS_TEST_TMP/go2"
-for _ in $(seq 600); do grep -q '^second ' "$out" && break; sleep 0.1; done
-second=$(grep '^second ' "$out")
+second=$(cluster_wait_line "$out" 'second ' 60)
 case "$second" in
 "second rc=0 "*) ;;
 *) continue_all; sfs_fail "the second mkdir, management back, failed: ${second:-nothing}; $(cat "$out")" ;;
