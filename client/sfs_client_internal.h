@@ -54,6 +54,8 @@ struct sfs_client {
     sfs_tp_rpc_t *detached[SFS_CLIENT_DETACHED_MAX];
     uint32_t      detached_op[SFS_CLIENT_DETACHED_MAX];
     uint32_t      detached_count;
+    uint64_t      last_op_tag; /* the op_tag of the last namespace change (atomic) */
+    int           reply_cache; /* send op_tags (STRIPEFS_REPLY_CACHE) */
 };
 
 typedef struct sfs_file_local sfs_file_local_t;

@@ -32,6 +32,11 @@ static const sfs_tunable_t sfs_client_tunable_entries[] = {
      "storage requests in flight per read or write", 0},
     {"STRIPEFS_LOCAL_READ", SFS_TUNABLE_BOOL, "1", 0, 0,
      "read chunk files of same-host targets directly (0: always through the server)", 0},
+    {"STRIPEFS_REPLY_CACHE", SFS_TUNABLE_BOOL, "1", 0, 0,
+     "namespace changes carry an op_tag, so that one sent again after a metadata failover is "
+     "answered from the reply the server kept (0: none, for measuring what keeping costs; a "
+     "resent mkdir may then say EEXIST)",
+     0},
 };
 
 const sfs_tunable_table_t sfs_client_tunables =
@@ -65,5 +70,8 @@ int sfs_client_env_read(sfs_client_env_t *env)
         return rc;
     }
     env->window = (uint32_t)number;
+    if ((rc = sfs_tunable_bool(t, "STRIPEFS_REPLY_CACHE", &env->reply_cache)) != 0) {
+        return rc;
+    }
     return sfs_tunable_bool(t, "STRIPEFS_LOCAL_READ", &env->local_reads);
 }

@@ -28,6 +28,7 @@ typedef struct sfs_client_env {
     uint64_t    max_request;  /* STRIPEFS_MAX_REQUEST */
     uint32_t    window;       /* STRIPEFS_WINDOW */
     bool        local_reads;  /* STRIPEFS_LOCAL_READ */
+    bool        reply_cache;  /* STRIPEFS_REPLY_CACHE */
 } sfs_client_env_t;
 
 /* Read every client tunable; -EINVAL with the error detail naming the

@@ -15,14 +15,36 @@
 #include <string.h>
 #include <unistd.h>
 
+/* A namespace change gets a number of its own, which its resend after a
+ * failover keeps (the packed arguments are sent again as they are): the
+ * server that finds it among the replies it kept answers with that one
+ * instead of running the change twice (a mkdir that succeeded, then
+ * EEXIST). Only to a server that keeps replies (an older one would refuse
+ * the unknown field). */
+static uint64_t sfs_client_op_tag(sfs_client_t *client, uint32_t opcode)
+{
+    sfs_tp_conn_t *conn;
+
+    if (!client->reply_cache || !sfs_proto_meta_tagged(opcode) ||
+        sfs_cluster_meta_conn(client->cluster, &conn) != 0 ||
+        !(sfs_tp_conn_server_features(conn) & SFS_FEATURE_REPLY_CACHE)) {
+        return 0; /* a connection that cannot be made fails the call itself */
+    }
+    return __atomic_add_fetch(&client->last_op_tag, 1, __ATOMIC_RELAXED);
+}
+
 int sfs_client_meta_call(sfs_client_t *client, uint32_t opcode, const sfs_meta_req_t *req,
                          sfs_tp_rpc_t **rpc_p)
 {
     uint8_t    args[SFS_PROTO_ARGS_MAX];
     sfs_wbuf_t wb;
+    uint64_t   op_tag = req->op_tag ? 0 : sfs_client_op_tag(client, opcode);
 
     sfs_wbuf_init(&wb, args, sizeof(args));
     sfs_proto_meta_req_pack(&wb, opcode, req);
+    if (op_tag) {
+        sfs_wbuf_u64(&wb, op_tag); /* the field sfs_proto_meta_req_pack ends with */
+    }
     if (wb.error) {
         *rpc_p = NULL;
         return sfs_error_set(-ENAMETOOLONG, "%s: arguments too long", sfs_op_name(opcode));

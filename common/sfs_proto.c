@@ -317,6 +317,25 @@ void sfs_proto_meta_req_pack(sfs_wbuf_t *wb, uint32_t opcode, const sfs_meta_req
     default: /* RMDIR, UNLINK, META_STATFS: the path only */
         break;
     }
+    if (req->op_tag != 0 && sfs_proto_meta_tagged(opcode)) {
+        sfs_wbuf_u64(wb, req->op_tag);
+    }
+}
+
+int sfs_proto_meta_tagged(uint32_t opcode)
+{
+    switch (opcode) {
+    case SFS_OP_CREATE:
+    case SFS_OP_MKDIR:
+    case SFS_OP_RMDIR:
+    case SFS_OP_UNLINK:
+    case SFS_OP_RENAME:
+    case SFS_OP_SETATTR:
+    case SFS_OP_SETPATTERN:
+        return 1;
+    default:
+        return 0;
+    }
 }
 
 void sfs_proto_meta_req_unpack(sfs_rbuf_t *rb, uint32_t opcode, sfs_meta_req_t *req)
@@ -335,6 +354,7 @@ void sfs_proto_meta_req_unpack(sfs_rbuf_t *rb, uint32_t opcode, sfs_meta_req_t *
     req->atime_ns      = 0;
     req->mtime_ns      = 0;
     req->pool[0]       = '\0';
+    req->op_tag        = 0;
 
     sfs_rbuf_str(rb, req->path, sizeof(req->path));
     switch (opcode) {
@@ -393,6 +413,13 @@ void sfs_proto_meta_req_unpack(sfs_rbuf_t *rb, uint32_t opcode, sfs_meta_req_t *
         break;
     default:
         break;
+    }
+    if (sfs_proto_meta_tagged(opcode) && sfs_rbuf_remaining(rb) != 0) {
+        /* the optional op_tag (an older client sends none); never 0 */
+        req->op_tag = sfs_rbuf_u64(rb);
+        if (req->op_tag == 0) {
+            rb->error = -EBADMSG;
+        }
     }
 }
 

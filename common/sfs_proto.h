@@ -381,7 +381,17 @@ typedef struct sfs_meta_req {
     uint64_t mtime_ns;
     uint32_t max_entries;             /* READDIR, META_LIST, META_PENDING: 0 = the server's page */
     char     pool[SFS_POOL_NAME_MAX]; /* CREATE/SETPATTERN with SFS_PATTERN_REQ_POOL */
+    /* The operations that change the namespace (sfs_proto_meta_tagged):
+     * the client's number for this operation, the same when it sends it
+     * again after a failover, so that the server answers from the reply it
+     * kept instead of running it twice (docs/metadata-mirror.md); 0: none.
+     * On the wire a u64 after the other fields, present only when not 0
+     * (SFS_FEATURE_REPLY_CACHE: sent to servers that announce it). */
+    uint64_t op_tag;
 } sfs_meta_req_t;
+
+/* Whether `opcode` is one whose request may carry an op_tag. */
+int sfs_proto_meta_tagged(uint32_t opcode);
 
 #define SFS_CHECK_REPAIR 0x1u /* META_CHECK: fix what is safe to fix */
 

@@ -143,10 +143,11 @@ int sfs_proto_encode(uint32_t opcode, int reply, const void *in, size_t in_size,
 const char *sfs_features_string(uint64_t features, char *buf, size_t size)
 {
     static const char *const names[] = {
-        "MUNGE authentication", "capabilities",       "fd handoff",         "direct copy",
-        "typed cursors",        "byte-range locks",   "dynamic attributes", "mirroring",
-        [10] = "storage pools", [11] = "quotas",      [14] = "migrate",     [15] = "migrate leases",
-        [16] = "write bounds",  [17] = "pool changes"};
+        "MUNGE authentication", "capabilities",        "fd handoff",
+        "direct copy",          "typed cursors",       "byte-range locks",
+        "dynamic attributes",   "mirroring",           [10] = "storage pools",
+        [11] = "quotas",        [14] = "migrate",      [15] = "migrate leases",
+        [16] = "write bounds",  [17] = "pool changes", [18] = "reply cache"};
     size_t used = 0;
 
     buf[0] = '\0';

@@ -65,6 +65,7 @@ void sfs_meta_timer(sfs_meta_t *meta)
 
     sfs_meta_refresh_targets(meta, now);
     sfs_meta_delete_tick(meta, now);
+    sfs_meta_replies_tick(meta, now);
     sfs_meta_mirror_report_tick(meta->mirror_report);
 }
 
@@ -128,6 +129,9 @@ int sfs_meta_create(sfs_service_t *service, const char *dir, int mirrored, sfs_m
     }
     if (rc == 0) {
         rc = sfs_meta_pool_start(meta); /* docs/pools.md */
+    }
+    if (rc == 0) {
+        rc = sfs_meta_replies_test_start(meta);
     }
     if (rc == 0 && mirrored) {
         rc = sfs_meta_mirror_report_create(service, &meta->mirror_report);
@@ -193,6 +197,7 @@ void sfs_meta_destroy(sfs_meta_t *meta)
     sfs_meta_leases_destroy(meta->leases);
     sfs_meta_pools_cleanup(&meta->pools);
     sfs_meta_counters_cleanup(meta);
+    free(meta->test_die_file);
     pthread_mutex_destroy(&meta->lock);
     pthread_cond_destroy(&meta->cond);
     pthread_cond_destroy(&meta->flushed);

@@ -45,6 +45,7 @@ int sfs_meta_is_write(const sfs_meta_op_t *op)
     case SFS_OP_SETPATTERN:
     case SFS_OP_SETATTR:
     case SFS_META_OP_DELETES_DONE:
+    case SFS_META_OP_REPLIES_PRUNE:
     case SFS_OP_SIZE:
     case SFS_OP_QUOTA_SET:
     case SFS_OP_QUOTA_GROW:
@@ -247,7 +248,10 @@ static void sfs_meta_process(sfs_meta_t *meta, sfs_list_t *ops, uint32_t n)
             snprintf(op->detail, sizeof(op->detail), "%s", sfs_error_detail());
             continue;
         }
-        sfs_meta_run_op(meta, nested, op, now);
+        if (!sfs_meta_replies_replay(nested, op, now)) {
+            sfs_meta_run_op(meta, nested, op, now);
+            sfs_meta_replies_keep(meta, nested, op, now);
+        }
         if (op->status) {
             sfs_meta_txn_abort(nested);
         } else if ((op->status = sfs_meta_txn_commit(nested)) != 0) {
@@ -324,6 +328,9 @@ static void sfs_meta_process(sfs_meta_t *meta, sfs_list_t *ops, uint32_t n)
                 sfs_meta_fail_ops(ops, fence);
             }
         }
+    }
+    if (client_writes && meta->test_die_file) {
+        sfs_meta_replies_test_die(meta, ops);
     }
     sfs_meta_pool_committed(meta, ops); /* before the replies go */
     if (commit_start) {

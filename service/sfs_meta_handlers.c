@@ -30,6 +30,7 @@ static sfs_meta_op_t *sfs_meta_op_new(sfs_tp_request_t *req, size_t args_offset,
     op->req    = req;
     op->opcode = sfs_tp_request_opcode(req);
     op->cred   = *sfs_tp_session_cred(sfs_tp_request_session(req));
+    op->client = sfs_tp_session_peer_uuid(sfs_tp_request_session(req));
     /* its arrival: the transport hands a small request over as it comes */
     op->times.arrive_ns = sfs_meta_stats_now();
     if (sfs_handler_decode(req, (char *)op + args_offset, args_size, 0) != 0) {

@@ -25,6 +25,9 @@ static sfs_meta_table_t sfs_meta_dbi_table(const sfs_meta_store_t *store, MDB_db
     if (dbi == store->counters) {
         return SFS_META_TABLE_COUNTERS;
     }
+    if (dbi == store->replies) {
+        return SFS_META_TABLE_REPLIES;
+    }
     return SFS_META_TABLE_UNLINKED;
 }
 
@@ -37,6 +40,8 @@ static MDB_dbi sfs_meta_table_dbi(const sfs_meta_store_t *store, sfs_meta_table_
         return store->dentries;
     case SFS_META_TABLE_COUNTERS:
         return store->counters;
+    case SFS_META_TABLE_REPLIES:
+        return store->replies;
     default:
         return store->unlinked;
     }

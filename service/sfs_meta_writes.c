@@ -33,6 +33,8 @@ const char *sfs_meta_table_name(sfs_meta_table_t table)
         return "counters";
     case SFS_META_TABLE_UNLINKED:
         return "unlinked";
+    case SFS_META_TABLE_REPLIES:
+        return "replies";
     default:
         return "unknown table";
     }

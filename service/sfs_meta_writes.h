@@ -41,6 +41,7 @@ typedef enum {
     SFS_META_TABLE_DENTRIES = 1,
     SFS_META_TABLE_COUNTERS = 2,
     SFS_META_TABLE_UNLINKED = 3,
+    SFS_META_TABLE_REPLIES  = 4, /* kept replies (sfs_meta_reply_record.h) */
     SFS_META_TABLES
 } sfs_meta_table_t;
 

@@ -39,6 +39,14 @@ static const sfs_tunable_t sfs_storage_tunable_entries[] = {
                 "(tests/faults/test_fault_mirror_fence.sh)",
     },
     {
+        .name = "STRIPEFS_TEST_META_DIE_BEFORE_REPLY",
+        .type = SFS_TUNABLE_STRING,
+        .help = "testing only: PATH; while a file PATH.RANK exists that names an opcode "
+                "(MKDIR), metadata rank RANK kills itself (SIGKILL) once a batch holding a "
+                "client's successful request of that opcode is committed (on its mirror too), "
+                "before any reply of the batch goes (tests/cluster/test_cluster_meta_failover.sh)",
+    },
+    {
         .name          = "STRIPEFS_META_TIMING",
         .type          = SFS_TUNABLE_BOOL,
         .default_value = "1",

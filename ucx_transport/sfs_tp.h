@@ -189,6 +189,8 @@ uint32_t    sfs_tp_conn_server_node(const sfs_tp_conn_t *conn);
 /* The server process's uuid from its HELLO reply (a new one after the
  * server restarted); 0 from a server older than it. */
 uint64_t sfs_tp_conn_server_uuid(const sfs_tp_conn_t *conn);
+/* What the server can do (SFS_FEATURE_*), from its HELLO reply. */
+uint64_t sfs_tp_conn_server_features(const sfs_tp_conn_t *conn);
 /* Transports UCX uses for this connection, e.g. "posix/memory, cma/memory". */
 const char *sfs_tp_conn_transports(sfs_tp_conn_t *conn);
 

@@ -197,10 +197,11 @@ static int sfs_tp_conn_hello(sfs_tp_conn_t *conn, uint32_t timeout_ms)
         goto out;
     }
     sfs_tp_rpc_release(rpc);
-    rpc               = NULL;
-    conn->session_id  = reply->session_id;
-    conn->server_node = reply->server_node;
-    conn->server_uuid = reply->server_uuid;
+    rpc                   = NULL;
+    conn->session_id      = reply->session_id;
+    conn->server_node     = reply->server_node;
+    conn->server_uuid     = reply->server_uuid;
+    conn->server_features = reply->features;
 
     if (worker->munge_client) {
         rc = sfs_tp_conn_munge(conn, &hello, &kx, reply, auth);
@@ -383,6 +384,11 @@ uint32_t sfs_tp_conn_server_node(const sfs_tp_conn_t *conn)
 uint64_t sfs_tp_conn_server_uuid(const sfs_tp_conn_t *conn)
 {
     return conn->server_uuid;
+}
+
+uint64_t sfs_tp_conn_server_features(const sfs_tp_conn_t *conn)
+{
+    return conn->server_features;
 }
 
 const char *sfs_tp_conn_transports(sfs_tp_conn_t *conn)

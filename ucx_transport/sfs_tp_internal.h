@@ -100,7 +100,8 @@ struct sfs_tp_conn {
     int              status;
     int              authenticated;
     uint32_t         server_node;
-    uint64_t         server_uuid; /* its HELLO reply's; 0: an older server */
+    uint64_t         server_uuid;     /* its HELLO reply's; 0: an older server */
+    uint64_t         server_features; /* its HELLO reply's (SFS_FEATURE_*) */
     uint64_t         session_id;
     sfs_auth_key_t   session_key;
     sfs_list_t       rpcs; /* in flight */

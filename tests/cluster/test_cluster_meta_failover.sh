@@ -3,10 +3,13 @@
 # the four hosts of ci/cluster.sh: the metadata server on imaging-01, its
 # mirror on imaging-02, management on imaging-03 (so that it outlives the
 # metadata server's host).
-# - sfsalice's client on imaging-04 connects; the metadata server's rank is
-#   killed (-9). Her mkdir gets no answer, waits until management has
-#   promoted the mirror (the offline timeout, 20 s, and the promotion) and
-#   is sent again there: a pause, not an error, and the client says how long.
+# - sfsalice's client on imaging-04 connects; her mkdir is committed on the
+#   metadata server and its mirror, and the server's rank dies (SIGKILL, by
+#   STRIPEFS_TEST_META_DIE_BEFORE_REPLY) before it replies. Her mkdir gets
+#   no answer, waits until management has promoted the mirror (the offline
+#   timeout, 20 s, and the promotion) and is sent again there, which answers
+#   from the reply it kept with the mkdir (no EEXIST): a pause, not an
+#   error, and the client says how long.
 # - Management's log and file (meta-primary) record the promotion; the map
 #   names imaging-02's rank as the metadata server (listnodes); what was
 #   made before the kill is there, with its owner and mode.
@@ -16,8 +19,9 @@
 #   the unlock of a byte-range lock she held across it; a new lock works.
 # - The old server's rank rejoins (--rejoin 0): it is the mirror now, and
 #   gets a full copy into its own meta.dir; metadata is mirrored again.
-# - A second failover: the promoted server's rank killed, the old one (good
-#   again) is promoted back; sfsalice's mkdir pauses and succeeds.
+# - A second failover: the promoted server's rank killed (-9) from outside,
+#   the old one (good again) is promoted back; sfsalice's mkdir, sent after
+#   the kill, pauses and succeeds.
 # - A clean shutdown; meta-primary names the config's metadata rank, so the
 #   config starts as it is; the mirror is good again and every directory is
 #   there. (The refused start: test_cluster_meta_deposed.sh.)
@@ -31,7 +35,9 @@ PROG="$SFS_BUILD/tests/progs/sfs_meta_fence_client"
 cfg="$SFS_TEST_TMP/imaging.yaml"
 d="$SFS_TEST_TMP/hosts"
 cluster_meta_mirror_config "$cfg"
-CLUSTER_MPI_ARGS="--mca orte_enable_recovery 1" # the job outlives its killed rank
+# the job outlives its killed rank; a rank dies on a MKDIR while die.RANK says so
+die="$SFS_TEST_TMP/die"
+CLUSTER_MPI_ARGS="--mca orte_enable_recovery 1 -x STRIPEFS_TEST_META_DIE_BEFORE_REPLY=$die"
 cluster_start_service
 primary_file="$SFS_TEST_TMP/meta-primary" # beside the config: management is not on imaging-01
 
@@ -51,10 +57,14 @@ cluster_wait_line "$out" connected 30 >/dev/null || sfs_fail "sfsalice's client 
 grep -q '^counter before rc=0 value=0 ' "$out" || sfs_fail "the shared file pointer before the kill: $(cat "$out")"
 grep -q '^lock before rc=0 ' "$out" || sfs_fail "the byte-range lock before the kill: $(cat "$out")"
 
-kill -9 "$meta_pid" || sfs_fail "cannot kill the metadata server's rank ($meta_pid)"
-sfs_log "injected: SIGKILL to the metadata server's rank (imaging-01, pid $meta_pid; target 101 with it)"
+echo MKDIR >"$die.0"
+sfs_log "injected: the metadata server's rank (imaging-01, pid $meta_pid; target 101 with it) dies once a MKDIR is committed, before replying"
 touch "$SFS_TEST_TMP/go1"
 first=$(cluster_wait_line "$out" 'first ' 90) || sfs_fail "the first mkdir did not end in 90 s: $(cat "$out")"
+rm -f "$die.0"
+grep -q "testing: MKDIR /shared/first is committed; this rank dies before replying" "$SFS_SERVICE_LOG" ||
+    sfs_fail "the metadata server did not die after committing the mkdir: $(grep -i 'testing' "$SFS_SERVICE_LOG")"
+kill -0 "$meta_pid" 2>/dev/null && sfs_fail "the metadata server's rank (pid $meta_pid) is still running"
 case "$first" in
 "first rc=0 "*) ;;
 *) sfs_fail "sfsalice's mkdir during the failover failed: $first; $(cat "$out")" ;;
@@ -72,6 +82,11 @@ grep -q "^unlock after rc=-116 error=/shared/sfp: unlock of lock [0-9]*: the loc
 grep -q "^relock after rc=0 " "$out" || sfs_fail "a lock after the failover: $(grep 'lock' "$out")"
 echo "ok: the lock held across the failover: $(grep -o '^unlock after rc=-116' "$out"), the lock was lost...; a new lock works"
 echo "ok: sfsalice's mkdir during the failover succeeded ($first): $(grep -o 'sent again there, [0-9.]* s after the first try' "$out")"
+# it was committed before the server died: the promoted server answered
+# from the reply it kept, it did not run the mkdir again (EEXIST)
+kept=$(grep -o "MKDIR /shared/first of uid $(id -u sfsalice) sent again (op_tag [0-9]* of client [0-9a-f]*): answered with the reply kept [0-9.]* s ago, not run twice" "$SFS_SERVICE_LOG") ||
+    sfs_fail "the promoted server did not answer the resent mkdir from its kept reply: $(grep 'MKDIR' "$SFS_SERVICE_LOG")"
+echo "ok: the resent mkdir, committed before the server died: $kept"
 
 grep -q "metadata failover: rank 1 on imaging-02 is the metadata server now" "$SFS_SERVICE_LOG" ||
     sfs_fail "management's log does not record the promotion"

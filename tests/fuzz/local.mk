@@ -49,9 +49,10 @@ tests/fuzz/fuzz_wire: $(FUZZ_WIRE_SRCS) $(FUZZ_WIRE_DEPS)
 
 # the metadata mirror's write sets (a mirror applies what its primary sends)
 FUZZ_META_WRITES_SRCS = $(top_srcdir)/tests/fuzz/fuzz_meta_writes.c \
-	$(top_srcdir)/service/sfs_meta_writes.c $(FUZZ_COMMON_SRCS)
-FUZZ_META_WRITES_DEPS = $(top_srcdir)/service/sfs_meta_writes.h $(top_srcdir)/common/sfs_buf.h \
-	$(FUZZ_COMMON_DEPS)
+	$(top_srcdir)/service/sfs_meta_writes.c $(top_srcdir)/service/sfs_meta_reply_record.c \
+	$(FUZZ_PROTO_SRCS)
+FUZZ_META_WRITES_DEPS = $(top_srcdir)/service/sfs_meta_writes.h \
+	$(top_srcdir)/service/sfs_meta_reply_record.h $(FUZZ_WIRE_DEPS)
 tests/fuzz/fuzz_meta_writes: $(FUZZ_META_WRITES_SRCS) $(FUZZ_META_WRITES_DEPS)
 	$(AM_V_CCLD)$(FUZZ_LINK) -I$(top_srcdir)/service $(FUZZ_META_WRITES_SRCS)
 

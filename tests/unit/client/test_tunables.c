@@ -12,9 +12,9 @@
 #include <string.h>
 
 static const char *const names[] = {
-    "STRIPEFS_CONFIG",       "STRIPEFS_MGMT",        "STRIPEFS_CONNAUTH",
-    "STRIPEFS_MUNGE_SOCKET", "STRIPEFS_SERVICE_UID", "STRIPEFS_TIMEOUT",
-    "STRIPEFS_MAX_REQUEST",  "STRIPEFS_WINDOW",      "STRIPEFS_LOCAL_READ"};
+    "STRIPEFS_CONFIG",      "STRIPEFS_MGMT",       "STRIPEFS_CONNAUTH",    "STRIPEFS_MUNGE_SOCKET",
+    "STRIPEFS_SERVICE_UID", "STRIPEFS_TIMEOUT",    "STRIPEFS_MAX_REQUEST", "STRIPEFS_WINDOW",
+    "STRIPEFS_LOCAL_READ",  "STRIPEFS_REPLY_CACHE"};
 
 static int clear_env(void **state)
 {
@@ -57,6 +57,7 @@ static void test_defaults(void **state)
     assert_int_equal(env.window, 32);
     assert_int_equal(env.max_request, 8u << 20);
     assert_true(env.local_reads);
+    assert_true(env.reply_cache);
     assert_int_equal(env.service_uid, 0);
     assert_non_null(env.munge_socket);
 }
@@ -70,7 +71,9 @@ static void test_values(void **state)
     setenv("STRIPEFS_MAX_REQUEST", "1M", 1);
     setenv("STRIPEFS_WINDOW", "4", 1);
     setenv("STRIPEFS_LOCAL_READ", "off", 1);
+    setenv("STRIPEFS_REPLY_CACHE", "0", 1);
     assert_int_equal(sfs_client_env_read(&env), 0);
+    assert_false(env.reply_cache);
     assert_int_equal(env.timeout_ms, 5000);
     assert_int_equal(env.max_request, 1u << 20);
     assert_int_equal(env.window, 4);
@@ -84,7 +87,7 @@ static void test_bad(void **state)
         {"STRIPEFS_TIMEOUT", "0"},      {"STRIPEFS_TIMEOUT", "86401"},
         {"STRIPEFS_WINDOW", "0"},       {"STRIPEFS_MAX_REQUEST", "65535"},
         {"STRIPEFS_LOCAL_READ", "2"},   {"STRIPEFS_SERVICE_UID", "x"},
-        {"STRIPEFS_MAX_REQUEST", "2G"},
+        {"STRIPEFS_MAX_REQUEST", "2G"}, {"STRIPEFS_REPLY_CACHE", "maybe"},
     };
     sfs_client_env_t env;
     char             want[64];

@@ -405,6 +405,53 @@ static void test_pool_codecs(void **state)
     assert_int_equal(back.flags, SFS_PATTERN_REQ_POOL);
 }
 
+/* A namespace change's op_tag (kept replies): present only when not 0,
+ * last, for the changes only; 0 on the wire and a cut tag are refused. */
+static void test_meta_op_tag(void **state)
+{
+    static const uint32_t changes[] = {SFS_OP_CREATE,    SFS_OP_MKDIR,  SFS_OP_RMDIR,
+                                       SFS_OP_UNLINK,    SFS_OP_RENAME, SFS_OP_SETATTR,
+                                       SFS_OP_SETPATTERN};
+    static sfs_meta_req_t req, back;
+    uint8_t               buf[SFS_PROTO_ARGS_MAX];
+    sfs_wbuf_t            wb;
+    size_t                plain;
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(changes) / sizeof(changes[0]); i++) {
+        memset(&req, 0, sizeof(req));
+        snprintf(req.path, sizeof(req.path), "/d/x");
+        snprintf(req.new_path, sizeof(req.new_path), "/d/y");
+        sfs_wbuf_init(&wb, buf, sizeof(buf));
+        assert_int_equal(sfs_proto_encode(changes[i], 0, &req, sizeof(req), &wb), 0);
+        plain = wb.length; /* no tag: what an older client sends */
+        assert_int_equal(sfs_proto_decode(changes[i], 0, buf, plain, &back, sizeof(back)), 0);
+        assert_int_equal(back.op_tag, 0);
+        req.op_tag = 0x0102030405060708ull;
+        sfs_wbuf_init(&wb, buf, sizeof(buf));
+        assert_int_equal(sfs_proto_encode(changes[i], 0, &req, sizeof(req), &wb), 0);
+        assert_int_equal(wb.length, plain + 8);
+        assert_int_equal(sfs_proto_decode(changes[i], 0, buf, wb.length, &back, sizeof(back)), 0);
+        assert_true(back.op_tag == req.op_tag);
+        assert_int_equal(sfs_proto_decode(changes[i], 0, buf, wb.length - 1, &back, sizeof(back)),
+                         -EBADMSG);
+        memset(buf + plain, 0, 8); /* a tag of 0 is never sent */
+        assert_int_equal(sfs_proto_decode(changes[i], 0, buf, wb.length, &back, sizeof(back)),
+                         -EBADMSG);
+    }
+    /* not a change: no tag is sent, and trailing bytes stay refused */
+    memset(&req, 0, sizeof(req));
+    snprintf(req.path, sizeof(req.path), "/d/x");
+    req.op_tag = 5;
+    sfs_wbuf_init(&wb, buf, sizeof(buf));
+    assert_int_equal(sfs_proto_encode(SFS_OP_LOOKUP, 0, &req, sizeof(req), &wb), 0);
+    plain = wb.length;
+    sfs_wbuf_u64(&wb, 5);
+    assert_int_equal(sfs_proto_decode(SFS_OP_LOOKUP, 0, buf, plain, &back, sizeof(back)), 0);
+    assert_int_equal(sfs_proto_decode(SFS_OP_LOOKUP, 0, buf, wb.length, &back, sizeof(back)),
+                     -EBADMSG);
+}
+
 /* STAT and SIZE (the kept size): what is sent comes back, unknown
  * operations and flags are refused, the listing's flag travels. */
 static void test_kept_size_codecs(void **state)
@@ -541,6 +588,7 @@ int main(void)
         cmocka_unit_test(test_mirror_list),
         cmocka_unit_test(test_meta_mirror_state),
         cmocka_unit_test(test_meta_promote),
+        cmocka_unit_test(test_meta_op_tag),
         cmocka_unit_test(test_pool_codecs),
         cmocka_unit_test(test_hello_features),
         cmocka_unit_test(test_lock_codecs),

@@ -7,7 +7,10 @@
  * anywhere, a flipped byte, an unknown table, trailing bytes) is refused
  * before anything changes; so is a set whose delete finds nothing (the
  * mirror is not a copy of the primary). A store that does not record keeps
- * nothing. A full copy in pieces replaces a mirror that differs. */
+ * nothing. A full copy in pieces replaces a mirror that differs. Kept
+ * replies (sfs_meta_reply_record.h) reach the mirror with their batch,
+ * read back there as they were kept, are forgotten per client past
+ * SFS_META_REPLY_KEEP and by age, and a malformed record is refused. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,6 +22,7 @@
 
 #include "sfs_errno.h"
 #include "sfs_meta_store.h"
+#include "sfs_meta_reply_record.h"
 #include "sfs_meta_store_internal.h"
 #include "sfs_meta_writes.h"
 #include "sfs_ns_test.h"
@@ -107,7 +111,8 @@ static void expect_table_equal(fixture_t *f, int table)
         MDB_dbi           dbi = table == 0   ? s->inodes
                                 : table == 1 ? s->dentries
                                 : table == 2 ? s->counters
-                                             : s->unlinked;
+                                : table == 3 ? s->unlinked
+                                             : s->replies;
 
         assert_int_equal(mdb_txn_begin(s->env, NULL, MDB_RDONLY, &txn[i]), 0);
         assert_int_equal(mdb_cursor_open(txn[i], dbi, &cursor[i]), 0);
@@ -486,6 +491,99 @@ static void test_codec(void **state)
     sfs_meta_writes_free(&w);
 }
 
+static void keep_reply(sfs_meta_txn_t *txn, uint64_t client, uint64_t tag, uint64_t time_ns)
+{
+    sfs_meta_reply_record_t record;
+    sfs_meta_txn_t         *nested;
+
+    memset(&record, 0, sizeof(record));
+    record.opcode                  = SFS_OP_MKDIR;
+    record.uid                     = 4001;
+    record.has_attr                = 1;
+    record.time_ns                 = time_ns;
+    record.attr.entry_id           = 1000 + tag;
+    record.attr.type               = SFS_TYPE_DIR;
+    record.attr.mode               = 0755;
+    record.attr.uid                = 4001;
+    record.attr.pattern.chunk_size = 1 << 20;
+    assert_int_equal(sfs_meta_txn_begin_nested(txn, &nested), 0);
+    assert_int_equal(sfs_meta_reply_put(nested, client, tag, &record), 0);
+    assert_int_equal(sfs_meta_txn_commit(nested), 0);
+}
+
+static int reply_kept(sfs_meta_store_t *store, uint64_t client, uint64_t tag,
+                      sfs_meta_reply_record_t *record)
+{
+    sfs_meta_txn_t *txn;
+    int             rc;
+
+    assert_int_equal(sfs_meta_txn_begin(store, 0, &txn), 0);
+    rc = sfs_meta_reply_get(txn, client, tag, record);
+    sfs_meta_txn_abort(txn);
+    return rc;
+}
+
+static void test_replies_mirrored(void **state)
+{
+    fixture_t              *f = *state;
+    sfs_meta_txn_t         *txn;
+    sfs_meta_reply_record_t record;
+    uint8_t                 buf[SFS_META_REPLY_RECORD_MAX];
+    size_t                  length;
+    uint64_t                client = 0, tag = 0;
+    uint32_t                removed, left;
+
+    assert_int_equal(sfs_meta_txn_begin(f->store[0], 1, &txn), 0);
+    keep_reply(txn, 0xa1, 1, 100);
+    keep_reply(txn, 0xa1, 2, 100);
+    keep_reply(txn, 0xb2, 1, 5000);
+    assert_int_equal(commit_and_mirror(f, txn), 0);
+    expect_stores_equal(f);
+    /* the mirror answers as the primary would have */
+    assert_int_equal(reply_kept(f->store[1], 0xa1, 2, &record), 0);
+    assert_int_equal(record.opcode, SFS_OP_MKDIR);
+    assert_int_equal(record.uid, 4001);
+    assert_int_equal(record.attr.entry_id, 1002);
+    assert_int_equal(record.attr.mode, 0755);
+    assert_int_equal(reply_kept(f->store[1], 0xa1, 3, &record), -ENOENT);
+    assert_int_equal(reply_kept(f->store[1], 0xb3, 1, &record), -ENOENT);
+
+    /* a client's change SFS_META_REPLY_KEEP after its first forgets it */
+    assert_int_equal(sfs_meta_txn_begin(f->store[0], 1, &txn), 0);
+    keep_reply(txn, 0xa1, 1 + SFS_META_REPLY_KEEP, 200);
+    assert_int_equal(commit_and_mirror(f, txn), 0);
+    expect_stores_equal(f);
+    assert_int_equal(reply_kept(f->store[1], 0xa1, 1, &record), -ENOENT);
+    assert_int_equal(reply_kept(f->store[1], 0xa1, 2, &record), 0);
+    assert_int_equal(reply_kept(f->store[1], 0xb2, 1, &record), 0); /* another client's stays */
+
+    /* pruning by age, two records a round: those before 1000 ns go */
+    assert_int_equal(sfs_meta_txn_begin(f->store[0], 1, &txn), 0);
+    assert_int_equal(sfs_meta_reply_prune(txn, 1000, 2, &client, &tag, &removed, &left), 0);
+    assert_int_equal(removed, 2);
+    assert_int_equal(left, 0);
+    assert_int_equal(client, 0xb2); /* the next round starts there */
+    assert_int_equal(sfs_meta_reply_prune(txn, 1000, 2, &client, &tag, &removed, &left), 0);
+    assert_int_equal(removed, 0);
+    assert_int_equal(left, 1);
+    assert_int_equal(client, 0); /* the end: from the start again */
+    assert_int_equal(commit_and_mirror(f, txn), 0);
+    expect_stores_equal(f);
+    assert_int_equal(reply_kept(f->store[1], 0xa1, 2, &record), -ENOENT);
+    assert_int_equal(reply_kept(f->store[1], 0xb2, 1, &record), 0);
+
+    /* the record's codec: canonical, and strict */
+    length = sfs_meta_reply_record_encode(&record, buf, sizeof(buf));
+    assert_true(length > 20);
+    assert_int_equal(sfs_meta_reply_record_decode(buf, length, &record), 0);
+    assert_int_equal(sfs_meta_reply_record_decode(buf, length - 1, &record), -EPROTO);
+    buf[0] = 2; /* another version */
+    assert_int_equal(sfs_meta_reply_record_decode(buf, length, &record), -EPROTO);
+    buf[0] = 1;
+    buf[4] = SFS_OP_STAT; /* not a change */
+    assert_int_equal(sfs_meta_reply_record_decode(buf, length, &record), -EPROTO);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -496,6 +594,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_diverged_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_not_recording, setup, teardown),
         cmocka_unit_test_setup_teardown(test_full_copy, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_replies_mirrored, setup, teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
