@@ -44,6 +44,13 @@ void sfs_meta_mirror_destroy(sfs_meta_mirror_t *mirror);
  * (its mirror: the old server's rank, which management now names the
  * mirror) and answers management. */
 void sfs_meta_promote_run(sfs_service_t *service);
+/* The reverse, for a metadata server that management deposed (its mirror
+ * was promoted while it was cut off; sfs_meta_deposed): the service's loop
+ * ends its metadata server and keeps the mirror in its store's directory,
+ * as the map names its rank now; the promoted server then sends it a full
+ * copy. Its metadata requests are refused with ESTALE and management's
+ * words (service->deposed) from then on. */
+void sfs_meta_demote_run(sfs_service_t *service);
 
 /* The mirror's state for management (sfs_meta_mirror_report.c), owned by
  * the metadata server: set by the link (any thread), sent to management by

@@ -5,6 +5,8 @@
  * META_PROMOTE. The handler keeps the request; the service's loop runs it
  * (sfs_meta_promote_run), because ending the mirror drains its queue, which
  * progresses the worker, and UCX forbids that inside its own callback.
+ * The old server, if it was only cut off and runs on, is deposed; the loop
+ * then turns it into the mirror (sfs_meta_demote_run).
  */
 #define SFS_LOG_FAC "metamirror"
 #include "sfs_meta_mirror.h"
@@ -99,4 +101,34 @@ void sfs_meta_promote_run(sfs_service_t *service)
         sfs_proto_meta_mirror_reply_pack(&wb, &reply);
         sfs_tp_request_reply(req, 0, out, wb.length, NULL, 0, NULL, NULL);
     }
+}
+
+void sfs_meta_demote_run(sfs_service_t *service)
+{
+    sfs_meta_t *meta  = service->meta;
+    const char *dir   = sfs_meta_mirror_store_dir(service);
+    uint64_t    start = sfs_time_ms();
+    int         rc;
+
+    sfs_meta_deposed(meta, service->deposed, sizeof(service->deposed));
+    sfs_warn("deposed (%s): this rank ends its metadata server and keeps the metadata mirror in "
+             "%s, as the map names it; the promoted server sends it a full copy",
+             service->deposed, dir);
+    /* from here its metadata requests are refused with ESTALE and those
+     * words (sfs_service.c), also while the role is torn down */
+    service->meta = NULL;
+    service->roles &= ~SFS_ROLE_META;
+    sfs_meta_destroy(meta);
+    sfs_error_clear();
+    rc = sfs_meta_mirror_create(service, &service->meta_mirror);
+    if (rc) {
+        service->meta_mirror = NULL;
+        sfs_error("deposed, and the metadata mirror in %s does not open: %s; stop this rank and "
+                  "rejoin it (--rejoin %u)",
+                  dir, sfs_error_detail(), service->rank);
+        return;
+    }
+    service->roles |= SFS_ROLE_META_MIRROR;
+    sfs_warn("this rank (%u on %s) keeps the metadata mirror now (%" PRIu64 " ms)", service->rank,
+             service->host, sfs_time_ms() - start);
 }

@@ -65,6 +65,11 @@ static int sfs_service_has_role(sfs_service_t *service, sfs_tp_request_t *req, u
         if (service->meta) {
             return 1;
         }
+        if (service->deposed[0]) { /* it keeps the mirror now (sfs_meta_demote_run) */
+            sfs_tp_request_reply_error(req, -ESTALE, "rank %u on %s: %s", service->rank,
+                                       service->host, service->deposed);
+            return 0;
+        }
         sfs_tp_request_reply_error(req, -EOPNOTSUPP, "rank %u on %s is not the metadata server",
                                    service->rank, service->host);
         return 0;
@@ -472,6 +477,9 @@ int sfs_service_progress(sfs_service_t *service, int timeout_ms)
     }
     if (service->promote_request) {
         sfs_meta_promote_run(service);
+    }
+    if (service->meta && !service->stop_requested && sfs_meta_deposed(service->meta, NULL, 0)) {
+        sfs_meta_demote_run(service);
     }
     return rc;
 }

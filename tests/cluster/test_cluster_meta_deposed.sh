@@ -11,7 +11,11 @@
 #   refuses its batch, management refuses its report (ESTALE), so it answers
 #   nothing it committed (the fence) and refuses every later request; B
 #   finds the new server in the map and its mkdir is answered there.
-# - What both clients made is on the promoted server; a clean shutdown.
+# - What both clients made is on the promoted server.
+# - The deposed server, still running, ends its metadata server and keeps
+#   the mirror instead (its rank is the mirror in the map): it gets a full
+#   copy, `mirror list` says good, and a mkdir waits for it; a clean
+#   shutdown.
 # - A start with the old config is refused, naming meta-primary and what to
 #   do (meta.dir on imaging-01 lacks what came after the promotion); done as
 #   it says (the copy over meta.dir, meta-primary removed), the service
@@ -86,6 +90,16 @@ for f in a/first a/second b/first b/second; do
     ctl_on imaging-04 stat "/shared/$f" >/dev/null || sfs_fail "/shared/$f is not on the promoted server"
 done
 echo "ok: every directory both clients made is on the promoted server"
+
+# the deposed server runs on: it keeps the mirror now, without a restart
+cluster_wait_meta_mirror "rank 0 on imaging-01 [online], good since batch " ||
+    sfs_fail "the deposed old server is not a good mirror: '$CLUSTER_MIRROR_LINE'; $(grep 'rank 0' "$SFS_SERVICE_LOG" | tail -n 5)"
+grep -q "this rank (0 on imaging-01) keeps the metadata mirror now" "$SFS_SERVICE_LOG" ||
+    sfs_fail "the deposed server's log does not say it keeps the mirror"
+grep -q "metadata mirror in step: a full copy" "$SFS_SERVICE_LOG" ||
+    sfs_fail "the deposed server did not get a full copy"
+cluster_as_alice imaging-04 "$SFS_CTL" mkdir /shared/mirrored-again || sfs_fail "sfsalice's mkdir with the deposed server as mirror"
+echo "ok: the deposed old server keeps the metadata mirror now, without a restart: $CLUSTER_MIRROR_LINE; $(grep -o 'this rank (0 on imaging-01) keeps the metadata mirror now.*' "$SFS_SERVICE_LOG" | head -n 1)"
 cluster_stop_service imaging-04
 
 primary_file="$SFS_TEST_TMP/meta-primary" # beside the config: management is not on imaging-01
