@@ -65,7 +65,6 @@ void sfs_meta_timer(sfs_meta_t *meta)
 
     sfs_meta_refresh_targets(meta, now);
     sfs_meta_delete_tick(meta, now);
-    sfs_meta_replies_tick(meta, now);
     sfs_meta_mirror_report_tick(meta->mirror_report);
 }
 

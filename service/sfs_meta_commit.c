@@ -45,7 +45,6 @@ int sfs_meta_is_write(const sfs_meta_op_t *op)
     case SFS_OP_SETPATTERN:
     case SFS_OP_SETATTR:
     case SFS_META_OP_DELETES_DONE:
-    case SFS_META_OP_REPLIES_PRUNE:
     case SFS_OP_SIZE:
     case SFS_OP_QUOTA_SET:
     case SFS_OP_QUOTA_GROW:
@@ -248,7 +247,7 @@ static void sfs_meta_process(sfs_meta_t *meta, sfs_list_t *ops, uint32_t n)
             snprintf(op->detail, sizeof(op->detail), "%s", sfs_error_detail());
             continue;
         }
-        if (!sfs_meta_replies_replay(nested, op, now)) {
+        if (!sfs_meta_replies_replay(meta, op, now)) {
             sfs_meta_run_op(meta, nested, op, now);
             sfs_meta_replies_keep(meta, nested, op, now);
         }

@@ -33,16 +33,15 @@
 #include <pthread.h>
 #include <sys/uio.h>
 
-#define SFS_META_BATCH_MAX        1024
-#define SFS_META_READDIR_MAX      4096
-#define SFS_META_STAT_PAGE_MAX    512 /* STAT's listing: entries with attributes */
-#define SFS_META_LIST_MAX         1024
-#define SFS_META_DELETE_BATCH     256
-#define SFS_META_DELETE_RETRY_MS  5000
-#define SFS_META_COUNTERS_MAX     1000000 /* live shared pointers; then -ENFILE (never evicted) */
-#define SFS_META_OP_FLUSH         1000    /* internal opcodes */
-#define SFS_META_OP_DELETES_DONE  1001
-#define SFS_META_OP_REPLIES_PRUNE 1002
+#define SFS_META_BATCH_MAX       1024
+#define SFS_META_READDIR_MAX     4096
+#define SFS_META_STAT_PAGE_MAX   512 /* STAT's listing: entries with attributes */
+#define SFS_META_LIST_MAX        1024
+#define SFS_META_DELETE_BATCH    256
+#define SFS_META_DELETE_RETRY_MS 5000
+#define SFS_META_COUNTERS_MAX    1000000 /* live shared pointers; then -ENFILE (never evicted) */
+#define SFS_META_OP_FLUSH        1000    /* internal opcodes */
+#define SFS_META_OP_DELETES_DONE 1001
 
 typedef struct sfs_meta_op {
     sfs_list_t           list;
@@ -142,11 +141,7 @@ struct sfs_meta {
     struct sfs_meta_mirror_link   *mirror; /* meta.mirror's link (sfs_meta_mirror.h); NULL: none */
     struct sfs_meta_mirror_report *mirror_report; /* its state for management; NULL: none */
 
-    uint64_t next_reply_prune_ms; /* kept replies (sfs_meta_replies.c; progress thread) */
-    uint64_t reply_prune_client;  /* where the next pruning looks (metadata thread) */
-    uint64_t reply_prune_tag;
-    int      reply_none;    /* pruning found no reply, none kept since (atomic) */
-    char    *test_die_file; /* STRIPEFS_TEST_META_DIE_BEFORE_REPLY's file; NULL: none */
+    char *test_die_file; /* STRIPEFS_TEST_META_DIE_BEFORE_REPLY's file; NULL: none */
 };
 
 /* sfs_meta_commit.c */
@@ -196,17 +191,15 @@ int sfs_meta_counters_init(sfs_meta_t *meta);
 int  sfs_meta_counter(sfs_meta_t *meta, const sfs_counter_req_t *creq, uint64_t *before_p);
 void sfs_meta_counters_cleanup(sfs_meta_t *meta);
 
-/* sfs_meta_replies.c: kept replies of tagged changes. In a change's
- * nested transaction (metadata thread): _replay answers `op` from a kept
- * reply (1) or leaves it to run (0); _keep keeps the reply of one that
- * succeeded (a failure sets op->status: the change is undone with it).
- * _tick (progress thread, the timer) queues a pruning batch now and then,
- * which _prune runs. _test_start and _test_die: the testing tunable
+/* sfs_meta_replies.c: kept replies of tagged changes, in a change's
+ * nested transaction (metadata thread). _replay answers `op` from a reply
+ * the mirror kept before this server was promoted (1) or leaves it to run
+ * (0); _keep notes the reply of one that succeeded in the batch's writes
+ * for the mirror (a failure sets op->status: the change is undone with
+ * it). _test_start and _test_die: the testing tunable
  * STRIPEFS_TEST_META_DIE_BEFORE_REPLY (a committed batch, no reply). */
-int  sfs_meta_replies_replay(sfs_meta_txn_t *txn, sfs_meta_op_t *op, uint64_t now);
+int  sfs_meta_replies_replay(sfs_meta_t *meta, sfs_meta_op_t *op, uint64_t now);
 void sfs_meta_replies_keep(sfs_meta_t *meta, sfs_meta_txn_t *txn, sfs_meta_op_t *op, uint64_t now);
-void sfs_meta_replies_tick(sfs_meta_t *meta, uint64_t now_ms);
-int  sfs_meta_replies_prune(sfs_meta_t *meta, sfs_meta_txn_t *txn, uint64_t now);
 int  sfs_meta_replies_test_start(sfs_meta_t *meta);
 void sfs_meta_replies_test_die(sfs_meta_t *meta, sfs_list_t *ops);
 

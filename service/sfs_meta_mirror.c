@@ -6,6 +6,8 @@
  */
 #define SFS_LOG_FAC "metamirror"
 #include "sfs_meta_mirror.h"
+#include "sfs_meta_reply_table.h"
+#include "sfs_time.h"
 
 #include "sfs_alloc.h"
 #include "sfs_errno.h"
@@ -82,6 +84,17 @@ static void sfs_meta_mirror_run(sfs_work_t *work)
                                job->args.seq, have);
         } else {
             rc = sfs_meta_store_apply(mirror->store, data, length, 0);
+        }
+    }
+    if (rc == 0 && !(job->args.flags & SFS_META_MIRROR_PROBE)) {
+        /* the batch's kept replies, for a promotion (not on the disk) */
+        uint32_t skipped =
+            sfs_meta_reply_table_apply(mirror->service->kept_replies, data, length, sfs_wall_ns());
+
+        if (skipped) {
+            sfs_warn("metadata mirror: %u kept replies of batch %" PRIu64 " do not read: their "
+                     "changes would run again if sent again after a promotion",
+                     skipped, job->args.seq);
         }
     }
     if (rc == 0) {

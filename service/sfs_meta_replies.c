@@ -1,28 +1,26 @@
 /*
  * Resent changes (docs/metadata-mirror.md): a namespace change that
- * carries an op_tag (sfs_proto.h) and succeeded leaves its reply in the
- * store, in the change's own nested transaction, so that the reply is
- * kept, committed and mirrored exactly when the change is. A client that
- * got no answer (its server was lost after the commit) sends the change
- * again to the promoted mirror, which finds the kept reply and answers
- * with it: a mkdir that succeeded is not run again (EEXIST), an unlink not
- * again (ENOENT), a create's writer not registered twice.
+ * carries an op_tag (sfs_proto.h) and succeeded on a server with a
+ * metadata mirror puts its reply into the batch's writes as a note, in the
+ * change's own nested transaction, so that the mirror gets it exactly when
+ * it gets the change; the mirror keeps it in memory
+ * (sfs_meta_reply_table.h), never on a disk. A client that got no answer
+ * (its server was lost after the commit) sends the change again to the
+ * promoted mirror, which finds the kept reply and answers with it: a mkdir
+ * that succeeded is not run again (EEXIST), an unlink not again (ENOENT),
+ * a create's writer not registered twice.
  *
- * Replies are kept per client worker (its session's uuid): the last
- * SFS_META_REPLY_KEEP of each (sfs_meta_store.h), and none older than
- * SFS_META_REPLY_MAX_AGE_S, removed by a pruning batch every
- * SFS_META_REPLY_PRUNE_MS (a client resends within two RPC timeouts).
  * Only successes are kept: a change that failed changed nothing, and runs
- * again as a new one. And only by a server with a metadata mirror: without
- * one no other server can be asked again (a lone server that restarts is
- * not asked again by its clients), and a kept reply costs each commit a
- * page or two more to write (create_latency.sh: about 100 us of a 400 us
- * commit on this disk).
+ * again as a new one. Without a mirror nothing is noted: no other server
+ * can be asked again (a lone server that restarts is not asked again by
+ * its clients).
  */
 #define SFS_LOG_FAC "meta"
 #include "sfs_meta_internal.h"
 
 #include "sfs_meta_reply_record.h"
+#include "sfs_meta_reply_table.h"
+#include "sfs_meta_writes.h"
 #include "sfs_storage_tunables.h"
 
 #include "sfs_alloc.h"
@@ -35,32 +33,18 @@
 #include <string.h>
 #include <unistd.h>
 
-#define SFS_META_REPLY_MAX_AGE_S  3600
-#define SFS_META_REPLY_PRUNE_MS   60000
-#define SFS_META_REPLY_PRUNE_SCAN 20000 /* records looked at per pruning batch */
-
 static int sfs_meta_replies_tagged(const sfs_meta_op_t *op)
 {
     return op->args.op_tag != 0 && op->client != 0 && sfs_proto_meta_tagged(op->opcode);
 }
 
-int sfs_meta_replies_replay(sfs_meta_txn_t *txn, sfs_meta_op_t *op, uint64_t now)
+int sfs_meta_replies_replay(sfs_meta_t *meta, sfs_meta_op_t *op, uint64_t now)
 {
     sfs_meta_reply_record_t record;
-    int                     rc;
 
-    if (!sfs_meta_replies_tagged(op)) {
-        return 0;
-    }
-    rc = sfs_meta_reply_get(txn, op->client, op->args.op_tag, &record);
-    if (rc == -ENOENT) {
-        return 0;
-    }
-    if (rc) {
-        sfs_warn("%s %s: the reply kept for op_tag %llu of client %016llx cannot be read (%s): "
-                 "it runs as a new change",
-                 sfs_op_name(op->opcode), op->args.path, (unsigned long long)op->args.op_tag,
-                 (unsigned long long)op->client, sfs_error_detail());
+    if (!sfs_meta_replies_tagged(op) ||
+        sfs_meta_reply_table_get(meta->service->kept_replies, op->client, op->args.op_tag,
+                                 &record) != 0) {
         return 0;
     }
     if (record.opcode != op->opcode || record.uid != op->cred.uid) {
@@ -88,6 +72,9 @@ int sfs_meta_replies_replay(sfs_meta_txn_t *txn, sfs_meta_op_t *op, uint64_t now
 void sfs_meta_replies_keep(sfs_meta_t *meta, sfs_meta_txn_t *txn, sfs_meta_op_t *op, uint64_t now)
 {
     sfs_meta_reply_record_t record;
+    uint8_t                 key[SFS_META_REPLY_KEY];
+    uint8_t                 value[SFS_META_REPLY_RECORD_MAX];
+    size_t                  length;
     int                     rc;
 
     if (op->status != 0 || !meta->mirror || !sfs_meta_replies_tagged(op)) {
@@ -101,63 +88,20 @@ void sfs_meta_replies_keep(sfs_meta_t *meta, sfs_meta_txn_t *txn, sfs_meta_op_t 
     record.has_attr = op->opcode != SFS_OP_RMDIR && op->opcode != SFS_OP_RENAME;
     record.time_ns  = now;
     record.attr     = op->attr;
-    rc              = sfs_meta_reply_put(txn, op->client, op->args.op_tag, &record);
-    if (rc == 0) {
-        __atomic_store_n(&meta->reply_none, 0, __ATOMIC_RELAXED);
-    } else {
-        /* the change goes with it: one that is kept without its reply could
-         * be run twice by a resend */
-        op->status = rc;
+    sfs_meta_reply_key(op->client, op->args.op_tag, key);
+    length = sfs_meta_reply_record_encode(&record, value, sizeof(value));
+    rc = length ? sfs_meta_txn_note(txn, SFS_META_TABLE_REPLIES, key, sizeof(key), value, length)
+                : -EINVAL;
+    if (rc) {
+        /* the change goes with it: one that is mirrored without its reply
+         * could be run twice by a resend */
         char why[256];
 
-        snprintf(why, sizeof(why), "%s", sfs_error_detail());
+        snprintf(why, sizeof(why), "%s", length ? sfs_error_detail() : "does not encode");
+        op->status = rc;
         snprintf(op->detail, sizeof(op->detail), "%s %.200s: cannot keep its reply: %s",
                  sfs_op_name(op->opcode), op->args.path, why);
     }
-}
-
-void sfs_meta_replies_tick(sfs_meta_t *meta, uint64_t now_ms)
-{
-    sfs_meta_op_t *op;
-
-    if (meta->next_reply_prune_ms == 0) {
-        /* not at the start: a batch then may come before the mirror is back */
-        meta->next_reply_prune_ms = now_ms + SFS_META_REPLY_PRUNE_MS;
-    }
-    if (now_ms < meta->next_reply_prune_ms) {
-        return;
-    }
-    meta->next_reply_prune_ms = now_ms + SFS_META_REPLY_PRUNE_MS;
-    if (__atomic_load_n(&meta->reply_none, __ATOMIC_RELAXED)) {
-        return; /* the last round found none, and none was kept since */
-    }
-    if (!SFS_ALLOC_PTR(op)) {
-        return; /* the next round */
-    }
-    op->opcode = SFS_META_OP_REPLIES_PRUNE;
-    sfs_meta_enqueue(meta, op);
-}
-
-int sfs_meta_replies_prune(sfs_meta_t *meta, sfs_meta_txn_t *txn, uint64_t now)
-{
-    uint64_t before = now - (uint64_t)SFS_META_REPLY_MAX_AGE_S * 1000000000ull;
-    uint32_t removed, kept;
-    int      rc;
-
-    if (now < (uint64_t)SFS_META_REPLY_MAX_AGE_S * 1000000000ull) {
-        return 0;
-    }
-    rc = sfs_meta_reply_prune(txn, before, SFS_META_REPLY_PRUNE_SCAN, &meta->reply_prune_client,
-                              &meta->reply_prune_tag, &removed, &kept);
-    if (rc == 0 && kept == 0 && meta->reply_prune_client == 0) {
-        /* a whole round from the start, and nothing is left: no more rounds
-         * until a reply is kept */
-        __atomic_store_n(&meta->reply_none, 1, __ATOMIC_RELAXED);
-    }
-    if (rc == 0 && removed) {
-        sfs_debug("forgot %u kept replies older than %d s", removed, SFS_META_REPLY_MAX_AGE_S);
-    }
-    return rc;
 }
 
 int sfs_meta_replies_test_start(sfs_meta_t *meta)

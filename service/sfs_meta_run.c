@@ -364,9 +364,6 @@ void sfs_meta_run_op(sfs_meta_t *meta, sfs_meta_txn_t *txn, sfs_meta_op_t *op, u
     case SFS_META_OP_DELETES_DONE:
         op->status = sfs_ns_deletes_done(txn, op->ids, op->id_count);
         break;
-    case SFS_META_OP_REPLIES_PRUNE:
-        op->status = sfs_meta_replies_prune(meta, txn, now);
-        break;
     case SFS_META_OP_FLUSH:
         op->status = 0;
         break;

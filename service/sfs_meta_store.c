@@ -95,8 +95,7 @@ int sfs_meta_store_open(const sfs_meta_store_params_t *params, sfs_meta_store_t 
     if ((rc = mdb_dbi_open(txn, "inodes", MDB_CREATE, &store->inodes)) ||
         (rc = mdb_dbi_open(txn, "dentries", MDB_CREATE, &store->dentries)) ||
         (rc = mdb_dbi_open(txn, "counters", MDB_CREATE, &store->counters)) ||
-        (rc = mdb_dbi_open(txn, "unlinked", MDB_CREATE, &store->unlinked)) ||
-        (rc = mdb_dbi_open(txn, "replies", MDB_CREATE, &store->replies))) {
+        (rc = mdb_dbi_open(txn, "unlinked", MDB_CREATE, &store->unlinked))) {
         mdb_txn_abort(txn);
         rc = sfs_meta_mdb_error(rc, "opening its tables");
         goto err_env;

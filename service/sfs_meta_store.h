@@ -97,24 +97,12 @@ int sfs_meta_txn_mirror_alone(sfs_meta_txn_t *txn);
 int sfs_meta_store_copy(sfs_meta_store_t *store, size_t piece_max,
                         struct sfs_meta_writes **pieces_p, uint32_t *count_p);
 
-/* Kept replies of tagged changes (sfs_meta_reply_record.h), per client
- * (its worker uuid) and op_tag. _get: 0, a bare -ENOENT when none is
- * kept, -EPROTO for a record it cannot read. _put (in the change's nested
- * transaction): keeps it, and forgets the client's replies of tags
- * SFS_META_REPLY_KEEP and more before it (a client resends only its
- * changes still unanswered). _prune: forgets replies kept before
- * `before_ns` among at most `max_scan` records from the position
- * (*client_p, *op_tag_p), which it moves on (0, 0: from the start, and
- * at the end), and says how many it removed and how many it left. */
-#define SFS_META_REPLY_KEEP 4096
-struct sfs_meta_reply_record;
-int sfs_meta_reply_get(sfs_meta_txn_t *txn, uint64_t client, uint64_t op_tag,
-                       struct sfs_meta_reply_record *record);
-int sfs_meta_reply_put(sfs_meta_txn_t *txn, uint64_t client, uint64_t op_tag,
-                       const struct sfs_meta_reply_record *record);
-int sfs_meta_reply_prune(sfs_meta_txn_t *txn, uint64_t before_ns, uint32_t max_scan,
-                         uint64_t *client_p, uint64_t *op_tag_p, uint32_t *removed_p,
-                         uint32_t *kept_p);
+/* A write for the mirror only (sfs_meta_writes.h): `table` is one that no
+ * store keeps (SFS_META_TABLE_REPLIES), so it goes into a recording
+ * transaction's writes, and a nested transaction that aborts forgets it;
+ * nothing when the transaction does not record. -EINVAL, -ENOMEM. */
+int sfs_meta_txn_note(sfs_meta_txn_t *txn, int table, const void *key, size_t key_length,
+                      const void *value, size_t value_length);
 
 int sfs_meta_txn_begin(sfs_meta_store_t *store, int write, sfs_meta_txn_t **txn_p);
 /* A nested transaction inside a write transaction. */

@@ -39,7 +39,6 @@ struct sfs_meta_store {
     MDB_dbi        dentries; /* u64 parent id (big endian) + name -> u64 id + u32 type */
     MDB_dbi        counters; /* name -> u64 */
     MDB_dbi        unlinked; /* u64 id -> pattern of a removed file awaiting chunk deletion */
-    MDB_dbi        replies;  /* client uuid + op_tag -> kept reply (sfs_meta_reply_record.h) */
     char           dir[PATH_MAX];
     sfs_dirlock_t *lock;          /* this process's claim on dir */
     int            record_writes; /* write transactions keep their writes */

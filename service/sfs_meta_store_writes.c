@@ -25,9 +25,6 @@ static sfs_meta_table_t sfs_meta_dbi_table(const sfs_meta_store_t *store, MDB_db
     if (dbi == store->counters) {
         return SFS_META_TABLE_COUNTERS;
     }
-    if (dbi == store->replies) {
-        return SFS_META_TABLE_REPLIES;
-    }
     return SFS_META_TABLE_UNLINKED;
 }
 
@@ -40,8 +37,6 @@ static MDB_dbi sfs_meta_table_dbi(const sfs_meta_store_t *store, sfs_meta_table_
         return store->dentries;
     case SFS_META_TABLE_COUNTERS:
         return store->counters;
-    case SFS_META_TABLE_REPLIES:
-        return store->replies;
     default:
         return store->unlinked;
     }
@@ -60,6 +55,16 @@ static int sfs_meta_txn_keep(sfs_meta_txn_t *txn, sfs_meta_write_op_t op, MDB_db
     rc = sfs_meta_writes_add(txn->writes, op, sfs_meta_dbi_table(txn->store, dbi), key->mv_data,
                              key->mv_size, val ? val->mv_data : NULL, val ? val->mv_size : 0);
     return rc ? -rc : 0;
+}
+
+int sfs_meta_txn_note(sfs_meta_txn_t *txn, int table, const void *key, size_t key_length,
+                      const void *value, size_t value_length)
+{
+    if (!txn->writes) {
+        return 0;
+    }
+    return sfs_meta_writes_add(txn->writes, SFS_META_WRITE_PUT, (sfs_meta_table_t)table, key,
+                               key_length, value, value_length);
 }
 
 int sfs_meta_txn_put(sfs_meta_txn_t *txn, MDB_dbi dbi, MDB_val *key, MDB_val *val)
@@ -108,6 +113,9 @@ static int sfs_meta_apply_one(void *arg, sfs_meta_write_op_t op, sfs_meta_table_
     int               rc;
 
     apply->record++;
+    if (table == SFS_META_TABLE_REPLIES) {
+        return 0; /* notes for the mirror's memory, not the store (sfs_meta_reply_table.h) */
+    }
     if (op == SFS_META_WRITE_PUT) {
         rc = mdb_put(apply->txn, dbi, &k, &v, 0);
     } else {
@@ -144,7 +152,7 @@ int sfs_meta_store_apply(sfs_meta_store_t *store, const void *data, size_t lengt
     if (rc) {
         return sfs_meta_mdb_error(rc, "starting a mirror's transaction");
     }
-    for (int t = 0; replace && t < SFS_META_TABLES; t++) {
+    for (int t = 0; replace && t < SFS_META_TABLE_REPLIES; t++) {
         rc = mdb_drop(apply.txn, sfs_meta_table_dbi(store, (sfs_meta_table_t)t), 0);
         if (rc) {
             mdb_txn_abort(apply.txn);
@@ -238,7 +246,7 @@ int sfs_meta_store_copy(sfs_meta_store_t *store, size_t piece_max, sfs_meta_writ
     if (rc) {
         return sfs_meta_mdb_error(rc, "starting a copy's transaction");
     }
-    for (int t = 0; t < SFS_META_TABLES && rc == 0; t++) {
+    for (int t = 0; t < SFS_META_TABLE_REPLIES && rc == 0; t++) { /* the store's tables */
         MDB_cursor *cursor;
         MDB_val     key, val;
         int         got;

@@ -41,7 +41,9 @@ typedef enum {
     SFS_META_TABLE_DENTRIES = 1,
     SFS_META_TABLE_COUNTERS = 2,
     SFS_META_TABLE_UNLINKED = 3,
-    SFS_META_TABLE_REPLIES  = 4, /* kept replies (sfs_meta_reply_record.h) */
+    /* not a table of the store: kept replies for the mirror's memory
+     * (sfs_meta_reply_table.h), which a store's apply skips; always last */
+    SFS_META_TABLE_REPLIES = 4,
     SFS_META_TABLES
 } sfs_meta_table_t;
 

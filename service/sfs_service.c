@@ -9,6 +9,7 @@
 #include "sfs_alloc.h"
 #include "sfs_cap.h"
 #include "sfs_handlers.h"
+#include "sfs_meta_reply_table.h"
 #include "sfs_identity.h"
 #include "sfs_errno.h"
 #include "sfs_log.h"
@@ -160,7 +161,10 @@ int sfs_service_create(const sfs_config_t *config, const sfs_role_plan_t *plan, 
     snprintf(identity, sizeof(identity), "rank %u", rank);
     sfs_log_set_identity(identity);
 
-    rc = sfs_auth_load_connauth(config->connauth_file, &service->key);
+    rc = sfs_meta_reply_table_create(&service->kept_replies);
+    if (rc == 0) {
+        rc = sfs_auth_load_connauth(config->connauth_file, &service->key);
+    }
     if (rc) {
         goto err_free;
     }
@@ -234,6 +238,7 @@ err_destroy:
     return rc;
 err_free:
     sfs_identity_destroy(service->identity);
+    sfs_meta_reply_table_destroy(service->kept_replies);
     free(service);
     return rc;
 }
@@ -557,5 +562,6 @@ void sfs_service_destroy(sfs_service_t *service)
     sfs_cluster_destroy(service->cluster);
     sfs_tp_worker_destroy(service->worker);
     sfs_identity_destroy(service->identity);
+    sfs_meta_reply_table_destroy(service->kept_replies);
     free(service);
 }

@@ -35,14 +35,18 @@ typedef struct sfs_service {
     volatile sig_atomic_t   stop_requested;
     sfs_tp_request_t       *stop_request;    /* management's STOP: answered after the flush */
     sfs_tp_request_t       *promote_request; /* META_PROMOTE: run and answered by the loop */
-    char deposed[512];    /* a deposed metadata server's reason, once it keeps the mirror instead */
-    int  tearing_down;    /* sfs_service_destroy: refuse every request */
-    int  stopping_others; /* management told the other ranks to stop */
-    uint64_t      next_heartbeat_ms;
-    sfs_tp_rpc_t *heartbeat_rpc;
-    uint64_t      heartbeat_sent_ms; /* renews the fencing lease once answered */
-    int           registered;
-    int           mgmt_away_said; /* "management unreachable" logged once */
+    char deposed[512]; /* a deposed metadata server's reason, once it keeps the mirror instead */
+    /* the replies of the metadata server's changes a mirror keeps, for its
+     * promotion (sfs_meta_reply_table.h); the service's, so that they
+     * outlive the mirror role */
+    struct sfs_meta_reply_table *kept_replies;
+    int                          tearing_down;    /* sfs_service_destroy: refuse every request */
+    int                          stopping_others; /* management told the other ranks to stop */
+    uint64_t                     next_heartbeat_ms;
+    sfs_tp_rpc_t                *heartbeat_rpc;
+    uint64_t                     heartbeat_sent_ms; /* renews the fencing lease once answered */
+    int                          registered;
+    int                          mgmt_away_said; /* "management unreachable" logged once */
 } sfs_service_t;
 
 /* Open this rank's roles (target directories, metadata store) and its

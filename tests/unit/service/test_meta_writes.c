@@ -8,8 +8,9 @@
  * before anything changes; so is a set whose delete finds nothing (the
  * mirror is not a copy of the primary). A store that does not record keeps
  * nothing. A full copy in pieces replaces a mirror that differs. Kept
- * replies (sfs_meta_reply_record.h) reach the mirror with their batch,
- * read back there as they were kept, are forgotten per client past
+ * replies (sfs_meta_reply_table.h) travel as notes with their batch (one
+ * of an aborted change does not), leave both stores alone, read back from
+ * the mirror's table as they were kept, are forgotten per client past
  * SFS_META_REPLY_KEEP and by age, and a malformed record is refused. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -23,6 +24,7 @@
 #include "sfs_errno.h"
 #include "sfs_meta_store.h"
 #include "sfs_meta_reply_record.h"
+#include "sfs_meta_reply_table.h"
 #include "sfs_meta_store_internal.h"
 #include "sfs_meta_writes.h"
 #include "sfs_ns_test.h"
@@ -111,8 +113,7 @@ static void expect_table_equal(fixture_t *f, int table)
         MDB_dbi           dbi = table == 0   ? s->inodes
                                 : table == 1 ? s->dentries
                                 : table == 2 ? s->counters
-                                : table == 3 ? s->unlinked
-                                             : s->replies;
+                                             : s->unlinked;
 
         assert_int_equal(mdb_txn_begin(s->env, NULL, MDB_RDONLY, &txn[i]), 0);
         assert_int_equal(mdb_cursor_open(txn[i], dbi, &cursor[i]), 0);
@@ -145,7 +146,7 @@ static void expect_table_equal(fixture_t *f, int table)
 
 static void expect_stores_equal(fixture_t *f)
 {
-    for (int t = 0; t < SFS_META_TABLES; t++) {
+    for (int t = 0; t < SFS_META_TABLE_REPLIES; t++) { /* the store's tables */
         expect_table_equal(f, t);
     }
 }
@@ -491,10 +492,9 @@ static void test_codec(void **state)
     sfs_meta_writes_free(&w);
 }
 
-static void keep_reply(sfs_meta_txn_t *txn, uint64_t client, uint64_t tag, uint64_t time_ns)
+static size_t reply_value(uint64_t tag, uint64_t time_ns, uint8_t *buf, size_t size)
 {
     sfs_meta_reply_record_t record;
-    sfs_meta_txn_t         *nested;
 
     memset(&record, 0, sizeof(record));
     record.opcode                  = SFS_OP_MKDIR;
@@ -506,71 +506,99 @@ static void keep_reply(sfs_meta_txn_t *txn, uint64_t client, uint64_t tag, uint6
     record.attr.mode               = 0755;
     record.attr.uid                = 4001;
     record.attr.pattern.chunk_size = 1 << 20;
-    assert_int_equal(sfs_meta_txn_begin_nested(txn, &nested), 0);
-    assert_int_equal(sfs_meta_reply_put(nested, client, tag, &record), 0);
-    assert_int_equal(sfs_meta_txn_commit(nested), 0);
+    return sfs_meta_reply_record_encode(&record, buf, size);
 }
 
-static int reply_kept(sfs_meta_store_t *store, uint64_t client, uint64_t tag,
-                      sfs_meta_reply_record_t *record)
+/* A change's note in its own nested transaction; `commit` 0 aborts it. */
+static void note_reply(sfs_meta_txn_t *txn, uint64_t client, uint64_t tag, int commit)
 {
-    sfs_meta_txn_t *txn;
-    int             rc;
+    uint8_t         key[SFS_META_REPLY_KEY], value[SFS_META_REPLY_RECORD_MAX];
+    size_t          length = reply_value(tag, 100, value, sizeof(value));
+    sfs_meta_txn_t *nested;
 
-    assert_int_equal(sfs_meta_txn_begin(store, 0, &txn), 0);
-    rc = sfs_meta_reply_get(txn, client, tag, record);
-    sfs_meta_txn_abort(txn);
-    return rc;
+    sfs_meta_reply_key(client, tag, key);
+    assert_int_equal(sfs_meta_txn_begin_nested(txn, &nested), 0);
+    assert_int_equal(
+        sfs_meta_txn_note(nested, SFS_META_TABLE_REPLIES, key, sizeof(key), value, length), 0);
+    if (commit) {
+        assert_int_equal(sfs_meta_txn_commit(nested), 0);
+    } else {
+        sfs_meta_txn_abort(nested);
+    }
+}
+
+/* A write set of one kept reply, applied to `table` at `now_ns`. */
+static void apply_reply(sfs_meta_reply_table_t *table, uint64_t client, uint64_t tag,
+                        uint64_t now_ns)
+{
+    sfs_meta_writes_t writes;
+    uint8_t           key[SFS_META_REPLY_KEY], value[SFS_META_REPLY_RECORD_MAX];
+    size_t            length = reply_value(tag, now_ns, value, sizeof(value));
+    const void       *data;
+
+    sfs_meta_writes_init(&writes);
+    sfs_meta_reply_key(client, tag, key);
+    assert_int_equal(sfs_meta_writes_add(&writes, SFS_META_WRITE_PUT, SFS_META_TABLE_REPLIES, key,
+                                         sizeof(key), value, length),
+                     0);
+    data = sfs_meta_writes_encoded(&writes, &length);
+    assert_int_equal(sfs_meta_reply_table_apply(table, data, length, now_ns), 0);
+    sfs_meta_writes_free(&writes);
 }
 
 static void test_replies_mirrored(void **state)
 {
     fixture_t              *f = *state;
     sfs_meta_txn_t         *txn;
+    sfs_meta_reply_table_t *table;
     sfs_meta_reply_record_t record;
+    sfs_attr_t              attr;
     uint8_t                 buf[SFS_META_REPLY_RECORD_MAX];
     size_t                  length;
-    uint64_t                client = 0, tag = 0;
-    uint32_t                removed, left;
+    const void             *data;
+    void                   *copy;
+    uint64_t                hour = (uint64_t)SFS_META_REPLY_MAX_AGE_S * 1000000000ull;
 
+    assert_int_equal(sfs_meta_reply_table_create(&table), 0);
     assert_int_equal(sfs_meta_txn_begin(f->store[0], 1, &txn), 0);
-    keep_reply(txn, 0xa1, 1, 100);
-    keep_reply(txn, 0xa1, 2, 100);
-    keep_reply(txn, 0xb2, 1, 5000);
+    assert_int_equal(sfs_ns_mkdir(txn, &f->server, "/r", 0755, 4001, 4101, 3, &attr), 0);
+    note_reply(txn, 0xa1, 1, 1);
+    note_reply(txn, 0xa1, 2, 1);
+    note_reply(txn, 0xb2, 1, 1);
+    note_reply(txn, 0xc3, 9, 0); /* its change aborted: nothing of it goes */
+    data = sfs_meta_writes_encoded(sfs_meta_txn_writes(txn), &length);
+    copy = malloc(length);
+    assert_non_null(copy);
+    memcpy(copy, data, length);
     assert_int_equal(commit_and_mirror(f, txn), 0);
-    expect_stores_equal(f);
-    /* the mirror answers as the primary would have */
-    assert_int_equal(reply_kept(f->store[1], 0xa1, 2, &record), 0);
+    expect_stores_equal(f); /* the notes are in no store */
+
+    /* the mirror keeps them in memory; it answers as the primary would have */
+    assert_int_equal(sfs_meta_reply_table_apply(table, copy, length, 1000), 0);
+    free(copy);
+    assert_int_equal(sfs_meta_reply_table_count(table), 3);
+    assert_int_equal(sfs_meta_reply_table_get(table, 0xa1, 2, &record), 0);
     assert_int_equal(record.opcode, SFS_OP_MKDIR);
     assert_int_equal(record.uid, 4001);
     assert_int_equal(record.attr.entry_id, 1002);
     assert_int_equal(record.attr.mode, 0755);
-    assert_int_equal(reply_kept(f->store[1], 0xa1, 3, &record), -ENOENT);
-    assert_int_equal(reply_kept(f->store[1], 0xb3, 1, &record), -ENOENT);
+    assert_int_equal(sfs_meta_reply_table_get(table, 0xa1, 3, &record), -ENOENT);
+    assert_int_equal(sfs_meta_reply_table_get(table, 0xb3, 1, &record), -ENOENT);
+    assert_int_equal(sfs_meta_reply_table_get(table, 0xc3, 9, &record), -ENOENT);
 
     /* a client's change SFS_META_REPLY_KEEP after its first forgets it */
-    assert_int_equal(sfs_meta_txn_begin(f->store[0], 1, &txn), 0);
-    keep_reply(txn, 0xa1, 1 + SFS_META_REPLY_KEEP, 200);
-    assert_int_equal(commit_and_mirror(f, txn), 0);
-    expect_stores_equal(f);
-    assert_int_equal(reply_kept(f->store[1], 0xa1, 1, &record), -ENOENT);
-    assert_int_equal(reply_kept(f->store[1], 0xa1, 2, &record), 0);
-    assert_int_equal(reply_kept(f->store[1], 0xb2, 1, &record), 0); /* another client's stays */
+    apply_reply(table, 0xa1, 1 + SFS_META_REPLY_KEEP, 2000);
+    assert_int_equal(sfs_meta_reply_table_get(table, 0xa1, 1, &record), -ENOENT);
+    assert_int_equal(sfs_meta_reply_table_get(table, 0xa1, 2, &record), 0);
+    assert_int_equal(sfs_meta_reply_table_get(table, 0xb2, 1, &record), 0); /* another client's */
 
-    /* pruning by age, two records a round: those before 1000 ns go */
-    assert_int_equal(sfs_meta_txn_begin(f->store[0], 1, &txn), 0);
-    assert_int_equal(sfs_meta_reply_prune(txn, 1000, 2, &client, &tag, &removed, &left), 0);
-    assert_int_equal(removed, 2);
-    assert_int_equal(left, 0);
-    assert_int_equal(client, 0xb2); /* the next round starts there */
-    assert_int_equal(sfs_meta_reply_prune(txn, 1000, 2, &client, &tag, &removed, &left), 0);
-    assert_int_equal(removed, 0);
-    assert_int_equal(left, 1);
-    assert_int_equal(client, 0); /* the end: from the start again */
-    assert_int_equal(commit_and_mirror(f, txn), 0);
-    expect_stores_equal(f);
-    assert_int_equal(reply_kept(f->store[1], 0xa1, 2, &record), -ENOENT);
-    assert_int_equal(reply_kept(f->store[1], 0xb2, 1, &record), 0);
+    /* by age: an hour after the first ones, they go */
+    apply_reply(table, 0xd4, 1, 1500 + hour);
+    assert_int_equal(sfs_meta_reply_table_get(table, 0xb2, 1, &record), -ENOENT);
+    assert_int_equal(sfs_meta_reply_table_get(table, 0xa1, 2, &record), -ENOENT);
+    assert_int_equal(sfs_meta_reply_table_get(table, 0xa1, 1 + SFS_META_REPLY_KEEP, &record), 0);
+    assert_int_equal(sfs_meta_reply_table_count(table), 2);
+    sfs_meta_reply_table_destroy(table);
 
     /* the record's codec: canonical, and strict */
     length = sfs_meta_reply_record_encode(&record, buf, sizeof(buf));
