@@ -381,17 +381,8 @@ typedef struct sfs_meta_req {
     uint64_t mtime_ns;
     uint32_t max_entries;             /* READDIR, META_LIST, META_PENDING: 0 = the server's page */
     char     pool[SFS_POOL_NAME_MAX]; /* CREATE/SETPATTERN with SFS_PATTERN_REQ_POOL */
-    /* The operations that change the namespace (sfs_proto_meta_tagged):
-     * the client's number for this operation, the same when it sends it
-     * again after a failover, so that the server answers from the reply it
-     * kept instead of running it twice (docs/metadata-mirror.md); 0: none.
-     * On the wire a u64 after the other fields, present only when not 0
-     * (SFS_FEATURE_REPLY_CACHE: sent to servers that announce it). */
-    uint64_t op_tag;
+    uint64_t op_tag; /* a change's number, kept by its resend: docs/metadata-mirror.md */
 } sfs_meta_req_t;
-
-/* Whether `opcode` is one whose request may carry an op_tag. */
-int sfs_proto_meta_tagged(uint32_t opcode);
 
 #define SFS_CHECK_REPAIR 0x1u /* META_CHECK: fix what is safe to fix */
 
@@ -445,6 +436,7 @@ void sfs_proto_counter_reply_unpack(sfs_rbuf_t *rb, sfs_counter_reply_t *reply);
 
 void sfs_proto_meta_req_pack(sfs_wbuf_t *wb, uint32_t opcode, const sfs_meta_req_t *req);
 void sfs_proto_meta_req_unpack(sfs_rbuf_t *rb, uint32_t opcode, sfs_meta_req_t *req);
+int  sfs_proto_meta_tagged(uint32_t opcode); /* a change: may end with a u64 op_tag (not 0) */
 
 /* LOOKUP, CREATE, MKDIR, UNLINK, SETPATTERN, SETATTR reply: the entry's
  * attributes; CREATE says whether it made the file; a file looked up or
