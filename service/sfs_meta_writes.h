@@ -1,10 +1,11 @@
 /*
  * The writes of a metadata transaction, as a mirror replays them: every
  * put and delete, in order, of the records of the metadata store's four
- * tables. The primary metadata server keeps them while a group-commit
- * batch runs (sfs_meta_store_record_writes) and sends the encoded set to
- * its mirror, which applies it in one transaction of its own
- * (sfs_meta_store_apply): the two stores then hold the same bytes.
+ * tables, and notes for the mirror's memory (kept replies, table 4). The
+ * primary metadata server keeps them while a group-commit batch runs
+ * (sfs_meta_store_record_writes) and sends the encoded set to its mirror,
+ * which applies it in one transaction of its own (sfs_meta_store_apply):
+ * the two stores then hold the same bytes.
  * Shipping the records rather than the operations means the mirror never
  * decides anything (ids, times, targets): it cannot diverge by deciding
  * differently.
