@@ -21,7 +21,7 @@ libsfs_service_la_SOURCES = \
 	service/sfs_meta_store.c service/sfs_meta_store.h service/sfs_meta_store_internal.h \
 	service/sfs_meta_store_record.c service/sfs_meta_store_writes.c \
 	service/sfs_meta_writes.c service/sfs_meta_writes.h \
-	service/sfs_meta_reply_record.c service/sfs_meta_reply_record.h \
+	service/sfs_meta_reply_record.c service/sfs_meta_reply_record.h service/sfs_meta_key.h \
 	service/sfs_meta_reply_table.c service/sfs_meta_reply_table.h service/sfs_meta_replies.c \
 	service/sfs_meta_mirror.c service/sfs_meta_mirror_link.c service/sfs_meta_mirror.h \
 	service/sfs_meta_mirror_report.c service/sfs_meta_promote.c \

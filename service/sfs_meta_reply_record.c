@@ -3,32 +3,16 @@
 
 #include "sfs_buf.h"
 #include "sfs_errno.h"
+#include "sfs_meta_key.h"
+#include "sfs_proto_quota.h"
 
 #include <errno.h>
 #include <string.h>
 
-static void sfs_meta_reply_put_be64(uint8_t *out, uint64_t v)
-{
-    for (int i = 7; i >= 0; i--) {
-        out[i] = (uint8_t)v;
-        v >>= 8;
-    }
-}
-
-static uint64_t sfs_meta_reply_get_be64(const uint8_t *in)
-{
-    uint64_t v = 0;
-
-    for (int i = 0; i < 8; i++) {
-        v = (v << 8) | in[i];
-    }
-    return v;
-}
-
 void sfs_meta_reply_key(uint64_t client, uint64_t op_tag, uint8_t key[SFS_META_REPLY_KEY])
 {
-    sfs_meta_reply_put_be64(key, client);
-    sfs_meta_reply_put_be64(key + 8, op_tag);
+    sfs_meta_put_be64(key, client);
+    sfs_meta_put_be64(key + 8, op_tag);
 }
 
 int sfs_meta_reply_key_parse(const void *key, size_t length, uint64_t *client_p, uint64_t *op_tag_p)
@@ -37,8 +21,8 @@ int sfs_meta_reply_key_parse(const void *key, size_t length, uint64_t *client_p,
         return sfs_error_set(-EPROTO, "kept reply: a key of %zu bytes (not %d)", length,
                              SFS_META_REPLY_KEY);
     }
-    *client_p = sfs_meta_reply_get_be64(key);
-    *op_tag_p = sfs_meta_reply_get_be64((const uint8_t *)key + 8);
+    *client_p = sfs_meta_get_be64(key);
+    *op_tag_p = sfs_meta_get_be64((const uint8_t *)key + 8);
     return 0;
 }
 
@@ -88,7 +72,7 @@ int sfs_meta_reply_record_decode(const void *data, size_t length, sfs_meta_reply
                              "too long",
                              length);
     }
-    if (record->has_attr > 1 || record->created > 3 || record->bounded > 1 ||
+    if (record->has_attr > 1 || record->created > SFS_CREATED_WRITER_QUOTA || record->bounded > 1 ||
         !sfs_proto_meta_tagged(record->opcode)) {
         return sfs_error_set(-EPROTO,
                              "kept reply: a record with has_attr %u, created %u, bounded %u, "

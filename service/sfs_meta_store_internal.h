@@ -23,6 +23,7 @@
 #define SFS_META_STORE_INTERNAL_H
 
 #include "sfs_dirlock.h"
+#include "sfs_meta_key.h" /* keys are big endian: numeric order */
 #include "sfs_meta_store.h"
 #include "sfs_meta_writes.h"
 
@@ -61,25 +62,6 @@ int sfs_meta_txn_put(sfs_meta_txn_t *txn, MDB_dbi dbi, MDB_val *key, MDB_val *va
 int sfs_meta_txn_del(sfs_meta_txn_t *txn, MDB_dbi dbi, MDB_val *key);
 /* Keep a delete made through a cursor (mdb_cursor_del) of `key`. */
 int sfs_meta_txn_note_del(sfs_meta_txn_t *txn, MDB_dbi dbi, const MDB_val *key);
-
-/* Keys are big endian so that LMDB's byte order is numeric order. */
-static inline void sfs_meta_put_be64(uint8_t *out, uint64_t v)
-{
-    for (int i = 7; i >= 0; i--) {
-        out[i] = (uint8_t)v;
-        v >>= 8;
-    }
-}
-
-static inline uint64_t sfs_meta_get_be64(const uint8_t *in)
-{
-    uint64_t v = 0;
-
-    for (int i = 0; i < 8; i++) {
-        v = (v << 8) | in[i];
-    }
-    return v;
-}
 
 /* An LMDB error as a negative errno, with the detail set (`what` failed);
  * MDB_NOTFOUND is a bare -ENOENT. (sfs_meta_store.c) */

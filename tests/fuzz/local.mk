@@ -52,7 +52,8 @@ FUZZ_META_WRITES_SRCS = $(top_srcdir)/tests/fuzz/fuzz_meta_writes.c \
 	$(top_srcdir)/service/sfs_meta_writes.c $(top_srcdir)/service/sfs_meta_reply_record.c \
 	$(FUZZ_PROTO_SRCS)
 FUZZ_META_WRITES_DEPS = $(top_srcdir)/service/sfs_meta_writes.h \
-	$(top_srcdir)/service/sfs_meta_reply_record.h $(FUZZ_WIRE_DEPS)
+	$(top_srcdir)/service/sfs_meta_reply_record.h $(top_srcdir)/service/sfs_meta_key.h \
+	$(FUZZ_WIRE_DEPS)
 tests/fuzz/fuzz_meta_writes: $(FUZZ_META_WRITES_SRCS) $(FUZZ_META_WRITES_DEPS)
 	$(AM_V_CCLD)$(FUZZ_LINK) -I$(top_srcdir)/service $(FUZZ_META_WRITES_SRCS)
 
