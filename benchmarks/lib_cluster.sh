@@ -39,7 +39,34 @@ bench_cluster_begin() {
     bench_log "cluster: brought up (torn down at exit)"
 }
 
+# bench_cluster_cap_links RATE: every host's link to the switch carries at
+# most RATE (tc's units: 1gbit, 10gbit) each way, as a full-duplex NIC of
+# that speed: a token bucket (tbf) on the host's eth0 (what it sends) and on
+# the switch's port to it (what it receives). Removed by bench_cluster_end.
+BENCH_CLUSTER_CAPPED=0
+bench_cluster_cap_links() {
+    local rate=$1 h
+    for h in "${BENCH_CLUSTER_SERVERS[@]}" "$BENCH_CLUSTER_CLIENT"; do
+        ip netns exec "$h" tc qdisc replace dev eth0 root tbf rate "$rate" burst 256kb latency 50ms &&
+            ip netns exec imaging-switch tc qdisc replace dev "to-$h" root tbf rate "$rate" burst 256kb latency 50ms ||
+            bench_die "cannot cap the link of $h at $rate (tc tbf)"
+    done
+    BENCH_CLUSTER_CAPPED=1
+    bench_log "cluster: every host's link capped at $rate each way (tc tbf)"
+}
+
+bench_cluster_uncap_links() {
+    local h
+    [ "$BENCH_CLUSTER_CAPPED" = 1 ] || return 0
+    for h in "${BENCH_CLUSTER_SERVERS[@]}" "$BENCH_CLUSTER_CLIENT"; do
+        ip netns exec "$h" tc qdisc del dev eth0 root 2>/dev/null
+        ip netns exec imaging-switch tc qdisc del dev "to-$h" root 2>/dev/null
+    done
+    BENCH_CLUSTER_CAPPED=0
+}
+
 bench_cluster_end() {
+    bench_cluster_uncap_links
     [ "$BENCH_CLUSTER_UP_HERE" = 1 ] || return 0
     timeout 120 "$BENCH_CLUSTER_TOOL" down >/dev/null 2>&1 ||
         bench_log "ci/cluster.sh down failed: run it by hand"

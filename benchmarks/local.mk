@@ -8,8 +8,10 @@
 #   sfs_bench_read  one client's read bandwidth through the client library
 #   sfs_bench_find  the find phase of the IO500 shapes (POSIX; parallel walk)
 #   sfs_bench_lat   one process's latency of create, stat, unlink (POSIX)
+#   sfs_bench_mirror  one client's mirrored writes: primary forwarding against
+#                   the client writing both copies (mirror.sh)
 SFS_BENCH_PROGS = benchmarks/sfs_bench_io benchmarks/sfs_bench_md benchmarks/sfs_bench_read \
-	benchmarks/sfs_bench_find benchmarks/sfs_bench_lat
+	benchmarks/sfs_bench_find benchmarks/sfs_bench_lat benchmarks/sfs_bench_mirror
 
 # -O2 whatever CFLAGS say; the MPI-IO driver never has the sanitizers' runtime
 # (the library it runs with is preloaded), so neither has sfs_bench_io.
@@ -55,8 +57,14 @@ benchmarks/sfs_bench_read: benchmarks/sfs_bench_read.c common/sfs_units.c libstr
 	$(AM_V_CCLD)$(CC) $(SFS_BENCH_CFLAGS) -o $@ $(srcdir)/benchmarks/sfs_bench_read.c \
 	    $(SFS_BENCH_UNITS) $(SFS_BENCH_CLIENT)
 
+benchmarks/sfs_bench_mirror: benchmarks/sfs_bench_mirror.c common/sfs_units.c libstripefs.la
+	@$(MKDIR_P) benchmarks
+	$(AM_V_CCLD)$(CC) $(SFS_BENCH_CFLAGS) -o $@ $(srcdir)/benchmarks/sfs_bench_mirror.c \
+	    $(SFS_BENCH_UNITS) $(SFS_BENCH_CLIENT)
+
 CLEANFILES += $(SFS_BENCH_PROGS)
 EXTRA_DIST += benchmarks/README.md benchmarks/sfs_bench_io.c benchmarks/sfs_bench_md.c \
 	benchmarks/sfs_bench_read.c benchmarks/sfs_bench_lat.c benchmarks/create_latency.sh benchmarks/lib.sh benchmarks/bw.sh benchmarks/ucx.sh benchmarks/ucx_cluster.sh benchmarks/ucx_summary.py benchmarks/bw_summary.py benchmarks/users.sh \
 	benchmarks/md.sh benchmarks/scaling.sh benchmarks/plot.sh benchmarks/run-all.sh benchmarks/atomic.sh \
-	benchmarks/sfs_bench_find.c benchmarks/io500.sh
+	benchmarks/sfs_bench_find.c benchmarks/io500.sh \
+	benchmarks/sfs_bench_mirror.c benchmarks/mirror.sh

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# The bandwidth, metadata and IO500-shape benchmarks across hosts
+# The bandwidth, metadata, IO500-shape and mirror benchmarks across hosts
 # (--cluster: servers on imaging-01..03 of ci/cluster.sh's namespace
 # cluster, the client ranks on imaging-04) complete and verify in a small
 # quick mode: bw.sh (every run's bytes and data checked by sfs_bench_io),
 # md.sh (every count, stat and byte checked by sfs_bench_md) and io500.sh
-# (every phase verified), each with its rows on both sides; the clients'
+# (every phase verified), each with its rows on both sides, and mirror.sh
+# (both directions of the mirror's data path, links capped with tc: every
+# file read back, the mirrored copies compared); the clients'
 # connections are TCP on eth0 (not shared memory, not loopback); each
 # script tears down the cluster it brought up. Figures are not judged here.
 source "$SFS_SRC/tests/lib/sfs_test_lib.sh"
@@ -63,3 +65,12 @@ run_bench io500 --reps 1 --easy-size 4M --hard-segments 30 --easy-items 40 --har
 sfs_expect_eq "$(awk -F, '$2 == "stripefs" && $8 == "ok" && $5 + 0 > 0' "$out/io500/io500.csv" | wc -l)" 12 \
     "verified io500 phases of stripefs across hosts, with a rate"
 echo "ok: io500.sh --cluster: all 12 phases verified"
+
+run_bench mirror --link 1gbit
+grep -q "link capped at 1gbit each way" "$SFS_TEST_TMP/mirror.out" || sfs_fail "mirror.sh --link did not cap the links"
+grep -q "copies compared: [0-9]* chunk files identical on 101 and 201" "$SFS_TEST_TMP/mirror.out" ||
+    sfs_fail "mirror.sh did not compare the mirrored copies"
+# kind,block,bytes,depth,rep,seconds,MB_s,...: 3 kinds x 3 cases x 2 reps
+sfs_expect_eq "$(awk -F, 'NR > 1 && $7 + 0 > 0' "$out/mirror/mirror.csv" | wc -l)" 18 \
+    "mirror.sh runs with a rate (3 kinds x 3 cases x 2 reps)"
+echo "ok: mirror.sh --cluster: every file read back, the copies identical"
