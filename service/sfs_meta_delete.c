@@ -2,8 +2,15 @@
  * Background deletion of removed files' chunk files: removing a file only
  * records its entry as pending; from the timer, on the progress thread,
  * the pending entries are sent in CHUNK_UNLINK batches to the targets of
- * their patterns, and those every target confirmed are forgotten in a
- * metadata transaction. Failed targets are retried later.
+ * their patterns, a mirrored file's to both members of each of its groups,
+ * and those every target confirmed are forgotten in a metadata
+ * transaction. Failed targets are retried later.
+ *
+ * Both members of a group, not its primary for it to pass on: after a
+ * failover the pattern names a member that is not the primary any more,
+ * and a member that is away (or lost) still gets its removal once it is
+ * back, from here, whichever member serves meanwhile (no orphan chunk
+ * file on either copy).
  */
 #define SFS_LOG_FAC "meta"
 #include "sfs_service.h"
@@ -14,6 +21,7 @@
 #include "sfs_log.h"
 #include "sfs_time.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -72,12 +80,35 @@ static void sfs_meta_delete_send(sfs_meta_t *meta, sfs_meta_delete_rpc_t *slot)
     }
 }
 
+/* Puts entry ID in a CHUNK_UNLINK batch of TARGET_ID (a new batch once the
+ * target's last is full); -ENOSPC when all SLOTS batches are taken. */
+static int sfs_meta_delete_add(sfs_meta_t *meta, uint32_t slots, uint32_t target_id, uint64_t id)
+{
+    sfs_meta_delete_rpc_t *slot = NULL;
+
+    for (uint32_t r = 0; r < meta->delete_rpc_count; r++) {
+        if (meta->delete_rpcs[r].target_id == target_id &&
+            meta->delete_rpcs[r].id_count < SFS_META_DELETE_BATCH) {
+            slot = &meta->delete_rpcs[r];
+        }
+    }
+    if (!slot) {
+        if (meta->delete_rpc_count == slots) {
+            return -ENOSPC;
+        }
+        slot            = &meta->delete_rpcs[meta->delete_rpc_count++];
+        slot->target_id = target_id;
+    }
+    slot->ids[slot->id_count++] = id;
+    return 0;
+}
+
 static void sfs_meta_delete_start(sfs_meta_t *meta)
 {
     sfs_meta_txn_t *txn;
     uint64_t        ids[SFS_META_DELETE_BATCH];
     sfs_pattern_t  *patterns;
-    uint32_t        count = 0;
+    uint32_t        count = 0, slots;
 
     patterns = calloc(SFS_META_DELETE_BATCH, sizeof(*patterns));
     if (!patterns) {
@@ -92,9 +123,8 @@ static void sfs_meta_delete_start(sfs_meta_t *meta)
         return;
     }
     meta->deletes     = calloc(count, sizeof(*meta->deletes));
-    meta->delete_rpcs = calloc(
-        (size_t)count * SFS_STRIPE_COUNT_MAX > 4096 ? 4096 : (size_t)count * SFS_STRIPE_COUNT_MAX,
-        sizeof(*meta->delete_rpcs));
+    slots             = count * SFS_STRIPE_COUNT_MAX > 4096 ? 4096 : count * SFS_STRIPE_COUNT_MAX;
+    meta->delete_rpcs = calloc(slots, sizeof(*meta->delete_rpcs));
     if (!meta->deletes || !meta->delete_rpcs) {
         free(meta->deletes);
         free(meta->delete_rpcs);
@@ -109,20 +139,22 @@ static void sfs_meta_delete_start(sfs_meta_t *meta)
         meta->deletes[i].entry_id = ids[i];
         meta->deletes[i].pattern  = patterns[i];
         for (uint32_t t = 0; t < patterns[i].stripe_count; t++) {
-            uint32_t               target_id = patterns[i].targets[t];
-            sfs_meta_delete_rpc_t *slot      = NULL;
+            uint32_t                         target_id = patterns[i].targets[t];
+            const sfs_config_mirror_group_t *group     = NULL;
+            int                              rc;
 
-            for (uint32_t r = 0; r < meta->delete_rpc_count; r++) {
-                if (meta->delete_rpcs[r].target_id == target_id &&
-                    meta->delete_rpcs[r].id_count < SFS_META_DELETE_BATCH) {
-                    slot = &meta->delete_rpcs[r];
-                }
+            if (patterns[i].type == SFS_PATTERN_MIRROR) {
+                group = sfs_config_mirror_group_of(meta->service->config, target_id);
             }
-            if (!slot) {
-                slot            = &meta->delete_rpcs[meta->delete_rpc_count++];
-                slot->target_id = target_id;
+            rc = sfs_meta_delete_add(meta, slots, target_id, ids[i]);
+            if (rc == 0 && group) {
+                rc = sfs_meta_delete_add(
+                    meta, slots, group->primary == target_id ? group->secondary : group->primary,
+                    ids[i]);
             }
-            slot->ids[slot->id_count++] = ids[i];
+            if (rc) {
+                meta->deletes[i].failed = 1; /* no slot left: the next round */
+            }
         }
     }
     free(patterns);

@@ -76,7 +76,8 @@ void sfs_storage_submit(sfs_storage_t *storage, sfs_storage_op_t *op, uint64_t b
 
 /* Mirroring (sfs_storage_mirror.c). Admit: a request flagged
  * SFS_CHUNK_MIRRORED must reach a group's primary (else it is refused and
- * answered: non-zero); a CHUNK_UNLINK on a primary is forwarded too.
+ * answered: non-zero); CHUNK_UNLINK is never forwarded (the metadata
+ * server sends it to both members).
  * Start: in order behind overlapping earlier requests. Step (from done):
  * non-zero while the op goes on (to the buddy); zero when it is to be
  * answered now. */

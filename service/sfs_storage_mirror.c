@@ -10,7 +10,11 @@
  * it is not done on both. Requests that do not overlap commute and run at
  * once. So both copies see the same sequence of overlapping writes and end
  * byte-identical. A TRUNCATE overlaps everything of its chunk file; FSYNC
- * and CHUNK_UNLINK change no bytes others depend on and never wait.
+ * changes no bytes others depend on and never waits. CHUNK_UNLINK is not
+ * forwarded: the metadata server sends it to both members itself
+ * (sfs_meta_delete.c), which also reaches a member that is away once it
+ * is back, whichever member is primary then; a member serving alone logs
+ * it for its buddy's resync all the same.
  *
  * Failover (docs/mirroring.md): when the buddy cannot be reached (the
  * forward fails as unreachable or passes its deadline), the primary serves
@@ -42,6 +46,33 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A CHUNK_UNLINK is not forwarded: each member gets its own from the
+ * metadata server. A member serving alone still records the removed ids
+ * in its change log (durably, before the answer), so that its buddy's
+ * resync or rebuild, which may copy from a list made before the removal,
+ * ends with "absent here: remove there" and no orphan. 0, or the error
+ * (answered). */
+static int sfs_storage_mirror_unlink_alone(sfs_storage_t *storage, sfs_storage_op_t *op)
+{
+    sfs_mirror_log_t *log = sfs_storage_mirror_log(storage, op->unlink->target_id);
+    int               rc  = 0;
+
+    if (!log || !sfs_mirror_log_degraded(log)) {
+        return 0;
+    }
+    sfs_error_clear();
+    for (uint32_t i = 0; rc == 0 && i < op->unlink->count; i++) {
+        rc = sfs_mirror_log_note(log, op->unlink->entry_ids[i]);
+    }
+    if (rc) {
+        sfs_tp_request_reply_error(
+            op->req, rc,
+            "CHUNK_UNLINK on target %" PRIu32 ", which serves alone: its change log: %s",
+            op->unlink->target_id, sfs_error_detail()[0] ? sfs_error_detail() : sfs_strerror(rc));
+    }
+    return rc;
+}
+
 int sfs_storage_mirror_admit(sfs_storage_t *storage, sfs_storage_op_t *op)
 {
     const sfs_config_t              *config = storage->service->config;
@@ -58,20 +89,15 @@ int sfs_storage_mirror_admit(sfs_storage_t *storage, sfs_storage_op_t *op)
         op->chunk.flags &= ~SFS_CHUNK_MIRRORED;
         break;
     case SFS_OP_CHUNK_UNLINK:
-        /* removing a file's chunk file removes its copy: entry ids are
-         * never reused, so the buddy's file of that id is the same file's */
-        break;
+        return sfs_storage_mirror_unlink_alone(storage, op);
     default:
         return 0;
     }
-    if (!flagged && op->opcode != SFS_OP_CHUNK_UNLINK) {
+    if (!flagged) {
         return 0; /* an unmirrored file's request: no group to look up */
     }
     group = sfs_config_mirror_group_of(config, target_id);
     if (!group) {
-        if (!flagged) {
-            return 0; /* CHUNK_UNLINK on a target in no group */
-        }
         sfs_tp_request_reply_error(op->req, -EINVAL,
                                    "%s of a mirrored file on target %" PRIu32
                                    ", which is in no mirror group",
@@ -79,13 +105,6 @@ int sfs_storage_mirror_admit(sfs_storage_t *storage, sfs_storage_op_t *op)
         return -EINVAL;
     }
     primary = sfs_storage_mirror_primary(storage, group);
-    if (!flagged && primary == target_id && group->primary != target_id) {
-        /* a CHUNK_UNLINK on a promoted secondary: not passed on (the
-         * metadata server sends its own to the config's primary; a resync's
-         * to a returning member that still takes itself for the primary
-         * would come back here and bounce) */
-        return 0;
-    }
     if (primary == target_id) {
         /* the group's primary now: the config's, or its secondary promoted;
          * but not without a lease: management may have promoted the buddy
@@ -100,9 +119,6 @@ int sfs_storage_mirror_admit(sfs_storage_t *storage, sfs_storage_op_t *op)
         op->mirror   = 1;
         op->buddy_id = group->primary == target_id ? group->secondary : group->primary;
         return 0;
-    }
-    if (!flagged) {
-        return 0; /* CHUNK_UNLINK on the member that is not primary now */
     }
     /* a client with an older map (or ours is older): it asks the map again */
     sfs_tp_request_reply_error(op->req, -ESTALE,
@@ -251,13 +267,7 @@ static int sfs_storage_mirror_alone(sfs_storage_op_t *op, const char *why)
     }
     was = sfs_mirror_log_degraded(log);
     sfs_error_clear();
-    if (op->opcode == SFS_OP_CHUNK_UNLINK) {
-        /* a removed chunk file is resynced as "absent here: remove there" */
-        rc = sfs_mirror_log_begin(log);
-        for (uint32_t i = 0; rc == 0 && i < op->unlink->count; i++) {
-            rc = sfs_mirror_log_note(log, op->unlink->entry_ids[i]);
-        }
-    } else if (sfs_storage_mirror_changes(op)) {
+    if (sfs_storage_mirror_changes(op)) {
         rc = sfs_mirror_log_note(log, op->chunk.entry_id);
     } else {
         rc = sfs_mirror_log_begin(log);
@@ -315,7 +325,9 @@ static int sfs_storage_mirror_send(sfs_storage_op_t *op)
     sfs_tp_rpc_params_t params;
     sfs_tp_conn_t      *conn;
     sfs_wbuf_t          wb;
-    size_t              room = SFS_PROTO_ARGS_MAX;
+    sfs_cap_t           cap       = op->chunk.cap;
+    uint32_t            target_id = op->chunk.target_id;
+    size_t              room      = SFS_PROTO_ARGS_MAX;
     int                 rc;
 
     op->forward_args = malloc(room);
@@ -323,23 +335,14 @@ static int sfs_storage_mirror_send(sfs_storage_op_t *op)
         return sfs_error_set(-ENOMEM, "out of memory for a mirror forward");
     }
     sfs_wbuf_init(&wb, op->forward_args, room);
-    if (op->opcode == SFS_OP_CHUNK_UNLINK) {
-        op->unlink->target_id = op->buddy_id;
-        sfs_proto_chunk_unlink_req_pack(&wb, op->unlink);
-        op->unlink->target_id = op->chunk.target_id;
-    } else {
-        /* the same request for the buddy's target, without a capability (a
-         * server's session needs none): changed in place for the packing,
-         * as the disk work on it is done */
-        sfs_cap_t cap       = op->chunk.cap;
-        uint32_t  target_id = op->chunk.target_id;
-
-        op->chunk.target_id = op->buddy_id;
-        memset(&op->chunk.cap, 0, sizeof(op->chunk.cap));
-        sfs_proto_chunk_req_pack(&wb, op->opcode, &op->chunk);
-        op->chunk.target_id = target_id;
-        op->chunk.cap       = cap;
-    }
+    /* the same request for the buddy's target, without a capability (a
+     * server's session needs none): changed in place for the packing, as
+     * the disk work on it is done */
+    op->chunk.target_id = op->buddy_id;
+    memset(&op->chunk.cap, 0, sizeof(op->chunk.cap));
+    sfs_proto_chunk_req_pack(&wb, op->opcode, &op->chunk);
+    op->chunk.target_id = target_id;
+    op->chunk.cap       = cap;
     if (wb.error) {
         return sfs_error_set(wb.error, "mirror forward of %s: arguments do not fit",
                              sfs_op_name(op->opcode));

@@ -7,6 +7,8 @@
 # job sees a pause, printed, never an error), every byte reads back from
 # the survivors, and the lost primaries show needs-resync; once they rejoin
 # they are resynced by the promoted members (chunk files byte-identical).
+# Files removed during and after the failover leave no chunk file on
+# either member.
 source "$SFS_SRC/tests/lib/sfs_test_lib.sh"
 source "$SFS_SRC/tests/faults/mirror_lib.sh"
 sfs_test_users
@@ -89,6 +91,19 @@ for i in $(seq $n); do
         sfs_fail "f$i does not read back (every byte) from the survivors"
 done
 echo "ok: all $((n + 1)) mirrored files read back byte for byte from the promoted members"
+# a file removed while its pattern's members (101, 103) are away: the
+# promoted members drop their copies now, the away ones once they are back
+copies() { find "$SFS_STATE"/targets/*/chunks -name "$1" 2>/dev/null | wc -l; }
+gone_id=$(sfs_ctl getentryinfo /m/mine/f2 | awk '/EntryID/ {print $2}')
+[ -n "$gone_id" ] || sfs_fail "no EntryID for /m/mine/f2"
+sfs_as "$user" "$SFS_CTL" rm /m/mine/f2 || sfs_fail "rm f2 during the failover"
+for _ in $(seq 100); do
+    [ -z "$(find "$SFS_STATE"/targets/10[24]/chunks -name "$gone_id")" ] && break
+    sleep 0.1
+done
+[ -z "$(find "$SFS_STATE"/targets/10[24]/chunks -name "$gone_id")" ] ||
+    sfs_fail "f2 removed during the failover: the promoted members 102/104 still hold its chunk files"
+echo "ok: f2 removed during the failover: no copy left on the promoted members ($(copies "$gone_id") on the away ones)"
 # the survivors log what changed while their buddies are away
 for t in 102 104; do
     dir=$(echo "$targets" | awk -v t=$t '$1 == t {print $NF}')
@@ -113,6 +128,9 @@ sfs_ctl mirror list | grep -E "^1 +102 @.* good .*101 @.* good$" >/dev/null ||
     sfs_fail "after the rejoin, 102 is not the primary with 101 good"
 sfs_ctl mirror list | grep -E "^2 +104 @.* good .*103 @.* good$" >/dev/null ||
     sfs_fail "after the rejoin, 104 is not the primary with 103 good"
+# the removal of f2 waited for 101 and 103 (retried every 5 s)
+for _ in $(seq 150); do [ "$(copies "$gone_id")" = 0 ] && break; sleep 0.1; done
+sfs_expect_eq "$(copies "$gone_id")" 0 "chunk files of f2 (removed during the failover) once 101 and 103 are back"
 for g in 102:101 104:103; do
     diff -r "$(echo "$targets" | awk -v t=${g%%:*} '$1 == t {print $NF}')/chunks" \
         "$(echo "$targets" | awk -v t=${g##*:} '$1 == t {print $NF}')/chunks" ||
@@ -120,6 +138,13 @@ for g in 102:101 104:103; do
 done
 echo "ok: the returned old primaries are resynced secondaries, chunk files byte-identical"
 sfs_as "$user" "$SFS_CTL" get /m/mine/f5 - | cmp - "$home/blob5" || sfs_fail "f5 after the resync"
+# a file whose pattern names the old primaries, removed after the failover:
+# every copy goes, the promoted members' too (it was an orphan there)
+gone_id=$(sfs_ctl getentryinfo /m/mine/before | awk '/EntryID/ {print $2}')
+[ "$(copies "$gone_id")" = 4 ] || sfs_fail "/m/mine/before has $(copies "$gone_id") chunk files, not 4"
+sfs_as "$user" "$SFS_CTL" rm /m/mine/before || sfs_fail "rm before"
+for _ in $(seq 100); do [ "$(copies "$gone_id")" = 0 ] && break; sleep 0.1; done
+sfs_expect_eq "$(copies "$gone_id")" 0 "chunk files of a file removed after the failover (both members)"
 kill -9 $rejoin 2>/dev/null
 wait $rejoin 2>/dev/null
 exit 0
