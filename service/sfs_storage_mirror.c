@@ -104,6 +104,19 @@ int sfs_storage_mirror_admit(sfs_storage_t *storage, sfs_storage_op_t *op)
                                    sfs_op_name(op->opcode), target_id);
         return -EINVAL;
     }
+    if (!storage->service->cluster || !sfs_cluster_map(storage->service->cluster)) {
+        /* just started or rejoined: the config's primary may have been
+         * replaced by a failover this rank has not heard of yet, and a
+         * client with an older map could write to the wrong member; the
+         * client asks the map again and resends (a pause of a heartbeat) */
+        sfs_tp_request_reply_error(op->req, -ESTALE,
+                                   "%s of a mirrored file on target %" PRIu32
+                                   ": its rank has no map from management yet (it has just "
+                                   "started), so which member of mirror group %" PRIu32
+                                   " is primary is not known there",
+                                   sfs_op_name(op->opcode), target_id, group->id);
+        return -ESTALE;
+    }
     primary = sfs_storage_mirror_primary(storage, group);
     if (primary == target_id) {
         /* the group's primary now: the config's, or its secondary promoted;
