@@ -239,6 +239,7 @@ int sfs_client_connect(const sfs_client_params_t *params, sfs_client_t **client_
     client->window             = env.window;
     client->local_reads        = env.local_reads;
     client->reply_cache        = env.reply_cache;
+    client->mirror_old_map     = env.mirror_old_map;
     memset(&wparams, 0, sizeof(wparams));
     wparams.field_mask = SFS_TP_WORKER_PARAM_PEER_KIND | SFS_TP_WORKER_PARAM_RPC_TIMEOUT |
                          SFS_TP_WORKER_PARAM_NAME | SFS_TP_WORKER_PARAM_MAX_PAYLOAD |

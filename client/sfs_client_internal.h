@@ -54,8 +54,9 @@ struct sfs_client {
     sfs_tp_rpc_t *detached[SFS_CLIENT_DETACHED_MAX];
     uint32_t      detached_op[SFS_CLIENT_DETACHED_MAX];
     uint32_t      detached_count;
-    uint64_t      last_op_tag; /* the op_tag of the last namespace change (atomic) */
-    int           reply_cache; /* send op_tags (STRIPEFS_REPLY_CACHE) */
+    uint64_t      last_op_tag;    /* the op_tag of the last namespace change (atomic) */
+    int           reply_cache;    /* send op_tags (STRIPEFS_REPLY_CACHE) */
+    int           mirror_old_map; /* testing: STRIPEFS_TEST_MIRROR_OLD_MAP */
 };
 
 typedef struct sfs_file_local sfs_file_local_t;

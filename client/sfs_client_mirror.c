@@ -24,7 +24,7 @@ uint32_t sfs_client_mirror_target(sfs_client_t *client, const sfs_pattern_t *pat
     const sfs_map_t        *map;
     const sfs_map_target_t *t;
 
-    if (pattern->type != SFS_PATTERN_MIRROR) {
+    if (pattern->type != SFS_PATTERN_MIRROR || client->mirror_old_map) {
         return target; /* no map look-up on an unmirrored file's path */
     }
     map = sfs_cluster_map(client->cluster);

@@ -37,6 +37,10 @@ static const sfs_tunable_t sfs_client_tunable_entries[] = {
      "answered from the reply the server kept (0: none, for measuring what keeping costs; a "
      "resent mkdir may then say EEXIST)",
      0},
+    {"STRIPEFS_TEST_MIRROR_OLD_MAP", SFS_TUNABLE_BOOL, "0", 0, 0,
+     "testing: act as a client whose map is older than every failover (mirrored files' requests "
+     "go to the config's primaries, and a refusal is not sent again)",
+     0},
 };
 
 const sfs_tunable_table_t sfs_client_tunables =
@@ -70,7 +74,8 @@ int sfs_client_env_read(sfs_client_env_t *env)
         return rc;
     }
     env->window = (uint32_t)number;
-    if ((rc = sfs_tunable_bool(t, "STRIPEFS_REPLY_CACHE", &env->reply_cache)) != 0) {
+    if ((rc = sfs_tunable_bool(t, "STRIPEFS_REPLY_CACHE", &env->reply_cache)) != 0 ||
+        (rc = sfs_tunable_bool(t, "STRIPEFS_TEST_MIRROR_OLD_MAP", &env->mirror_old_map)) != 0) {
         return rc;
     }
     return sfs_tunable_bool(t, "STRIPEFS_LOCAL_READ", &env->local_reads);

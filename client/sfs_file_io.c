@@ -348,8 +348,10 @@ static int sfs_io_start(sfs_request_t *req, sfs_io_rpc_t *rpc)
     chunk->flags = (req->write && (file->flags & SFS_O_DSYNC)) ? SFS_WRITE_SYNC : 0;
     /* a mirrored file's writes go to the group's primary (targets[]),
      * which answers once its buddy holds them too; its reads come from the
-     * primary, and so may take the same-host shortcuts */
-    if (req->write && file->attr.pattern.type == SFS_PATTERN_MIRROR) {
+     * primary, and so may take the same-host shortcuts. Both are flagged:
+     * a member that is not the primary as its own map says refuses them
+     * (ESTALE), so a client with an older map reads no stale copy */
+    if (file->attr.pattern.type == SFS_PATTERN_MIRROR) {
         chunk->flags |= SFS_CHUNK_MIRRORED;
     }
     /* a file of an owner under a space quota: the targets check the
@@ -441,7 +443,8 @@ static void sfs_io_complete_rpc(sfs_request_t *req, sfs_io_rpc_t *rpc)
     size_t length;
 
     rpc->done = 1;
-    if (status && !req->status && sfs_client_mirror_retryable(&req->file->attr.pattern, status)) {
+    if (status && !req->status && !req->file->client->mirror_old_map &&
+        sfs_client_mirror_retryable(&req->file->attr.pattern, status)) {
         rpc->done  = 0;
         rpc->retry = 1; /* sent again once the group has a primary that answers */
     } else if (status) {

@@ -59,7 +59,7 @@ void sfs_file_local_close(sfs_file_t *file)
 /* CHUNK_OPEN to the target's server: the descriptor, or an error. */
 static int sfs_file_local_ask(sfs_file_t *file, uint32_t target_index, int *fd_p)
 {
-    uint32_t            target = file->attr.pattern.targets[target_index];
+    uint32_t target = sfs_client_mirror_target(file->client, &file->attr.pattern, target_index);
     sfs_chunk_req_t     chunk;
     uint8_t             args[96];
     sfs_tp_rpc_params_t params;
@@ -73,6 +73,9 @@ static int sfs_file_local_ask(sfs_file_t *file, uint32_t target_index, int *fd_p
     chunk.target_id = target;
     chunk.entry_id  = file->attr.entry_id;
     chunk.cap       = file->cap;
+    if (file->attr.pattern.type == SFS_PATTERN_MIRROR) {
+        chunk.flags = SFS_CHUNK_MIRRORED; /* the primary's copy only */
+    }
     sfs_wbuf_init(&wb, args, sizeof(args));
     sfs_proto_chunk_req_pack(&wb, SFS_OP_CHUNK_OPEN, &chunk);
     rc = wb.error ? -EMSGSIZE : sfs_cluster_target_conn(file->client->cluster, target, &conn);

@@ -73,6 +73,45 @@ static int sfs_storage_mirror_unlink_alone(sfs_storage_t *storage, sfs_storage_o
     return rc;
 }
 
+/* A mirrored file's READ or CHUNK_OPEN: served by the group's primary as
+ * this rank's map says, refused (ESTALE: the client asks its map again)
+ * by the other member, whose copy may be behind (needs-resync, resyncing)
+ * and by a rank with no map yet. Not fenced: a primary cut off from
+ * management may still serve reads of what it holds (docs/mirroring.md). */
+static int sfs_storage_mirror_read_admit(sfs_storage_t *storage, sfs_storage_op_t *op)
+{
+    const sfs_config_mirror_group_t *group;
+    uint32_t                         target_id = op->chunk.target_id, primary;
+
+    group = sfs_config_mirror_group_of(storage->service->config, target_id);
+    if (!group) {
+        sfs_tp_request_reply_error(op->req, -EINVAL,
+                                   "%s of a mirrored file on target %" PRIu32
+                                   ", which is in no mirror group",
+                                   sfs_op_name(op->opcode), target_id);
+        return -EINVAL;
+    }
+    if (!storage->service->cluster || !sfs_cluster_map(storage->service->cluster)) {
+        sfs_tp_request_reply_error(op->req, -ESTALE,
+                                   "%s of a mirrored file on target %" PRIu32
+                                   ": its rank has no map from management yet (it has just "
+                                   "started), so which member of mirror group %" PRIu32
+                                   " is primary is not known there",
+                                   sfs_op_name(op->opcode), target_id, group->id);
+        return -ESTALE;
+    }
+    primary = sfs_storage_mirror_primary(storage, group);
+    if (primary != target_id) {
+        sfs_tp_request_reply_error(op->req, -ESTALE,
+                                   "%s of a mirrored file on target %" PRIu32
+                                   ", which is not the primary of mirror group %" PRIu32
+                                   " now (target %" PRIu32 " is): its copy may be behind",
+                                   sfs_op_name(op->opcode), target_id, group->id, primary);
+        return -ESTALE;
+    }
+    return 0;
+}
+
 int sfs_storage_mirror_admit(sfs_storage_t *storage, sfs_storage_op_t *op)
 {
     const sfs_config_t              *config = storage->service->config;
@@ -88,6 +127,13 @@ int sfs_storage_mirror_admit(sfs_storage_t *storage, sfs_storage_op_t *op)
         flagged = (op->chunk.flags & SFS_CHUNK_MIRRORED) != 0;
         op->chunk.flags &= ~SFS_CHUNK_MIRRORED;
         break;
+    case SFS_OP_READ:
+    case SFS_OP_CHUNK_OPEN:
+        if (!(op->chunk.flags & SFS_CHUNK_MIRRORED)) {
+            return 0;
+        }
+        op->chunk.flags &= ~SFS_CHUNK_MIRRORED;
+        return sfs_storage_mirror_read_admit(storage, op);
     case SFS_OP_CHUNK_UNLINK:
         return sfs_storage_mirror_unlink_alone(storage, op);
     default:

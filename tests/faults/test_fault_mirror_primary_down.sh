@@ -138,6 +138,14 @@ for g in 102:101 104:103; do
 done
 echo "ok: the returned old primaries are resynced secondaries, chunk files byte-identical"
 sfs_as "$user" "$SFS_CTL" get /m/mine/f5 - | cmp - "$home/blob5" || sfs_fail "f5 after the resync"
+# a client whose map is older than the failover asks the old primaries: they
+# refuse (their copies may be behind while they resync), never serve
+out=$(sfs_as "$user" env STRIPEFS_TEST_MIRROR_OLD_MAP=1 "$SFS_CTL" get /m/mine/f5 - 2>&1 >/dev/null)
+rc=$?
+[ $rc != 0 ] || sfs_fail "a read sent to the old primary 101 (a secondary now) was served"
+echo "$out" | grep -q "which is not the primary of mirror group [12] now (target 10[24] is)" ||
+    sfs_fail "the old primary's refusal does not say who is primary: $out"
+echo "ok: a read sent with an old map to the old primary is refused: $(echo "$out" | tail -n 1)"
 # a file whose pattern names the old primaries, removed after the failover:
 # every copy goes, the promoted members' too (it was an orphan there)
 gone_id=$(sfs_ctl getentryinfo /m/mine/before | awk '/EntryID/ {print $2}')

@@ -11,10 +11,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const names[] = {
-    "STRIPEFS_CONFIG",      "STRIPEFS_MGMT",       "STRIPEFS_CONNAUTH",    "STRIPEFS_MUNGE_SOCKET",
-    "STRIPEFS_SERVICE_UID", "STRIPEFS_TIMEOUT",    "STRIPEFS_MAX_REQUEST", "STRIPEFS_WINDOW",
-    "STRIPEFS_LOCAL_READ",  "STRIPEFS_REPLY_CACHE"};
+static const char *const names[] = {"STRIPEFS_CONFIG",
+                                    "STRIPEFS_MGMT",
+                                    "STRIPEFS_CONNAUTH",
+                                    "STRIPEFS_MUNGE_SOCKET",
+                                    "STRIPEFS_SERVICE_UID",
+                                    "STRIPEFS_TIMEOUT",
+                                    "STRIPEFS_MAX_REQUEST",
+                                    "STRIPEFS_WINDOW",
+                                    "STRIPEFS_LOCAL_READ",
+                                    "STRIPEFS_REPLY_CACHE",
+                                    "STRIPEFS_TEST_MIRROR_OLD_MAP"};
 
 static int clear_env(void **state)
 {
