@@ -197,6 +197,7 @@ int sfs_mirror_resync_abandon(sfs_mirror_resync_t *r, int rc, const char *detail
     case -ENOTCONN:
     case -EPIPE:
         r->seen_away = 0; /* gone again: wait until the map shows it back */
+        r->lost_pid  = 0;
         break;
     default:
         break;
@@ -233,11 +234,20 @@ int sfs_mirror_resync_tick(sfs_mirror_resync_t *r, sfs_cluster_t *cluster, const
     } else if (!sfs_mirror_log_degraded(r->log)) {
         return 0;
     } else if (!r->active) {
-        const sfs_map_target_t *t = map ? sfs_map_find_target(map, buddy) : NULL;
+        const sfs_map_target_t *t    = map ? sfs_map_find_target(map, buddy) : NULL;
+        const sfs_map_node_t   *node = t ? sfs_map_find_node(map, t->node_id) : NULL;
 
-        if (!t || t->state != SFS_STATE_ONLINE) {
+        if (!t || t->state != SFS_STATE_ONLINE || !node) {
             r->seen_away = 1;
             return changed;
+        }
+        /* a rank killed and back within a heartbeat is never shown away: its
+         * new process (another pid) registered again, so it was away all
+         * the same */
+        if (r->lost_pid == 0) {
+            r->lost_pid = node->pid;
+        } else if (node->pid != r->lost_pid) {
+            r->seen_away = 1;
         }
         /* online, and was away since it was lost: it came back (the map's
          * "online" right after the loss is only management not knowing yet) */
@@ -293,6 +303,7 @@ int sfs_mirror_resync_tick(sfs_mirror_resync_t *r, sfs_cluster_t *cluster, const
                                        : 0.0);
             r->active    = 0;
             r->seen_away = 0; /* a later loss waits for the map to show it away */
+            r->lost_pid  = 0;
             return 1;
         }
         if (r->phase == SFS_RESYNC_NEXT) {

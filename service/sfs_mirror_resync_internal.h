@@ -22,6 +22,7 @@ struct sfs_mirror_resync {
     sfs_mirror_log_t   *log;
     int                 active;
     int                 seen_away; /* the map showed the buddy not online since it was lost */
+    uint32_t            lost_pid;  /* the buddy's rank's pid the map showed at the loss (0: none) */
     uint32_t            idx, end;  /* the pass: log entries [idx, end) left */
     uint32_t            base;      /* entries copied before this resync started */
     int                 phase;

@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# A rolling restart of the storage hosts under a writing job, on the four
+# hosts of ci/cluster.sh (docs/mirroring.md, "Failover"): Imaging's mirror
+# groups 101 (imaging-01) + 201 (imaging-02) and 301 (imaging-03) + 401
+# (imaging-04), management and metadata on imaging-01. While sfsalice's
+# client on imaging-04 writes mirrored files one after the other and reads
+# each back, the server ranks of imaging-03 (a primary), imaging-02 (a
+# secondary) and imaging-04 (the promoted primary) are killed (-9) in turn;
+# after each kill management promotes or marks the member, the rank rejoins
+# (--rejoin), is resynced and the groups are good again before the next.
+# Every write and every read back succeeds (pauses, no error), the member
+# states go through needs-resync to good, and in the end both members of each
+# group hold byte-identical chunk files.
+source "$SFS_SRC/tests/lib/sfs_test_lib.sh"
+source "$SFS_SRC/tests/cluster/cluster_lib.sh"
+sfs_test_users
+cluster_begin
+writer=""
+# the writing job goes with the test, also when it fails (it holds the
+# cluster lock's descriptor)
+rolling_cleanup() {
+    [ -n "$writer" ] && kill "$writer" 2>/dev/null
+    cluster_cleanup
+}
+trap rolling_cleanup EXIT
+
+cfg="$SFS_TEST_TMP/imaging.yaml"
+d="$SFS_TEST_TMP/hosts"
+cluster_write_config "$cfg"
+# offline after 3 s (20 s by default), so that three failovers fit a test
+sed -i "s/^timeouts:.*/timeouts: {rpc: 6s, connect: 2s, heartbeat: 500ms, offline: 3s}/" "$cfg"
+cat >>"$cfg" <<EOF
+mirror:
+  groups:
+    - {primary: 101, secondary: 201}
+    - {primary: 301, secondary: 401}
+EOF
+grep -q "offline: 3s" "$cfg" || sfs_fail "timeouts not set in $cfg"
+CLUSTER_MPI_ARGS="--mca orte_enable_recovery 1"
+cluster_start_service
+
+ctl_on imaging-01 mkdir -m 0777 /m || sfs_fail "mkdir /m"
+cluster_as_alice imaging-04 "$SFS_CTL" mkdir /m/mine || sfs_fail "sfsalice's mkdir"
+cluster_as_alice imaging-04 "$SFS_CTL" setpattern --mirror --numtargets 2 --chunksize 64k /m/mine \
+    >/dev/null || sfs_fail "setpattern --mirror"
+home=$(sfs_user_home sfsalice)
+for i in 1 2 3 4; do
+    head -c 3000000 /dev/urandom >"$home/blob$i" || sfs_fail "blob$i"
+done
+chown sfsalice "$home"/blob*
+
+# the job: mirrored files written and read back until told to stop
+stop="$SFS_TEST_TMP/stop"
+log="$SFS_TEST_TMP/writer.log"
+(
+    n=0
+    while [ ! -e "$stop" ] && [ $n -lt 1000 ]; do
+        n=$((n + 1))
+        b=$((n % 4 + 1))
+        a=$(date +%s.%N)
+        out=$(cluster_as_alice imaging-04 "$SFS_CTL" put "$home/blob$b" "/m/mine/f$n" 2>&1)
+        rc=$?
+        if [ $rc = 0 ]; then
+            back="$SFS_TEST_TMP/back$n"
+            cluster_as_alice imaging-04 "$SFS_CTL" get "/m/mine/f$n" - >"$back" 2>"$back.err"
+            rc=$?
+            if [ $rc = 0 ]; then
+                out=$(cmp "$back" "$home/blob$b" 2>&1)
+                rc=$?
+            fi
+            [ $rc = 0 ] && rm -f "$back" "$back.err" ||
+                out="$out $(cat "$back.err"; cmp -l "$back" "$home/blob$b" | wc -l) bytes differ, first $(cmp -l "$back" "$home/blob$b" | head -n 1); $(ctl_on imaging-04 getentryinfo "/m/mine/f$n" | tr '\n' ' ')"
+        fi
+        echo "f$n blob$b rc=$rc seconds=$(awk -v a="$a" -v b="$(date +%s.%N)" 'BEGIN {printf "%.1f", b - a}') $out"
+    done
+) >"$log" 2>&1 &
+writer=$!
+cluster_wait_line "$log" "f2 " 60 >/dev/null || { kill $writer; sfs_fail "the writer did not start: $(cat "$log")"; }
+
+groups_good() { # both groups: both members good
+    [ "$(ctl_on imaging-04 mirror list 2>/dev/null | grep -cE "good +[0-9]+ @.* good$")" -eq 2 ]
+}
+rejoined=()
+# roll HOST RANK WANT: kill HOST's rank, wait for WANT in `mirror list`, let
+# it rejoin, wait for both groups good
+roll() {
+    local host=$1 rank=$2 want=$3 pid i
+    pid=$(ctl_on imaging-04 listnodes | awk -v h="$host" '$2 == h {print $5; exit}')
+    [ -n "$pid" ] || sfs_fail "no pid of $host's rank in listnodes"
+    kill -9 "$pid" || sfs_fail "cannot kill $host's rank ($pid)"
+    sfs_log "injected: SIGKILL to $host's rank $rank (pid $pid), $(grep -c rc= "$log") files written so far"
+    for i in $(seq 300); do ctl_on imaging-04 mirror list 2>/dev/null | grep -qE "$want" && break; sleep 0.1; done
+    ctl_on imaging-04 mirror list | grep -qE "$want" ||
+        sfs_fail "after the kill of $host, mirror list does not show '$want': $(ctl_on imaging-04 mirror list)"
+    echo "ok: $host lost: $(ctl_on imaging-04 mirror list | grep -E "$want")"
+    timeout --kill-after=20 600 "${SFS_SERVER_ENV[@]}" "$CLUSTER" mpirun -np 1 --host "$host" \
+        "$SFS_SERVER" -c "$cfg" --rejoin "$rank" --ready-file "$SFS_TEST_TMP/rejoined$rank" \
+        >"$SFS_TEST_TMP/rejoin$rank.log" 2>&1 &
+    rejoined+=($!)
+    for i in $(seq 300); do [ -f "$SFS_TEST_TMP/rejoined$rank" ] && break; sleep 0.1; done
+    [ -f "$SFS_TEST_TMP/rejoined$rank" ] ||
+        sfs_fail "$host's rank did not rejoin: $(tail -n 20 "$SFS_TEST_TMP/rejoin$rank.log")"
+    rm -f "$SFS_TEST_TMP/rejoined$rank"
+    for i in $(seq 600); do groups_good && break; sleep 0.1; done
+    groups_good || sfs_fail "after $host rejoined, the groups are not good: $(ctl_on imaging-04 mirror list)"
+    echo "ok: $host rejoined and resynced: $(ctl_on imaging-04 mirror list | tr '\n' ';')"
+}
+# a primary, then a secondary, then the promoted primary
+roll imaging-03 2 "^2 +401 @.* good .*301 @.*needs-resync"
+roll imaging-02 1 "^1 +101 @.* good .*201 @.*needs-resync"
+roll imaging-04 3 "^2 +301 @.* good .*401 @.*needs-resync"
+before=$(grep -c rc= "$log")
+cluster_wait_line "$log" "f$((before + 2)) " 60 >/dev/null || sfs_fail "the writer stalled after the last rejoin"
+touch "$stop"
+wait $writer
+cat "$log"
+total=$(grep -c rc= "$log")
+[ "$(grep -c " rc=0 " "$log")" -eq "$total" ] || sfs_fail "not every write and read back of the job succeeded"
+echo "ok: $total mirrored files written and read back across three kills and rejoins, longest $(awk '{sub("seconds=", "", $4); if ($4 > m) m = $4} END {print m}' "$log") s"
+
+for pair in 101:201 301:401; do
+    a=$(ctl_on imaging-04 listtargets | awk -v t="${pair%%:*}" '$1 == t {print $NF}')
+    b=$(ctl_on imaging-04 listtargets | awk -v t="${pair##*:}" '$1 == t {print $NF}')
+    [ -d "$a/chunks" ] && [ -d "$b/chunks" ] || sfs_fail "no chunk directories for $pair: '$a' '$b'"
+    diff -r "$a/chunks" "$b/chunks" || sfs_fail "the chunk files of ${pair%%:*} and ${pair##*:} differ"
+    echo "ok: ${pair%%:*} and ${pair##*:} hold byte-identical chunk files ($(find "$a/chunks" -type f | wc -l) each)"
+done
+
+ctl_on imaging-01 shutdown >/dev/null || sfs_fail "stripefs-ctl shutdown"
+for _ in $(seq 900); do
+    alive=0
+    for p in "$CLUSTER_JOB" "${rejoined[@]}"; do kill -0 "$p" 2>/dev/null && alive=1; done
+    [ $alive = 0 ] && break
+    sleep 0.1
+done
+for p in "${rejoined[@]}"; do
+    kill -0 "$p" 2>/dev/null && sfs_fail "a rejoined rank did not stop in 90 s"
+    wait "$p" || sfs_fail "a rejoined rank exited with $?"
+done
+kill -0 "$CLUSTER_JOB" 2>/dev/null && sfs_fail "the service did not stop in 90 s"
+wait "$CLUSTER_JOB"
+CLUSTER_JOB=""
+echo "ok: the service stopped (the rejoined ranks exit 0)"
