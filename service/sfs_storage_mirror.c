@@ -73,15 +73,18 @@ static int sfs_storage_mirror_unlink_alone(sfs_storage_t *storage, sfs_storage_o
     return rc;
 }
 
-/* A mirrored file's READ or CHUNK_OPEN: served by the group's primary as
- * this rank's map says, refused (ESTALE: the client asks its map again)
- * by the other member, whose copy may be behind (needs-resync, resyncing)
- * and by a rank with no map yet. Not fenced: a primary cut off from
- * management may still serve reads of what it holds (docs/mirroring.md). */
-static int sfs_storage_mirror_read_admit(sfs_storage_t *storage, sfs_storage_op_t *op)
+/* A request flagged mirrored: its target's mirror group and the group's
+ * primary as this rank's map says; 0, or the request is answered and the
+ * error returned: EINVAL (the target is in no group), ESTALE (no map yet:
+ * just started or rejoined, so the config's primary may have been replaced
+ * by a failover this rank has not heard of, and a client with an older map
+ * could reach the wrong member; the client asks the map again and resends,
+ * a pause of a heartbeat). */
+static int sfs_storage_mirror_lookup(sfs_storage_t *storage, sfs_storage_op_t *op,
+                                     const sfs_config_mirror_group_t **group_p, uint32_t *primary_p)
 {
     const sfs_config_mirror_group_t *group;
-    uint32_t                         target_id = op->chunk.target_id, primary;
+    uint32_t                         target_id = op->chunk.target_id;
 
     group = sfs_config_mirror_group_of(storage->service->config, target_id);
     if (!group) {
@@ -100,25 +103,40 @@ static int sfs_storage_mirror_read_admit(sfs_storage_t *storage, sfs_storage_op_
                                    sfs_op_name(op->opcode), target_id, group->id);
         return -ESTALE;
     }
-    primary = sfs_storage_mirror_primary(storage, group);
-    if (primary != target_id) {
+    *group_p   = group;
+    *primary_p = sfs_storage_mirror_primary(storage, group);
+    return 0;
+}
+
+/* A mirrored file's READ or CHUNK_OPEN: served by the group's primary as
+ * this rank's map says, refused (ESTALE: the client asks its map again)
+ * by the other member, whose copy may be behind (needs-resync, resyncing)
+ * and by a rank with no map yet. Not fenced: a primary cut off from
+ * management may still serve reads of what it holds (docs/mirroring.md). */
+static int sfs_storage_mirror_read_admit(sfs_storage_t *storage, sfs_storage_op_t *op)
+{
+    const sfs_config_mirror_group_t *group;
+    uint32_t                         primary;
+    int                              rc = sfs_storage_mirror_lookup(storage, op, &group, &primary);
+
+    if (rc == 0 && primary != op->chunk.target_id) {
         sfs_tp_request_reply_error(op->req, -ESTALE,
                                    "%s of a mirrored file on target %" PRIu32
                                    ", which is not the primary of mirror group %" PRIu32
                                    " now (target %" PRIu32 " is): its copy may be behind",
-                                   sfs_op_name(op->opcode), target_id, group->id, primary);
-        return -ESTALE;
+                                   sfs_op_name(op->opcode), op->chunk.target_id, group->id,
+                                   primary);
+        rc = -ESTALE;
     }
-    return 0;
+    return rc;
 }
 
 int sfs_storage_mirror_admit(sfs_storage_t *storage, sfs_storage_op_t *op)
 {
-    const sfs_config_t              *config = storage->service->config;
     const sfs_config_mirror_group_t *group;
     uint32_t                         target_id = op->chunk.target_id;
     uint32_t                         primary;
-    int                              flagged = 0;
+    int                              flagged = 0, rc;
 
     switch (op->opcode) {
     case SFS_OP_WRITE:
@@ -142,34 +160,15 @@ int sfs_storage_mirror_admit(sfs_storage_t *storage, sfs_storage_op_t *op)
     if (!flagged) {
         return 0; /* an unmirrored file's request: no group to look up */
     }
-    group = sfs_config_mirror_group_of(config, target_id);
-    if (!group) {
-        sfs_tp_request_reply_error(op->req, -EINVAL,
-                                   "%s of a mirrored file on target %" PRIu32
-                                   ", which is in no mirror group",
-                                   sfs_op_name(op->opcode), target_id);
-        return -EINVAL;
+    rc = sfs_storage_mirror_lookup(storage, op, &group, &primary);
+    if (rc) {
+        return rc;
     }
-    if (!storage->service->cluster || !sfs_cluster_map(storage->service->cluster)) {
-        /* just started or rejoined: the config's primary may have been
-         * replaced by a failover this rank has not heard of yet, and a
-         * client with an older map could write to the wrong member; the
-         * client asks the map again and resends (a pause of a heartbeat) */
-        sfs_tp_request_reply_error(op->req, -ESTALE,
-                                   "%s of a mirrored file on target %" PRIu32
-                                   ": its rank has no map from management yet (it has just "
-                                   "started), so which member of mirror group %" PRIu32
-                                   " is primary is not known there",
-                                   sfs_op_name(op->opcode), target_id, group->id);
-        return -ESTALE;
-    }
-    primary = sfs_storage_mirror_primary(storage, group);
     if (primary == target_id) {
         /* the group's primary now: the config's, or its secondary promoted;
          * but not without a lease: management may have promoted the buddy
          * of a rank it cannot hear, and this rank's map would not say so */
-        int rc = sfs_storage_mirror_fenced(storage, target_id, sfs_op_name(op->opcode));
-
+        rc = sfs_storage_mirror_fenced(storage, target_id, sfs_op_name(op->opcode));
         if (rc) {
             sfs_debug("refused: %s", sfs_error_detail());
             sfs_tp_request_reply_error(op->req, rc, "%s", sfs_error_detail());
