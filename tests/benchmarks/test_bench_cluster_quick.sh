@@ -14,9 +14,9 @@ source "$SFS_SRC/tests/lib/sfs_test_lib.sh"
 [ "$(id -u)" = 0 ] || sfs_skip "--cluster makes network namespaces: needs root (uid $(id -u))"
 command -v fio >/dev/null || sfs_skip "fio is not installed (the disk ceiling of bw.sh and io500.sh)"
 command -v jq >/dev/null || sfs_skip "jq is not installed (reads fio's JSON)"
-# one cluster at a time per checkout: the cluster tests' lock
-exec 9<"$SFS_SRC/tests/cluster" || sfs_fail "cannot open $SFS_SRC/tests/cluster for locking"
-flock -w 900 9 || sfs_fail "a cluster test has held the cluster for 15 minutes"
+# one cluster at a time on the machine: the cluster tests' lock
+source "$SFS_SRC/tests/lib/sfs_cluster_lock.sh"
+sfs_cluster_lock 900
 "$SFS_SRC/ci/cluster.sh" status >/dev/null 2>&1 &&
     sfs_fail "a namespace cluster is up already (ci/cluster.sh down, or a killed test left it)"
 out=$SFS_TEST_TMP/out

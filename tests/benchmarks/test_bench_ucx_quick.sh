@@ -10,6 +10,11 @@ source "$SFS_SRC/tests/lib/sfs_test_lib.sh"
 command -v ucx_perftest >/dev/null || sfs_skip "ucx_perftest is not installed (ucx-utils: ci/install-deps.sh)"
 command -v iperf3 >/dev/null || sfs_skip "iperf3 is not installed (ci/install-deps.sh)"
 cluster=()
+if [ "$(id -u)" = 0 ]; then
+    # one cluster at a time on the machine: the cluster tests' lock
+    source "$SFS_SRC/tests/lib/sfs_cluster_lock.sh"
+    sfs_cluster_lock 900
+fi
 if [ "$(id -u)" = 0 ] && ! "$SFS_SRC/ci/cluster.sh" status >/dev/null 2>&1; then
     cluster=(--cluster)
 else

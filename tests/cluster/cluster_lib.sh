@@ -3,8 +3,9 @@
 # The cluster is ci/cluster.sh's: network namespaces imaging-01..04 on a
 # bridge. A test brings it up if it is not up (state under SFS_TEST_TMP) and
 # then tears it down at the end; a cluster that was up already is left up.
-# Cluster tests of one checkout run one at a time (a lock on tests/cluster).
+# Cluster tests run one at a time on a machine (tests/lib/sfs_cluster_lock.sh).
 set -u
+source "$SFS_SRC/tests/lib/sfs_cluster_lock.sh"
 CLUSTER="$SFS_SRC/ci/cluster.sh"
 CLUSTER_HOSTS=(imaging-01 imaging-02 imaging-03 imaging-04)
 CLUSTER_ALL=imaging-01,imaging-02,imaging-03,imaging-04
@@ -34,8 +35,7 @@ cluster_begin() {
     local out rc state
     [ "$(id -u)" = 0 ] || sfs_skip "network namespaces are not available here: the cluster tests need root (uid $(id -u))"
     command -v mpirun.openmpi >/dev/null || sfs_skip "mpirun.openmpi is not installed"
-    exec 9<"$SFS_SRC/tests/cluster" || sfs_fail "cannot open $SFS_SRC/tests/cluster for locking"
-    flock -w 600 9 || sfs_fail "another cluster test has held the cluster for 10 minutes"
+    sfs_cluster_lock 600
     trap cluster_cleanup EXIT
     trap 'exit 143' TERM INT
     if "$CLUSTER" status >/dev/null 2>&1; then
