@@ -277,7 +277,8 @@ int sfs_client_connect(const sfs_client_params_t *params, sfs_client_t **client_
         goto err_free;
     }
     memset(&cparams, 0, sizeof(cparams));
-    cparams.field_mask         = SFS_CLUSTER_PARAM_MGMT_HOST | SFS_CLUSTER_PARAM_TIMEOUT;
+    cparams.field_mask = SFS_CLUSTER_PARAM_MGMT_HOST | SFS_CLUSTER_PARAM_TIMEOUT |
+                         (client->mirror_old_map ? SFS_CLUSTER_PARAM_TEST_IGNORE_OFFLINE : 0);
     cparams.worker             = client->worker;
     cparams.mgmt_host          = where.host;
     cparams.mgmt_port          = where.port;

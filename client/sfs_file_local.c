@@ -12,6 +12,15 @@
  * open file; a chunk file that does not exist yet, or a pid proof the
  * server has not seen yet, is asked for again a second later. A process
  * keeps at most SFS_LOCAL_MAX_FDS such descriptors.
+ *
+ * A mirrored file's descriptor is the primary's copy, handed over while
+ * that member was primary and held its lease (docs/mirroring.md,
+ * "Fencing"). It is used for 2/5 of the offline timeout T from when it
+ * was asked for, then asked for again: the lease ended no earlier than the
+ * answer, and no buddy is promoted before T/2 after the lease's end, so
+ * reads through it happen before any failover. A member that is no longer
+ * primary, or cut off, or gone, refuses or does not answer the new ask,
+ * and the file reads through the servers (and their failover) from then on.
  */
 #define SFS_LOG_FAC "client"
 #include "sfs_client_internal.h"
@@ -36,10 +45,20 @@
 #define SFS_LOCAL_MAX_FDS 512
 
 struct sfs_file_local {
-    int      fd[SFS_STRIPE_COUNT_MAX]; /* -1: none */
+    int      fd[SFS_STRIPE_COUNT_MAX];            /* -1: none */
+    uint64_t held_until_ms[SFS_STRIPE_COUNT_MAX]; /* a mirrored file's: ask again then */
     uint64_t read_bytes[SFS_STRIPE_COUNT_MAX];
     uint64_t ask_after_ms[SFS_STRIPE_COUNT_MAX]; /* SFS_LOCAL_NEVER: refused */
 };
+
+/* How long a mirrored file's descriptor may be used after it was asked
+ * for; 0: not at all (a map without the offline timeout). */
+static uint64_t sfs_file_local_mirror_hold_ms(sfs_file_t *file)
+{
+    const sfs_map_t *map = sfs_cluster_map(file->client->cluster);
+
+    return map ? (uint64_t)map->offline_timeout_ms * 2 / 5 : 0;
+}
 
 void sfs_file_local_close(sfs_file_t *file)
 {
@@ -116,7 +135,15 @@ int sfs_file_local_fd(sfs_file_t *file, uint32_t target_index, uint64_t bytes)
         file->local = local;
     }
     if (local->fd[target_index] >= 0) {
-        return local->fd[target_index];
+        if (file->attr.pattern.type != SFS_PATTERN_MIRROR ||
+            sfs_time_ms() < local->held_until_ms[target_index]) {
+            return local->fd[target_index];
+        }
+        /* a mirrored file's: its member may no longer be primary */
+        close(local->fd[target_index]);
+        local->fd[target_index] = -1;
+        file->client->local_fds--;
+        local->ask_after_ms[target_index] = 0;
     }
     local->read_bytes[target_index] += bytes;
     if (local->read_bytes[target_index] < SFS_LOCAL_ASK_AFTER) {
@@ -127,6 +154,15 @@ int sfs_file_local_fd(sfs_file_t *file, uint32_t target_index, uint64_t bytes)
         local->ask_after_ms[target_index] == SFS_LOCAL_NEVER ||
         file->client->local_fds >= SFS_LOCAL_MAX_FDS) {
         return -1;
+    }
+    if (file->attr.pattern.type == SFS_PATTERN_MIRROR) {
+        uint64_t hold = sfs_file_local_mirror_hold_ms(file);
+
+        if (hold == 0) {
+            local->ask_after_ms[target_index] = SFS_LOCAL_NEVER;
+            return -1;
+        }
+        local->held_until_ms[target_index] = now + hold; /* from before the ask */
     }
     rc = sfs_file_local_ask(file, target_index, &fd);
     if (rc == 0) {

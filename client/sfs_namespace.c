@@ -236,14 +236,19 @@ int sfs_client_chunk_lengths_down(sfs_client_t *client, const sfs_attr_t *attr,
     return sfs_client_chunk_lengths_some(client, attr, cap, lengths, down, NULL);
 }
 
-int sfs_client_chunk_lengths_some(sfs_client_t *client, const sfs_attr_t *attr,
-                                  const sfs_cap_t *cap, uint64_t *lengths, uint8_t *down,
-                                  const uint8_t *known)
+/* One round of CHUNK_STATs to the targets not `known`; a mirrored file's
+ * target whose answer says "ask again after a failover" (not the primary
+ * now, fenced, unreachable: sfs_client_mirror_retryable) is marked in
+ * `again` instead of failing or being taken as down. */
+static int sfs_client_chunk_lengths_round(sfs_client_t *client, const sfs_attr_t *attr,
+                                          const sfs_cap_t *cap, uint64_t *lengths, uint8_t *down,
+                                          const uint8_t *known, uint8_t *again)
 {
     sfs_tp_rpc_t *rpcs[SFS_STRIPE_COUNT_MAX];
     uint8_t       args[SFS_STRIPE_COUNT_MAX][96];
-    uint32_t      n  = attr->pattern_targets;
-    int           rc = 0;
+    uint32_t      n      = attr->pattern_targets;
+    int           mirror = attr->pattern.type == SFS_PATTERN_MIRROR && !client->mirror_old_map;
+    int           rc     = 0;
 
     memset(rpcs, 0, sizeof(rpcs));
     for (uint32_t t = 0; t < n; t++) {
@@ -259,6 +264,9 @@ int sfs_client_chunk_lengths_some(sfs_client_t *client, const sfs_attr_t *attr,
         chunk.target_id = sfs_client_mirror_target(client, &attr->pattern, t);
         chunk.entry_id  = attr->entry_id;
         chunk.cap       = *cap;
+        if (attr->pattern.type == SFS_PATTERN_MIRROR) {
+            chunk.flags = SFS_CHUNK_MIRRORED; /* the primary's length, as its reads */
+        }
         sfs_wbuf_init(&wb, args[t], sizeof(args[t]));
         sfs_proto_chunk_req_pack(&wb, SFS_OP_CHUNK_STAT, &chunk);
         memset(&params, 0, sizeof(params));
@@ -268,6 +276,11 @@ int sfs_client_chunk_lengths_some(sfs_client_t *client, const sfs_attr_t *attr,
         rc                 = sfs_cluster_target_conn(client->cluster, chunk.target_id, &conn);
         if (rc == 0) {
             rc = sfs_tp_rpc_start(conn, &params, &rpcs[t]);
+        }
+        if (rc && mirror && sfs_client_mirror_retryable(&attr->pattern, rc)) {
+            again[t] = 1;
+            rc       = 0;
+            continue;
         }
         if (rc && down && !sfs_client_hard_error(rc)) {
             down[t]    = 1; /* unreachable: the others are still asked */
@@ -297,6 +310,10 @@ int sfs_client_chunk_lengths_some(sfs_client_t *client, const sfs_attr_t *attr,
                 one = -EPROTO;
             }
         }
+        if (one && mirror && sfs_client_mirror_retryable(&attr->pattern, one)) {
+            again[t] = 1;
+            one      = 0;
+        }
         if (one && down && !sfs_client_hard_error(one)) {
             down[t]    = 1;
             lengths[t] = 0;
@@ -315,6 +332,57 @@ int sfs_client_chunk_lengths_some(sfs_client_t *client, const sfs_attr_t *attr,
         sfs_tp_rpc_release(rpcs[t]);
     }
     return rc;
+}
+
+int sfs_client_chunk_lengths_some(sfs_client_t *client, const sfs_attr_t *attr,
+                                  const sfs_cap_t *cap, uint64_t *lengths, uint8_t *down,
+                                  const uint8_t *known)
+{
+    uint8_t  skip[SFS_STRIPE_COUNT_MAX], again[SFS_STRIPE_COUNT_MAX];
+    uint32_t n        = attr->pattern_targets;
+    uint64_t deadline = 0;
+    int      rc, more;
+
+    memset(skip, 0, sizeof(skip));
+    if (known) {
+        memcpy(skip, known, n);
+    }
+    for (;;) {
+        memset(again, 0, sizeof(again));
+        rc   = sfs_client_chunk_lengths_round(client, attr, cap, lengths, down, skip, again);
+        more = 0;
+        for (uint32_t t = 0; t < n; t++) {
+            skip[t] = skip[t] || !again[t];
+            more    = more || again[t];
+        }
+        if (rc || !more) {
+            return rc;
+        }
+        /* a mirrored file's member answered "not the primary" or did not
+         * answer: a pause and a map refresh, as its reads get */
+        rc = sfs_client_mirror_wait(client, &deadline);
+        if (rc == 0) {
+            continue;
+        }
+        /* past the failover's deadline: down (as an unreachable target is),
+         * or the stat fails naming the first such target */
+        for (uint32_t t = 0; t < n; t++) {
+            if (!again[t]) {
+                continue;
+            }
+            if (!down) {
+                char name[SFS_CLIENT_NAME_MAX];
+
+                return sfs_error_set(
+                    rc, "%s: chunk length of entry %016lx: no member of its mirror group answered",
+                    sfs_client_target_name(client, attr->pattern.targets[t], name, sizeof(name)),
+                    (unsigned long)attr->entry_id);
+            }
+            down[t]    = 1;
+            lengths[t] = 0;
+        }
+        return 0;
+    }
 }
 
 int sfs_stat(sfs_client_t *client, const char *path, sfs_stat_t *stat)

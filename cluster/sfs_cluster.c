@@ -25,11 +25,12 @@ struct sfs_cluster {
     sfs_map_t                *map;
     sfs_cluster_node_t       *nodes;
     uint32_t                  node_count;
-    sfs_tp_rpc_t             *map_rpc;    /* a GET_MAP sent by refresh_map_start */
-    int                       mgmt_given; /* mgmt_address came with the params, not tried yet */
-    int                       background; /* SFS_CLUSTER_PARAM_BACKGROUND_RECONNECT */
-    int                       connected;  /* management was reached once */
-    sfs_tp_bootstrap_async_t *fetch;      /* a reconnect's bootstrap question, in the background */
+    sfs_tp_rpc_t             *map_rpc;        /* a GET_MAP sent by refresh_map_start */
+    int                       mgmt_given;     /* mgmt_address came with the params, not tried yet */
+    int                       background;     /* SFS_CLUSTER_PARAM_BACKGROUND_RECONNECT */
+    int                       ignore_offline; /* SFS_CLUSTER_PARAM_TEST_IGNORE_OFFLINE */
+    int                       connected;      /* management was reached once */
+    sfs_tp_bootstrap_async_t *fetch; /* a reconnect's bootstrap question, in the background */
 };
 
 static void sfs_cluster_node_name(const sfs_cluster_t *cluster, uint32_t node_id, char *buf,
@@ -123,8 +124,9 @@ int sfs_cluster_connect(const sfs_cluster_params_t *params, sfs_cluster_t **clus
     if (!SFS_ALLOC_PTR(cluster)) {
         return -ENOMEM;
     }
-    cluster->worker     = params->worker;
-    cluster->background = (params->field_mask & SFS_CLUSTER_PARAM_BACKGROUND_RECONNECT) != 0;
+    cluster->worker         = params->worker;
+    cluster->background     = (params->field_mask & SFS_CLUSTER_PARAM_BACKGROUND_RECONNECT) != 0;
+    cluster->ignore_offline = (params->field_mask & SFS_CLUSTER_PARAM_TEST_IGNORE_OFFLINE) != 0;
     cluster->timeout_ms =
         SFS_PARAM_VALUE(params, connect_timeout_ms, SFS_CLUSTER_PARAM_TIMEOUT, 10000);
     if (params->field_mask & SFS_CLUSTER_PARAM_MGMT_HOST) {
@@ -318,7 +320,7 @@ static int sfs_cluster_node_given_up(sfs_cluster_t *cluster, uint32_t node_id)
     const sfs_map_node_t *node = cluster->map ? sfs_map_find_node(cluster->map, node_id) : NULL;
     char                  name[SFS_HOST_MAX + 64];
 
-    if (!node || node->state != SFS_STATE_OFFLINE) {
+    if (!node || node->state != SFS_STATE_OFFLINE || cluster->ignore_offline) {
         return 0;
     }
     if (sfs_cluster_refresh_map(cluster) != 0) {

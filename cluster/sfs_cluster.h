@@ -24,6 +24,10 @@ enum {
      * the management connection is -EINPROGRESS until the answer is in,
      * instead of holding the caller for up to the connect timeout */
     SFS_CLUSTER_PARAM_BACKGROUND_RECONNECT = 1u << 4,
+    /* testing (STRIPEFS_TEST_MIRROR_OLD_MAP): connect to a rank that the
+     * map says is offline, as a client cut off from management together
+     * with that rank would (it never hears of the rank's loss) */
+    SFS_CLUSTER_PARAM_TEST_IGNORE_OFFLINE = 1u << 5,
 };
 
 typedef struct sfs_cluster_params {

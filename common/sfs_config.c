@@ -23,7 +23,8 @@
  *   security: {mode: munge, munge_socket: /run/munge/munge.socket.2, munged_key: PATH,
  *              service_uid: 0, admin_group: stripefs-admin, capability_lifetime: 1h,
  *              trusted_hosts: [imaging-01, imaging-02]}   # mode munge or shared-secret
- *   mirror: {groups: [{primary: 101, secondary: 201}], default: false, same_host: false}
+ *   mirror: {groups: [{primary: 101, secondary: 201}], default: false, same_host: false,
+ *            stale_reads: false}
  *                                           # sfs_config_mirror.c
  *   pools: [{name: hdd, targets: [101, 201]}]   # sfs_config_pool.c
  *
@@ -257,7 +258,7 @@ static const sfs_config_key_t sfs_config_top_keys[] = {
     {.name      = "mirror",
      .type      = SFS_CONFIG_TYPE_SECTION,
      .keys      = sfs_config_mirror_keys,
-     .key_count = 3}, /* sfs_config_mirror_key_count (not a constant expression here) */
+     .key_count = SFS_CONFIG_MIRROR_KEY_COUNT},
     {.name = "pools", .type = SFS_CONFIG_TYPE_LIST, .parse = sfs_config_parse_pools},
 };
 

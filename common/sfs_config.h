@@ -93,6 +93,10 @@ typedef struct sfs_config {
     uint32_t                   mirror_group_count;
     int                        mirror_default;   /* mirror.default: the root mirrors new files */
     int                        mirror_same_host; /* mirror.same_host: one-host trials only */
+    /* mirror.stale_reads: a primary without a lease from management still
+     * serves reads (they go on while management is away, but one cut off
+     * may serve a copy its promoted buddy has moved past) */
+    int mirror_stale_reads;
 
     sfs_config_pool_t *pools; /* pools: (the named ones; `default` is implied) */
     uint32_t           pool_count;

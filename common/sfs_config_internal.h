@@ -193,9 +193,10 @@ int sfs_config_validate(sfs_config_ctx_t *ctx);
 
 /* --- sfs_config_mirror.c ----------------------------------------- */
 
-/* The `mirror:` section's keys (groups, default, same_host). */
-extern const sfs_config_key_t sfs_config_mirror_keys[];
-extern const size_t           sfs_config_mirror_key_count;
+/* The `mirror:` section's keys (groups, default, same_host, stale_reads);
+ * their number is a constant for sfs_config.c's table of sections. */
+#define SFS_CONFIG_MIRROR_KEY_COUNT 4
+extern const sfs_config_key_t sfs_config_mirror_keys[SFS_CONFIG_MIRROR_KEY_COUNT];
 
 /* The checks of mirror groups: known targets, two hosts (unless
  * mirror.same_host), no target in two groups. */

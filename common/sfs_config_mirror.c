@@ -9,6 +9,7 @@
  *       - {primary: 101, secondary: 201}
  *     default: false     # the root directory (made with a new store) mirrors new files
  *     same_host: false   # allow a group on one host: one-host trials only
+ *     stale_reads: false # true: reads need no lease (docs/mirroring.md, "Fencing")
  */
 #define SFS_LOG_FAC "config"
 #include "sfs_config_internal.h"
@@ -75,7 +76,7 @@ static int sfs_config_parse_groups(sfs_config_ctx_t *ctx, const char *path, void
     return sfs_config_parse_list(ctx, path, &groups);
 }
 
-const sfs_config_key_t sfs_config_mirror_keys[] = {
+const sfs_config_key_t sfs_config_mirror_keys[SFS_CONFIG_MIRROR_KEY_COUNT] = {
     {.name = "groups", .type = SFS_CONFIG_TYPE_LIST, .parse = sfs_config_parse_groups},
     {.name = "default",
      .type = SFS_CONFIG_TYPE_BOOL,
@@ -83,8 +84,10 @@ const sfs_config_key_t sfs_config_mirror_keys[] = {
     {.name = "same_host",
      .type = SFS_CONFIG_TYPE_BOOL,
      SFS_CONFIG_FIELD(sfs_config_t, mirror_same_host)},
+    {.name = "stale_reads",
+     .type = SFS_CONFIG_TYPE_BOOL,
+     SFS_CONFIG_FIELD(sfs_config_t, mirror_stale_reads)},
 };
-const size_t sfs_config_mirror_key_count = SFS_ARRAY_SIZE(sfs_config_mirror_keys);
 
 static const sfs_config_target_t *sfs_config_target_by_id(const sfs_config_t *config, uint32_t id)
 {

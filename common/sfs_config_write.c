@@ -246,7 +246,8 @@ static int sfs_config_emit_mirror(yaml_emitter_t *emitter, const sfs_config_t *c
 {
     int rc = 0;
 
-    if (config->mirror_group_count == 0 && !config->mirror_default && !config->mirror_same_host) {
+    if (config->mirror_group_count == 0 && !config->mirror_default && !config->mirror_same_host &&
+        !config->mirror_stale_reads) {
         return 0;
     }
     SFS_CONFIG_STEP(rc, sfs_config_emit_mapping_start(emitter, "mirror", 0));
@@ -268,6 +269,9 @@ static int sfs_config_emit_mirror(yaml_emitter_t *emitter, const sfs_config_t *c
         rc, sfs_config_emit_text(emitter, "default", config->mirror_default ? "true" : "false"));
     SFS_CONFIG_STEP(rc, sfs_config_emit_text(emitter, "same_host",
                                              config->mirror_same_host ? "true" : "false"));
+    if (config->mirror_stale_reads) {
+        SFS_CONFIG_STEP(rc, sfs_config_emit_text(emitter, "stale_reads", "true"));
+    }
     SFS_CONFIG_STEP(rc, sfs_config_emit_mapping_end(emitter));
     return rc;
 }

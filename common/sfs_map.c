@@ -10,7 +10,7 @@
 
 size_t sfs_map_packed_size(const sfs_map_t *map)
 {
-    size_t size = 8 + 2 + strlen(map->cluster) + 4 * 4 + 8 + 4 + 4;
+    size_t size = 8 + 2 + strlen(map->cluster) + 5 * 4 + 8 + 4 + 4;
 
     for (uint32_t i = 0; i < map->node_count; i++) {
         size += 4 * 4 + 8 + 2 + strlen(map->nodes[i].host) + 4 + map->nodes[i].address_length;
@@ -30,6 +30,7 @@ void sfs_map_pack(sfs_wbuf_t *wb, const sfs_map_t *map)
     sfs_wbuf_u64(wb, map->default_chunk_size);
     sfs_wbuf_u32(wb, map->default_stripe_count);
     sfs_wbuf_u32(wb, map->rpc_timeout_ms);
+    sfs_wbuf_u32(wb, map->offline_timeout_ms);
     sfs_wbuf_u32(wb, map->node_count);
     for (uint32_t i = 0; i < map->node_count; i++) {
         const sfs_map_node_t *node = &map->nodes[i];
@@ -92,6 +93,7 @@ int sfs_map_unpack(const void *data, size_t length, sfs_map_t **map_p)
     map->default_chunk_size   = sfs_rbuf_u64(&rb);
     map->default_stripe_count = sfs_rbuf_u32(&rb);
     map->rpc_timeout_ms       = sfs_rbuf_u32(&rb);
+    map->offline_timeout_ms   = sfs_rbuf_u32(&rb);
     count                     = sfs_rbuf_u32(&rb);
     if (rb.error || count > SFS_MAP_MAX_NODES || count > sfs_rbuf_remaining(&rb) / 24) {
         goto err;

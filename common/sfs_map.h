@@ -46,13 +46,16 @@ typedef struct sfs_map_target {
 } sfs_map_target_t;
 
 typedef struct sfs_map {
-    uint64_t          version;
-    char              cluster[SFS_HOST_MAX];
-    uint32_t          mgmt_node;
-    uint32_t          meta_node;
-    uint64_t          default_chunk_size;
-    uint32_t          default_stripe_count;
-    uint32_t          rpc_timeout_ms;
+    uint64_t version;
+    char     cluster[SFS_HOST_MAX];
+    uint32_t mgmt_node;
+    uint32_t meta_node;
+    uint64_t default_chunk_size;
+    uint32_t default_stripe_count;
+    uint32_t rpc_timeout_ms;
+    /* timeouts.offline: a rank silent this long is offline, its mirror
+     * buddies promoted; a storage rank's fencing lease is half of it */
+    uint32_t          offline_timeout_ms;
     uint32_t          node_count;
     uint32_t          target_count;
     sfs_map_node_t   *nodes;

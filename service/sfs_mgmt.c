@@ -131,6 +131,7 @@ int sfs_mgmt_build_map(sfs_mgmt_t *mgmt, sfs_map_t *map)
     map->default_chunk_size   = config->default_chunk_size;
     map->default_stripe_count = config->default_stripe_count;
     map->rpc_timeout_ms       = config->rpc_timeout_ms;
+    map->offline_timeout_ms   = config->offline_timeout_ms;
     map->node_count           = mgmt->node_count;
     map->target_count         = mgmt->target_count;
     if (!SFS_ALLOC_ARRAY(map->nodes, mgmt->node_count) ||

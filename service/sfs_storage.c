@@ -372,6 +372,9 @@ void sfs_storage_done(sfs_work_t *work)
     if (op->mirror && sfs_storage_mirror_step(op)) {
         return; /* on to the buddy */
     }
+    if (op->mirror_read) {
+        sfs_storage_mirror_answer(op);
+    }
     sfs_tombstones_recheck(op->storage, op);
     if (op->status) {
         /* a refused handoff is no error: the client reads through us */

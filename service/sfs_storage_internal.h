@@ -54,12 +54,14 @@ typedef struct sfs_storage_op {
     int                     status;
     char                    detail[SFS_ERROR_DETAIL_MAX];
     /* a mirrored request on the group's primary (sfs_storage_mirror.c) */
-    int                    mirror;       /* 1: forward to the buddy before replying */
-    int                    mirror_stage; /* 0: our copy; 1: the buddy's; 2: both done */
-    int                    mirror_wait;  /* waits for an overlapping earlier request */
-    uint32_t               buddy_id;     /* the secondary target */
-    uint64_t               bytes;        /* for sfs_storage_submit */
-    uint64_t               lo, hi;       /* chunk file range it changes ([0, 0): none) */
+    int mirror;                      /* 1: forward to the buddy before replying */
+    int mirror_stage;                /* 0: our copy; 1: the buddy's; 2: both done */
+    int mirror_wait;                 /* waits for an overlapping earlier request */
+    int mirror_read;                 /* a mirrored READ/CHUNK_OPEN as primary: fenced
+                                      * again at the answer */
+    uint32_t               buddy_id; /* the secondary target */
+    uint64_t               bytes;    /* for sfs_storage_submit */
+    uint64_t               lo, hi;   /* chunk file range it changes ([0, 0): none) */
     uint64_t               primary_length;
     sfs_tp_rpc_t          *forward;
     uint8_t               *forward_args;
@@ -99,6 +101,9 @@ int  sfs_storage_mirror_fenced(sfs_storage_t *storage, uint32_t target_id, const
 int  sfs_storage_mirror_admit(sfs_storage_t *storage, sfs_storage_op_t *op);
 void sfs_storage_mirror_start(sfs_storage_t *storage, sfs_storage_op_t *op, uint64_t bytes);
 int  sfs_storage_mirror_step(sfs_storage_op_t *op);
+/* Before a primary's answer: the lease is checked again; without it the
+ * op's status becomes ESTALE (with the reason in its detail). */
+void sfs_storage_mirror_answer(sfs_storage_op_t *op);
 
 /* Free an op that was never run (its data buffer is the caller's). */
 void sfs_storage_op_free(sfs_storage_op_t *op);

@@ -108,11 +108,16 @@ static int sfs_storage_mirror_lookup(sfs_storage_t *storage, sfs_storage_op_t *o
     return 0;
 }
 
-/* A mirrored file's READ or CHUNK_OPEN: served by the group's primary as
+/* A mirrored file's READ, CHUNK_OPEN or CHUNK_STAT: served by the group's primary as
  * this rank's map says, refused (ESTALE: the client asks its map again)
  * by the other member, whose copy may be behind (needs-resync, resyncing)
- * and by a rank with no map yet. Not fenced: a primary cut off from
- * management may still serve reads of what it holds (docs/mirroring.md). */
+ * and by a rank with no map yet. Fenced as a change is: a primary cut off
+ * from management (lease expired) may have been replaced by its buddy,
+ * whose copy has writes this one never saw; checked here and again at the
+ * answer (sfs_storage_mirror_answer), so that a read served is one whose
+ * disk work ended while the lease held (docs/mirroring.md, "Fencing").
+ * mirror.stale_reads: true turns that off (reads go on while management
+ * is away, BeeGFS's way). */
 static int sfs_storage_mirror_read_admit(sfs_storage_t *storage, sfs_storage_op_t *op)
 {
     const sfs_config_mirror_group_t *group;
@@ -126,7 +131,16 @@ static int sfs_storage_mirror_read_admit(sfs_storage_t *storage, sfs_storage_op_
                                    " now (target %" PRIu32 " is): its copy may be behind",
                                    sfs_op_name(op->opcode), op->chunk.target_id, group->id,
                                    primary);
-        rc = -ESTALE;
+        return -ESTALE;
+    }
+    if (rc == 0 && !storage->service->config->mirror_stale_reads) {
+        rc = sfs_storage_mirror_fenced(storage, primary, sfs_op_name(op->opcode));
+        if (rc) {
+            sfs_debug("refused: %s", sfs_error_detail());
+            sfs_tp_request_reply_error(op->req, rc, "%s", sfs_error_detail());
+            return rc;
+        }
+        op->mirror_read = 1;
     }
     return rc;
 }
@@ -147,6 +161,7 @@ int sfs_storage_mirror_admit(sfs_storage_t *storage, sfs_storage_op_t *op)
         break;
     case SFS_OP_READ:
     case SFS_OP_CHUNK_OPEN:
+    case SFS_OP_CHUNK_STAT:
         if (!(op->chunk.flags & SFS_CHUNK_MIRRORED)) {
             return 0;
         }
@@ -435,8 +450,9 @@ static int sfs_storage_mirror_send(sfs_storage_op_t *op)
 /* The op is to be answered: a success only while the lease still holds
  * (the disk work and the forward took time; the answer is what counts). A
  * change applied but refused this way is sent again by the client to the
- * new primary: the same bytes, the same length. */
-static void sfs_storage_mirror_answer(sfs_storage_op_t *op)
+ * new primary: the same bytes, the same length; a read refused this way
+ * is read again there. */
+void sfs_storage_mirror_answer(sfs_storage_op_t *op)
 {
     int rc;
 

@@ -343,12 +343,14 @@ int sfs_storage_mirror_fenced(sfs_storage_t *storage, uint32_t target_id, const 
     if (!m->lease.told) {
         m->lease.told = 1;
         if (age == UINT64_MAX) {
-            sfs_warn("fencing: target %" PRIu32 " acknowledges no mirrored change: management "
-                     "has not answered a heartbeat of this rank yet",
+            sfs_warn("fencing: target %" PRIu32 " acknowledges no mirrored change and serves "
+                     "no mirrored read: management has not answered a heartbeat of this rank "
+                     "yet",
                      target_id);
         } else {
-            sfs_warn("fencing: target %" PRIu32 " acknowledges no mirrored change from now on: "
-                     "its lease from management expired (renewed by a heartbeat sent %.1f s "
+            sfs_warn("fencing: target %" PRIu32 " acknowledges no mirrored change from now on "
+                     "and serves no mirrored read: its lease from management expired (renewed by a "
+                     "heartbeat sent %.1f s "
                      "ago; lease %.1f s, half the offline timeout), so its buddy may be "
                      "promoted",
                      target_id, (double)age / 1000.0, (double)m->lease.length_ms / 1000.0);

@@ -11,7 +11,12 @@
 # stopped, and BEFORE the promotion; no write was acknowledged by the old
 # primary after the promotion (its own log of acknowledgements, storage
 # debug level); writes went on through the new primary; every acknowledged
-# record is on the new primary's chunk file, byte for byte, and reads back.
+# record is on the new primary's chunk file, byte for byte, and reads back;
+# a read sent to the old primary with an old map is refused (reads fenced),
+# and an open made before the cut, which this host's old primary had
+# handed its chunk file (same-host reads), reads another client's write
+# made after the promotion (the old descriptor is dropped in time: the new
+# primary's copy is read).
 # A new mirrored file goes to the groups' current primaries (the chooser
 # follows the map). Then the service restarts: management read the promotions back from its
 # state (docs/mirroring.md, "Management restarts"), the map names them.
@@ -34,9 +39,34 @@ sfs_as "$user" "$SFS_CTL" mkdir /m/mine || sfs_fail "mkdir as $user"
 sfs_as "$user" "$SFS_CTL" setpattern --mirror --numtargets 1 --chunksize 8m /m/mine >/dev/null ||
     sfs_fail "setpattern"
 
+# the open that outlives the promotion: it reads all 3 MB first (past the
+# 1 MiB after which this host's storage rank hands it 101's chunk file),
+# then waits for its input to end; it then expects the file as it will be
+# after another client's write of 4 KiB of 'Z' at 2000000 (after the
+# promotion, below)
+READER="$SFS_BUILD/tests/progs/sfs_migrate_reader"
+[ -x "$READER" ] || sfs_fail "tests/progs are not built (make check TESTS=)"
+head -c 3000000 /dev/urandom >"$home/held-before" && chown "$user" "$home/held-before"
+sfs_as "$user" "$SFS_CTL" put "$home/held-before" /m/mine/held || sfs_fail "put held"
+cp "$home/held-before" "$home/held-want" && chown "$user" "$home/held-want"
+head -c 4096 /dev/zero | tr '\0' Z | dd of="$home/held-want" bs=4096 seek=2000000 oflag=seek_bytes conv=notrunc status=none ||
+    sfs_fail "dd"
+mkfifo "$SFS_TEST_TMP/held.in" && chmod 0666 "$SFS_TEST_TMP/held.in"
+sfs_as "$user" env STRIPEFS_LOG_MASK="all=info,client=debug" "$READER" --read-all \
+    --stat /m/mine/records /m/mine/held "$home/held-want" <"$SFS_TEST_TMP/held.in" >"$SFS_TEST_TMP/held.out" 2>&1 &
+held=$!
+exec 5>"$SFS_TEST_TMP/held.in"
+for _ in $(seq 300); do grep -q '^opened' "$SFS_TEST_TMP/held.out" && break; sleep 0.1; done
+grep -q '^opened' "$SFS_TEST_TMP/held.out" || sfs_fail "the held reader did not open: $(cat "$SFS_TEST_TMP/held.out")"
+held_primary=$(sfs_ctl getentryinfo /m/mine/held | awk '/Mirror group/ {print $6}')
+grep -q "reading target $held_primary's chunk file directly" "$SFS_TEST_TMP/held.out" ||
+    sfs_fail "the held reader was not handed $held_primary's chunk file: $(cat "$SFS_TEST_TMP/held.out")"
+
 stop="$SFS_TEST_TMP/stop"
 wlog="$SFS_TEST_TMP/writer.log"
-sfs_as "$user" "$PROG" write /m/mine/records "$stop" 1500 >"$wlog" 2>"$SFS_TEST_TMP/writer.err" &
+# (5>&-: not a writer of the held reader's input, which must end when
+# the test closes it)
+sfs_as "$user" "$PROG" write /m/mine/records "$stop" 1500 >"$wlog" 2>"$SFS_TEST_TMP/writer.err" 5>&- &
 writer=$!
 for _ in $(seq 300); do [ "$(grep -c '^ack' "$wlog")" -ge 20 ] && break; sleep 0.1; done
 [ "$(grep -c '^ack' "$wlog")" -ge 20 ] || { cat "$SFS_TEST_TMP/writer.err"; sfs_fail "the writer did not start"; }
@@ -58,6 +88,23 @@ for _ in $(seq 600); do
     kill -0 $writer 2>/dev/null || break
     sleep 0.1
 done
+# another client writes 4 KiB of 'Z' into the held file (through the new
+# primary); the open made before the cut must read them (the old primary's
+# chunk file, still handed to it, lacks them), and then its stat of the
+# records file, which the writer has open for writing (so its size comes
+# from the targets' CHUNK_STAT), must see the new primary's length: the
+# old primary's lacks every record since the cut
+sfs_as "$user" "$READER" /m/mine/held "$home/held-before" write 2000000 </dev/null ||
+    sfs_fail "the write into the held file after the promotion"
+cmp -s "$home/held-before" "$home/held-want" || sfs_fail "the write's expected bytes differ from the held reader's"
+acked=$(grep -c '^ack' "$wlog")
+exec 5>&-
+wait $held || sfs_fail "the open made before the cut did not read another client's write made after the promotion: $(cat "$SFS_TEST_TMP/held.out")"
+grep -E "directly|direct reads|^opened|^same|^stat" "$SFS_TEST_TMP/held.out"
+seen=$(awk '$1 == "stat" {print $4}' "$SFS_TEST_TMP/held.out")
+[ -n "$seen" ] && [ "$seen" -ge $((acked * 4096)) ] ||
+    sfs_fail "the held reader's stat of /m/mine/records says ${seen:-nothing} bytes; $acked records (of 4096 bytes) were acknowledged before it"
+echo "ok: an open made before the cut reads another client's write made after the promotion, and its stat of a file open for writing says $seen bytes ($acked records acknowledged before it)"
 touch "$stop"
 wait $writer
 rc=$?
@@ -106,6 +153,15 @@ done
 "$PROG" check "$chunk" "$count" || sfs_fail "the new primary's copy lacks acknowledged records"
 sfs_as "$user" "$SFS_CTL" get /m/mine/records "$home/records" || sfs_fail "get"
 "$PROG" check "$home/records" "$count" || sfs_fail "acknowledged records do not read back"
+# reads are fenced too: a client whose map is older than the promotion asks
+# the cut-off old primary, whose own map still names it primary; its copy
+# lacks every record written after the promotion, so it must refuse, not serve
+out=$(sfs_as "$user" env STRIPEFS_TEST_MIRROR_OLD_MAP=1 "$SFS_CTL" get /m/mine/records - 2>&1 >"$home/old-read")
+rc=$?
+[ $rc != 0 ] || sfs_fail "the cut-off old primary served a read ($(stat -c %s "$home/old-read") bytes; $count records were acknowledged)"
+echo "$out" | grep -qE "READ on target 10[13]: its rank's lease from management expired" ||
+    sfs_fail "the old primary's refusal of a read does not give the lease's reason: $out"
+echo "ok: a read sent with an old map to the cut-off old primary is refused: $(echo "$out" | tail -n 1)"
 
 
 # a new mirrored file over both groups goes to their current primaries

@@ -188,6 +188,7 @@ void assert_config_equal(const sfs_config_t *a, const sfs_config_t *b)
         }
     }
     assert_int_equal(a->mirror_same_host, b->mirror_same_host);
+    assert_int_equal(a->mirror_stale_reads, b->mirror_stale_reads);
     assert_string_equal(a->meta_mirror_host, b->meta_mirror_host);
     assert_string_equal(a->meta_mirror_dir, b->meta_mirror_dir);
 }

@@ -42,6 +42,7 @@ static void test_groups_parse(void **state)
     assert_int_equal(config->mirror_groups[1].secondary, 102);
     assert_int_equal(config->mirror_default, 1);
     assert_int_equal(config->mirror_same_host, 0);
+    assert_int_equal(config->mirror_stale_reads, 0); /* reads fenced by default */
     assert_ptr_equal(sfs_config_mirror_group_of(config, 102), &config->mirror_groups[1]);
     assert_ptr_equal(sfs_config_mirror_group_of(config, 201), &config->mirror_groups[0]);
     assert_null(sfs_config_mirror_group_of(config, 999));
@@ -87,6 +88,15 @@ static void test_same_host_allowed(void **state)
     assert_int_equal(config->mirror_group_count, 1);
     assert_int_equal(config->mirror_same_host, 1);
     sfs_config_destroy(config);
+    /* mirror.stale_reads: reads without a lease (docs/mirroring.md) */
+    config = parse_ok(BASE_TOP STORAGE4 "mirror: {groups: [{primary: 101, secondary: 201}], "
+                                        "stale_reads: true}\n",
+                      "t.yaml");
+    assert_int_equal(config->mirror_stale_reads, 1);
+    sfs_config_destroy(config);
+    expect_error(BASE_TOP STORAGE4 "mirror: {groups: [{primary: 101, secondary: 201}], "
+                                   "stale_reads: sometimes}\n",
+                 "mirror.stale_reads", NULL);
 }
 
 #define META_MIRROR_TOP(_meta)                                                                     \

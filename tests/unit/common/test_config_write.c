@@ -50,6 +50,8 @@ static void test_round_trip(void **state)
     sfs_config_t *config = parse_ok(imaging_yaml, "/etc/stripefs/imaging.yaml");
 
     round_trip(config, "imaging.yaml");
+    config->mirror_stale_reads = 1; /* written only when true */
+    round_trip(config, "imaging-stale-reads.yaml");
     sfs_config_destroy(config);
 
     /* Strings that YAML would read differently unless quoted, and values
