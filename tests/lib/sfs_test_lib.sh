@@ -172,6 +172,15 @@ sfs_cleanup() {
     [ -n "$pids" ] && kill -9 $pids 2>/dev/null
     # the one-host service's own munged (a killed service leaves it behind)
     pkill -f -- "munged --foreground --socket=$SFS_TEST_TMP/" 2>/dev/null
+    # client jobs the test started on files of its own, when it failed
+    # before it stopped them (a writer job waiting for ever on a killed
+    # service); never this shell
+    case "${SFS_TEST_TMP:-}" in
+    /tmp/?*)
+        pids=$(pgrep -f -- "$SFS_TEST_TMP/" | grep -vx -e "$$" -e "$BASHPID" || true)
+        [ -n "$pids" ] && kill -9 $pids 2>/dev/null
+        ;;
+    esac
     return 0
 }
 trap sfs_cleanup EXIT
