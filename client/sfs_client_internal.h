@@ -129,7 +129,10 @@ int sfs_client_no_answer(int rc);
 uint32_t sfs_client_mirror_target(sfs_client_t *client, const sfs_pattern_t *pattern,
                                   uint32_t index);
 int      sfs_client_mirror_retryable(const sfs_pattern_t *pattern, int rc);
-int      sfs_client_mirror_wait(sfs_client_t *client, uint64_t *deadline_ms);
+/* Non-zero when the map names a mirror group's primary whose rank is
+ * offline: no failover is coming (the buddy could not be promoted). */
+int sfs_client_mirror_lost(sfs_client_t *client, const sfs_pattern_t *pattern, uint32_t index);
+int sfs_client_mirror_wait(sfs_client_t *client, uint64_t *deadline_ms);
 /* sfs_client_meta_failover.c: whether a failed metadata call to rank
  * `called` waits for a failover (no answer, `rpc` NULL or not answered by
  * the server, or ESTALE from a replaced server; and a metadata mirror in

@@ -32,6 +32,22 @@ uint32_t sfs_client_mirror_target(sfs_client_t *client, const sfs_pattern_t *pat
     return t && t->mirror_primary ? t->mirror_primary : target;
 }
 
+int sfs_client_mirror_lost(sfs_client_t *client, const sfs_pattern_t *pattern, uint32_t index)
+{
+    const sfs_map_t        *map = sfs_cluster_map(client->cluster);
+    const sfs_map_target_t *t;
+    const sfs_map_node_t   *node;
+
+    if (!map || pattern->type != SFS_PATTERN_MIRROR) {
+        return 0;
+    }
+    /* management promotes the buddy when it marks the primary's rank
+     * offline; a primary still named while offline has no buddy to take over */
+    t    = sfs_map_find_target(map, sfs_client_mirror_target(client, pattern, index));
+    node = t ? sfs_map_find_node(map, t->node_id) : NULL;
+    return node && node->state == SFS_STATE_OFFLINE;
+}
+
 int sfs_client_mirror_retryable(const sfs_pattern_t *pattern, int rc)
 {
     /* -ENODEV: the member is not in the map, which a management that has

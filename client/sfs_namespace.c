@@ -352,6 +352,11 @@ int sfs_client_chunk_lengths_some(sfs_client_t *client, const sfs_attr_t *attr,
         rc   = sfs_client_chunk_lengths_round(client, attr, cap, lengths, down, skip, again);
         more = 0;
         for (uint32_t t = 0; t < n; t++) {
+            if (again[t] && down && sfs_client_mirror_lost(client, &attr->pattern, t)) {
+                down[t]    = 1; /* both members away: down now, not after the wait */
+                lengths[t] = 0;
+                again[t]   = 0;
+            }
             skip[t] = skip[t] || !again[t];
             more    = more || again[t];
         }
