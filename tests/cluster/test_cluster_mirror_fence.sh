@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# Fencing across hosts with a real network cut (docs/mirroring.md,
+# "Fencing"), on the four hosts of ci/cluster.sh: mirror group 301
+# (imaging-03, primary) + 401 (imaging-04), management and metadata on
+# imaging-01. While sfsalice's client on imaging-02 writes numbered records
+# to a mirrored file, the network between imaging-03 and imaging-01 is cut
+# both ways (blackhole routes in both hosts' namespaces), and only there:
+# imaging-03 still reaches imaging-02 (the client) and imaging-04 (its
+# buddy). Its rank hears no more from management, its lease runs out, and it
+# stops acknowledging mirrored writes and serving mirrored reads BEFORE
+# management promotes 401 (the log's times). Checked: the writer goes on
+# through 401 (a pause, no error: exit 0); 20 records are acknowledged
+# after the promotion; a client with the old map (STRIPEFS_TEST_MIRROR_OLD_MAP,
+# which also connects to the rank that management calls offline) asking
+# 301 for a read on imaging-02 is refused with the lease's reason; every
+# acknowledged record is on 401's chunk file and reads back. Then the cut
+# heals: 301 is resynced and good again, both copies byte-identical, and
+# `stripefs-ctl shutdown` stops every rank (exit 0).
+source "$SFS_SRC/tests/lib/sfs_test_lib.sh"
+source "$SFS_SRC/tests/cluster/cluster_lib.sh"
+source "$SFS_SRC/ci/cluster-agent.sh" --lib
+sfs_test_users
+cluster_begin
+PROG="$SFS_BUILD/tests/progs/sfs_fence_writer"
+[ -x "$PROG" ] || sfs_fail "missing $PROG (make check builds it)"
+addr01=$(sfs_cluster_host_addr imaging-01) && addr03=$(sfs_cluster_host_addr imaging-03) ||
+    sfs_fail "no addresses for imaging-01/03"
+writer=""
+cut=0
+heal() {
+    ip -n imaging-03 route del blackhole "$addr01/32" 2>/dev/null
+    ip -n imaging-01 route del blackhole "$addr03/32" 2>/dev/null
+    cut=0
+}
+fence_cleanup() {
+    [ $cut = 1 ] && heal
+    [ -n "$writer" ] && kill "$writer" 2>/dev/null
+    cluster_cleanup
+}
+trap fence_cleanup EXIT
+
+cfg="$SFS_TEST_TMP/imaging.yaml"
+d="$SFS_TEST_TMP/hosts"
+cluster_write_config "$cfg"
+# offline after 3 s: a lease of 1.5 s (half of it)
+sed -i "s/^timeouts:.*/timeouts: {rpc: 6s, connect: 2s, heartbeat: 500ms, offline: 3s}/" "$cfg"
+cat >>"$cfg" <<EOF
+mirror:
+  groups:
+    - {primary: 301, secondary: 401}
+EOF
+grep -q "offline: 3s" "$cfg" || sfs_fail "timeouts not set in $cfg"
+cluster_start_service
+
+ctl_on imaging-01 mkdir -m 0777 /m || sfs_fail "mkdir /m"
+cluster_as_alice imaging-02 "$SFS_CTL" mkdir /m/mine || sfs_fail "sfsalice's mkdir"
+cluster_as_alice imaging-02 "$SFS_CTL" setpattern --mirror --numtargets 1 --chunksize 8m /m/mine \
+    >/dev/null || sfs_fail "setpattern --mirror"
+
+stop="$SFS_TEST_TMP/stop"
+wlog="$SFS_TEST_TMP/writer.log"
+cluster_as_alice imaging-02 "$PROG" write /m/mine/records "$stop" 20000 >"$wlog" 2>"$SFS_TEST_TMP/writer.err" &
+writer=$!
+for _ in $(seq 300); do [ "$(grep -c '^ack' "$wlog")" -ge 20 ] && break; sleep 0.1; done
+[ "$(grep -c '^ack' "$wlog")" -ge 20 ] || sfs_fail "the writer did not start: $(cat "$SFS_TEST_TMP/writer.err")"
+info=$(ctl_on imaging-01 getentryinfo /m/mine/records)
+echo "$info" | grep -q "+ Mirror group 1: primary 301 (good)" || sfs_fail "the file is not on group 1 with primary 301: $info"
+
+ip -n imaging-03 route add blackhole "$addr01/32" && ip -n imaging-01 route add blackhole "$addr03/32" ||
+    sfs_fail "cannot cut imaging-03 from imaging-01"
+cut=1
+sfs_log "injected: imaging-03 (301, primary) cut from imaging-01 (management, metadata), both ways; $(grep -c '^ack' "$wlog") records acknowledged"
+
+promoted=""
+for _ in $(seq 600); do
+    promoted=$(grep -m1 "mirror group 1: primary 301 offline" "$SFS_SERVICE_LOG" || true)
+    [ -n "$promoted" ] && break
+    sleep 0.1
+done
+[ -n "$promoted" ] || sfs_fail "management promoted no secondary within 60 s of the cut"
+echo "promotion: $promoted"
+epoch() { date -d "$1" +%s.%6N; }
+p_at=$(epoch "$(echo "$promoted" | awk '{print $1}')")
+for _ in $(seq 600); do
+    [ "$(awk -v p="$p_at" '$1 == "ack" && $3 > p' "$wlog" | wc -l)" -ge 20 ] && break
+    kill -0 $writer 2>/dev/null || break
+    sleep 0.1
+done
+after=$(awk -v p="$p_at" '$1 == "ack" && $3 > p' "$wlog" | wc -l)
+[ "$after" -ge 20 ] || sfs_fail "only $after records were acknowledged after the promotion: $(tail -n 5 "$SFS_TEST_TMP/writer.err")"
+echo "ok: the writer goes on through the promoted 401 ($after records after the promotion)"
+
+# an old map's read, from imaging-02, of 301 (which still reaches imaging-02)
+out=$(cluster_as_alice imaging-02 env STRIPEFS_TEST_MIRROR_OLD_MAP=1 "$SFS_CTL" get /m/mine/records - 2>&1 >/dev/null)
+rc=$?
+[ $rc != 0 ] || sfs_fail "the cut-off old primary 301 served a read across hosts"
+echo "$out" | grep -q "READ on target 301: its rank's lease from management expired" ||
+    sfs_fail "301's refusal of a read does not give the lease's reason: $out"
+echo "ok: a read sent with an old map to the cut-off 301 is refused: $(echo "$out" | tail -n 1)"
+
+touch "$stop"
+wait $writer
+rc=$?
+writer=""
+[ $rc = 0 ] || sfs_fail "the writer failed (exit $rc): $(tail -n 5 "$SFS_TEST_TMP/writer.err")"
+count=$(awk '$1 == "done" {print $2}' "$wlog")
+pause=$(awk '$1 == "ack" {if (last && $3 - last > m) m = $3 - last; last = $3} END {printf "%.1f", m}' "$wlog")
+echo "writer: $count records acknowledged, $after after the promotion; longest pause $pause s (offline timeout 3 s)"
+chunk=$(find "$d/imaging-04/mnt/7t_drive/stripefs/chunks" -type f -size +0 | head -n 1)
+[ -n "$chunk" ] || sfs_fail "no chunk file on 401"
+"$PROG" check "$chunk" "$count" || sfs_fail "401's copy lacks acknowledged records"
+cluster_as_alice imaging-04 "$SFS_CTL" get /m/mine/records - >"$SFS_TEST_TMP/records" || sfs_fail "get"
+"$PROG" check "$SFS_TEST_TMP/records" "$count" || sfs_fail "acknowledged records do not read back"
+
+heal
+sfs_log "healed: imaging-03 reaches imaging-01 again"
+# 301 rejoins as 401's buddy, is resynced, and the copies are identical
+good=""
+for _ in $(seq 600); do
+    good=$(ctl_on imaging-04 --timeout 10 mirror list 2>/dev/null | grep -E "^1 +401 @.* good .*301 @.* good" || true)
+    [ -n "$good" ] && break
+    sleep 0.1
+done
+ctl_on imaging-04 mirror list
+[ -n "$good" ] || sfs_fail "301 is not good again within 60 s of the heal"
+cmp "$chunk" "$d/imaging-03/mnt/7t_drive/stripefs/chunks/${chunk#*/chunks/}" ||
+    sfs_fail "301's copy differs from 401's after the resync"
+echo "ok: after the heal 301 is resynced: the copies are byte-identical"
+
+# the lease ran out on 301's rank, and before the promotion
+fenced=$(grep -m1 "fencing: target 301 acknowledges no mirrored change from now on" "$SFS_SERVICE_LOG" || true)
+[ -n "$fenced" ] || sfs_fail "301's rank never said its lease expired"
+echo "old primary: $fenced"
+f_at=$(epoch "$(echo "$fenced" | awk '{print $1}')")
+awk -v f="$f_at" -v p="$p_at" 'BEGIN {exit !(f < p)}' ||
+    sfs_fail "301 stopped at $f_at, after the promotion at $p_at"
+echo "ok: 301 stopped acknowledging $(awk -v f="$f_at" -v p="$p_at" 'BEGIN {printf "%.1f", p - f}') s before the promotion"
+cluster_stop_service imaging-02
+exit 0
