@@ -11,6 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "sfs_map.h"
 #include "sfs_proto.h"
 
 static void test_every_op_in_the_table(void **state)
@@ -454,6 +455,61 @@ static void test_meta_op_tag(void **state)
 
 /* STAT and SIZE (the kept size): what is sent comes back, unknown
  * operations and flags are refused, the listing's flag travels. */
+/* The map's header and a target's mirror fields survive pack and unpack;
+ * every shorter buffer is refused (the offline timeout, in the map since
+ * 2026-12-05, bounds a client's handed-over mirrored chunk file). */
+static void test_map_round_trip(void **state)
+{
+    sfs_map_node_t   node   = {.node_id = 2, .roles = 4, .state = SFS_STATE_OFFLINE, .pid = 77};
+    sfs_map_target_t target = {.target_id      = 301,
+                               .node_id        = 2,
+                               .mirror_primary = 401,
+                               .mirror_state   = 2,
+                               .resync_done    = 5,
+                               .resync_total   = 9};
+    sfs_map_t        map    = {.version              = 12,
+                               .mgmt_node            = 0,
+                               .meta_node            = 1,
+                               .default_chunk_size   = 524288,
+                               .default_stripe_count = 4,
+                               .rpc_timeout_ms       = 6000,
+                               .offline_timeout_ms   = 3000,
+                               .node_count           = 1,
+                               .target_count         = 1,
+                               .nodes                = &node,
+                               .targets              = &target};
+    uint8_t          buf[4096];
+    sfs_map_t       *back = NULL;
+    sfs_wbuf_t       wb;
+
+    (void)state;
+    snprintf(map.cluster, sizeof(map.cluster), "imaging");
+    snprintf(node.host, sizeof(node.host), "imaging-03");
+    snprintf(target.dir, sizeof(target.dir), "/mnt/7t_drive/stripefs");
+    sfs_wbuf_init(&wb, buf, sizeof(buf));
+    sfs_map_pack(&wb, &map);
+    assert_int_equal(wb.error, 0);
+    assert_int_equal(wb.length, sfs_map_packed_size(&map));
+    assert_int_equal(sfs_map_unpack(buf, wb.length, &back), 0);
+    assert_int_equal(back->rpc_timeout_ms, 6000);
+    assert_int_equal(back->offline_timeout_ms, 3000);
+    assert_int_equal(back->meta_node, 1);
+    assert_string_equal(back->cluster, "imaging");
+    assert_int_equal(back->node_count, 1);
+    assert_int_equal(back->nodes[0].state, SFS_STATE_OFFLINE);
+    assert_string_equal(back->nodes[0].host, "imaging-03");
+    assert_int_equal(back->target_count, 1);
+    assert_int_equal(back->targets[0].mirror_primary, 401);
+    assert_int_equal(back->targets[0].resync_total, 9);
+    assert_string_equal(back->targets[0].dir, "/mnt/7t_drive/stripefs");
+    sfs_map_destroy(back);
+    for (size_t cut = 0; cut < wb.length; cut++) {
+        back = NULL;
+        assert_int_not_equal(sfs_map_unpack(buf, cut, &back), 0);
+        assert_null(back);
+    }
+}
+
 static void test_kept_size_codecs(void **state)
 {
     uint8_t        buf[512];
@@ -593,6 +649,7 @@ int main(void)
         cmocka_unit_test(test_hello_features),
         cmocka_unit_test(test_lock_codecs),
         cmocka_unit_test(test_kept_size_codecs),
+        cmocka_unit_test(test_map_round_trip),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
