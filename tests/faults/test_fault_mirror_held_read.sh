@@ -8,7 +8,10 @@
 # reader, still open, must read that write: the descriptor of the old
 # primary's chunk file (still on disk, still readable) lacks it. It is used
 # only for 2/5 of the offline timeout after it was asked for, then asked
-# for again, which the lost rank cannot grant.
+# for again, which the lost rank cannot grant. Then the promoted member's
+# rank is killed too: with both members of the group away, a stat of the
+# file (open for writing, so its size comes from the targets) says the
+# size is unknown at once, without waiting for a failover that cannot come.
 source "$SFS_SRC/tests/lib/sfs_test_lib.sh"
 source "$SFS_SRC/tests/faults/mirror_lib.sh"
 READER="$SFS_BUILD/tests/progs/sfs_migrate_reader"
@@ -60,4 +63,33 @@ grep -E "directly|direct reads|^opened|^same|FAILED" "$SFS_TEST_TMP/held.out"
 [ $rc = 0 ] || sfs_fail "the open made before the failover did not read the write made after it (exit $rc)"
 echo "ok: an open made before the failover, handed the old primary's chunk file, reads a write made after it"
 sfs_as "$user" "$SFS_CTL" get /m/mine/held - | cmp - "$home/want" || sfs_fail "the file does not read back"
+
+# both members away: a writer holds a new file open (so that a stat asks
+# its targets: the metadata server does not know its size), then the rank
+# of the promoted members (every primary now) is killed too
+WRITER="$SFS_BUILD/tests/progs/sfs_fence_writer"
+[ -x "$WRITER" ] || sfs_fail "tests/progs are not built (make check TESTS=)"
+wlog="$SFS_TEST_TMP/w.log"
+sfs_as "$user" "$WRITER" write /m/mine/w "$SFS_TEST_TMP/stop" 100000 >"$wlog" 2>"$SFS_TEST_TMP/w.err" &
+writer=$!
+for _ in $(seq 300); do [ "$(grep -c '^ack' "$wlog")" -ge 5 ] && break; sleep 0.1; done
+[ "$(grep -c '^ack' "$wlog")" -ge 5 ] || sfs_fail "the writer did not start: $(cat "$SFS_TEST_TMP/w.err")"
+w_primary=$(sfs_ctl getentryinfo /m/mine/w | awk '/Mirror group/ {print $6}')
+case "$w_primary" in 102 | 104) ;; *) sfs_fail "the new file's primary is '$w_primary', not a promoted member" ;; esac
+second=$(sfs_ctl listnodes | awk '$1 == 2 {print $5}')
+[ -n "$second" ] || sfs_fail "no pid for rank 2 in listnodes"
+kill -9 "$second"
+sfs_log "injected: SIGKILL to storage rank 2 (pid $second): the promoted primaries, so both members of each group are away"
+# offline, not probably-offline: management has given up on it (and
+# promoted nothing: no buddy was good)
+for _ in $(seq 300); do sfs_ctl listnodes | awk '$1 == 2' | grep -q " offline" && break; sleep 0.1; done
+sfs_ctl listnodes | awk '$1 == 2' | grep -q " offline" || sfs_fail "rank 2 is not offline in 30 s: $(sfs_ctl listnodes)"
+out=$(sfs_as "$user" env STRIPEFS_LOG_MASK="all=info" "$SFS_CTL" stat /m/mine/w 2>&1)
+echo "$out" | grep "Size:"
+echo "$out" | grep -q "Size: unknown (at least 0; storage target $w_primary did not answer)" ||
+    sfs_fail "the stat with both members away does not say the size is unknown: $out"
+echo "$out" | grep -q "waiting for its failover" &&
+    sfs_fail "the stat waited for a failover with both members of the group away: $out"
+echo "ok: with both members away a stat says the size is unknown without waiting for a failover"
+kill -9 $writer 2>/dev/null
 exit 0
