@@ -108,6 +108,19 @@ static int sfs_storage_mirror_lookup(sfs_storage_t *storage, sfs_storage_op_t *o
     return 0;
 }
 
+/* The lease check of a primary's admission (fencing): 0, or the request
+ * is answered ESTALE with the lease's reason and the error returned. */
+static int sfs_storage_mirror_admit_leased(sfs_storage_t *storage, sfs_storage_op_t *op)
+{
+    int rc = sfs_storage_mirror_fenced(storage, op->chunk.target_id, sfs_op_name(op->opcode));
+
+    if (rc) {
+        sfs_debug("refused: %s", sfs_error_detail());
+        sfs_tp_request_reply_error(op->req, rc, "%s", sfs_error_detail());
+    }
+    return rc;
+}
+
 /* A mirrored file's READ, CHUNK_OPEN or CHUNK_STAT: served by the group's primary as
  * this rank's map says, refused (ESTALE: the client asks its map again)
  * by the other member, whose copy may be behind (needs-resync, resyncing)
@@ -124,7 +137,10 @@ static int sfs_storage_mirror_read_admit(sfs_storage_t *storage, sfs_storage_op_
     uint32_t                         primary;
     int                              rc = sfs_storage_mirror_lookup(storage, op, &group, &primary);
 
-    if (rc == 0 && primary != op->chunk.target_id) {
+    if (rc) {
+        return rc;
+    }
+    if (primary != op->chunk.target_id) {
         sfs_tp_request_reply_error(op->req, -ESTALE,
                                    "%s of a mirrored file on target %" PRIu32
                                    ", which is not the primary of mirror group %" PRIu32
@@ -133,15 +149,11 @@ static int sfs_storage_mirror_read_admit(sfs_storage_t *storage, sfs_storage_op_
                                    primary);
         return -ESTALE;
     }
-    if (rc == 0 && !storage->service->config->mirror_stale_reads) {
-        rc = sfs_storage_mirror_fenced(storage, primary, sfs_op_name(op->opcode));
-        if (rc) {
-            sfs_debug("refused: %s", sfs_error_detail());
-            sfs_tp_request_reply_error(op->req, rc, "%s", sfs_error_detail());
-            return rc;
-        }
-        op->mirror_read = 1;
+    if (storage->service->config->mirror_stale_reads) {
+        return 0; /* unfenced by choice */
     }
+    rc              = sfs_storage_mirror_admit_leased(storage, op);
+    op->mirror_read = rc == 0;
     return rc;
 }
 
@@ -183,10 +195,8 @@ int sfs_storage_mirror_admit(sfs_storage_t *storage, sfs_storage_op_t *op)
         /* the group's primary now: the config's, or its secondary promoted;
          * but not without a lease: management may have promoted the buddy
          * of a rank it cannot hear, and this rank's map would not say so */
-        rc = sfs_storage_mirror_fenced(storage, target_id, sfs_op_name(op->opcode));
+        rc = sfs_storage_mirror_admit_leased(storage, op);
         if (rc) {
-            sfs_debug("refused: %s", sfs_error_detail());
-            sfs_tp_request_reply_error(op->req, rc, "%s", sfs_error_detail());
             return rc;
         }
         op->mirror   = 1;

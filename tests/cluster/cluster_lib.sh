@@ -172,6 +172,23 @@ cluster_stop_service() {
     echo "ok: stripefs-ctl shutdown on $host: the service job exited 0"
 }
 
+# cluster_mirror_config FILE GROUP...: the Imaging layout with short
+# timeouts (offline after 3 s, 20 s by default: a fencing lease of 1.5 s,
+# and several failovers fit a test) and the mirror groups GROUP, each
+# PRIMARY:SECONDARY (test_cluster_mirror_*.sh).
+cluster_mirror_config() {
+    local cfg=$1 g
+    shift
+    cluster_write_config "$cfg"
+    sed -i "s/^timeouts:.*/timeouts: {rpc: 6s, connect: 2s, heartbeat: 500ms, offline: 3s}/" "$cfg"
+    grep -q "offline: 3s" "$cfg" || sfs_fail "timeouts not set in $cfg"
+    {
+        echo "mirror:"
+        echo "  groups:"
+        for g in "$@"; do echo "    - {primary: ${g%:*}, secondary: ${g#*:}}"; done
+    } >>"$cfg" || sfs_fail "cannot write the mirror groups to $cfg"
+}
+
 # The metadata mirror's tests (test_cluster_meta_*.sh).
 
 # cluster_meta_mirror_config FILE [SED-EXPR...]: the Imaging layout with

@@ -18,6 +18,7 @@
 # `stripefs-ctl shutdown` stops every rank (exit 0).
 source "$SFS_SRC/tests/lib/sfs_test_lib.sh"
 source "$SFS_SRC/tests/cluster/cluster_lib.sh"
+source "$SFS_SRC/tests/lib/sfs_mirror_fence.sh"
 source "$SFS_SRC/ci/cluster-agent.sh" --lib
 sfs_test_users
 cluster_begin
@@ -41,15 +42,7 @@ trap fence_cleanup EXIT
 
 cfg="$SFS_TEST_TMP/imaging.yaml"
 d="$SFS_TEST_TMP/hosts"
-cluster_write_config "$cfg"
-# offline after 3 s: a lease of 1.5 s (half of it)
-sed -i "s/^timeouts:.*/timeouts: {rpc: 6s, connect: 2s, heartbeat: 500ms, offline: 3s}/" "$cfg"
-cat >>"$cfg" <<EOF
-mirror:
-  groups:
-    - {primary: 301, secondary: 401}
-EOF
-grep -q "offline: 3s" "$cfg" || sfs_fail "timeouts not set in $cfg"
+cluster_mirror_config "$cfg" 301:401
 cluster_start_service
 
 ctl_on imaging-01 mkdir -m 0777 /m || sfs_fail "mkdir /m"
@@ -71,22 +64,10 @@ ip -n imaging-03 route add blackhole "$addr01/32" && ip -n imaging-01 route add 
 cut=1
 sfs_log "injected: imaging-03 (301, primary) cut from imaging-01 (management, metadata), both ways; $(grep -c '^ack' "$wlog") records acknowledged"
 
-promoted=""
-for _ in $(seq 600); do
-    promoted=$(grep -m1 "mirror group 1: primary 301 offline" "$SFS_SERVICE_LOG" || true)
-    [ -n "$promoted" ] && break
-    sleep 0.1
-done
-[ -n "$promoted" ] || sfs_fail "management promoted no secondary within 60 s of the cut"
+mirror_wait_promotion "mirror group 1: primary 301 offline"
 echo "promotion: $promoted"
-epoch() { date -d "$1" +%s.%6N; }
-p_at=$(epoch "$(echo "$promoted" | awk '{print $1}')")
-for _ in $(seq 600); do
-    [ "$(awk -v p="$p_at" '$1 == "ack" && $3 > p' "$wlog" | wc -l)" -ge 20 ] && break
-    kill -0 $writer 2>/dev/null || break
-    sleep 0.1
-done
-after=$(awk -v p="$p_at" '$1 == "ack" && $3 > p' "$wlog" | wc -l)
+mirror_wait_acks_after "$wlog" $writer 20
+after=$(mirror_acks_after "$wlog")
 [ "$after" -ge 20 ] || sfs_fail "only $after records were acknowledged after the promotion: $(tail -n 5 "$SFS_TEST_TMP/writer.err")"
 echo "ok: the writer goes on through the promoted 401 ($after records after the promotion)"
 
@@ -128,12 +109,7 @@ cmp "$chunk" "$d/imaging-03/mnt/7t_drive/stripefs/chunks/${chunk#*/chunks/}" ||
 echo "ok: after the heal 301 is resynced: the copies are byte-identical"
 
 # the lease ran out on 301's rank, and before the promotion
-fenced=$(grep -m1 "fencing: target 301 acknowledges no mirrored change from now on" "$SFS_SERVICE_LOG" || true)
-[ -n "$fenced" ] || sfs_fail "301's rank never said its lease expired"
-echo "old primary: $fenced"
-f_at=$(epoch "$(echo "$fenced" | awk '{print $1}')")
-awk -v f="$f_at" -v p="$p_at" 'BEGIN {exit !(f < p)}' ||
-    sfs_fail "301 stopped at $f_at, after the promotion at $p_at"
+mirror_fenced_before_promotion "fencing: target 301 acknowledges no mirrored change from now on"
 echo "ok: 301 stopped acknowledging $(awk -v f="$f_at" -v p="$p_at" 'BEGIN {printf "%.1f", p - f}') s before the promotion"
 cluster_stop_service imaging-02
 exit 0

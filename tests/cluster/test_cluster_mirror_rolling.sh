@@ -26,16 +26,7 @@ trap rolling_cleanup EXIT
 
 cfg="$SFS_TEST_TMP/imaging.yaml"
 d="$SFS_TEST_TMP/hosts"
-cluster_write_config "$cfg"
-# offline after 3 s (20 s by default), so that three failovers fit a test
-sed -i "s/^timeouts:.*/timeouts: {rpc: 6s, connect: 2s, heartbeat: 500ms, offline: 3s}/" "$cfg"
-cat >>"$cfg" <<EOF
-mirror:
-  groups:
-    - {primary: 101, secondary: 201}
-    - {primary: 301, secondary: 401}
-EOF
-grep -q "offline: 3s" "$cfg" || sfs_fail "timeouts not set in $cfg"
+cluster_mirror_config "$cfg" 101:201 301:401
 CLUSTER_MPI_ARGS="--mca orte_enable_recovery 1"
 cluster_start_service
 

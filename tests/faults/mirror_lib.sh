@@ -28,3 +28,14 @@ YAML
     fi
     sfs_start_service 3
 }
+
+# mirror_user_dir USER SETPATTERN-ARGS...: /m (0777, root's) and /m/mine,
+# made by USER, whose new files are mirrored with SETPATTERN-ARGS
+mirror_user_dir() {
+    local user=$1
+    shift
+    sfs_ctl mkdir -m 0777 /m || sfs_fail "mkdir"
+    sfs_as "$user" "$SFS_CTL" mkdir /m/mine || sfs_fail "mkdir as $user"
+    sfs_as "$user" "$SFS_CTL" setpattern --mirror "$@" /m/mine >/dev/null ||
+        sfs_fail "setpattern"
+}

@@ -22,6 +22,7 @@
 # state (docs/mirroring.md, "Management restarts"), the map names them.
 source "$SFS_SRC/tests/lib/sfs_test_lib.sh"
 source "$SFS_SRC/tests/faults/mirror_lib.sh"
+source "$SFS_SRC/tests/lib/sfs_mirror_fence.sh"
 PROG="$SFS_BUILD/tests/progs/sfs_fence_writer"
 sfs_test_users
 user=sfsalice
@@ -34,10 +35,7 @@ unset STRIPEFS_LOG_MASK
 grep -q "says nothing to management while $cut.1 exists" "$SFS_SERVICE_LOG" ||
     sfs_fail "the servers did not take STRIPEFS_TEST_DROP_HEARTBEATS"
 home=$(sfs_user_home "$user")
-sfs_ctl mkdir -m 0777 /m || sfs_fail "mkdir"
-sfs_as "$user" "$SFS_CTL" mkdir /m/mine || sfs_fail "mkdir as $user"
-sfs_as "$user" "$SFS_CTL" setpattern --mirror --numtargets 1 --chunksize 8m /m/mine >/dev/null ||
-    sfs_fail "setpattern"
+mirror_user_dir "$user" --numtargets 1 --chunksize 8m
 
 # the open that outlives the promotion: it reads all 3 MB first (past the
 # 1 MiB after which this host's storage rank hands it 101's chunk file),
@@ -73,21 +71,9 @@ for _ in $(seq 300); do [ "$(grep -c '^ack' "$wlog")" -ge 20 ] && break; sleep 0
 touch "$cut.1"
 sfs_log "injected: storage rank 1 (primaries 101, 103) cut off from management; $(grep -c '^ack' "$wlog") records acknowledged"
 
-promoted=""
-for _ in $(seq 600); do
-    promoted=$(grep -m1 "is its primary now" "$SFS_SERVICE_LOG" || true)
-    [ -n "$promoted" ] && break
-    sleep 0.1
-done
-[ -n "$promoted" ] || sfs_fail "management promoted no secondary within 60 s of the cut"
-epoch() { date -d "$1" +%s.%6N; }
-p_at=$(epoch "$(echo "$promoted" | awk '{print $1}')")
+mirror_wait_promotion "is its primary now"
 # writes go on through the new primary: 20 more acknowledgements after it
-for _ in $(seq 600); do
-    [ "$(awk -v p="$p_at" '$1 == "ack" && $3 > p' "$wlog" | wc -l)" -ge 20 ] && break
-    kill -0 $writer 2>/dev/null || break
-    sleep 0.1
-done
+mirror_wait_acks_after "$wlog" $writer 20
 # another client writes 4 KiB of 'Z' into the held file (through the new
 # primary); the open made before the cut must read them (the old primary's
 # chunk file, still handed to it, lacks them), and then its stat of the
@@ -110,7 +96,7 @@ wait $writer
 rc=$?
 [ $rc -eq 0 ] || { cat "$SFS_TEST_TMP/writer.err"; sfs_fail "the writer failed (exit $rc)"; }
 count=$(awk '$1 == "done" {print $2}' "$wlog")
-after=$(awk -v p="$p_at" '$1 == "ack" && $3 > p' "$wlog" | wc -l)
+after=$(mirror_acks_after "$wlog")
 echo "promotion: $promoted"
 [ "$after" -ge 20 ] || sfs_fail "only $after records were acknowledged after the promotion"
 pause=$(awk '$1 == "ack" {if (last && $3 - last > m) m = $3 - last; last = $3} END {printf "%.1f", m}' "$wlog")
@@ -119,7 +105,7 @@ echo "writer: $count records acknowledged, $after after the promotion; longest p
 # no acknowledgement by an old primary after the promotion; some before
 acks() { # target: times of its acknowledgements as primary
     grep -E "mirror: target $1 acknowledges WRITE" "$SFS_SERVICE_LOG" | awk '{print $1}' |
-        while read -r t; do epoch "$t"; done
+        while read -r t; do mirror_epoch "$t"; done
 }
 old_acks=$( (acks 101; acks 103) | sort -n)
 [ -n "$old_acks" ] || sfs_fail "no acknowledgement of the old primary was logged (storage=debug)"
@@ -132,12 +118,7 @@ new_acks=$( (acks 102; acks 104) | awk -v p="$p_at" '$1 > p' | wc -l)
 echo "ok: no write acknowledged by the old primary after the promotion; $new_acks by the new one"
 
 # the old primary stopped by itself, before the promotion, and said why
-fenced=$(grep -m1 -E "fencing: target 10[13] acknowledges no mirrored change from now on" "$SFS_SERVICE_LOG" || true)
-[ -n "$fenced" ] || sfs_fail "the old primary never said its lease expired"
-echo "old primary: $fenced"
-f_at=$(epoch "$(echo "$fenced" | awk '{print $1}')")
-awk -v f="$f_at" -v p="$p_at" 'BEGIN {exit !(f < p)}' ||
-    sfs_fail "the old primary stopped at $f_at, after the promotion at $p_at"
+mirror_fenced_before_promotion "fencing: target 10[13] acknowledges no mirrored change from now on"
 grep -qE "refused: WRITE on target 10[13]: its rank's lease from management expired" "$SFS_SERVICE_LOG" ||
     sfs_fail "no write was refused with the lease's reason (ESTALE)"
 

@@ -21,10 +21,7 @@ user=sfsalice
 offline=3
 mirror_service_start "$offline"
 home=$(sfs_user_home "$user")
-sfs_ctl mkdir -m 0777 /m || sfs_fail "mkdir"
-sfs_as "$user" "$SFS_CTL" mkdir /m/mine || sfs_fail "mkdir as $user"
-sfs_as "$user" "$SFS_CTL" setpattern --mirror --numtargets 1 --chunksize 8m /m/mine >/dev/null ||
-    sfs_fail "setpattern"
+mirror_user_dir "$user" --numtargets 1 --chunksize 8m
 head -c 3000000 /dev/urandom >"$home/before" && chown "$user" "$home/before"
 sfs_as "$user" "$SFS_CTL" put "$home/before" /m/mine/held || sfs_fail "put held"
 primary=$(sfs_ctl getentryinfo /m/mine/held | awk '/Mirror group/ {print $6}')

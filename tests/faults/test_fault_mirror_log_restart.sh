@@ -15,10 +15,7 @@ home=$(sfs_user_home "$user")
 head -c 2000000 /dev/urandom >"$home/a"
 head -c 2500000 /dev/urandom >"$home/b"
 chown "$user" "$home/a" "$home/b"
-sfs_ctl mkdir -m 0777 /m || sfs_fail "mkdir"
-sfs_as "$user" "$SFS_CTL" mkdir /m/mine || sfs_fail "mkdir as $user"
-sfs_as "$user" "$SFS_CTL" setpattern --mirror --numtargets 2 --chunksize 64k /m/mine >/dev/null ||
-    sfs_fail "setpattern"
+mirror_user_dir "$user" --numtargets 2 --chunksize 64k
 sfs_as "$user" "$SFS_CTL" put "$home/a" /m/mine/a || sfs_fail "put a"
 targets=$(sfs_ctl listtargets)
 dir_of() { echo "$targets" | awk -v t=$1 '$1 == t {print $NF}'; }

@@ -23,10 +23,7 @@ for i in $(seq $n); do
     head -c 16000000 /dev/urandom >"$home/blob$i"
 done
 chown "$user" "$home"/blob*
-sfs_ctl mkdir -m 0777 /m || sfs_fail "mkdir"
-sfs_as "$user" "$SFS_CTL" mkdir /m/mine || sfs_fail "mkdir as $user"
-sfs_as "$user" "$SFS_CTL" setpattern --mirror --numtargets 2 --chunksize 64k /m/mine >/dev/null ||
-    sfs_fail "setpattern"
+mirror_user_dir "$user" --numtargets 2 --chunksize 64k
 sfs_as "$user" "$SFS_CTL" put "$home/blob1" /m/mine/before || sfs_fail "put before the fault"
 # the files exist before the fault: placing new mirrored files on the
 # promoted members is the metadata chooser's part (not done)

@@ -19,10 +19,7 @@ home=$(sfs_user_home "$user")
 files="a b c d e f"
 for f in $files late; do head -c 2000000 /dev/urandom >"$home/$f"; done
 chown "$user" "$home"/*
-sfs_ctl mkdir -m 0777 /m || sfs_fail "mkdir"
-sfs_as "$user" "$SFS_CTL" mkdir /m/mine || sfs_fail "mkdir as $user"
-sfs_as "$user" "$SFS_CTL" setpattern --mirror --numtargets 2 --chunksize 64k /m/mine >/dev/null ||
-    sfs_fail "setpattern"
+mirror_user_dir "$user" --numtargets 2 --chunksize 64k
 for f in $files; do sfs_as "$user" "$SFS_CTL" put "$home/$f" "/m/mine/$f" || sfs_fail "put $f"; done
 targets=$(sfs_ctl listtargets)
 dir_of() { echo "$targets" | awk -v t=$1 '$1 == t {print $NF}'; }

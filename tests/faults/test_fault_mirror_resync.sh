@@ -15,10 +15,7 @@ home=$(sfs_user_home "$user")
 for f in a b c d; do head -c 3000000 /dev/urandom >"$home/$f"; done
 head -c 100000 /dev/urandom >"$home/short"
 chown "$user" "$home"/*
-sfs_ctl mkdir -m 0777 /m || sfs_fail "mkdir"
-sfs_as "$user" "$SFS_CTL" mkdir /m/mine || sfs_fail "mkdir as $user"
-sfs_as "$user" "$SFS_CTL" setpattern --mirror --numtargets 2 --chunksize 64k /m/mine >/dev/null ||
-    sfs_fail "setpattern"
+mirror_user_dir "$user" --numtargets 2 --chunksize 64k
 sfs_as "$user" "$SFS_CTL" put "$home/a" /m/mine/a || sfs_fail "put a"
 sfs_as "$user" "$SFS_CTL" put "$home/b" /m/mine/b || sfs_fail "put b"
 
