@@ -136,12 +136,15 @@ int sfs_client_mirror_wait(sfs_client_t *client, uint64_t *deadline_ms);
 /* sfs_client_meta_failover.c: whether a failed metadata call to rank
  * `called` waits for a failover (no answer, `rpc` NULL or not answered by
  * the server, or ESTALE from a replaced server; and a metadata mirror in
- * the map), and the wait: 0 once the map
- * names another metadata server (send the call again), -ETIMEDOUT past
- * *deadline_ms (0: set now, to two RPC timeouts ahead). */
+ * the map; or EAGAIN from a server without its lease), and the wait: 0 once
+ * the map names another metadata server (send the call again), or after one
+ * pause when `fenced` (the EAGAIN: send it again to whichever server the map
+ * names), -ETIMEDOUT past *deadline_ms (0: set now, to two RPC timeouts
+ * ahead). */
 int sfs_client_meta_failover_wanted(sfs_client_t *client, uint32_t called, int rc,
                                     const sfs_tp_rpc_t *rpc);
-int sfs_client_meta_failover_wait(sfs_client_t *client, uint32_t called, uint64_t *deadline_ms);
+int sfs_client_meta_failover_wait(sfs_client_t *client, uint32_t called, int fenced,
+                                  uint64_t *deadline_ms);
 /* A metadata call to rank `called`, begun at `start` (ms), failed with rc
  * (*rpc_p its RPC, or NULL): when it waits for a failover (above), it is
  * sent again to the successor, with a line that says how long the pause

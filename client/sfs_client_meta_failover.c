@@ -5,7 +5,9 @@
  * again once the map names another metadata server, which it does when
  * management has promoted the metadata mirror. Only where the map has a
  * metadata mirror (or a promotion already happened) is there anything to
- * wait for; elsewhere the error comes at once, as before.
+ * wait for; elsewhere the error comes at once, as before. A server that
+ * refuses with EAGAIN has no lease from management (sfs_meta_fence.h): it
+ * is asked again every 250 ms, or its successor once the map names one.
  *
  * Not yet: a reply cache. A call whose first try was committed (its reply
  * lost with the server) is done twice: a retried mkdir then says EEXIST.
@@ -60,6 +62,9 @@ int sfs_client_meta_failover_wanted(sfs_client_t *client, uint32_t called, int r
 {
     const sfs_map_t *map = sfs_cluster_map(client->cluster);
 
+    if (rc == -EAGAIN && sfs_tp_rpc_refused(rpc)) {
+        return 1; /* a server without its lease (fencing): it, or its successor, answers soon */
+    }
     if (rc == -ECANCELED || !(sfs_client_no_answer(rc) || rc == -ESTALE)) {
         return 0;
     }
@@ -81,7 +86,8 @@ int sfs_client_meta_failover_wanted(sfs_client_t *client, uint32_t called, int r
     return sfs_client_meta_has_mirror(map);
 }
 
-int sfs_client_meta_failover_wait(sfs_client_t *client, uint32_t called, uint64_t *deadline_ms)
+int sfs_client_meta_failover_wait(sfs_client_t *client, uint32_t called, int fenced,
+                                  uint64_t *deadline_ms)
 {
     const sfs_map_t *map = sfs_cluster_map(client->cluster);
     uint64_t         now = sfs_time_ms();
@@ -104,6 +110,10 @@ int sfs_client_meta_failover_wait(sfs_client_t *client, uint32_t called, uint64_
             sfs_tp_worker_progress(client->worker, 50);
         }
         (void)sfs_cluster_refresh_map(client->cluster); /* the last map serves if it fails */
+        if (fenced) {
+            sfs_error_clear();
+            return 0; /* to whichever server the map names, the same one included */
+        }
     }
 }
 
@@ -113,7 +123,7 @@ int sfs_client_meta_failover(sfs_client_t *client, const sfs_tp_rpc_params_t *pa
     const sfs_map_t *map;
     uint64_t         deadline = 0;
     char             first[SFS_ERROR_DETAIL_MAX];
-    int              retried = 0;
+    int              retried = 0, fenced_said = 0;
 
     /* (the checks below may refresh the map, which sets the detail) */
     snprintf(first, sizeof(first), "%s", sfs_error_detail());
@@ -121,13 +131,23 @@ int sfs_client_meta_failover(sfs_client_t *client, const sfs_tp_rpc_params_t *pa
         sfs_error_set(rc, "%s", first);
         return rc;
     }
-    while (rc && sfs_client_meta_failover_wait(client, called, &deadline) == 0) {
+    while (rc && sfs_client_meta_failover_wait(client, called, rc == -EAGAIN, &deadline) == 0) {
         retried = 1;
         map     = sfs_cluster_map(client->cluster);
-        sfs_warn("%s: the metadata server, rank %u, is lost or replaced (%s); rank %u took "
-                 "over: sent again there, %.1f s after the first try",
-                 sfs_op_name(params->opcode), called, first, map->meta_node,
-                 (double)(sfs_time_ms() - start) / 1000.0);
+        if (map->meta_node != called) {
+            sfs_warn("%s: the metadata server, rank %u, is lost or replaced (%s); rank %u took "
+                     "over: sent again there, %.1f s after the first try",
+                     sfs_op_name(params->opcode), called, first, map->meta_node,
+                     (double)(sfs_time_ms() - start) / 1000.0);
+        } else if (!fenced_said) {
+            /* (said once: it is asked again every 250 ms) */
+            fenced_said = 1;
+            sfs_warn("%s: the metadata server, rank %u, refuses for now (%s): sent again until "
+                     "it or a successor answers",
+                     sfs_op_name(params->opcode), called,
+                     *rpc_p && sfs_tp_rpc_error_detail(*rpc_p)[0] ? sfs_tp_rpc_error_detail(*rpc_p)
+                                                                  : first);
+        }
         called = map->meta_node;
         sfs_tp_rpc_release(*rpc_p);
         *rpc_p = NULL;

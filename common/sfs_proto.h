@@ -686,6 +686,7 @@ typedef struct sfs_heartbeat_req {
 
 /* Management does not know the rank (it restarted): register again. */
 #define SFS_HEARTBEAT_REGISTER_AGAIN 0x1u
+#define SFS_HEARTBEAT_NOT_META       0x2u /* another rank is the metadata server now */
 
 typedef struct sfs_heartbeat_reply {
     uint32_t flags; /* SFS_HEARTBEAT_*; a peer ignores bits it does not know */
@@ -780,7 +781,6 @@ typedef struct sfs_fd_handoff {
 } sfs_fd_handoff_t;
 
 #define SFS_FD_HANDOFF_MSG_SIZE (SFS_PROTO_HDR_SIZE + 16)
-
 void sfs_proto_fd_handoff_pack(sfs_wbuf_t *wb, const sfs_fd_handoff_t *handoff);
 void sfs_proto_fd_handoff_unpack(sfs_rbuf_t *rb, sfs_fd_handoff_t *handoff);
 /* A whole handoff message: a reply (tagged with the request's opcode and

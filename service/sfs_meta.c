@@ -84,6 +84,20 @@ int sfs_meta_deposed(sfs_meta_t *meta, char *detail, size_t size)
     return meta ? sfs_meta_mirror_report_deposed(meta->mirror_report, detail, size) : 0;
 }
 
+int sfs_meta_depose(sfs_meta_t *meta, const char *detail)
+{
+    if (!meta || !meta->mirror_report) {
+        return 0;
+    }
+    sfs_meta_mirror_report_depose(meta->mirror_report, detail);
+    return 1;
+}
+
+int sfs_meta_mirrored(const sfs_meta_t *meta)
+{
+    return meta && meta->mirror_report;
+}
+
 void sfs_meta_map_changed(sfs_meta_t *meta)
 {
     meta->next_refresh_ms = 0;

@@ -81,6 +81,10 @@ int sfs_meta_mirror_report_fence(sfs_meta_mirror_report_t *report, uint64_t seq)
  * every metadata request (sfs_meta_deposed). `detail` gets management's
  * words. Any thread. */
 int sfs_meta_mirror_report_deposed(sfs_meta_mirror_report_t *report, char *detail, size_t size);
+/* Management said so (a refused report, or a heartbeat's answer): from
+ * now on sfs_meta_mirror_report_deposed says yes, with `detail`; the first
+ * call logs it, later ones change nothing. Any thread. */
+void sfs_meta_mirror_report_depose(sfs_meta_mirror_report_t *report, const char *detail);
 /* Before the metadata thread is joined: a fence's wait ends. Any thread. */
 void sfs_meta_mirror_report_stop(sfs_meta_mirror_report_t *report);
 

@@ -103,18 +103,9 @@ static void sfs_meta_mirror_report_answered(sfs_tp_rpc_t *rpc, void *arg)
         report->failed_said = 0;
     } else if (status == -ESTALE) {
         /* replaced: no reply of this server may go out any more */
-        pthread_mutex_lock(&report->lock);
-        if (!report->deposed) {
-            snprintf(report->deposed_detail, sizeof(report->deposed_detail), "%s",
-                     sfs_tp_rpc_error_detail(rpc)[0] ? sfs_tp_rpc_error_detail(rpc)
-                                                     : "another rank is the metadata server");
-            __atomic_store_n(&report->deposed, 1, __ATOMIC_RELEASE);
-            sfs_error("management says this rank is no longer the metadata server: %s; every "
-                      "metadata request is refused from now on",
-                      report->deposed_detail);
-        }
-        pthread_cond_broadcast(&report->told);
-        pthread_mutex_unlock(&report->lock);
+        sfs_meta_mirror_report_depose(report, sfs_tp_rpc_error_detail(rpc)[0]
+                                                  ? sfs_tp_rpc_error_detail(rpc)
+                                                  : "another rank is the metadata server");
     } else if (!report->failed_said) {
         sfs_warn("metadata mirror: its state not told to management (tried again every "
                  "heartbeat; said once): %s",
@@ -195,6 +186,20 @@ void sfs_meta_mirror_report_tick(sfs_meta_mirror_report_t *report)
     if (wb.error || sfs_tp_rpc_start(conn, &params, &report->rpc) != 0) {
         report->rpc = NULL;
     }
+}
+
+void sfs_meta_mirror_report_depose(sfs_meta_mirror_report_t *report, const char *detail)
+{
+    pthread_mutex_lock(&report->lock);
+    if (!report->deposed) {
+        snprintf(report->deposed_detail, sizeof(report->deposed_detail), "%s", detail);
+        __atomic_store_n(&report->deposed, 1, __ATOMIC_RELEASE);
+        sfs_error("management says this rank is no longer the metadata server: %s; every "
+                  "metadata request is refused from now on",
+                  report->deposed_detail);
+    }
+    pthread_cond_broadcast(&report->told);
+    pthread_mutex_unlock(&report->lock);
 }
 
 int sfs_meta_mirror_report_deposed(sfs_meta_mirror_report_t *report, char *detail, size_t size)

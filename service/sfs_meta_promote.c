@@ -88,6 +88,7 @@ void sfs_meta_promote_run(sfs_service_t *service)
         return;
     }
     service->roles |= SFS_ROLE_META;
+    service->meta_since_ms = sfs_time_ms();   /* (sfs_meta_fence.h) */
     seq = sfs_meta_last_batch(service->meta); /* after what was queued was applied */
     sfs_warn("this rank (%u on %s) is the metadata server now, at batch %" PRIu64 " (%" PRIu64
              " ms); its mirror is the old server's rank once that rejoins (--rejoin %" PRIu32 ")",

@@ -161,6 +161,13 @@ void sfs_handle_heartbeat(sfs_service_t *service, sfs_tp_request_t *req)
         reply.flags |= SFS_HEARTBEAT_REGISTER_AGAIN; /* management restarted */
     } else {
         node->last_contact_ms = sfs_time_ms();
+        /* a metadata server cut off or stopped while its mirror was promoted
+         * learns it here, before it answers another read (fencing); not the
+         * rank a promotion is going to (the answer that records it may not
+         * have come yet) */
+        if (hb->rank != mgmt->meta_node && !(mgmt->promote_rpc && mgmt->promote_to == hb->rank)) {
+            reply.flags |= SFS_HEARTBEAT_NOT_META;
+        }
         for (uint32_t i = 0; i < hb->target_count; i++) {
             const sfs_heartbeat_target_t *src = &hb->targets[i];
             sfs_mgmt_target_t            *t   = sfs_mgmt_find_target(mgmt, src->target_id);

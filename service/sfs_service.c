@@ -13,6 +13,7 @@
 #include "sfs_identity.h"
 #include "sfs_errno.h"
 #include "sfs_log.h"
+#include "sfs_meta_fence.h"
 #include "sfs_meta_lock.h"
 #include "sfs_meta_mirror.h"
 #include "sfs_time.h"
@@ -64,7 +65,7 @@ static int sfs_service_has_role(sfs_service_t *service, sfs_tp_request_t *req, u
             return 0;
         }
         if (service->meta) {
-            return 1;
+            return !sfs_meta_fence_refused(service, req);
         }
         if (service->deposed[0]) { /* it keeps the mirror now (sfs_meta_demote_run) */
             sfs_tp_request_reply_error(req, -ESTALE, "rank %u on %s: %s", service->rank,
@@ -156,6 +157,7 @@ int sfs_service_create(const sfs_config_t *config, const sfs_role_plan_t *plan, 
     service->plan   = plan;
     service->rank   = rank;
     service->roles  = plan->ranks[rank].roles;
+    sfs_meta_fence_init(service);
     snprintf(service->host, sizeof(service->host), "%s",
              config->hosts[plan->ranks[rank].host_index].name);
     snprintf(identity, sizeof(identity), "rank %u", rank);
@@ -327,6 +329,7 @@ static int sfs_service_send_register(sfs_service_t *service)
         if (service->storage) {
             sfs_storage_mirror_lease_renew(service->storage, sent);
         }
+        sfs_meta_fence_answered(service, sent, 0);
     }
 out:
     free(reg);
@@ -384,9 +387,12 @@ static void sfs_service_heartbeat_done(sfs_tp_rpc_t *rpc, void *arg)
         if (reply.flags & SFS_HEARTBEAT_REGISTER_AGAIN) {
             /* management does not know us (it restarted): register again */
             service->registered = 0;
-        } else if (service->storage) {
-            /* management took it as a contact: the lease runs from its sending */
-            sfs_storage_mirror_lease_renew(service->storage, service->heartbeat_sent_ms);
+        } else {
+            /* management took it as a contact: the leases run from its sending */
+            if (service->storage) {
+                sfs_storage_mirror_lease_renew(service->storage, service->heartbeat_sent_ms);
+            }
+            sfs_meta_fence_answered(service, service->heartbeat_sent_ms, reply.flags);
         }
     } else if (status != -ECANCELED) {
         sfs_warn("heartbeat to management failed: %s", sfs_tp_rpc_error_detail(rpc));
@@ -471,6 +477,7 @@ int sfs_service_progress(sfs_service_t *service, int timeout_ms)
     int rc = sfs_tp_worker_progress(service->worker, timeout_ms);
 
     sfs_service_heartbeat(service);
+    sfs_meta_fence_tick(service);
     if (service->storage) {
         sfs_storage_mirror_tick(service->storage);
     }

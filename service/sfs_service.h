@@ -8,6 +8,7 @@
 
 #include "sfs_cluster.h"
 #include "sfs_config.h"
+#include "sfs_lease.h"
 #include "sfs_roles.h"
 #include "sfs_tp.h"
 
@@ -45,8 +46,10 @@ typedef struct sfs_service {
     uint64_t                     next_heartbeat_ms;
     sfs_tp_rpc_t                *heartbeat_rpc;
     uint64_t                     heartbeat_sent_ms; /* renews the fencing lease once answered */
-    int                          registered;
-    int                          mgmt_away_said; /* "management unreachable" logged once */
+    sfs_lease_t meta_lease; /* a mirrored metadata server's, from management (sfs_meta_fence.h) */
+    uint64_t    meta_since_ms; /* its promotion: older heartbeats' answers do not depose it */
+    int         registered;
+    int         mgmt_away_said; /* "management unreachable" logged once */
 } sfs_service_t;
 
 /* Open this rank's roles (target directories, metadata store) and its
@@ -84,6 +87,13 @@ uint64_t sfs_meta_last_batch(sfs_meta_t *meta);
 /* Whether management has put another rank in its place (its mirror was
  * promoted): then it serves no request, and `detail` says why. */
 int sfs_meta_deposed(sfs_meta_t *meta, char *detail, size_t size);
+/* Management's heartbeat answer says another rank is the metadata server:
+ * a mirrored metadata server is deposed (as sfs_meta_deposed then says,
+ * with `detail`); returns 1, or 0 where no mirror is configured (nothing
+ * could have been promoted). Progress thread. */
+int sfs_meta_depose(sfs_meta_t *meta, const char *detail);
+/* Whether this metadata server has a mirror (so a promotion may replace it). */
+int sfs_meta_mirrored(const sfs_meta_t *meta);
 /* Re-read the target list from management at the next timer tick. */
 void sfs_meta_map_changed(sfs_meta_t *meta);
 int  sfs_meta_flush(sfs_meta_t *meta);
