@@ -57,13 +57,33 @@ static void sfs_client_meta_map_quick(sfs_client_t *client, uint32_t timeout_ms)
     sfs_error_clear();
 }
 
+/* Whether the failure asks for a pause and the same call again, to
+ * whichever server the map then names: a server without its lease
+ * (fencing), or one the map does not list (yet): a management that
+ * restarted hands out maps while the ranks register again. */
+static int sfs_client_meta_pause_only(sfs_client_t *client, uint32_t called, int rc,
+                                      const sfs_tp_rpc_t *rpc)
+{
+    const sfs_map_t      *map = sfs_cluster_map(client->cluster);
+    const sfs_map_node_t *node;
+
+    if (rc == -EAGAIN && sfs_tp_rpc_refused(rpc)) {
+        return 1;
+    }
+    if (rc != -EHOSTDOWN || rpc || !map || map->meta_node != called) {
+        return 0;
+    }
+    node = sfs_map_find_node(map, called);
+    return !node || !node->address_length;
+}
+
 int sfs_client_meta_failover_wanted(sfs_client_t *client, uint32_t called, int rc,
                                     const sfs_tp_rpc_t *rpc)
 {
     const sfs_map_t *map = sfs_cluster_map(client->cluster);
 
-    if (rc == -EAGAIN && sfs_tp_rpc_refused(rpc)) {
-        return 1; /* a server without its lease (fencing): it, or its successor, answers soon */
+    if (sfs_client_meta_pause_only(client, called, rc, rpc)) {
+        return 1; /* it, or its successor, answers soon */
     }
     if (rc == -ECANCELED || !(sfs_client_no_answer(rc) || rc == -ESTALE)) {
         return 0;
@@ -83,7 +103,13 @@ int sfs_client_meta_failover_wanted(sfs_client_t *client, uint32_t called, int r
     if (sfs_tp_rpc_refused(rpc)) {
         return 0; /* the server answered: it is there */
     }
-    return sfs_client_meta_has_mirror(map);
+    if (sfs_client_meta_has_mirror(map)) {
+        return 1;
+    }
+    /* a map handed out by a management that restarted lacks the ranks
+     * that had not registered again yet, the mirror's among them */
+    sfs_client_meta_map_quick(client, 2000);
+    return sfs_client_meta_has_mirror(sfs_cluster_map(client->cluster));
 }
 
 int sfs_client_meta_failover_wait(sfs_client_t *client, uint32_t called, int fenced,
@@ -131,7 +157,9 @@ int sfs_client_meta_failover(sfs_client_t *client, const sfs_tp_rpc_params_t *pa
         sfs_error_set(rc, "%s", first);
         return rc;
     }
-    while (rc && sfs_client_meta_failover_wait(client, called, rc == -EAGAIN, &deadline) == 0) {
+    while (rc && sfs_client_meta_failover_wait(
+                     client, called, sfs_client_meta_pause_only(client, called, rc, *rpc_p),
+                     &deadline) == 0) {
         retried = 1;
         map     = sfs_cluster_map(client->cluster);
         if (map->meta_node != called) {
@@ -142,7 +170,7 @@ int sfs_client_meta_failover(sfs_client_t *client, const sfs_tp_rpc_params_t *pa
         } else if (!fenced_said) {
             /* (said once: it is asked again every 250 ms) */
             fenced_said = 1;
-            sfs_warn("%s: the metadata server, rank %u, refuses for now (%s): sent again until "
+            sfs_warn("%s: the metadata server, rank %u, cannot answer for now (%s): sent again until "
                      "it or a successor answers",
                      sfs_op_name(params->opcode), called,
                      *rpc_p && sfs_tp_rpc_error_detail(*rpc_p)[0] ? sfs_tp_rpc_error_detail(*rpc_p)

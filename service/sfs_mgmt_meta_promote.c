@@ -65,6 +65,14 @@ int sfs_mgmt_meta_primary_load(sfs_mgmt_t *mgmt)
     if (rc) {
         return rc;
     }
+    if (mgmt->service->plan->mgmt_rejoining && !(mgmt->service->roles & SFS_ROLE_META)) {
+        /* management alone comes back: the promoted server runs on */
+        sfs_info("%s: rank %" PRIu32 " was promoted to metadata server at batch %" PRIu64
+                 "; management, rejoining, takes it as the metadata server",
+                 path, rank, seq);
+        mgmt->meta_node = rank;
+        return 0;
+    }
     if (rank == mgmt->meta_node) {
         /* promoted back: the config's metadata rank served last, from
          * meta.dir (its copy was made the store) */

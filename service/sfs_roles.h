@@ -24,10 +24,13 @@ typedef struct sfs_rank_roles {
 } sfs_rank_roles_t;
 
 typedef struct sfs_role_plan {
-    uint32_t          rank_count;
-    uint32_t          mgmt_rank;
-    uint32_t          meta_rank;
-    uint32_t          meta_mirror_rank; /* UINT32_MAX: no metadata mirror */
+    uint32_t rank_count;
+    uint32_t mgmt_rank;
+    uint32_t meta_rank;
+    uint32_t meta_mirror_rank; /* UINT32_MAX: no metadata mirror */
+    /* management comes back (--rejoin) while the rest of the service runs:
+     * its metadata server may be a promoted mirror (sfs_mgmt_meta_primary_load) */
+    int               mgmt_rejoining;
     sfs_rank_roles_t *ranks;
 } sfs_role_plan_t;
 

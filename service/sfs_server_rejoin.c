@@ -182,16 +182,35 @@ static int sfs_server_rejoin_mgmt_targets(const sfs_config_t *config, uint32_t h
     return free_count ? 1 : 0;
 }
 
-/* The rank that ran management (and the metadata server) is lost, so no
- * one can say what it served: the config does, as the full start dealt it
- * (sfs_roles.h): the first rank of the management host, in the config's
- * order of hosts, and its targets when it was the host's one rank. */
+/* The first rank of the config's host `name`, as the full start numbered
+ * them (the config's order of hosts, each with its `ranks`); UINT32_MAX if
+ * no host matches. */
+static uint32_t sfs_server_first_rank_of(const sfs_config_t *config, const char *name)
+{
+    uint32_t first = 0;
+
+    for (uint32_t i = 0; i < config->host_count; i++) {
+        if (sfs_config_host_matches(config->hosts[i].name, name)) {
+            return first;
+        }
+        first += config->hosts[i].ranks;
+    }
+    return UINT32_MAX;
+}
+
+/* The rank that ran management (and the metadata server, where they share
+ * a host) is lost, so no one can say what it served: the config does, as
+ * the full start dealt it (sfs_roles.h): the first rank of the management
+ * host, in the config's order of hosts, and its targets when it was the
+ * host's one rank. Management alone (the metadata server on another host,
+ * still running) learns who serves metadata from the ranks' registrations
+ * and its file meta-primary. */
 static int sfs_server_rejoin_mgmt_plan(const sfs_config_t *config, uint32_t rank, const char *host,
                                        const char *unreachable, sfs_role_plan_t **plan_p)
 {
     sfs_role_plan_t *plan     = NULL;
     uint32_t         expected = 0;
-    int              h, rc;
+    int              h, rc, with_meta;
 
     h = -1;
     for (uint32_t i = 0; i < config->host_count; i++) {
@@ -216,21 +235,17 @@ static int sfs_server_rejoin_mgmt_plan(const sfs_config_t *config, uint32_t rank
                              unreachable, rank, config->hosts[h].name, expected, config->path,
                              expected);
     }
-    if (!sfs_config_host_matches(config->meta_host, config->mgmt_host)) {
-        return sfs_error_set(-EOPNOTSUPP,
-                             "management (%s) and the metadata server (%s) run on different "
-                             "hosts: only a rank that runs both rejoins; restart the service",
-                             config->mgmt_host, config->meta_host);
-    }
+    with_meta = sfs_config_host_matches(config->meta_host, config->mgmt_host);
     if (!SFS_ALLOC_PTR(plan) || !SFS_ALLOC_ARRAY(plan->ranks, rank + 1)) {
         rc = -ENOMEM;
         goto err;
     }
-    plan->rank_count             = rank + 1;
-    plan->mgmt_rank              = rank;
-    plan->meta_rank              = rank;
-    plan->meta_mirror_rank       = UINT32_MAX;
-    plan->ranks[rank].roles      = SFS_ROLE_MGMT | SFS_ROLE_META;
+    plan->rank_count       = rank + 1;
+    plan->mgmt_rank        = rank;
+    plan->meta_rank        = with_meta ? rank : sfs_server_first_rank_of(config, config->meta_host);
+    plan->meta_mirror_rank = UINT32_MAX;
+    plan->mgmt_rejoining   = 1;
+    plan->ranks[rank].roles      = SFS_ROLE_MGMT | (with_meta ? SFS_ROLE_META : 0);
     plan->ranks[rank].host_index = (uint32_t)h;
     rc                           = sfs_server_rejoin_mgmt_targets(config, (uint32_t)h);
     if (rc < 0) {

@@ -177,9 +177,17 @@ cluster_stop_service() {
 # and several failovers fit a test) and the mirror groups GROUP, each
 # PRIMARY:SECONDARY (test_cluster_mirror_*.sh).
 cluster_mirror_config() {
-    local cfg=$1 g
+    local cfg=$1
     shift
     cluster_write_config "$cfg"
+    cluster_mirror_groups "$cfg" "$@"
+}
+
+# cluster_mirror_groups FILE GROUP...: cluster_mirror_config's short
+# timeouts and mirror groups, added to the config FILE.
+cluster_mirror_groups() {
+    local cfg=$1 g
+    shift
     sed -i "s/^timeouts:.*/timeouts: {rpc: 6s, connect: 2s, heartbeat: 500ms, offline: 3s}/" "$cfg"
     grep -q "offline: 3s" "$cfg" || sfs_fail "timeouts not set in $cfg"
     {
