@@ -202,6 +202,19 @@ void sfs_handle_mirror_report(sfs_service_t *service, sfs_tp_request_t *req)
             free(report);
             return;
         }
+        if (e->reporter != g->primary &&
+            !(e->state == SFS_MIRROR_STATE_BAD && g->state[r] == SFS_MIRROR_STATE_GOOD)) {
+            /* a member that is not the primary (any more: a report from
+             * before its buddy's promotion, sent once a cut healed) does not
+             * know what its buddy holds; only a good one may call it bad (a
+             * primary back on an empty disk) */
+            if (g->state[m] != e->state) {
+                sfs_info("mirror: target %" PRIu32 "'s report that its buddy %" PRIu32
+                         " is %s is ignored: %" PRIu32 " is the group's primary",
+                         e->reporter, e->target, sfs_mirror_state_name(e->state), g->primary);
+            }
+            continue;
+        }
         if (g->state[m] != e->state) {
             sfs_warn("mirror: target %" PRIu32 " (buddy of %" PRIu32 "): %s -> %s", e->target,
                      e->reporter, sfs_mirror_state_name(g->state[m]),

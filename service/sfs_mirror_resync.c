@@ -196,8 +196,9 @@ int sfs_mirror_resync_abandon(sfs_mirror_resync_t *r, int rc, const char *detail
     case -EHOSTUNREACH:
     case -ENOTCONN:
     case -EPIPE:
-        r->seen_away = 0; /* gone again: wait until the map shows it back */
-        r->lost_pid  = 0;
+        r->seen_away     = 0; /* gone again: wait until the map shows it back */
+        r->lost_pid      = 0;
+        r->quiet_lost_ms = now;
         break;
     default:
         break;
@@ -215,6 +216,55 @@ int sfs_mirror_resync_abandon(sfs_mirror_resync_t *r, int rc, const char *detail
     return 1;
 }
 
+/* Whether the map names the buddy as the group's primary while this
+ * member's log says the buddy lacks changes: this member was the primary,
+ * was cut off (or stopped) and its buddy was promoted meanwhile. */
+static int sfs_mirror_resync_not_primary(const sfs_mirror_resync_t *r, const sfs_map_t *map)
+{
+    const sfs_map_target_t *me =
+        map ? sfs_map_find_target(map, sfs_mirror_log_target(r->log)) : NULL;
+
+    return sfs_mirror_log_degraded(r->log) && me && me->mirror_primary &&
+           me->mirror_primary == sfs_mirror_log_buddy(r->log);
+}
+
+/* A member that is not the primary any more copies nothing to the one that
+ * is (that would put its older copy over the newer): once no request of a
+ * pass is out, its log is dropped. What it lists are changes the primary
+ * has newer copies of, or removals the metadata server sends both members
+ * again until both confirm; this member gets a resync from the primary.
+ * Non-zero: the state changed (to report). */
+static int sfs_mirror_resync_drop(sfs_mirror_resync_t *r, uint64_t now)
+{
+    uint32_t count = sfs_mirror_log_count(r->log);
+
+    if (r->rpc) {
+        if (!sfs_tp_rpc_is_done(r->rpc)) {
+            return 0;
+        }
+        sfs_tp_rpc_release(r->rpc);
+        r->rpc = NULL;
+    }
+    if (r->active) {
+        (void)sfs_mirror_log_pass_abandon(r->log);
+        r->active = 0;
+    }
+    if (sfs_mirror_log_clear(r->log) != 0) {
+        sfs_warn("target %" PRIu32 ": %s", sfs_mirror_log_target(r->log), sfs_error_detail());
+        r->next_try_ms = now + SFS_RESYNC_BACKOFF;
+        return 0;
+    }
+    r->seen_away     = 0;
+    r->lost_pid      = 0;
+    r->quiet_lost_ms = 0;
+    sfs_warn("target %" PRIu32 " is not its group's primary any more (%" PRIu32
+             " is, promoted while this one was cut off or stopped): its change log (%" PRIu32
+             " chunk files) is dropped; it gets a resync from %" PRIu32 " instead",
+             sfs_mirror_log_target(r->log), sfs_mirror_log_buddy(r->log), count,
+             sfs_mirror_log_buddy(r->log));
+    return 1;
+}
+
 int sfs_mirror_resync_tick(sfs_mirror_resync_t *r, sfs_cluster_t *cluster, const sfs_map_t *map,
                            uint64_t now)
 {
@@ -222,6 +272,9 @@ int sfs_mirror_resync_tick(sfs_mirror_resync_t *r, sfs_cluster_t *cluster, const
     int      changed = 0, rc;
 
     r->cluster = cluster;
+    if (!r->rebuild && sfs_mirror_resync_not_primary(r, map)) {
+        return sfs_mirror_resync_drop(r, now);
+    }
     if (r->probe) {
         sfs_mirror_rebuild_probe_tick(r, map, now); /* this member: its directory is new */
         map = sfs_cluster_map(cluster);             /* a connection made may have replaced it */
@@ -247,6 +300,13 @@ int sfs_mirror_resync_tick(sfs_mirror_resync_t *r, sfs_cluster_t *cluster, const
         if (r->lost_pid == 0) {
             r->lost_pid = node->pid;
         } else if (node->pid != r->lost_pid) {
+            r->seen_away = 1;
+        }
+        /* a pass that timed out on a buddy the map never showed away (it
+         * was busy, or a connection failed, but management heard it all
+         * along): past the offline timeout it is taken as back */
+        if (!r->seen_away && r->quiet_lost_ms &&
+            now >= r->quiet_lost_ms + (uint64_t)map->offline_timeout_ms + 1000) {
             r->seen_away = 1;
         }
         /* online, and was away since it was lost: it came back (the map's
@@ -301,9 +361,10 @@ int sfs_mirror_resync_tick(sfs_mirror_resync_t *r, sfs_cluster_t *cluster, const
                      (double)(now - r->start_ms) / 1000.0,
                      now > r->start_ms ? (double)r->bytes / 1e3 / (double)(now - r->start_ms)
                                        : 0.0);
-            r->active    = 0;
-            r->seen_away = 0; /* a later loss waits for the map to show it away */
-            r->lost_pid  = 0;
+            r->active        = 0;
+            r->seen_away     = 0; /* a later loss waits for the map to show it away */
+            r->lost_pid      = 0;
+            r->quiet_lost_ms = 0;
             return 1;
         }
         if (r->phase == SFS_RESYNC_NEXT) {

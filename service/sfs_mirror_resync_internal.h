@@ -23,8 +23,9 @@ struct sfs_mirror_resync {
     int                 active;
     int                 seen_away; /* the map showed the buddy not online since it was lost */
     uint32_t            lost_pid;  /* the buddy's rank's pid the map showed at the loss (0: none) */
-    uint32_t            idx, end;  /* the pass: log entries [idx, end) left */
-    uint32_t            base;      /* entries copied before this resync started */
+    uint64_t            quiet_lost_ms; /* a pass lost the buddy then; 0: not since it was back */
+    uint32_t            idx, end;      /* the pass: log entries [idx, end) left */
+    uint32_t            base;          /* entries copied before this resync started */
     int                 phase;
     uint64_t            entry_id;
     uint64_t            length, offset;

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Each host's network cut in turn under a running job (issue 11's
+# acceptance: "cutting each host's network"), on the four hosts of
+# ci/cluster.sh in the layout of tests/cluster/rolling_lib.sh (mirror groups
+# 101+201 and 301+401, the metadata server on imaging-01 with its mirror on
+# imaging-02, management on imaging-03; offline 3 s). The switch's end of a
+# host's link goes down for 8 s (the host loses carrier; its processes run
+# on), then comes back, for imaging-04 (a secondary, and the job's own
+# host: the job is cut off too), imaging-03 (management and a primary:
+# every lease ends, nothing can be promoted, everything pauses), imaging-01
+# (the metadata server and a primary: both are fenced by their leases, the
+# mirrors promoted; after the heal the old metadata server is deposed by a
+# heartbeat's answer and keeps the mirror, 101 is resynced) and imaging-02
+# (the promoted server and primary: promoted back). After each heal both
+# groups and the metadata mirror are good again before the next cut.
+# Checked: every round of sfsalice's connected job succeeded (pauses, never
+# an error), the promotions happened, both members of each group hold
+# byte-identical chunk files, and `stripefs-ctl shutdown` stops every rank
+# with exit 0.
+#
+# Opt-in (SFS_TEST_CUT_ALL=1): in about one run in four a server rank dies of
+# SIGSEGV inside UCX 1.13.1's TCP transport (uct_tcp_iface_progress, from
+# ucp_worker_progress; a core dump's backtrace, 2026-12-05) a few seconds
+# after a link comes back; the suite cannot carry a test that fails at
+# random. With the variable set, such a death is reported as that known bug.
+source "$SFS_SRC/tests/lib/sfs_test_lib.sh"
+source "$SFS_SRC/tests/cluster/cluster_lib.sh"
+source "$SFS_SRC/tests/cluster/rolling_lib.sh"
+[ "${SFS_TEST_CUT_ALL:-0}" = 1 ] ||
+    sfs_skip "the network-cut matrix is opt-in (SFS_TEST_CUT_ALL=1): a server rank dies of SIGSEGV inside UCX 1.13.1's TCP transport after a link comes back, about one run in four (docs/faults.md)"
+sfs_test_users
+cluster_begin
+job=""
+cut_port=""
+cut_cleanup() {
+    [ -n "$cut_port" ] && ip -n imaging-switch link set "$cut_port" up 2>/dev/null
+    [ -n "$job" ] && kill "$job" 2>/dev/null
+    cluster_cleanup
+}
+trap cut_cleanup EXIT
+rolling_start
+
+# before a failure (rolling_fail): a rank that died of SIGSEGV is the known
+# UCX bug above, not this test's
+cut_known_bug() {
+    if grep -q "exited on signal 11" "$SFS_SERVICE_LOG"; then
+        sfs_known_bug "a server rank died of SIGSEGV after a link came back (UCX 1.13.1's TCP transport, uct_tcp_iface_progress; see the header): $(grep -m1 'exited on signal 11' "$SFS_SERVICE_LOG")"
+    fi
+}
+ROLLING_ON_FAIL=cut_known_bug
+# cut HOST: its link down for 8 s, then up; wait until all is good again
+cut() {
+    local host=$1
+    cut_port="to-$host"
+    ip -n imaging-switch link set "$cut_port" down || sfs_fail "cannot cut $host off"
+    sfs_log "injected: $host's link down, $(rolling_rounds) rounds so far"
+    sleep 8
+    ip -n imaging-switch link set "$cut_port" up || sfs_fail "cannot bring $host's link back"
+    cut_port=""
+    sfs_log "healed: $host's link up, $(rolling_rounds) rounds so far"
+    rolling_settled "$host's cut healed"
+}
+cut imaging-04
+cut imaging-03
+cut imaging-01
+grep -q "this rank (1 on imaging-02) is the metadata server now" "$SFS_SERVICE_LOG" ||
+    sfs_fail "the metadata mirror was not promoted while imaging-01 was cut off"
+grep -q "this rank (0 on imaging-01) keeps the metadata mirror now" "$SFS_SERVICE_LOG" ||
+    sfs_fail "the old metadata server does not keep the mirror after the heal"
+cut imaging-02
+grep -q "this rank (0 on imaging-01) is the metadata server now" "$SFS_SERVICE_LOG" ||
+    sfs_fail "rank 0 was not promoted back while imaging-02 was cut off"
+rolling_finish "four cuts (every host)"
+rolling_stop_all
