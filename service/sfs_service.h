@@ -135,6 +135,10 @@ void sfs_storage_mirror_tick(sfs_storage_t *storage);
 /* The fencing lease (docs/mirroring.md, "Fencing"): management answered a
  * heartbeat or registration sent at `sent_ms` (sfs_time_ms). */
 void sfs_storage_mirror_lease_renew(sfs_storage_t *storage, uint64_t sent_ms);
+/* Whether management has recorded what a primary serving alone must have
+ * it know before it acknowledges a change: that target_id's buddy needs a
+ * resync (1 also when it serves with its buddy, or with no management). */
+int sfs_storage_mirror_recorded(sfs_storage_t *storage, uint32_t target_id);
 /* Testing (STRIPEFS_TEST_DROP_HEARTBEATS): non-zero while this rank is to
  * send management nothing. */
 int  sfs_storage_mirror_cut_off(sfs_storage_t *storage);

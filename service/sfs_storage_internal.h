@@ -54,11 +54,12 @@ typedef struct sfs_storage_op {
     int                     status;
     char                    detail[SFS_ERROR_DETAIL_MAX];
     /* a mirrored request on the group's primary (sfs_storage_mirror.c) */
-    int mirror;                      /* 1: forward to the buddy before replying */
-    int mirror_stage;                /* 0: our copy; 1: the buddy's; 2: both done */
-    int mirror_wait;                 /* waits for an overlapping earlier request */
-    int mirror_read;                 /* a mirrored READ/CHUNK_OPEN as primary: fenced
-                                      * again at the answer */
+    int mirror;       /* 1: forward to the buddy before replying */
+    int mirror_stage; /* 0: our copy; 1: the buddy's; 2: both done */
+    int served_alone; /* the buddy was lost: acknowledged once management knows (fencing) */
+    int mirror_wait;  /* waits for an overlapping earlier request */
+    int mirror_read;  /* a mirrored READ/CHUNK_OPEN as primary: fenced
+                       * again at the answer */
     uint32_t               buddy_id; /* the secondary target */
     uint64_t               bytes;    /* for sfs_storage_submit */
     uint64_t               lo, hi;   /* chunk file range it changes ([0, 0): none) */

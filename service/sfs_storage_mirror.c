@@ -363,6 +363,7 @@ static int sfs_storage_mirror_alone(sfs_storage_op_t *op, const char *why)
                  sfs_error_detail()[0] ? sfs_error_detail() : sfs_strerror(rc));
         return rc;
     }
+    op->served_alone = 1;
     if (!was) {
         sfs_warn("mirror: target %" PRIu32 " (the secondary of %" PRIu32 ") is lost (%s): "
                  "target %" PRIu32 " serves alone, %" PRIu32 " needs a resync",
@@ -473,6 +474,20 @@ void sfs_storage_mirror_answer(sfs_storage_op_t *op)
     if (rc) {
         op->status = rc;
         snprintf(op->detail, sizeof(op->detail), "%s", sfs_error_detail());
+        return;
+    }
+    if (op->served_alone && !sfs_storage_mirror_recorded(op->storage, op->chunk.target_id)) {
+        /* management still records the buddy good: cut off from us, it
+         * could promote the buddy, which lacks this change. Not yet
+         * acknowledged: the client sends it again (the same bytes), and
+         * the report goes at the next turn of the loop */
+        sfs_storage_mirror_changed(op->storage);
+        op->status = -ESTALE;
+        snprintf(op->detail, sizeof(op->detail),
+                 "%s on target %" PRIu32 ": served alone (its buddy %" PRIu32
+                 " needs a resync), but management has not recorded that yet, so it is not "
+                 "acknowledged (fencing: the buddy could be promoted without it)",
+                 sfs_op_name(op->opcode), op->chunk.target_id, op->buddy_id);
         return;
     }
     /* tests/faults/test_fault_mirror_fence.sh reads these (storage=debug) */

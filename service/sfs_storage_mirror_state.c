@@ -33,13 +33,18 @@
 struct sfs_storage_mirrors {
     sfs_mirror_log_t    **logs; /* one per local target that is a group member */
     sfs_mirror_resync_t **resyncs;
-    uint32_t              count;
-    int                   dirty; /* a state changed since management last heard it */
-    uint64_t              next_report_ms;
-    sfs_tp_rpc_t         *report;
-    uint8_t              *args;
-    uint64_t              next_map_ms;
-    sfs_lease_t           lease;
+    /* per log: management answered a report that said the buddy needs a
+     * resync (in this episode of serving alone), and what the report out
+     * said (sfs_storage_mirror_recorded) */
+    uint8_t      *recorded;
+    uint8_t      *sent_degraded;
+    uint32_t      count;
+    int           dirty; /* a state changed since management last heard it */
+    uint64_t      next_report_ms;
+    sfs_tp_rpc_t *report;
+    uint8_t      *args;
+    uint64_t      next_map_ms;
+    sfs_lease_t   lease;
     /* STRIPEFS_TEST_DROP_HEARTBEATS: while this file exists, say nothing
      * to management (checked every 100 ms) */
     char    *drop_path;
@@ -59,10 +64,14 @@ int sfs_storage_mirror_init(sfs_storage_t *storage)
     m = calloc(1, sizeof(*m));
     if (!m || !(m->logs = calloc(storage->target_count, sizeof(*m->logs))) ||
         !(m->resyncs = calloc(storage->target_count, sizeof(*m->resyncs))) ||
+        !(m->recorded = calloc(storage->target_count, 1)) ||
+        !(m->sent_degraded = calloc(storage->target_count, 1)) ||
         !(m->args = malloc(SFS_PROTO_ARGS_MAX))) {
         if (m) {
             free(m->logs);
             free(m->resyncs);
+            free(m->recorded);
+            free(m->sent_degraded);
         }
         free(m);
         return -ENOMEM;
@@ -139,6 +148,8 @@ void sfs_storage_mirror_fini(sfs_storage_t *storage)
     free(m->resyncs);
     free(m->args);
     free(m->drop_path);
+    free(m->recorded);
+    free(m->sent_degraded);
     free(m);
     storage->mirrors = NULL;
 }
@@ -153,6 +164,21 @@ sfs_mirror_log_t *sfs_storage_mirror_log(sfs_storage_t *storage, uint32_t target
         }
     }
     return NULL;
+}
+
+int sfs_storage_mirror_recorded(sfs_storage_t *storage, uint32_t target_id)
+{
+    struct sfs_storage_mirrors *m = storage->mirrors;
+
+    if (!m || !storage->service->cluster) {
+        return 1; /* no management to promote anything */
+    }
+    for (uint32_t i = 0; i < m->count; i++) {
+        if (sfs_mirror_log_target(m->logs[i]) == target_id) {
+            return !sfs_mirror_log_degraded(m->logs[i]) || m->recorded[i];
+        }
+    }
+    return 1;
 }
 
 uint32_t sfs_storage_mirror_primary(sfs_storage_t *storage, const sfs_config_mirror_group_t *group)
@@ -232,9 +258,10 @@ static void sfs_storage_mirror_report_send(sfs_storage_t *storage)
     for (uint32_t i = 0; i < m->count && req->count < SFS_MIRROR_REPORT_MAX; i++) {
         sfs_mirror_report_entry_t *e = &req->entries[req->count++];
 
-        e->reporter = sfs_mirror_log_target(m->logs[i]);
-        e->target   = sfs_mirror_log_buddy(m->logs[i]);
-        e->state    = sfs_mirror_resync_state(m->resyncs[i], &e->done, &e->total);
+        e->reporter         = sfs_mirror_log_target(m->logs[i]);
+        e->target           = sfs_mirror_log_buddy(m->logs[i]);
+        e->state            = sfs_mirror_resync_state(m->resyncs[i], &e->done, &e->total);
+        m->sent_degraded[i] = e->state != SFS_MIRROR_STATE_GOOD;
     }
     sfs_wbuf_init(&wb, m->args, SFS_PROTO_ARGS_MAX);
     sfs_proto_mirror_report_req_pack(&wb, req);
@@ -273,6 +300,11 @@ void sfs_storage_mirror_tick(sfs_storage_t *storage)
             m->dirty = 1;
         }
     }
+    for (uint32_t i = 0; i < m->count; i++) {
+        if (!sfs_mirror_log_degraded(m->logs[i])) {
+            m->recorded[i] = 0; /* a new episode must be recorded again */
+        }
+    }
     if (m->report) {
         if (!sfs_tp_rpc_is_done(m->report)) {
             return;
@@ -280,6 +312,12 @@ void sfs_storage_mirror_tick(sfs_storage_t *storage)
         if (sfs_tp_rpc_status(m->report) != 0) {
             sfs_warn("mirror report to management failed: %s", sfs_tp_rpc_error_detail(m->report));
             m->dirty = 1;
+        } else {
+            for (uint32_t i = 0; i < m->count; i++) {
+                if (m->sent_degraded[i] && sfs_mirror_log_degraded(m->logs[i])) {
+                    m->recorded[i] = 1;
+                }
+            }
         }
         sfs_tp_rpc_release(m->report);
         m->report = NULL;
