@@ -170,11 +170,12 @@ int sfs_client_meta_failover(sfs_client_t *client, const sfs_tp_rpc_params_t *pa
         } else if (!fenced_said) {
             /* (said once: it is asked again every 250 ms) */
             fenced_said = 1;
-            sfs_warn("%s: the metadata server, rank %u, cannot answer for now (%s): sent again until "
-                     "it or a successor answers",
-                     sfs_op_name(params->opcode), called,
-                     *rpc_p && sfs_tp_rpc_error_detail(*rpc_p)[0] ? sfs_tp_rpc_error_detail(*rpc_p)
-                                                                  : first);
+            sfs_warn(
+                "%s: the metadata server, rank %u, cannot answer for now (%s): sent again until "
+                "it or a successor answers",
+                sfs_op_name(params->opcode), called,
+                *rpc_p && sfs_tp_rpc_error_detail(*rpc_p)[0] ? sfs_tp_rpc_error_detail(*rpc_p)
+                                                             : first);
         }
         called = map->meta_node;
         sfs_tp_rpc_release(*rpc_p);
