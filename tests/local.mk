@@ -191,13 +191,13 @@ tests_progs_sfs_fence_writer_SOURCES = tests/progs/sfs_fence_writer.c
 tests_progs_sfs_fence_writer_LDADD   = libsfs_client.la $(SFS_CORE_LIBS)
 # The metadata fencing test's client (tests/cluster/test_cluster_meta_fence.sh).
 check_PROGRAMS += tests/progs/sfs_meta_fence_client
-tests_progs_sfs_meta_fence_client_SOURCES = tests/progs/sfs_meta_fence_client.c
+tests_progs_sfs_meta_fence_client_SOURCES = tests/progs/sfs_meta_fence_client.c tests/progs/sfs_go_file.h
 tests_progs_sfs_meta_fence_client_LDADD   = libsfs_client.la $(SFS_CORE_LIBS)
 check_PROGRAMS += tests/progs/sfs_rolling_client
 tests_progs_sfs_rolling_client_SOURCES = tests/progs/sfs_rolling_client.c
 tests_progs_sfs_rolling_client_LDADD   = libsfs_client.la $(SFS_CORE_LIBS)
 check_PROGRAMS += tests/progs/sfs_meta_read_client
-tests_progs_sfs_meta_read_client_SOURCES = tests/progs/sfs_meta_read_client.c
+tests_progs_sfs_meta_read_client_SOURCES = tests/progs/sfs_meta_read_client.c tests/progs/sfs_go_file.h
 tests_progs_sfs_meta_read_client_LDADD   = libsfs_client.la $(SFS_CORE_LIBS)
 
 # Every public client call with bad arguments (tests/service/test_service_client_api.sh).

@@ -197,6 +197,28 @@ cluster_mirror_groups() {
     } >>"$cfg" || sfs_fail "cannot write the mirror groups to $cfg"
 }
 
+# cluster_cut A B: the network between hosts A and B cut both ways, and only
+# there: a blackhole route to the other in each namespace (this kernel lacks
+# tc's filters). cluster_heal takes the last cut away. (The namespaces go at
+# cluster_cleanup, and their routes with them.)
+cluster_cut() {
+    local a b
+    a=$(source "$SFS_SRC/ci/cluster-agent.sh" --lib && sfs_cluster_host_addr "$1") &&
+        b=$(source "$SFS_SRC/ci/cluster-agent.sh" --lib && sfs_cluster_host_addr "$2") ||
+        sfs_fail "no addresses for $1 and $2"
+    ip -n "$1" route add blackhole "$b/32" && ip -n "$2" route add blackhole "$a/32" ||
+        sfs_fail "cannot cut $1 from $2"
+    CLUSTER_CUT="$1 $b $2 $a"
+}
+cluster_heal() {
+    local -a c
+    read -r -a c <<<"${CLUSTER_CUT:-}"
+    [ ${#c[@]} = 4 ] || return 0
+    ip -n "${c[0]}" route del blackhole "${c[1]}/32" 2>/dev/null
+    ip -n "${c[2]}" route del blackhole "${c[3]}/32" 2>/dev/null
+    CLUSTER_CUT=""
+}
+
 # The metadata mirror's tests (test_cluster_meta_*.sh).
 
 # cluster_meta_mirror_config FILE [SED-EXPR...]: the Imaging layout with

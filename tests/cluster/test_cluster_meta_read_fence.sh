@@ -22,22 +22,12 @@
 source "$SFS_SRC/tests/lib/sfs_test_lib.sh"
 source "$SFS_SRC/tests/cluster/cluster_lib.sh"
 source "$SFS_SRC/tests/lib/sfs_mirror_fence.sh"
-source "$SFS_SRC/ci/cluster-agent.sh" --lib
 sfs_test_users
 cluster_begin
 PROG="$SFS_BUILD/tests/progs/sfs_meta_read_client"
 [ -x "$PROG" ] || sfs_fail "missing $PROG (make check builds it)"
-addr01=$(sfs_cluster_host_addr imaging-01) && addr03=$(sfs_cluster_host_addr imaging-03) ||
-    sfs_fail "no addresses for imaging-01/03"
 client=""
-cut=0
-heal() {
-    ip -n imaging-01 route del blackhole "$addr03/32" 2>/dev/null
-    ip -n imaging-03 route del blackhole "$addr01/32" 2>/dev/null
-    cut=0
-}
 read_fence_cleanup() {
-    [ $cut = 1 ] && heal
     [ -n "$client" ] && kill "$client" 2>/dev/null
     cluster_cleanup
 }
@@ -60,9 +50,7 @@ cluster_as_alice imaging-04 "$PROG" "$SFS_TEST_TMP/go" /shared/after /shared >"$
 client=$!
 cluster_wait_line "$out" connected 30 >/dev/null || sfs_fail "sfsalice's client did not connect: $(cat "$out")"
 
-ip -n imaging-01 route add blackhole "$addr03/32" && ip -n imaging-03 route add blackhole "$addr01/32" ||
-    sfs_fail "cannot cut imaging-01 from imaging-03"
-cut=1
+cluster_cut imaging-01 imaging-03
 sfs_log "injected: imaging-01 (the metadata server) cut from imaging-03 (management), both ways"
 
 # (management's own lines reach the log only after the heal: mpirun's
@@ -86,7 +74,7 @@ grep -qE "(cannot answer for now|is lost or replaced) \(.*rank 0 on imaging-01: 
     sfs_fail "the old server did not refuse the old-map client for its lease: $(cat "$out")"
 echo "ok: the client with the old map was refused by the cut-off server and answered by the promoted one: $st; $ls_line"
 
-heal
+cluster_heal
 sfs_log "healed: imaging-01 reaches imaging-03 again"
 mirror_wait_promotion "metadata failover: the metadata server, rank 0 on imaging-01, is offline"
 echo "management: $promoted"

@@ -19,22 +19,12 @@
 source "$SFS_SRC/tests/lib/sfs_test_lib.sh"
 source "$SFS_SRC/tests/cluster/cluster_lib.sh"
 source "$SFS_SRC/tests/lib/sfs_mirror_fence.sh"
-source "$SFS_SRC/ci/cluster-agent.sh" --lib
 sfs_test_users
 cluster_begin
 PROG="$SFS_BUILD/tests/progs/sfs_fence_writer"
 [ -x "$PROG" ] || sfs_fail "missing $PROG (make check builds it)"
-addr01=$(sfs_cluster_host_addr imaging-01) && addr03=$(sfs_cluster_host_addr imaging-03) ||
-    sfs_fail "no addresses for imaging-01/03"
 writer=""
-cut=0
-heal() {
-    ip -n imaging-03 route del blackhole "$addr01/32" 2>/dev/null
-    ip -n imaging-01 route del blackhole "$addr03/32" 2>/dev/null
-    cut=0
-}
 fence_cleanup() {
-    [ $cut = 1 ] && heal
     [ -n "$writer" ] && kill "$writer" 2>/dev/null
     cluster_cleanup
 }
@@ -59,9 +49,7 @@ for _ in $(seq 300); do [ "$(grep -c '^ack' "$wlog")" -ge 20 ] && break; sleep 0
 info=$(ctl_on imaging-01 getentryinfo /m/mine/records)
 echo "$info" | grep -q "+ Mirror group 1: primary 301 (good)" || sfs_fail "the file is not on group 1 with primary 301: $info"
 
-ip -n imaging-03 route add blackhole "$addr01/32" && ip -n imaging-01 route add blackhole "$addr03/32" ||
-    sfs_fail "cannot cut imaging-03 from imaging-01"
-cut=1
+cluster_cut imaging-03 imaging-01
 sfs_log "injected: imaging-03 (301, primary) cut from imaging-01 (management, metadata), both ways; $(grep -c '^ack' "$wlog") records acknowledged"
 
 mirror_wait_promotion "mirror group 1: primary 301 offline"
@@ -93,7 +81,7 @@ chunk=$(find "$d/imaging-04/mnt/7t_drive/stripefs/chunks" -type f -size +0 | hea
 cluster_as_alice imaging-04 "$SFS_CTL" get /m/mine/records - >"$SFS_TEST_TMP/records" || sfs_fail "get"
 "$PROG" check "$SFS_TEST_TMP/records" "$count" || sfs_fail "acknowledged records do not read back"
 
-heal
+cluster_heal
 sfs_log "healed: imaging-03 reaches imaging-01 again"
 # 301 rejoins as 401's buddy, is resynced, and the copies are identical
 good=""

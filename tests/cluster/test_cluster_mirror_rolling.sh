@@ -13,6 +13,7 @@
 # group hold byte-identical chunk files.
 source "$SFS_SRC/tests/lib/sfs_test_lib.sh"
 source "$SFS_SRC/tests/cluster/cluster_lib.sh"
+source "$SFS_SRC/tests/cluster/rolling_lib.sh"
 sfs_test_users
 cluster_begin
 writer=""
@@ -68,9 +69,6 @@ log="$SFS_TEST_TMP/writer.log"
 writer=$!
 cluster_wait_line "$log" "f2 " 60 >/dev/null || { kill $writer; sfs_fail "the writer did not start: $(cat "$log")"; }
 
-groups_good() { # both groups: both members good
-    [ "$(ctl_on imaging-04 mirror list 2>/dev/null | grep -cE "good +[0-9]+ @.* good$")" -eq 2 ]
-}
 rejoined=()
 # roll HOST RANK WANT: kill HOST's rank, wait for WANT in `mirror list`, let
 # it rejoin, wait for both groups good
@@ -92,8 +90,8 @@ roll() {
     [ -f "$SFS_TEST_TMP/rejoined$rank" ] ||
         sfs_fail "$host's rank did not rejoin: $(tail -n 20 "$SFS_TEST_TMP/rejoin$rank.log")"
     rm -f "$SFS_TEST_TMP/rejoined$rank"
-    for i in $(seq 600); do groups_good && break; sleep 0.1; done
-    groups_good || sfs_fail "after $host rejoined, the groups are not good: $(ctl_on imaging-04 mirror list)"
+    for i in $(seq 600); do rolling_groups_good && break; sleep 0.1; done
+    rolling_groups_good || sfs_fail "after $host rejoined, the groups are not good: $(ctl_on imaging-04 mirror list)"
     echo "ok: $host rejoined and resynced: $(ctl_on imaging-04 mirror list | tr '\n' ';')"
 }
 # a primary, then a secondary, then the promoted primary
@@ -109,26 +107,5 @@ total=$(grep -c rc= "$log")
 [ "$(grep -c " rc=0 " "$log")" -eq "$total" ] || sfs_fail "not every write and read back of the job succeeded"
 echo "ok: $total mirrored files written and read back across three kills and rejoins, longest $(awk '{sub("seconds=", "", $4); if ($4 > m) m = $4} END {print m}' "$log") s"
 
-for pair in 101:201 301:401; do
-    a=$(ctl_on imaging-04 listtargets | awk -v t="${pair%%:*}" '$1 == t {print $NF}')
-    b=$(ctl_on imaging-04 listtargets | awk -v t="${pair##*:}" '$1 == t {print $NF}')
-    [ -d "$a/chunks" ] && [ -d "$b/chunks" ] || sfs_fail "no chunk directories for $pair: '$a' '$b'"
-    diff -r "$a/chunks" "$b/chunks" || sfs_fail "the chunk files of ${pair%%:*} and ${pair##*:} differ"
-    echo "ok: ${pair%%:*} and ${pair##*:} hold byte-identical chunk files ($(find "$a/chunks" -type f | wc -l) each)"
-done
-
-ctl_on imaging-01 shutdown >/dev/null || sfs_fail "stripefs-ctl shutdown"
-for _ in $(seq 900); do
-    alive=0
-    for p in "$CLUSTER_JOB" "${rejoined[@]}"; do kill -0 "$p" 2>/dev/null && alive=1; done
-    [ $alive = 0 ] && break
-    sleep 0.1
-done
-for p in "${rejoined[@]}"; do
-    kill -0 "$p" 2>/dev/null && sfs_fail "a rejoined rank did not stop in 90 s"
-    wait "$p" || sfs_fail "a rejoined rank exited with $?"
-done
-kill -0 "$CLUSTER_JOB" 2>/dev/null && sfs_fail "the service did not stop in 90 s"
-wait "$CLUSTER_JOB"
-CLUSTER_JOB=""
-echo "ok: the service stopped (the rejoined ranks exit 0)"
+rolling_copies_identical 101:201 301:401
+rolling_stop_all "${rejoined[@]}"

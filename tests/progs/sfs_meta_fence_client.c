@@ -20,34 +20,10 @@
  * 1 on a failed connect or a go-file that never came (300 s).
  */
 #include "sfs/sfs_client.h"
+#include "sfs_go_file.h"
 
 #include <inttypes.h>
 #include <stdio.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
-
-static uint64_t now_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
-static int wait_for(const char *go)
-{
-    struct stat st;
-
-    for (int i = 0; i < 6000; i++) {
-        if (stat(go, &st) == 0) {
-            return 0;
-        }
-        usleep(50000);
-    }
-    fprintf(stderr, "%s did not appear in 300 s\n", go);
-    return 1;
-}
 
 static int make(sfs_client_t *client, const char *dir, const char *name, const char *go)
 {
@@ -55,13 +31,13 @@ static int make(sfs_client_t *client, const char *dir, const char *name, const c
     uint64_t start;
     int      rc;
 
-    if (wait_for(go) != 0) {
+    if (sfs_go_wait(go) != 0) {
         return 1;
     }
     snprintf(path, sizeof(path), "%s/%s", dir, name);
-    start = now_ms();
+    start = sfs_go_now_ms();
     rc    = sfs_mkdir(client, path, 0755);
-    printf("%s rc=%d ms=%" PRIu64 " error=%s\n", name, rc, now_ms() - start,
+    printf("%s rc=%d ms=%" PRIu64 " error=%s\n", name, rc, sfs_go_now_ms() - start,
            rc ? sfs_client_error() : "");
     fflush(stdout);
     return 0;

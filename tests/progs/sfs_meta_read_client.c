@@ -14,37 +14,13 @@
  * go-file that never came (300 s).
  */
 #include "sfs/sfs_client.h"
+#include "sfs_go_file.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
 #define READ_CLIENT_MAX_NAMES 64
-
-static uint64_t now_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
-static int wait_for(const char *go)
-{
-    struct stat st;
-
-    for (int i = 0; i < 6000; i++) {
-        if (stat(go, &st) == 0) {
-            return 0;
-        }
-        usleep(50000);
-    }
-    fprintf(stderr, "%s did not appear in 300 s\n", go);
-    return 1;
-}
 
 static void list(sfs_client_t *client, const char *dir)
 {
@@ -52,14 +28,14 @@ static void list(sfs_client_t *client, const char *dir)
     char                   names[READ_CLIENT_MAX_NAMES * 258] = "";
     uint32_t               count                              = 0;
     int                    eof                                = 0;
-    uint64_t               start                              = now_ms();
+    uint64_t               start                              = sfs_go_now_ms();
     int rc = sfs_readdir(client, dir, "", entries, READ_CLIENT_MAX_NAMES, &count, &eof);
 
     for (uint32_t i = 0; rc == 0 && i < count; i++) {
         strcat(names, i ? "," : "");
         strcat(names, entries[i].name);
     }
-    printf("list rc=%d ms=%" PRIu64 " names=%s error=%s\n", rc, now_ms() - start, names,
+    printf("list rc=%d ms=%" PRIu64 " names=%s error=%s\n", rc, sfs_go_now_ms() - start, names,
            rc ? sfs_client_error() : "");
     fflush(stdout);
 }
@@ -81,13 +57,13 @@ int main(int argc, char **argv)
     }
     printf("connected\n");
     fflush(stdout);
-    if (wait_for(argv[1]) != 0) {
+    if (sfs_go_wait(argv[1]) != 0) {
         sfs_client_disconnect(client);
         return 1;
     }
-    start = now_ms();
+    start = sfs_go_now_ms();
     rc    = sfs_stat(client, argv[2], &st);
-    printf("stat rc=%d ms=%" PRIu64 " size=%" PRIu64 " error=%s\n", rc, now_ms() - start,
+    printf("stat rc=%d ms=%" PRIu64 " size=%" PRIu64 " error=%s\n", rc, sfs_go_now_ms() - start,
            rc ? 0 : st.size, rc ? sfs_client_error() : "");
     fflush(stdout);
     list(client, argv[3]);
