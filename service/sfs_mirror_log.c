@@ -29,9 +29,10 @@ struct sfs_mirror_log {
     uint32_t  count, room;
     uint64_t *set; /* id + 1 per slot, 0 = free; size set_size (a power of 2) */
     uint32_t  set_size;
-    uint32_t  copied;   /* entries [0, copied) are on the buddy (a resync's passes) */
-    uint32_t  pass_end; /* the pass under way copies [copied, pass_end) */
-    uint32_t  set_from; /* the set holds the ids of entries [set_from, count) */
+    uint32_t  copied;     /* entries [0, copied) are on the buddy (a resync's passes) */
+    uint32_t  pass_end;   /* the pass under way copies [copied, pass_end) */
+    uint32_t  set_from;   /* the set holds the ids of entries [set_from, count) */
+    uint64_t  generation; /* passes begun + clears */
 };
 
 static int sfs_mirror_log_has(const sfs_mirror_log_t *log, uint64_t id)
@@ -308,7 +309,8 @@ int sfs_mirror_log_clear(sfs_mirror_log_t *log)
         return sfs_error_set(-errno, "cannot remove %s: %m", log->path);
     }
     close(log->fd);
-    log->fd       = -1;
+    log->fd = -1;
+    log->generation++;
     log->count    = 0;
     log->copied   = 0;
     log->pass_end = 0;
@@ -339,6 +341,7 @@ static int sfs_mirror_log_reset_set(sfs_mirror_log_t *log, uint32_t from)
 void sfs_mirror_log_pass_begin(sfs_mirror_log_t *log, uint32_t *first_p, uint32_t *end_p)
 {
     log->pass_end = log->count;
+    log->generation++;
     /* recorded again if changed during the pass: a new entry */
     sfs_mirror_log_reset_set(log, log->count);
     *first_p = log->copied;
@@ -355,6 +358,11 @@ int sfs_mirror_log_pass_abandon(sfs_mirror_log_t *log)
 {
     log->pass_end = log->copied;
     return sfs_mirror_log_reset_set(log, log->copied);
+}
+
+uint64_t sfs_mirror_log_generation(const sfs_mirror_log_t *log)
+{
+    return log->generation;
 }
 
 uint32_t sfs_mirror_log_copied(const sfs_mirror_log_t *log)

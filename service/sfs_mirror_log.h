@@ -56,6 +56,10 @@ uint64_t sfs_mirror_log_entry(const sfs_mirror_log_t *log, uint32_t i);
 void sfs_mirror_log_pass_begin(sfs_mirror_log_t *log, uint32_t *first_p, uint32_t *end_p);
 int  sfs_mirror_log_pass_done(sfs_mirror_log_t *log);
 int  sfs_mirror_log_pass_abandon(sfs_mirror_log_t *log);
+/* Counts the passes begun and the clears: a removal recorded while the
+ * generation was G and done on disk when it is no longer G may have been
+ * copied by a pass before it went (to be recorded again). */
+uint64_t sfs_mirror_log_generation(const sfs_mirror_log_t *log);
 /* Entries copied by the passes so far. */
 uint32_t sfs_mirror_log_copied(const sfs_mirror_log_t *log);
 /* Everything is copied: remove the file; the buddy is good again. */

@@ -50,6 +50,11 @@ void sfs_mirror_resync_destroy(sfs_mirror_resync_t *r)
     free(r);
 }
 
+void sfs_mirror_resync_wanted(sfs_mirror_resync_t *r)
+{
+    r->seen_away = 1;
+}
+
 uint32_t sfs_mirror_resync_state(const sfs_mirror_resync_t *r, uint64_t *done_p, uint64_t *total_p)
 {
     uint32_t count = sfs_mirror_log_count(r->log);

@@ -27,6 +27,10 @@ void sfs_mirror_resync_destroy(sfs_mirror_resync_t *resync);
  * the state changed (management is to be told). */
 int sfs_mirror_resync_tick(sfs_mirror_resync_t *resync, sfs_cluster_t *cluster,
                            const sfs_map_t *map, uint64_t now);
+/* The log was begun while the buddy stayed online (a removal done here
+ * after a resync had ended, sfs_storage_mirror_unlinked): start a pass at
+ * the next tick without waiting for the map to show the buddy away. */
+void sfs_mirror_resync_wanted(sfs_mirror_resync_t *resync);
 /* SFS_MIRROR_STATE_* of the buddy, and the progress in chunk files. */
 uint32_t sfs_mirror_resync_state(const sfs_mirror_resync_t *resync, uint64_t *done_p,
                                  uint64_t *total_p);

@@ -372,6 +372,9 @@ void sfs_storage_done(sfs_work_t *work)
     if (op->mirror && sfs_storage_mirror_step(op)) {
         return; /* on to the buddy */
     }
+    if (op->opcode == SFS_OP_CHUNK_UNLINK && op->status == 0) {
+        op->status = sfs_storage_mirror_unlinked(op);
+    }
     if (op->mirror_read) {
         sfs_storage_mirror_answer(op);
     }

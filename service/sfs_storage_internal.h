@@ -60,9 +60,11 @@ typedef struct sfs_storage_op {
     int mirror_wait;  /* waits for an overlapping earlier request */
     int mirror_read;  /* a mirrored READ/CHUNK_OPEN as primary: fenced
                        * again at the answer */
-    uint32_t               buddy_id; /* the secondary target */
-    uint64_t               bytes;    /* for sfs_storage_submit */
-    uint64_t               lo, hi;   /* chunk file range it changes ([0, 0): none) */
+    int                    unlink_noted; /* CHUNK_UNLINK: recorded in the change log at admission */
+    uint64_t               unlink_log_gen; /* ... in the log's pass generation then */
+    uint32_t               buddy_id;       /* the secondary target */
+    uint64_t               bytes;          /* for sfs_storage_submit */
+    uint64_t               lo, hi;         /* chunk file range it changes ([0, 0): none) */
     uint64_t               primary_length;
     sfs_tp_rpc_t          *forward;
     uint8_t               *forward_args;
@@ -105,6 +107,10 @@ int  sfs_storage_mirror_step(sfs_storage_op_t *op);
 /* Before a primary's answer: the lease is checked again; without it the
  * op's status becomes ESTALE (with the reason in its detail). */
 void sfs_storage_mirror_answer(sfs_storage_op_t *op);
+/* A CHUNK_UNLINK's removal is done (before its answer): recorded again in
+ * the change log where a resync pass began, or the log was cleared, since
+ * its admission; 0, or the error (the op's detail set). */
+int sfs_storage_mirror_unlinked(sfs_storage_op_t *op);
 
 /* Free an op that was never run (its data buffer is the caller's). */
 void sfs_storage_op_free(sfs_storage_op_t *op);

@@ -40,6 +40,7 @@
 #include "sfs_errno.h"
 #include "sfs_log.h"
 #include "sfs_mirror_log.h"
+#include "sfs_mirror_resync.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -69,8 +70,53 @@ static int sfs_storage_mirror_unlink_alone(sfs_storage_t *storage, sfs_storage_o
             op->req, rc,
             "CHUNK_UNLINK on target %" PRIu32 ", which serves alone: its change log: %s",
             op->unlink->target_id, sfs_error_detail()[0] ? sfs_error_detail() : sfs_strerror(rc));
+        return rc;
     }
-    return rc;
+    op->unlink_noted   = 1;
+    op->unlink_log_gen = sfs_mirror_log_generation(log);
+    return 0;
+}
+
+/* The removal is done on disk. Recorded at admission is not enough when a
+ * resync pass began (or the log was cleared, or begun) between the two:
+ * the pass forgot that record and may have copied the chunk file to the
+ * buddy before it went here, after the metadata server's removal there,
+ * leaving an orphan on the buddy. Recorded again, the next pass (or a new
+ * one) sends the buddy "absent here: remove there". */
+int sfs_storage_mirror_unlinked(sfs_storage_op_t *op)
+{
+    sfs_mirror_log_t    *log = sfs_storage_mirror_log(op->storage, op->unlink->target_id);
+    sfs_mirror_resync_t *resync;
+    int                  was, rc = 0;
+
+    if (!log || (op->unlink_noted && sfs_mirror_log_generation(log) == op->unlink_log_gen)) {
+        return 0;
+    }
+    was = sfs_mirror_log_degraded(log);
+    if (!op->unlink_noted && !was) {
+        return 0; /* in sync before and after: the buddy gets its own removal */
+    }
+    sfs_error_clear();
+    for (uint32_t i = 0; rc == 0 && i < op->count; i++) {
+        rc = sfs_mirror_log_note(log, op->unlink->entry_ids[i]);
+    }
+    if (rc) {
+        snprintf(op->detail, sizeof(op->detail),
+                 "CHUNK_UNLINK on target %" PRIu32 " (a mirror member): its change log: %s",
+                 op->unlink->target_id,
+                 sfs_error_detail()[0] ? sfs_error_detail() : sfs_strerror(rc));
+        return rc;
+    }
+    if (!was) {
+        sfs_warn("mirror: target %" PRIu32 " removed chunk files while its buddy %" PRIu32
+                 " was resynced: recorded for one more resync pass",
+                 op->unlink->target_id, sfs_mirror_log_buddy(log));
+        if ((resync = sfs_storage_mirror_resync_of(op->storage, op->unlink->target_id))) {
+            sfs_mirror_resync_wanted(resync);
+        }
+        sfs_storage_mirror_changed(op->storage);
+    }
+    return 0;
 }
 
 /* A request flagged mirrored: its target's mirror group and the group's

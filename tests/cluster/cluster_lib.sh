@@ -19,9 +19,9 @@ CLUSTER_PORT=8008   # a random one on a cluster someone else brought up
 # the one-host defaults of sfs_test_lib.sh (lo) must not leak into the hosts.
 unset OMPI_MCA_btl_tcp_if_include OMPI_MCA_oob_tcp_if_include
 
-# on HOST CMD...: run CMD on a host, at most 120 s.
+# on HOST CMD...: run CMD on a host, at most 120 s (CLUSTER_ON_TIMEOUT).
 on() {
-    timeout --kill-after=10 120 "$CLUSTER" exec "$@"
+    timeout --kill-after=10 "${CLUSTER_ON_TIMEOUT:-120}" "$CLUSTER" exec "$@"
 }
 
 # The ctl on a host, against this test's config.

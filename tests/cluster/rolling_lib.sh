@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # What the tests that take every host down in turn share
 # (test_cluster_rolling_all.sh: kill -9 and --rejoin; test_cluster_cut_all.sh:
-# a network cut that heals): the layout (mirror groups 101+201 and 301+401,
-# the metadata server on imaging-01 with its mirror on imaging-02, management
-# on imaging-03; heartbeat 500 ms, offline 3 s, RPC 6 s), sfsalice's
-# connected job on imaging-04 (tests/progs/sfs_rolling_client), the waits
-# for good copies, and the checks at the end. Sourced after cluster_lib.sh,
+# a network cut that heals; test_cluster_rolling_mpi.sh: kill -9 under an
+# MPI job): the layout (mirror groups 101+201 and 301+401, the metadata
+# server on imaging-01 with its mirror on imaging-02, management on
+# imaging-03; heartbeat 500 ms, offline 3 s, RPC 6 s), sfsalice's job on
+# imaging-04, the waits for good copies, and the checks at the end. The job
+# is one connected client (tests/progs/sfs_rolling_client), or with
+# ROLLING_MPI=1 an IOR- and mdtest-style MPI-IO job of ROLLING_NP ranks
+# (tests/mpi/mpi_migrate_job.c, mode roll). Sourced after cluster_lib.sh,
 # once cluster_begin ran.
 
 # rolling_fail MESSAGE: the test fails, after the hook ROLLING_ON_FAIL (a
@@ -19,7 +22,15 @@ rolling_fail() {
 # which has made 3 rounds on return; sets ROLLING_CFG, ROLLING_LOG, job
 rolling_start() {
     local prog="$SFS_BUILD/tests/progs/sfs_rolling_client"
-    [ -x "$prog" ] || sfs_fail "missing $prog (make check builds it)"
+    local mpi_job="$SFS_TEST_TMP/mpi_migrate_job"
+    if [ "${ROLLING_MPI:-0}" = 1 ]; then
+        [ -f "$SFS_BUILD/adio/libstripefs-mpiio.so" ] || sfs_fail "the MPI-IO library is not built"
+        mpicc.openmpi -O2 -o "$mpi_job" "$SFS_SRC/tests/mpi/mpi_migrate_job.c" ||
+            sfs_fail "compile tests/mpi/mpi_migrate_job.c with mpicc.openmpi"
+        chmod 0755 "$mpi_job"
+    else
+        [ -x "$prog" ] || sfs_fail "missing $prog (make check builds it)"
+    fi
     ROLLING_CFG="$SFS_TEST_TMP/imaging.yaml"
     cluster_meta_mirror_config "$ROLLING_CFG"
     cluster_mirror_groups "$ROLLING_CFG" 101:201 301:401
@@ -30,7 +41,14 @@ rolling_start() {
     cluster_as_alice imaging-04 "$SFS_CTL" setpattern --mirror --numtargets 2 --chunksize 64k /m/job \
         >/dev/null || sfs_fail "setpattern --mirror"
     ROLLING_LOG="$SFS_TEST_TMP/job.log"
-    cluster_as_alice imaging-04 "$prog" /m/job "$SFS_TEST_TMP/stop" >"$ROLLING_LOG" 2>"$SFS_TEST_TMP/job.err" &
+    if [ "${ROLLING_MPI:-0}" = 1 ]; then
+        # one host's ranks, launched there as sfsalice (no remote shell)
+        CLUSTER_ON_TIMEOUT=1200 cluster_as_alice imaging-04 mpirun.openmpi --oversubscribe \
+            -np "${ROLLING_NP:-2}" -x STRIPEFS_CONFIG "$SFS_BUILD/tools/stripefs-run" "$mpi_job" \
+            stripefs:/m/job roll "$SFS_TEST_TMP/stop" >"$ROLLING_LOG" 2>"$SFS_TEST_TMP/job.err" &
+    else
+        cluster_as_alice imaging-04 "$prog" /m/job "$SFS_TEST_TMP/stop" >"$ROLLING_LOG" 2>"$SFS_TEST_TMP/job.err" &
+    fi
     job=$!
     cluster_wait_line "$ROLLING_LOG" "round 3 " 60 >/dev/null ||
         sfs_fail "the job did not start: $(cat "$ROLLING_LOG" "$SFS_TEST_TMP/job.err")"
@@ -60,6 +78,51 @@ rolling_settled() {
     echo "ok: $1: groups and metadata mirror good: $(ctl_on imaging-04 mirror list | grep -E '^[0-9]' | tr -s ' ' | tr '\n' ';')"
 }
 
+ROLLING_REJOINED=()
+# rolling_roll HOST RANK WANT: kill HOST's rank; wait until `mirror list` matches
+# WANT (-E; "-": management's own rank, nothing answers: 2 s, in which every
+# lease ends); the rank rejoins; wait until all is good again
+rolling_roll() {
+    local host=$1 rank=$2 want=$3 pid i
+    pid=$(ctl_on imaging-04 listnodes | awk -v h="$host" '$2 == h {print $5; exit}')
+    [ -n "$pid" ] || sfs_fail "no pid of $host's rank in listnodes"
+    kill -9 "$pid" || sfs_fail "cannot kill $host's rank ($pid)"
+    sfs_log "injected: SIGKILL to $host's rank $rank (pid $pid), $(rolling_rounds) rounds so far"
+    if [ "$want" = - ]; then
+        sleep 2
+    else
+        for i in $(seq 300); do ctl_on imaging-04 mirror list 2>/dev/null | grep -qE "$want" && break; sleep 0.1; done
+        ctl_on imaging-04 mirror list | grep -qE "$want" ||
+            sfs_fail "after the kill of $host, mirror list does not show '$want': $(ctl_on imaging-04 mirror list)"
+        echo "ok: $host lost: $(ctl_on imaging-04 mirror list | grep -E "$want")"
+    fi
+    timeout --kill-after=20 900 "${SFS_SERVER_ENV[@]}" "$CLUSTER" mpirun -np 1 --host "$host" \
+        "$SFS_SERVER" -c "$ROLLING_CFG" --rejoin "$rank" --ready-file "$SFS_TEST_TMP/rejoined$rank" \
+        >>"$SFS_TEST_TMP/rejoin$rank.log" 2>&1 &
+    ROLLING_REJOINED+=($!)
+    for i in $(seq 600); do [ -f "$SFS_TEST_TMP/rejoined$rank" ] && break; sleep 0.1; done
+    [ -f "$SFS_TEST_TMP/rejoined$rank" ] ||
+        sfs_fail "$host's rank did not rejoin: $(tail -n 20 "$SFS_TEST_TMP/rejoin$rank.log")"
+    rm -f "$SFS_TEST_TMP/rejoined$rank"
+    rolling_settled "$host's rank rejoined"
+}
+# rolling_kill_each_rank: kill -9 and rejoin each host's rank in turn:
+# imaging-04 (the secondary 401), imaging-03 (management and the primary
+# 301), imaging-01 (the metadata server and 101: the metadata mirror and 201
+# are promoted), imaging-02 (the promoted metadata server and 201: rank 0
+# and 101 are promoted back)
+rolling_kill_each_rank() {
+    rolling_roll imaging-04 3 "^2 +301 @.* good .*401 @.*needs-resync"
+    rolling_roll imaging-03 2 -
+    rolling_roll imaging-01 0 "^1 +201 @.* good .*101 @.*needs-resync"
+    # (management's log: the rejoined rank 2's since imaging-03's roll)
+    grep -q "metadata failover: rank 1 on imaging-02 is the metadata server now" "$SFS_TEST_TMP/rejoin2.log" ||
+        sfs_fail "the metadata mirror was not promoted when imaging-01 was lost"
+    rolling_roll imaging-02 1 "^1 +101 @.* good .*201 @.*needs-resync"
+    grep -q "metadata failover: rank 0 on imaging-01 is the metadata server now" "$SFS_TEST_TMP/rejoin2.log" ||
+        sfs_fail "rank 0 was not promoted back when imaging-02 was lost"
+}
+
 # rolling_finish WHAT: stop the job; every round succeeded; no removal
 # pending; both members of each group hold byte-identical chunk files
 rolling_finish() {
@@ -72,7 +135,7 @@ rolling_finish() {
     failed=$(grep '^round' "$ROLLING_LOG" | grep -vc ' rc=0 ')
     [ "$rc" = 0 ] && [ "$failed" = 0 ] && [ "$total" -ge 10 ] ||
         rolling_fail "the job exited $rc with $failed of $total rounds failed: $(grep '^round' "$ROLLING_LOG" | grep -v ' rc=0 ' | head -n 5); $(tail -n 5 "$SFS_TEST_TMP/job.err")"
-    echo "ok: the job ran $total rounds across $1, none failed; longest round $(awk '{sub("seconds=", "", $4); if ($4 > m) m = $4} END {print m}' "$ROLLING_LOG") s"
+    echo "ok: the job ran $total rounds across $1, none failed; longest round $(awk '/^round/ {sub("seconds=", "", $4); if ($4 > m) m = $4} END {print m}' "$ROLLING_LOG") s"
     # the removed files' chunk files go in the background (a member that was
     # away gets its removals when back, retried every 5 s)
     for _ in $(seq 600); do
@@ -105,15 +168,29 @@ rolling_copies_identical() {
     done
 }
 
-# rolling_only_orphans DIFF: every chunk file that `diff -r` found on one
-# member only belongs to no file left in /m/job: the job keeps the files of
-# its last two rounds (their entry ids from getentryinfo); 1 without the job
-rolling_only_orphans() {
-    local total live name n
-    [ -n "${ROLLING_LOG:-}" ] || return 1
+# rolling_live_files: the paths of the files the job left in /m/job: the
+# files of its last two rounds (and the MPI job's round 0)
+rolling_live_files() {
+    local total n k
     total=$(rolling_rounds)
-    live=$(for n in $((total - 1)) "$total"; do
-        ctl_on imaging-04 getentryinfo "/m/job/f$n" 2>/dev/null | awk '$1 == "EntryID:" {print $2}'
+    if [ "${ROLLING_MPI:-0}" != 1 ]; then
+        echo "/m/job/f$((total - 1)) /m/job/f$total"
+        return
+    fi
+    for n in 0 $((total - 1)) "$total"; do
+        echo "/m/job/shared.$n"
+        for ((k = 0; k < ${ROLLING_NP:-2}; k++)); do echo "/m/job/fpp.$n.$k"; done
+    done
+}
+
+# rolling_only_orphans DIFF: every chunk file that `diff -r` found on one
+# member only belongs to no file left in /m/job (the live files' entry ids
+# from getentryinfo); 1 without the job
+rolling_only_orphans() {
+    local live name path
+    [ -n "${ROLLING_LOG:-}" ] || return 1
+    live=$(for path in $(rolling_live_files); do
+        ctl_on imaging-04 getentryinfo "$path" 2>/dev/null | awk '$1 == "EntryID:" {print $2}'
     done)
     [ -n "$live" ] || return 1
     while read -r name; do

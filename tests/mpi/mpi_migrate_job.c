@@ -14,6 +14,15 @@
  * compared. Rank 0 prints "ROUND R ok" after each round that every rank
  * verified, and "RESULT rounds=N errors=E" at the end; exit 1 on any error.
  * verify: only the read-back of rounds 0..ROUNDS-1 (after a restart).
+ * roll: the job under a rolling restart of the servers
+ * (tests/cluster/test_cluster_rolling_mpi.sh), until STOPFILE exists: each
+ * round R (from 1) writes its files as run does, then makes an mdtest-style
+ * storm (every rank creates STORM_FILES empty files, one MPI_File_open and
+ * close each, checks their size and deletes them), reads back round 0's
+ * files (written before any fault), round R-1's and R's, and deletes round
+ * R-2's. Rank 0 prints one line per round, as tests/cluster/rolling_lib.sh
+ * reads them: "round R rc=E seconds=S" (E: the round's errors on all
+ * ranks; S: its longest time on any rank, which holds the pause).
  * Errors are printed with the MPI error string and counted, not fatal, so
  * that one failing call shows with its file and offset. */
 #include <mpi.h>
@@ -27,6 +36,7 @@
 #define FPP_XFER     (1u << 20)
 #define SHARED_BLOCK (256u << 10)
 #define SHARED_STEPS 4
+#define STORM_FILES  16
 
 static int  rank, nprocs;
 static long errors;
@@ -212,6 +222,66 @@ static void verify_round(const char *dir, int round, unsigned char *buf)
     }
 }
 
+/* Every rank creates STORM_FILES empty files in DIR (as mdtest -F -u does
+ * through MPI-IO: open with MPI_MODE_CREATE, close), checks each is empty
+ * and deletes them. */
+static void storm_round(const char *dir, int round)
+{
+    char       path[4096];
+    MPI_File   fh;
+    MPI_Offset size;
+    int        rc;
+
+    for (int i = 0; i < STORM_FILES; i++) {
+        snprintf(path, sizeof(path), "%s/storm.%d.%d.%d", dir, round, rank, i);
+        rc = MPI_File_open(MPI_COMM_SELF, path, MPI_MODE_CREATE | MPI_MODE_EXCL | MPI_MODE_WRONLY,
+                           MPI_INFO_NULL, &fh);
+        if (rc != MPI_SUCCESS) {
+            report("create", path, 0, rc);
+            continue;
+        }
+        if ((rc = MPI_File_close(&fh)) != MPI_SUCCESS) {
+            report("close", path, 0, rc);
+        }
+    }
+    for (int i = 0; i < STORM_FILES; i++) {
+        snprintf(path, sizeof(path), "%s/storm.%d.%d.%d", dir, round, rank, i);
+        rc = MPI_File_open(MPI_COMM_SELF, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
+        if (rc != MPI_SUCCESS) {
+            report("open for stat", path, 0, rc);
+            continue;
+        }
+        if ((rc = MPI_File_get_size(fh, &size)) != MPI_SUCCESS || size != 0) {
+            report(rc != MPI_SUCCESS ? "size" : "size not 0", path, size, rc);
+        }
+        if ((rc = MPI_File_close(&fh)) != MPI_SUCCESS) {
+            report("close", path, 0, rc);
+        }
+        if ((rc = MPI_File_delete(path, MPI_INFO_NULL)) != MPI_SUCCESS) {
+            report("delete", path, 0, rc);
+        }
+    }
+}
+
+/* Round ROUND's files go: each rank deletes its own, rank 0 the shared one. */
+static void delete_round(const char *dir, int round)
+{
+    char path[4096];
+    int  rc;
+
+    path_fpp(path, sizeof(path), dir, round, rank);
+    if ((rc = MPI_File_delete(path, MPI_INFO_NULL)) != MPI_SUCCESS) {
+        report("delete", path, 0, rc);
+    }
+    MPI_Barrier(MPI_COMM_WORLD); /* nobody reads the shared file any more */
+    if (rank == 0) {
+        path_shared(path, sizeof(path), dir, round);
+        if ((rc = MPI_File_delete(path, MPI_INFO_NULL)) != MPI_SUCCESS) {
+            report("delete", path, 0, rc);
+        }
+    }
+}
+
 /* every rank's error count summed; printed by rank 0 */
 static long errors_all(void)
 {
@@ -221,20 +291,67 @@ static long errors_all(void)
     return total;
 }
 
+/* Whether STOPFILE exists (rank 0 looks, every rank follows). */
+static int stop_now(const char *stopfile)
+{
+    int stop = 0;
+
+    if (rank == 0) {
+        stop = access(stopfile, F_OK) == 0;
+    }
+    MPI_Bcast(&stop, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    return stop;
+}
+
+/* The roll mode's rounds (see the top); returns the rounds made. */
+static int roll_rounds(const char *dir, const char *stopfile, unsigned char *buf)
+{
+    long before = 0, after;
+    int  round;
+
+    write_round(dir, 0, buf); /* the files read back in every round */
+    verify_round(dir, 0, buf);
+    for (round = 1; !stop_now(stopfile); round++) {
+        double start = MPI_Wtime(), took, longest;
+
+        write_round(dir, round, buf);
+        storm_round(dir, round);
+        verify_round(dir, 0, buf);
+        if (round > 1) {
+            verify_round(dir, round - 1, buf);
+        }
+        verify_round(dir, round, buf);
+        if (round > 2) {
+            delete_round(dir, round - 2);
+        }
+        took = MPI_Wtime() - start;
+        MPI_Reduce(&took, &longest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+        after = errors_all();
+        if (rank == 0) {
+            printf("round %d rc=%ld seconds=%.2f\n", round, after - before, longest);
+            fflush(stdout);
+        }
+        before = after;
+    }
+    return round - 1;
+}
+
 int main(int argc, char **argv)
 {
     unsigned char *buf;
-    int            rounds = 0, verify, max_rounds = 0;
+    int            rounds = 0, verify, roll, max_rounds = 0;
     long           total;
 
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
     verify = argc == 4 && strcmp(argv[2], "verify") == 0;
-    if (!verify && !(argc == 5 && strcmp(argv[2], "run") == 0)) {
+    roll   = argc == 4 && strcmp(argv[2], "roll") == 0;
+    if (!verify && !roll && !(argc == 5 && strcmp(argv[2], "run") == 0)) {
         if (rank == 0) {
             fprintf(stderr, "usage: mpi_migrate_job DIR run STOPFILE MAXROUNDS\n"
-                            "       mpi_migrate_job DIR verify ROUNDS\n");
+                            "       mpi_migrate_job DIR verify ROUNDS\n"
+                            "       mpi_migrate_job DIR roll STOPFILE\n");
         }
         MPI_Finalize();
         return 2;
@@ -246,7 +363,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "rank %d: out of memory\n", rank);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
-    if (verify) {
+    if (roll) {
+        rounds = roll_rounds(argv[1], argv[3], buf);
+    } else if (verify) {
         rounds = atoi(argv[3]);
         for (int r = 0; r < rounds; r++) {
             verify_round(argv[1], r, buf);

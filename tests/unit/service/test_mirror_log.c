@@ -138,12 +138,19 @@ static void test_log_passes(void **state)
 {
     sfs_mirror_log_t *log;
     uint32_t          first, end;
+    uint64_t          gen;
 
     (void)state;
     assert_int_equal(sfs_mirror_log_open(dir, 101, 201, &log), 0);
     assert_int_equal(sfs_mirror_log_note(log, 5), 0);
     assert_int_equal(sfs_mirror_log_note(log, 6), 0);
+    /* a removal recorded now and done after a pass began must be
+     * recorded again: the generation says a pass began in between */
+    gen = sfs_mirror_log_generation(log);
+    assert_int_equal(sfs_mirror_log_note(log, 6), 0);
+    assert_int_equal(sfs_mirror_log_generation(log), gen); /* notes do not move it */
     sfs_mirror_log_pass_begin(log, &first, &end);
+    assert_int_not_equal(sfs_mirror_log_generation(log), gen);
     assert_int_equal(first, 0);
     assert_int_equal(end, 2);
     assert_int_equal(sfs_mirror_log_pass_abandon(log), 0);
@@ -164,7 +171,9 @@ static void test_log_passes(void **state)
     assert_int_equal(end, 104);
     assert_int_equal(sfs_mirror_log_entry(log, 2), 6);
     assert_true(sfs_mirror_log_pass_done(log));
+    gen = sfs_mirror_log_generation(log);
     assert_int_equal(sfs_mirror_log_clear(log), 0);
+    assert_int_not_equal(sfs_mirror_log_generation(log), gen); /* a clear moves it too */
     assert_false(sfs_mirror_log_degraded(log));
     sfs_mirror_log_close(log);
 }
