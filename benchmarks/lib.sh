@@ -33,6 +33,7 @@ BENCH_TMP=""
 BENCH_SERVICE_PID=""
 BENCH_SERVICE_STATE=""
 BENCH_SERVICE_LOG=""
+BENCH_SERVICE_MPI_ARGS=() # more mpirun options for the service (failover.sh: rank recovery)
 BENCH_MOUNTS=()          # file systems a script mounted (bench_mount_ext4): unmounted at exit
 # shellcheck source=benchmarks/lib_cluster.sh
 . "$BENCH_SRC/benchmarks/lib_cluster.sh"
@@ -62,7 +63,7 @@ bench_setup() { # NAME ARGS...
             # the scripts whose stripefs side lib_cluster.sh moves; ucx.sh has
             # a two-host part of its own, the others refuse the option
             case $BENCH_NAME in
-            bw | md | io500 | mirror) BENCH_CLUSTER=1 ;;
+            bw | md | io500 | mirror | failover) BENCH_CLUSTER=1 ;;
             *) BENCH_ARGS+=("$1") ;;
             esac
             shift
@@ -269,7 +270,8 @@ bench_start_service() {
         np=${#BENCH_CLUSTER_SERVERS[@]}
         bench_cluster_start_service "$state"
     else
-        "${BENCH_MPIRUN[@]}" -np "$np" "$BENCH_BUILD/stripefs-server" -c "$state/stripefs.yaml" \
+        "${BENCH_MPIRUN[@]}" ${BENCH_SERVICE_MPI_ARGS[@]+"${BENCH_SERVICE_MPI_ARGS[@]}"} -np "$np" \
+            "$BENCH_BUILD/stripefs-server" -c "$state/stripefs.yaml" \
             --ready-file "$state/ready" >>"$BENCH_SERVICE_LOG" 2>&1 &
         BENCH_SERVICE_PID=$!
     fi

@@ -84,7 +84,8 @@ BENCH_CLUSTER_MPIRUN=(env -u OMPI_MCA_btl_tcp_if_include -u OMPI_MCA_oob_tcp_if_
 bench_cluster_start_service() { # STATE
     local state=$1 hosts
     hosts=$(IFS=,; echo "${BENCH_CLUSTER_SERVERS[*]}")
-    timeout --kill-after=20 14400 "${BENCH_CLUSTER_MPIRUN[@]}" -np "${#BENCH_CLUSTER_SERVERS[@]}" \
+    timeout --kill-after=20 14400 "${BENCH_CLUSTER_MPIRUN[@]}" \
+        ${BENCH_SERVICE_MPI_ARGS[@]+"${BENCH_SERVICE_MPI_ARGS[@]}"} -np "${#BENCH_CLUSTER_SERVERS[@]}" \
         --host "$hosts" "$BENCH_BUILD/stripefs-server" -c "$state/stripefs.yaml" \
         --ready-file "$state/ready" >>"$BENCH_SERVICE_LOG" 2>&1 &
     BENCH_SERVICE_PID=$!

@@ -67,4 +67,4 @@ EXTRA_DIST += benchmarks/README.md benchmarks/sfs_bench_io.c benchmarks/sfs_benc
 	benchmarks/sfs_bench_read.c benchmarks/sfs_bench_lat.c benchmarks/create_latency.sh benchmarks/lib.sh benchmarks/bw.sh benchmarks/ucx.sh benchmarks/ucx_cluster.sh benchmarks/ucx_summary.py benchmarks/bw_summary.py benchmarks/users.sh \
 	benchmarks/md.sh benchmarks/scaling.sh benchmarks/plot.sh benchmarks/run-all.sh benchmarks/atomic.sh \
 	benchmarks/sfs_bench_find.c benchmarks/io500.sh \
-	benchmarks/sfs_bench_mirror.c benchmarks/mirror.sh
+	benchmarks/sfs_bench_mirror.c benchmarks/mirror.sh benchmarks/failover.sh

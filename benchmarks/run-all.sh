@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # run-all.sh: every benchmark, one after the other, with --quick sizes (a
 # few minutes on 2 cores), or full sizes with --full: bw, ucx, md, scaling,
-# mirror, and as root io500 and create_latency (they mount a journaled ext4). Other
+# mirror, failover, and as root io500 and create_latency (they mount a journaled ext4). Other
 # options (--out, --build, --ranks, --tmp) are passed on. Without a build
 # it installs what it needs and builds _build/ first (as root; lib.sh).
 # Everything each one prints goes to OUT/run-all.log too; the goal lines are
@@ -26,7 +26,7 @@ log=$out/run-all.log
 : >"$log"
 failed=()
 start=$(date +%s)
-benches="bw ucx md scaling mirror"
+benches="bw ucx md scaling mirror failover"
 [ "$(id -u)" = 0 ] && benches="$benches io500 create_latency"
 for bench in $benches; do
     rm -f "$out/$bench-goals.txt"
@@ -40,7 +40,7 @@ echo "=== goals ($(( $(date +%s) - start )) s in all; details in $log)"
 for bench in bw ucx md scaling; do
     cat "$out/$bench-goals.txt" 2>/dev/null || echo "$bench: no results"
 done
-for bench in mirror io500 create_latency; do
+for bench in mirror failover io500 create_latency; do
     case " $benches " in *" $bench "*) echo "$bench: see its table in $log (no goal line)" ;; esac
 done
 if [ ${#failed[@]} -gt 0 ]; then

@@ -3,8 +3,8 @@
  * (docs/mirroring.md, "The data path")? One client process, through the
  * stripefs client library, no MPI:
  *
- *   sfs_bench_mirror one  -f PATH -S BYTES -x BLOCK [-q DEPTH]
- *   sfs_bench_mirror both -f PATH -g PATH2 -S BYTES -x BLOCK [-q DEPTH]
+ *   sfs_bench_mirror one  -f PATH -S BYTES -x BLOCK [-q DEPTH] [-k FILE]
+ *   sfs_bench_mirror both -f PATH -g PATH2 -S BYTES -x BLOCK [-q DEPTH] [-k FILE]
  *
  * "one" writes PATH, block after block (sfs_file_iwrite), DEPTH blocks in
  * flight (default 1: each write waits for its acknowledgement): for a
@@ -21,7 +21,9 @@
  * 8 bytes, the rest 0x5a). Prints one CSV line:
  *   csv,MODE,block,bytes,depth,seconds,MB_s,lat_us_median,lat_us_p99,lat_us_max
  * where a latency is one block's write, from its send until it is waited
- * for and acknowledged (both copies), in order.
+ * for and acknowledged (both copies), in order. -k FILE: once a quarter of
+ * the blocks are sent, FILE is created (benchmarks/failover.sh kills a
+ * mirror member then; the longest latency is the pause the failover cost).
  */
 #include "sfs_config.h" /* sfs_parse_size (common/sfs_units.c) */
 
@@ -111,7 +113,7 @@ static int verify(sfs_client_t *client, const char *path, uint64_t bytes, uint64
 
 int main(int argc, char **argv)
 {
-    const char   *path = NULL, *path2 = NULL, *mode = argc > 1 ? argv[1] : "";
+    const char   *path = NULL, *path2 = NULL, *kill_file = NULL, *mode = argc > 1 ? argv[1] : "";
     uint64_t      bytes = 0, block = 0, count;
     sfs_client_t *client;
     sfs_file_t   *files[2] = {NULL, NULL};
@@ -122,11 +124,12 @@ int main(int argc, char **argv)
     int           both = strcmp(mode, "both") == 0, nfiles, opt, rc = 0;
 
     if (!both && strcmp(mode, "one") != 0) {
-        fprintf(stderr, "usage: sfs_bench_mirror one|both -f PATH [-g PATH2] -S BYTES -x BLOCK\n");
+        fprintf(stderr, "usage: sfs_bench_mirror one|both -f PATH [-g PATH2] -S BYTES -x BLOCK "
+                        "[-q DEPTH] [-k FILE]\n");
         return 2;
     }
     optind = 2;
-    while ((opt = getopt(argc, argv, "f:g:S:x:q:")) != -1) {
+    while ((opt = getopt(argc, argv, "f:g:S:x:q:k:")) != -1) {
         switch (opt) {
         case 'f':
             path = optarg;
@@ -142,6 +145,9 @@ int main(int argc, char **argv)
             break;
         case 'q':
             depth = (unsigned)strtoul(optarg, NULL, 10);
+            break;
+        case 'k':
+            kill_file = optarg;
             break;
         default:
             return 2;
@@ -189,6 +195,15 @@ int main(int argc, char **argv)
         }
         if (i >= count || rc) {
             continue;
+        }
+        if (kill_file && i == count / 4) {
+            FILE *k = fopen(kill_file, "w");
+
+            if (!k || fclose(k) != 0) {
+                fprintf(stderr, "sfs_bench_mirror: cannot create %s\n", kill_file);
+                rc = 1;
+                continue;
+            }
         }
         memcpy(buf, &i, sizeof(i));
         slot->t0 = now();
