@@ -138,12 +138,16 @@ int sfs_client_mirror_wait(sfs_client_t *client, uint64_t *deadline_ms);
  * the server, or ESTALE from a replaced server; and a metadata mirror in
  * the map; or EAGAIN from a server without its lease), and the wait: 0 once
  * the map names another metadata server (send the call again), or after one
- * pause when `fenced` (the EAGAIN: send it again to whichever server the map
- * names), -ETIMEDOUT past *deadline_ms (0: set now, to two RPC timeouts
+ * pause with SFS_META_WAIT_FENCED (the EAGAIN: send it again to whichever
+ * server the map names), or with SFS_META_WAIT_SAME_OK once a fresh map
+ * names the same server online (a call that may be sent twice and got no
+ * answer), -ETIMEDOUT past *deadline_ms (0: set now, to two RPC timeouts
  * ahead). */
 int sfs_client_meta_failover_wanted(sfs_client_t *client, uint32_t called, int rc,
                                     const sfs_tp_rpc_t *rpc);
-int sfs_client_meta_failover_wait(sfs_client_t *client, uint32_t called, int fenced,
+#define SFS_META_WAIT_FENCED  1 /* after one pause, to whichever server the map names */
+#define SFS_META_WAIT_SAME_OK 2 /* also to the same one, online in a fresh map */
+int sfs_client_meta_failover_wait(sfs_client_t *client, uint32_t called, int how,
                                   uint64_t *deadline_ms);
 /* A metadata call to rank `called`, begun at `start` (ms), failed with rc
  * (*rpc_p its RPC, or NULL): when it waits for a failover (above), it is

@@ -8,9 +8,15 @@
  * wait for; elsewhere the error comes at once, as before. A server that
  * refuses with EAGAIN has no lease from management (sfs_meta_fence.h): it
  * is asked again every 250 ms, or its successor once the map names one.
+ * A call that got no answer while a fresh map still names the same server
+ * as online (management hears it: what was lost was the way between this
+ * client and it, a cut of the client's own link, or a reply) is sent again
+ * to that server, where that is safe: a read, or a change its kept replies
+ * answer (a tagged one).
  *
- * Not yet: a reply cache. A call whose first try was committed (its reply
- * lost with the server) is done twice: a retried mkdir then says EEXIST.
+ * A tagged change whose first try was committed (its reply lost) is
+ * answered from the reply the server kept (sfs_meta_replies.c), on the
+ * promoted mirror as on the same server; an untagged one would run twice.
  */
 #define SFS_LOG_FAC "client"
 #include "sfs_client_internal.h"
@@ -112,11 +118,44 @@ int sfs_client_meta_failover_wanted(sfs_client_t *client, uint32_t called, int r
     return sfs_client_meta_has_mirror(sfs_cluster_map(client->cluster));
 }
 
-int sfs_client_meta_failover_wait(sfs_client_t *client, uint32_t called, int fenced,
+/* Whether the same call may go to the same server twice: a read, or a
+ * change that carries an op_tag (the server answers a resend from the
+ * reply it kept). Counters, locks, quota grants and the migration's calls
+ * are neither. */
+static int sfs_client_meta_resend_safe(const sfs_client_t *client, uint32_t opcode)
+{
+    switch (opcode) {
+    case SFS_OP_LOOKUP:
+    case SFS_OP_READDIR:
+    case SFS_OP_STAT:
+    case SFS_OP_META_STATFS:
+    case SFS_OP_POOL_GET:
+    case SFS_OP_POOL_SHOW:
+    case SFS_OP_QUOTA_GET:
+    case SFS_OP_META_LIST:
+    case SFS_OP_META_CHECK:
+    case SFS_OP_META_PENDING:
+    case SFS_OP_META_STATS:
+        return 1;
+    default:
+        return client->reply_cache && sfs_proto_meta_tagged(opcode);
+    }
+}
+
+/* Whether `map` names `called` the metadata server, online. */
+static int sfs_client_meta_still_online(const sfs_map_t *map, uint32_t called)
+{
+    const sfs_map_node_t *node = map ? sfs_map_find_node(map, called) : NULL;
+
+    return map && map->meta_node == called && node && node->state == SFS_STATE_ONLINE;
+}
+
+int sfs_client_meta_failover_wait(sfs_client_t *client, uint32_t called, int how,
                                   uint64_t *deadline_ms)
 {
     const sfs_map_t *map = sfs_cluster_map(client->cluster);
     uint64_t         now = sfs_time_ms();
+    int              refreshed;
 
     if (*deadline_ms == 0) {
         /* the offline timeout (<= 20 s by default), then the promotion:
@@ -135,10 +174,18 @@ int sfs_client_meta_failover_wait(sfs_client_t *client, uint32_t called, int fen
         for (uint64_t until = sfs_time_ms() + 250; sfs_time_ms() < until;) {
             sfs_tp_worker_progress(client->worker, 50);
         }
-        (void)sfs_cluster_refresh_map(client->cluster); /* the last map serves if it fails */
-        if (fenced) {
+        /* the last map serves if the refresh fails */
+        refreshed = sfs_cluster_refresh_map(client->cluster) == 0;
+        if (how & SFS_META_WAIT_FENCED) {
             sfs_error_clear();
             return 0; /* to whichever server the map names, the same one included */
+        }
+        if ((how & SFS_META_WAIT_SAME_OK) && refreshed &&
+            sfs_client_meta_still_online(sfs_cluster_map(client->cluster), called)) {
+            /* a dead server is probably-offline 1.25 heartbeats after its
+             * last one, long before a call to it times out */
+            sfs_error_clear();
+            return 0;
         }
     }
 }
@@ -157,9 +204,15 @@ int sfs_client_meta_failover(sfs_client_t *client, const sfs_tp_rpc_params_t *pa
         sfs_error_set(rc, "%s", first);
         return rc;
     }
-    while (rc && sfs_client_meta_failover_wait(
-                     client, called, sfs_client_meta_pause_only(client, called, rc, *rpc_p),
-                     &deadline) == 0) {
+    while (rc &&
+           sfs_client_meta_failover_wait(
+               client, called,
+               (sfs_client_meta_pause_only(client, called, rc, *rpc_p) ? SFS_META_WAIT_FENCED : 0) |
+                   (sfs_client_meta_resend_safe(client, params->opcode) &&
+                            sfs_client_no_answer(rc) && !sfs_tp_rpc_refused(*rpc_p)
+                        ? SFS_META_WAIT_SAME_OK
+                        : 0),
+               &deadline) == 0) {
         retried = 1;
         map     = sfs_cluster_map(client->cluster);
         if (map->meta_node != called) {

@@ -306,6 +306,9 @@ static void sfs_meta_process(sfs_meta_t *meta, sfs_list_t *ops, uint32_t n)
             sfs_meta_txn_abort(txn);
         }
     }
+    if (txn && any_write && commit == 0) {
+        sfs_meta_replies_kept_here(meta, ops, now);
+    }
     if (mirrored) {
         /* no reply of the batch goes before the mirror has it too; a mirror
          * that fails is dropped and the batch answered from here alone */

@@ -200,6 +200,9 @@ void sfs_meta_counters_cleanup(sfs_meta_t *meta);
  * STRIPEFS_TEST_META_DIE_BEFORE_REPLY (a committed batch, no reply). */
 int  sfs_meta_replies_replay(sfs_meta_t *meta, sfs_meta_op_t *op, uint64_t now);
 void sfs_meta_replies_keep(sfs_meta_t *meta, sfs_meta_txn_t *txn, sfs_meta_op_t *op, uint64_t now);
+/* After a batch's commit: the replies of its tagged changes that succeeded,
+ * kept in this server's memory too (with a mirror only). */
+void sfs_meta_replies_kept_here(sfs_meta_t *meta, sfs_list_t *ops, uint64_t now);
 int  sfs_meta_replies_test_start(sfs_meta_t *meta);
 void sfs_meta_replies_test_die(sfs_meta_t *meta, sfs_list_t *ops);
 

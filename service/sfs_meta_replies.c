@@ -4,9 +4,11 @@
  * metadata mirror puts its reply into the batch's writes as a note, in the
  * change's own nested transaction, so that the mirror gets it exactly when
  * it gets the change; the mirror keeps it in memory
- * (sfs_meta_reply_table.h), never on a disk. A client that got no answer
- * (its server was lost after the commit) sends the change again to the
- * promoted mirror, which finds the kept reply and answers with it: a mkdir
+ * (sfs_meta_reply_table.h), never on a disk, and so does the server once
+ * the batch is committed. A client that got no answer (its server was lost
+ * after the commit, or its own link was cut) sends the change again to the
+ * promoted mirror, or to the same server while the map names it online,
+ * which finds the kept reply and answers with it: a mkdir
  * that succeeded is not run again (EEXIST), an unlink not again (ENOENT),
  * a create's writer not registered twice.
  *
@@ -69,6 +71,49 @@ int sfs_meta_replies_replay(sfs_meta_t *meta, sfs_meta_op_t *op, uint64_t now)
     return 1;
 }
 
+/* The reply of a change that succeeded, as kept. */
+static void sfs_meta_replies_record(const sfs_meta_op_t *op, uint64_t now,
+                                    sfs_meta_reply_record_t *record)
+{
+    memset(record, 0, sizeof(*record));
+    record->opcode   = op->opcode;
+    record->uid      = op->cred.uid;
+    record->created  = (uint8_t)op->created;
+    record->bounded  = (uint8_t)(op->bounded != 0);
+    record->has_attr = op->opcode != SFS_OP_RMDIR && op->opcode != SFS_OP_RENAME;
+    record->time_ns  = now;
+    record->attr     = op->attr;
+}
+
+void sfs_meta_replies_kept_here(sfs_meta_t *meta, sfs_list_t *ops, uint64_t now)
+{
+    sfs_meta_reply_record_t record;
+    sfs_list_t             *elem, *tmp;
+    uint32_t                failed = 0;
+
+    if (!meta->mirror) {
+        return; /* a client sends nothing again to a server without a mirror */
+    }
+    sfs_list_for_each_safe(elem, tmp, ops)
+    {
+        sfs_meta_op_t *op = sfs_container_of(elem, sfs_meta_op_t, list);
+
+        if (op->status != 0 || op->opcode >= SFS_OP_MAX || !sfs_meta_replies_tagged(op)) {
+            continue;
+        }
+        sfs_meta_replies_record(op, now, &record);
+        if (sfs_meta_reply_table_put(meta->service->kept_replies, op->client, op->args.op_tag,
+                                     &record, now) != 0) {
+            failed++;
+        }
+    }
+    if (failed) {
+        sfs_warn("%u replies of a committed batch not kept here (out of memory): sent again to "
+                 "this server, those changes would run twice",
+                 failed);
+    }
+}
+
 void sfs_meta_replies_keep(sfs_meta_t *meta, sfs_meta_txn_t *txn, sfs_meta_op_t *op, uint64_t now)
 {
     sfs_meta_reply_record_t record;
@@ -80,14 +125,7 @@ void sfs_meta_replies_keep(sfs_meta_t *meta, sfs_meta_txn_t *txn, sfs_meta_op_t 
     if (op->status != 0 || !meta->mirror || !sfs_meta_replies_tagged(op)) {
         return; /* without a mirror no other server can be asked again */
     }
-    memset(&record, 0, sizeof(record));
-    record.opcode   = op->opcode;
-    record.uid      = op->cred.uid;
-    record.created  = (uint8_t)op->created;
-    record.bounded  = (uint8_t)(op->bounded != 0);
-    record.has_attr = op->opcode != SFS_OP_RMDIR && op->opcode != SFS_OP_RENAME;
-    record.time_ns  = now;
-    record.attr     = op->attr;
+    sfs_meta_replies_record(op, now, &record);
     sfs_meta_reply_key(op->client, op->args.op_tag, key);
     length = sfs_meta_reply_record_encode(&record, value, sizeof(value));
     rc = length ? sfs_meta_txn_note(txn, SFS_META_TABLE_REPLIES, key, sizeof(key), value, length)

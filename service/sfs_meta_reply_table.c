@@ -159,6 +159,24 @@ uint32_t sfs_meta_reply_table_apply(sfs_meta_reply_table_t *table, const void *d
     return apply.skipped;
 }
 
+int sfs_meta_reply_table_put(sfs_meta_reply_table_t *table, uint64_t client, uint64_t op_tag,
+                             const sfs_meta_reply_record_t *record, uint64_t now_ns)
+{
+    uint8_t                 value[SFS_META_REPLY_RECORD_MAX];
+    size_t                  length = sfs_meta_reply_record_encode(record, value, sizeof(value));
+    sfs_meta_reply_record_t check;
+    int                     rc;
+
+    /* kept only as a note would be: one that reads back */
+    if (!length || sfs_meta_reply_record_decode(value, length, &check) != 0) {
+        return -EINVAL;
+    }
+    pthread_mutex_lock(&table->lock);
+    rc = sfs_meta_reply_keep(table, client, op_tag, value, length, now_ns);
+    pthread_mutex_unlock(&table->lock);
+    return rc;
+}
+
 int sfs_meta_reply_table_get(sfs_meta_reply_table_t *table, uint64_t client, uint64_t op_tag,
                              sfs_meta_reply_record_t *record)
 {

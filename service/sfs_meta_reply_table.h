@@ -4,8 +4,9 @@
  * reply of each tagged change that succeeded into its batch's write set as a
  * note (SFS_META_TABLE_REPLIES, sfs_meta_reply_record.h), never into its
  * own store; its mirror keeps the notes here once the batch is applied, and
- * answers from them after a promotion. Only the mirror needs them: a client
- * sends a change again only to another server. Nothing reaches a disk, so
+ * answers from them after a promotion; the server keeps its own here too
+ * once the batch is committed, for a client that got no answer while the
+ * map still names it (a cut of the client's link). Nothing reaches a disk, so
  * a mirrored commit writes no more pages for them; a mirror that restarts
  * loses them, and is not promoted before it is in step again, after which
  * every change still unanswered comes in a batch it applies.
@@ -13,8 +14,8 @@
  * Bounded: per client the last SFS_META_REPLY_KEEP tags (each put forgets
  * the one that far back), none kept longer than SFS_META_REPLY_MAX_AGE_S,
  * and at most SFS_META_REPLY_TABLE_MAX in all (the oldest go first).
- * Thread-safe (one lock): the mirror's thread puts, the promoted metadata
- * thread reads.
+ * Thread-safe (one lock): the mirror's thread puts, the metadata thread
+ * puts and reads.
  */
 #ifndef SFS_META_REPLY_TABLE_H
 #define SFS_META_REPLY_TABLE_H
@@ -37,6 +38,11 @@ void sfs_meta_reply_table_destroy(sfs_meta_reply_table_t *table);
  * kept reply is skipped (counted in the return value: how many were). */
 uint32_t sfs_meta_reply_table_apply(sfs_meta_reply_table_t *table, const void *data, size_t length,
                                     uint64_t now_ns);
+/* Keep one reply directly: the metadata server's own, once its batch is
+ * committed (a client that lost its link sends a change again to the same
+ * server). 0, or -ENOMEM / -EINVAL (not a kept reply: does not read back). */
+int sfs_meta_reply_table_put(sfs_meta_reply_table_t *table, uint64_t client, uint64_t op_tag,
+                             const sfs_meta_reply_record_t *record, uint64_t now_ns);
 /* 0 and the record, or a bare -ENOENT (-EPROTO can not come: a note is
  * checked when kept). */
 int    sfs_meta_reply_table_get(sfs_meta_reply_table_t *table, uint64_t client, uint64_t op_tag,

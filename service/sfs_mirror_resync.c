@@ -307,9 +307,15 @@ int sfs_mirror_resync_tick(sfs_mirror_resync_t *r, sfs_cluster_t *cluster, const
         } else if (node->pid != r->lost_pid) {
             r->seen_away = 1;
         }
-        /* a pass that timed out on a buddy the map never showed away (it
-         * was busy, or a connection failed, but management heard it all
-         * along): past the offline timeout it is taken as back */
+        /* a loss the map never showed (a forward that failed or timed out
+         * while management heard the buddy all along: a link back from a
+         * cut, a busy rank), or a pass that timed out so: past the offline
+         * timeout the buddy is taken as back. Counted from the first tick
+         * that sees the log without a pass; a buddy that is really gone is
+         * offline in the map by then */
+        if (!r->seen_away && !r->quiet_lost_ms) {
+            r->quiet_lost_ms = now;
+        }
         if (!r->seen_away && r->quiet_lost_ms &&
             now >= r->quiet_lost_ms + (uint64_t)map->offline_timeout_ms + 1000) {
             r->seen_away = 1;

@@ -24,6 +24,9 @@
 # backtrace, 2026-12-05: 5 of 12 runs) or of an abort (signal 6, not
 # captured: 2 of 12); the suite cannot carry a test that fails at random.
 # With the variable set, a SIGSEGV is reported as that known bug.
+# SFS_TEST_CUT_MPI=1 runs the MPI-IO job of test_cluster_rolling_mpi.sh
+# (IOR- and mdtest-style, 2 ranks on imaging-04) instead of the connected
+# client.
 source "$SFS_SRC/tests/lib/sfs_test_lib.sh"
 source "$SFS_SRC/tests/cluster/cluster_lib.sh"
 source "$SFS_SRC/tests/cluster/rolling_lib.sh"
@@ -36,9 +39,14 @@ cut_port=""
 cut_cleanup() {
     [ -n "$cut_port" ] && ip -n imaging-switch link set "$cut_port" up 2>/dev/null
     [ -n "$job" ] && kill "$job" 2>/dev/null
+    pkill -9 -f -- "mpi_migrate_job stripefs:" 2>/dev/null
     cluster_cleanup
 }
 trap cut_cleanup EXIT
+if [ "${SFS_TEST_CUT_MPI:-0}" = 1 ]; then
+    ROLLING_MPI=1
+    ROLLING_NP=2
+fi
 rolling_start
 
 # before a failure (rolling_fail): a rank that died of SIGSEGV is the known

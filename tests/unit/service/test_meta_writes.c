@@ -598,6 +598,19 @@ static void test_replies_mirrored(void **state)
     assert_int_equal(sfs_meta_reply_table_get(table, 0xa1, 2, &record), -ENOENT);
     assert_int_equal(sfs_meta_reply_table_get(table, 0xa1, 1 + SFS_META_REPLY_KEEP, &record), 0);
     assert_int_equal(sfs_meta_reply_table_count(table), 2);
+
+    /* the server's own reply, put directly once its batch is committed */
+    record.opcode = SFS_OP_UNLINK;
+    record.uid    = 4002;
+    assert_int_equal(sfs_meta_reply_table_put(table, 0xe5, 7, &record, 1999 + hour), 0);
+    memset(&record, 0, sizeof(record));
+    assert_int_equal(sfs_meta_reply_table_get(table, 0xe5, 7, &record), 0);
+    assert_int_equal(record.opcode, SFS_OP_UNLINK);
+    assert_int_equal(record.uid, 4002);
+    assert_int_equal(sfs_meta_reply_table_count(table), 3);
+    record.opcode = SFS_OP_STAT; /* not a change: refused, as a note of it would be */
+    assert_int_equal(sfs_meta_reply_table_put(table, 0xe5, 8, &record, 1999 + hour), -EINVAL);
+    record.opcode = SFS_OP_UNLINK;
     sfs_meta_reply_table_destroy(table);
 
     /* the record's codec: canonical, and strict */
