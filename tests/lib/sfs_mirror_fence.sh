@@ -37,10 +37,19 @@ mirror_wait_acks_after() {
 
 # mirror_fenced_before_promotion PATTERN: the old primary logged the end of
 # its lease (the first line matching PATTERN, -E), and before the promotion;
-# sets `fenced` (the line) and `f_at` (its time)
+# sets `fenced` (the line) and `f_at` (its time). Waited for (30 s): on the
+# cluster, a rank's output goes through mpirun on imaging-01, and a host
+# that was cut from it delivers what it logged meanwhile only some seconds
+# after the heal (TCP's retransmission backoff; once seen under
+# AddressSanitizer)
 mirror_fenced_before_promotion() {
-    fenced=$(grep -m1 -E "$1" "$SFS_SERVICE_LOG" || true)
-    [ -n "$fenced" ] || sfs_fail "the old primary never said its lease expired"
+    fenced=""
+    for _ in $(seq 300); do
+        fenced=$(grep -m1 -E "$1" "$SFS_SERVICE_LOG" || true)
+        [ -n "$fenced" ] && break
+        sleep 0.1
+    done
+    [ -n "$fenced" ] || sfs_fail "the old primary never said its lease expired (waited 30 s)"
     echo "old primary: $fenced"
     f_at=$(mirror_epoch "$(echo "$fenced" | awk '{print $1}')")
     awk -v f="$f_at" -v p="$p_at" 'BEGIN {exit !(f < p)}' ||
