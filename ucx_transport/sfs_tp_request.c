@@ -243,9 +243,10 @@ ucs_status_t sfs_tp_am_request_cb(void *arg, const void *header, size_t header_l
     return UCS_OK;
 
 drop:
-    if (rndv) {
-        ucp_am_data_release(worker->ucp_worker, data);
-    }
+    /* a rendezvous message left unreceived is dropped by UCX itself once
+     * the callback returns UCS_OK (ucp_def.h); ucp_am_data_release is only
+     * for data kept by returning UCS_INPROGRESS, and here it released the
+     * descriptor twice (a SEGV in ucp_am_data_release, seen once) */
     return UCS_OK;
 }
 
