@@ -12,7 +12,8 @@
 #   ref        SIZE written with both members up (forwarding, the normal
 #              case): its MB/s is the yardstick for the resync's rate;
 #   secondary  SIZE written while the secondary's rank is killed (-9) a
-#              quarter of the way in: the write's longest block is the pause
+#              quarter of the way in (the writer waits there until the
+#              process is dead): the write's longest block is the pause
 #              the loss cost (the primary's forward fails, it serves alone
 #              and logs the file); the rank then rejoins (--rejoin) and the
 #              primary resyncs it: the copy's bytes, seconds and MB/s come
@@ -26,6 +27,8 @@
 #              them.
 # After each resync the two members' chunk files are compared byte for
 # byte, and each written file was read back and checked by the writer.
+# Before every timed part the disk is synced (the writeback of what was
+# just written is in no figure).
 # A resync copies whole chunk files (the log names files, not ranges), one
 # request of 512 KiB at a time: that is what its rate measures.
 #
@@ -98,16 +101,26 @@ resync_lines() { cat "$state"/*.log 2>/dev/null | grep -c "resync of target .* d
 # rank is killed a quarter of the way in. Sets W_MB (MB/s) and W_PAUSE_MS
 # (the longest block).
 write() {
-    local kind=$1 rep=$2 path=$3 victim=${4:-} go=$BENCH_TMP/go out pid wpid
+    local kind=$1 rep=$2 path=$3 victim=${4:-} go=$BENCH_TMP/go pid wpid
+    if [ -n "$victim" ]; then
+        pid=$(rank_pid "$victim")
+        [ -n "$pid" ] || bench_die "no pid for rank $victim in listnodes"
+    fi
+    bench_settle 0.2 # on a synced disk
     rm -f "$go"
     run_client "$prog" one -f "$path" -S "$size" -x 1M -q 1 ${victim:+-k "$go"} >"$BENCH_TMP/w.out" 2>&1 &
     wpid=$!
     if [ -n "$victim" ]; then
-        for _ in $(seq 600); do [ -f "$go" ] && break; kill -0 $wpid 2>/dev/null || break; sleep 0.02; done
+        # the writer waits at a quarter until the go file is gone: the rank
+        # is dead by then, so the rest of the blocks meet the loss
+        for _ in $(seq 3000); do [ -f "$go" ] && break; kill -0 $wpid 2>/dev/null || break; sleep 0.02; done
         [ -f "$go" ] || bench_die "$kind: the writer never reached a quarter: $(cat "$BENCH_TMP/w.out")"
-        pid=$(rank_pid "$victim")
-        [ -n "$pid" ] || bench_die "no pid for rank $victim in listnodes"
         kill -9 "$pid" || bench_die "cannot kill rank $victim ($pid)"
+        for _ in $(seq 500); do
+            [ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" = Z ] || [ ! -e "/proc/$pid" ] && break
+            sleep 0.01
+        done
+        rm -f "$go"
     fi
     wait $wpid || bench_die "$kind write of $path failed: $(cat "$BENCH_TMP/w.out")"
     read -r W_MB W_PAUSE_MS < <(awk -F, '$1 == "csv" {printf "%s %.0f\n", $7, $10 / 1000}' "$BENCH_TMP/w.out")
@@ -172,11 +185,13 @@ for rep in $(seq "$reps"); do
         victim=$srank lost=$s
         [ $kind = primary ] && victim=$prank lost=$p
         write "$kind" "$rep" "/r$rep/$kind" "$victim"
+        # the resync is timed alone, not against the writeback of the file
+        # just written
+        bench_settle 0.2
         rejoin "$victim"
         same_copies
         echo "$rep,$kind,$p,$s,$W_MB,$W_PAUSE_MS,$R_BYTES,$R_SECONDS,$R_MB,$R_GOOD" >>"$csv"
         bench_log "rep $rep: $kind $lost (rank $victim) lost: pause $W_PAUSE_MS ms, $W_MB MB/s; resync $R_BYTES bytes in $R_SECONDS s ($R_MB MB/s), rejoin to good $R_GOOD s"
-        bench_settle 0.2
     done
 done
 bench_stop_service

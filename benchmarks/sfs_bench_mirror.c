@@ -21,9 +21,10 @@
  * 8 bytes, the rest 0x5a). Prints one CSV line:
  *   csv,MODE,block,bytes,depth,seconds,MB_s,lat_us_median,lat_us_p99,lat_us_max
  * where a latency is one block's write, from its send until it is waited
- * for and acknowledged (both copies), in order. -k FILE: once a quarter of
- * the blocks are sent, FILE is created (benchmarks/failover.sh kills a
- * mirror member then; the longest latency is the pause the failover cost).
+ * for and acknowledged (both copies), in order. -k FILE (with -q 1): once
+ * a quarter of the blocks are written, FILE is created and the writer waits
+ * until it is removed (benchmarks/failover.sh kills a mirror member
+ * meanwhile); the longest latency is then the pause the failover cost.
  */
 #include "sfs_config.h" /* sfs_parse_size (common/sfs_units.c) */
 
@@ -34,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define MIRROR_FILL 0x5a
 
@@ -111,6 +113,30 @@ static int verify(sfs_client_t *client, const char *path, uint64_t bytes, uint64
     return rc;
 }
 
+/* -k FILE: create FILE, then wait (at most 60 s) until it is gone: the
+ * script kills a mirror member and removes FILE once the process is dead,
+ * so the blocks from here on meet the loss. Nothing is in flight meanwhile
+ * (-q 1), so no block's latency holds the wait. 0, or 1 (said). */
+static int kill_point(const char *kill_file)
+{
+    FILE           *k        = fopen(kill_file, "w");
+    struct timespec tick     = {0, 1000000};
+    double          deadline = now() + 60.0;
+
+    if (!k || fclose(k) != 0) {
+        fprintf(stderr, "sfs_bench_mirror: cannot create %s\n", kill_file);
+        return 1;
+    }
+    while (access(kill_file, F_OK) == 0) {
+        if (now() > deadline) {
+            fprintf(stderr, "sfs_bench_mirror: %s was not removed within 60 s\n", kill_file);
+            return 1;
+        }
+        nanosleep(&tick, NULL);
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char   *path = NULL, *path2 = NULL, *kill_file = NULL, *mode = argc > 1 ? argv[1] : "";
@@ -154,9 +180,10 @@ int main(int argc, char **argv)
         }
     }
     if (rc || !path || (both && !path2) || block < sizeof(uint64_t) || bytes < block ||
-        bytes % block || depth < 1 || depth > 64) {
+        bytes % block || depth < 1 || depth > 64 || (kill_file && depth != 1)) {
         fprintf(stderr, "sfs_bench_mirror: need -f PATH (and -g PATH2 for both), -x BLOCK of 8 "
-                        "bytes or more, -S BYTES a multiple of it and -q DEPTH from 1 to 64\n");
+                        "bytes or more, -S BYTES a multiple of it and -q DEPTH from 1 to 64 "
+                        "(1 with -k)\n");
         return 2;
     }
     count  = bytes / block;
@@ -196,14 +223,8 @@ int main(int argc, char **argv)
         if (i >= count || rc) {
             continue;
         }
-        if (kill_file && i == count / 4) {
-            FILE *k = fopen(kill_file, "w");
-
-            if (!k || fclose(k) != 0) {
-                fprintf(stderr, "sfs_bench_mirror: cannot create %s\n", kill_file);
-                rc = 1;
-                continue;
-            }
+        if (kill_file && i == count / 4 && (rc = kill_point(kill_file)) != 0) {
+            continue;
         }
         memcpy(buf, &i, sizeof(i));
         slot->t0 = now();

@@ -120,8 +120,8 @@ int sfs_client_meta_failover_wanted(sfs_client_t *client, uint32_t called, int r
 
 /* Whether the same call may go to the same server twice: a read, or a
  * change that carries an op_tag (the server answers a resend from the
- * reply it kept). Counters, locks, quota grants and the migration's calls
- * are neither. */
+ * reply it kept). Counters, locks, quota grants, the migration's calls and
+ * META_CHECK (it repairs with --repair) are neither. */
 static int sfs_client_meta_resend_safe(const sfs_client_t *client, uint32_t opcode)
 {
     switch (opcode) {
@@ -133,7 +133,6 @@ static int sfs_client_meta_resend_safe(const sfs_client_t *client, uint32_t opco
     case SFS_OP_POOL_SHOW:
     case SFS_OP_QUOTA_GET:
     case SFS_OP_META_LIST:
-    case SFS_OP_META_CHECK:
     case SFS_OP_META_PENDING:
     case SFS_OP_META_STATS:
         return 1;
@@ -190,6 +189,25 @@ int sfs_client_meta_failover_wait(sfs_client_t *client, uint32_t called, int how
     }
 }
 
+/* How a failed call waits (SFS_META_WAIT_*): a refusal for the lease pauses
+ * and goes to whichever server the map names; a call that got no answer
+ * and may be sent twice also goes back to the same server once a fresh map
+ * names it online. */
+static int sfs_client_meta_wait_how(sfs_client_t *client, const sfs_tp_rpc_params_t *params,
+                                    uint32_t called, int rc, const sfs_tp_rpc_t *rpc)
+{
+    int how = 0;
+
+    if (sfs_client_meta_pause_only(client, called, rc, rpc)) {
+        how |= SFS_META_WAIT_FENCED;
+    }
+    if (sfs_client_no_answer(rc) && !sfs_tp_rpc_refused(rpc) &&
+        sfs_client_meta_resend_safe(client, params->opcode)) {
+        how |= SFS_META_WAIT_SAME_OK;
+    }
+    return how;
+}
+
 int sfs_client_meta_failover(sfs_client_t *client, const sfs_tp_rpc_params_t *params,
                              uint32_t called, uint64_t start, int rc, sfs_tp_rpc_t **rpc_p)
 {
@@ -204,15 +222,9 @@ int sfs_client_meta_failover(sfs_client_t *client, const sfs_tp_rpc_params_t *pa
         sfs_error_set(rc, "%s", first);
         return rc;
     }
-    while (rc &&
-           sfs_client_meta_failover_wait(
-               client, called,
-               (sfs_client_meta_pause_only(client, called, rc, *rpc_p) ? SFS_META_WAIT_FENCED : 0) |
-                   (sfs_client_meta_resend_safe(client, params->opcode) &&
-                            sfs_client_no_answer(rc) && !sfs_tp_rpc_refused(*rpc_p)
-                        ? SFS_META_WAIT_SAME_OK
-                        : 0),
-               &deadline) == 0) {
+    while (rc && sfs_client_meta_failover_wait(
+                     client, called, sfs_client_meta_wait_how(client, params, called, rc, *rpc_p),
+                     &deadline) == 0) {
         retried = 1;
         map     = sfs_cluster_map(client->cluster);
         if (map->meta_node != called) {

@@ -315,9 +315,8 @@ int sfs_mirror_resync_tick(sfs_mirror_resync_t *r, sfs_cluster_t *cluster, const
          * offline in the map by then */
         if (!r->seen_away && !r->quiet_lost_ms) {
             r->quiet_lost_ms = now;
-        }
-        if (!r->seen_away && r->quiet_lost_ms &&
-            now >= r->quiet_lost_ms + (uint64_t)map->offline_timeout_ms + 1000) {
+        } else if (!r->seen_away &&
+                   now >= r->quiet_lost_ms + (uint64_t)map->offline_timeout_ms + 1000) {
             r->seen_away = 1;
         }
         /* online, and was away since it was lost: it came back (the map's

@@ -11,6 +11,22 @@
 # (tests/mpi/mpi_migrate_job.c, mode roll). Sourced after cluster_lib.sh,
 # once cluster_begin ran.
 
+# rolling_begin: the test users and the cluster; at exit the job (and an
+# MPI job's ranks: they hold the cluster lock's descriptor) goes, then the
+# cluster. A test with more to undo traps its own cleanup, which ends with
+# rolling_cleanup.
+rolling_begin() {
+    sfs_test_users
+    cluster_begin
+    job=""
+    trap rolling_cleanup EXIT
+}
+rolling_cleanup() {
+    [ -n "${job:-}" ] && kill "$job" 2>/dev/null
+    pkill -9 -f -- "$SFS_TEST_TMP/mpi_migrate_job stripefs:" 2>/dev/null
+    cluster_cleanup
+}
+
 # rolling_fail MESSAGE: the test fails, after the hook ROLLING_ON_FAIL (a
 # command, if set) had its say
 rolling_fail() {
@@ -79,33 +95,51 @@ rolling_settled() {
 }
 
 ROLLING_REJOINED=()
-# rolling_roll HOST RANK WANT: kill HOST's rank; wait until `mirror list` matches
-# WANT (-E; "-": management's own rank, nothing answers: 2 s, in which every
-# lease ends); the rank rejoins; wait until all is good again
-rolling_roll() {
-    local host=$1 rank=$2 want=$3 pid i
+# rolling_progress: how far the job is, for the log (a test with another
+# job redefines it)
+rolling_progress() { echo "$(rolling_rounds) rounds"; }
+
+# rolling_kill HOST RANK WANT: kill -9 HOST's rank; wait (30 s) until
+# `mirror list` matches WANT (-E; "-": management's own rank, nothing
+# answers: 2 s, in which every lease ends)
+rolling_kill() {
+    local host=$1 rank=$2 want=$3 pid
     pid=$(ctl_on imaging-04 listnodes | awk -v h="$host" '$2 == h {print $5; exit}')
     [ -n "$pid" ] || sfs_fail "no pid of $host's rank in listnodes"
     kill -9 "$pid" || sfs_fail "cannot kill $host's rank ($pid)"
-    sfs_log "injected: SIGKILL to $host's rank $rank (pid $pid), $(rolling_rounds) rounds so far"
+    sfs_log "injected: SIGKILL to $host's rank $rank (pid $pid), $(rolling_progress) so far"
     if [ "$want" = - ]; then
         sleep 2
-    else
-        for i in $(seq 300); do ctl_on imaging-04 mirror list 2>/dev/null | grep -qE "$want" && break; sleep 0.1; done
-        ctl_on imaging-04 mirror list | grep -qE "$want" ||
-            sfs_fail "after the kill of $host, mirror list does not show '$want': $(ctl_on imaging-04 mirror list)"
-        echo "ok: $host lost: $(ctl_on imaging-04 mirror list | grep -E "$want")"
+        return
     fi
+    for _ in $(seq 300); do ctl_on imaging-04 mirror list 2>/dev/null | grep -qE "$want" && break; sleep 0.1; done
+    ctl_on imaging-04 mirror list | grep -qE "$want" ||
+        sfs_fail "after the kill of $host, mirror list does not show '$want': $(ctl_on imaging-04 mirror list)"
+    echo "ok: $host lost: $(ctl_on imaging-04 mirror list | grep -E "$want")"
+}
+
+# rolling_rejoin HOST RANK: the rank starts again on HOST (--rejoin, the
+# config ROLLING_CFG) and is ready (60 s); its job joins ROLLING_REJOINED
+rolling_rejoin() {
+    local host=$1 rank=$2
     timeout --kill-after=20 900 "${SFS_SERVER_ENV[@]}" "$CLUSTER" mpirun -np 1 --host "$host" \
         "$SFS_SERVER" -c "$ROLLING_CFG" --rejoin "$rank" --ready-file "$SFS_TEST_TMP/rejoined$rank" \
         >>"$SFS_TEST_TMP/rejoin$rank.log" 2>&1 &
     ROLLING_REJOINED+=($!)
-    for i in $(seq 600); do [ -f "$SFS_TEST_TMP/rejoined$rank" ] && break; sleep 0.1; done
+    for _ in $(seq 600); do [ -f "$SFS_TEST_TMP/rejoined$rank" ] && break; sleep 0.1; done
     [ -f "$SFS_TEST_TMP/rejoined$rank" ] ||
         sfs_fail "$host's rank did not rejoin: $(tail -n 20 "$SFS_TEST_TMP/rejoin$rank.log")"
     rm -f "$SFS_TEST_TMP/rejoined$rank"
-    rolling_settled "$host's rank rejoined"
 }
+
+# rolling_roll HOST RANK WANT: rolling_kill, rolling_rejoin, and wait until
+# all is good again and the job goes on (rolling_settled)
+rolling_roll() {
+    rolling_kill "$@"
+    rolling_rejoin "$1" "$2"
+    rolling_settled "$1's rank rejoined"
+}
+
 # rolling_kill_each_rank: kill -9 and rejoin each host's rank in turn:
 # imaging-04 (the secondary 401), imaging-03 (management and the primary
 # 301), imaging-01 (the metadata server and 101: the metadata mirror and 201

@@ -32,15 +32,11 @@ source "$SFS_SRC/tests/cluster/cluster_lib.sh"
 source "$SFS_SRC/tests/cluster/rolling_lib.sh"
 [ "${SFS_TEST_CUT_ALL:-0}" = 1 ] ||
     sfs_skip "the network-cut matrix is opt-in (SFS_TEST_CUT_ALL=1): in about half the runs a server rank dies after a link comes back (SIGSEGV inside UCX 1.13.1's TCP transport, or an abort; docs/faults.md)"
-sfs_test_users
-cluster_begin
-job=""
+rolling_begin
 cut_port=""
 cut_cleanup() {
     [ -n "$cut_port" ] && ip -n imaging-switch link set "$cut_port" up 2>/dev/null
-    [ -n "$job" ] && kill "$job" 2>/dev/null
-    pkill -9 -f -- "mpi_migrate_job stripefs:" 2>/dev/null
-    cluster_cleanup
+    rolling_cleanup
 }
 trap cut_cleanup EXIT
 if [ "${SFS_TEST_CUT_MPI:-0}" = 1 ]; then

@@ -14,18 +14,12 @@
 source "$SFS_SRC/tests/lib/sfs_test_lib.sh"
 source "$SFS_SRC/tests/cluster/cluster_lib.sh"
 source "$SFS_SRC/tests/cluster/rolling_lib.sh"
-sfs_test_users
-cluster_begin
-writer=""
-# the writing job goes with the test, also when it fails (it holds the
-# cluster lock's descriptor)
-rolling_cleanup() {
-    [ -n "$writer" ] && kill "$writer" 2>/dev/null
-    cluster_cleanup
-}
-trap rolling_cleanup EXIT
+# the writing job ($job) goes with the test, also when it fails (it holds
+# the cluster lock's descriptor)
+rolling_begin
 
-cfg="$SFS_TEST_TMP/imaging.yaml"
+ROLLING_CFG="$SFS_TEST_TMP/imaging.yaml"
+cfg=$ROLLING_CFG
 d="$SFS_TEST_TMP/hosts"
 cluster_mirror_config "$cfg" 101:201 301:401
 CLUSTER_MPI_ARGS="--mca orte_enable_recovery 1"
@@ -66,31 +60,17 @@ log="$SFS_TEST_TMP/writer.log"
         echo "f$n blob$b rc=$rc seconds=$(awk -v a="$a" -v b="$(date +%s.%N)" 'BEGIN {printf "%.1f", b - a}') $out"
     done
 ) >"$log" 2>&1 &
-writer=$!
-cluster_wait_line "$log" "f2 " 60 >/dev/null || { kill $writer; sfs_fail "the writer did not start: $(cat "$log")"; }
+job=$!
+cluster_wait_line "$log" "f2 " 60 >/dev/null || sfs_fail "the writer did not start: $(cat "$log")"
 
-rejoined=()
+rolling_progress() { echo "$(grep -c rc= "$log") files written"; }
 # roll HOST RANK WANT: kill HOST's rank, wait for WANT in `mirror list`, let
 # it rejoin, wait for both groups good
 roll() {
-    local host=$1 rank=$2 want=$3 pid i
-    pid=$(ctl_on imaging-04 listnodes | awk -v h="$host" '$2 == h {print $5; exit}')
-    [ -n "$pid" ] || sfs_fail "no pid of $host's rank in listnodes"
-    kill -9 "$pid" || sfs_fail "cannot kill $host's rank ($pid)"
-    sfs_log "injected: SIGKILL to $host's rank $rank (pid $pid), $(grep -c rc= "$log") files written so far"
-    for i in $(seq 300); do ctl_on imaging-04 mirror list 2>/dev/null | grep -qE "$want" && break; sleep 0.1; done
-    ctl_on imaging-04 mirror list | grep -qE "$want" ||
-        sfs_fail "after the kill of $host, mirror list does not show '$want': $(ctl_on imaging-04 mirror list)"
-    echo "ok: $host lost: $(ctl_on imaging-04 mirror list | grep -E "$want")"
-    timeout --kill-after=20 600 "${SFS_SERVER_ENV[@]}" "$CLUSTER" mpirun -np 1 --host "$host" \
-        "$SFS_SERVER" -c "$cfg" --rejoin "$rank" --ready-file "$SFS_TEST_TMP/rejoined$rank" \
-        >"$SFS_TEST_TMP/rejoin$rank.log" 2>&1 &
-    rejoined+=($!)
-    for i in $(seq 300); do [ -f "$SFS_TEST_TMP/rejoined$rank" ] && break; sleep 0.1; done
-    [ -f "$SFS_TEST_TMP/rejoined$rank" ] ||
-        sfs_fail "$host's rank did not rejoin: $(tail -n 20 "$SFS_TEST_TMP/rejoin$rank.log")"
-    rm -f "$SFS_TEST_TMP/rejoined$rank"
-    for i in $(seq 600); do rolling_groups_good && break; sleep 0.1; done
+    local host=$1
+    rolling_kill "$@"
+    rolling_rejoin "$1" "$2"
+    for _ in $(seq 600); do rolling_groups_good && break; sleep 0.1; done
     rolling_groups_good || sfs_fail "after $host rejoined, the groups are not good: $(ctl_on imaging-04 mirror list)"
     echo "ok: $host rejoined and resynced: $(ctl_on imaging-04 mirror list | tr '\n' ';')"
 }
@@ -101,11 +81,12 @@ roll imaging-04 3 "^2 +301 @.* good .*401 @.*needs-resync"
 before=$(grep -c rc= "$log")
 cluster_wait_line "$log" "f$((before + 2)) " 60 >/dev/null || sfs_fail "the writer stalled after the last rejoin"
 touch "$stop"
-wait $writer
+wait $job
+job=""
 cat "$log"
 total=$(grep -c rc= "$log")
 [ "$(grep -c " rc=0 " "$log")" -eq "$total" ] || sfs_fail "not every write and read back of the job succeeded"
 echo "ok: $total mirrored files written and read back across three kills and rejoins, longest $(awk '{sub("seconds=", "", $4); if ($4 > m) m = $4} END {print m}' "$log") s"
 
 rolling_copies_identical 101:201 301:401
-rolling_stop_all "${rejoined[@]}"
+rolling_stop_all "${ROLLING_REJOINED[@]}"

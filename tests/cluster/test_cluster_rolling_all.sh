@@ -23,14 +23,7 @@
 source "$SFS_SRC/tests/lib/sfs_test_lib.sh"
 source "$SFS_SRC/tests/cluster/cluster_lib.sh"
 source "$SFS_SRC/tests/cluster/rolling_lib.sh"
-sfs_test_users
-cluster_begin
-job=""
-rolling_cleanup() {
-    [ -n "$job" ] && kill "$job" 2>/dev/null
-    cluster_cleanup
-}
-trap rolling_cleanup EXIT
+rolling_begin
 CLUSTER_MPI_ARGS="--mca orte_enable_recovery 1"
 rolling_start
 

@@ -372,16 +372,8 @@ int main(int argc, char **argv)
         }
     } else {
         max_rounds = atoi(argv[4]);
-        for (;;) {
-            int stop = 0;
-
-            if (rank == 0) {
-                stop = access(argv[3], F_OK) == 0 || rounds >= max_rounds;
-            }
-            MPI_Bcast(&stop, 1, MPI_INT, 0, MPI_COMM_WORLD);
-            if (stop) {
-                break;
-            }
+        /* (rounds is the same on every rank) */
+        while (rounds < max_rounds && !stop_now(argv[3])) {
             write_round(argv[1], rounds, buf);
             for (int r = 0; r <= rounds; r++) {
                 verify_round(argv[1], r, buf);
