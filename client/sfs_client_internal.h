@@ -133,6 +133,11 @@ int      sfs_client_mirror_retryable(const sfs_pattern_t *pattern, int rc);
  * offline: no failover is coming (the buddy could not be promoted). */
 int sfs_client_mirror_lost(sfs_client_t *client, const sfs_pattern_t *pattern, uint32_t index);
 int sfs_client_mirror_wait(sfs_client_t *client, uint64_t *deadline_ms);
+/* Non-zero when a request for pattern->targets[index] may go out again:
+ * the map names its group's serving member online (or the file is not
+ * mirrored, or there is no map). A member the map shows away is not sent
+ * to: the request waits for its return or its buddy's promotion. */
+int sfs_client_mirror_serving(sfs_client_t *client, const sfs_pattern_t *pattern, uint32_t index);
 /* sfs_client_meta_failover.c: whether a failed metadata call to rank
  * `called` waits for a failover (no answer, `rpc` NULL or not answered by
  * the server, or ESTALE from a replaced server; and a metadata mirror in

@@ -48,6 +48,23 @@ int sfs_client_mirror_lost(sfs_client_t *client, const sfs_pattern_t *pattern, u
     return node && node->state == SFS_STATE_OFFLINE;
 }
 
+int sfs_client_mirror_serving(sfs_client_t *client, const sfs_pattern_t *pattern, uint32_t index)
+{
+    const sfs_map_t        *map = sfs_cluster_map(client->cluster);
+    const sfs_map_target_t *t;
+    const sfs_map_node_t   *node;
+
+    if (!map || pattern->type != SFS_PATTERN_MIRROR || client->mirror_old_map) {
+        return 1;
+    }
+    /* a request to a dead rank fails only after UCX's keepalive (2 s), and
+     * the promotion that comes meanwhile would be seen that much late: the
+     * pause would pass the offline timeout */
+    t    = sfs_map_find_target(map, sfs_client_mirror_target(client, pattern, index));
+    node = t ? sfs_map_find_node(map, t->node_id) : NULL;
+    return node && node->state == SFS_STATE_ONLINE;
+}
+
 int sfs_client_mirror_retryable(const sfs_pattern_t *pattern, int rc)
 {
     /* -ENODEV: the member is not in the map, which a management that has

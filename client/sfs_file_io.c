@@ -515,6 +515,12 @@ static void sfs_io_retry(sfs_request_t *req)
         if (!rpc->retry) {
             continue;
         }
+        /* not to a member the map shows away: its return or the
+         * promotion of its buddy, seen at the next map refresh */
+        while (rc == 0 && !sfs_client_mirror_serving(req->file->client, &req->file->attr.pattern,
+                                                     rpc->target_index)) {
+            rc = sfs_client_mirror_wait(req->file->client, &req->deadline_ms);
+        }
         rpc->retry = 0;
         req->retries--;
         free(rpc->iov);

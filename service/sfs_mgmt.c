@@ -99,17 +99,36 @@ uint64_t sfs_mgmt_suspect_after_ms(const sfs_config_t *config)
     return suspect < config->offline_timeout_ms ? suspect : config->offline_timeout_ms / 2;
 }
 
+uint64_t sfs_mgmt_offline_after_ms(const sfs_config_t *config)
+{
+    uint64_t timeout = config->offline_timeout_ms;
+    uint64_t slack =
+        timeout / 4 < SFS_MGMT_FAILOVER_SLACK_MS ? timeout / 4 : SFS_MGMT_FAILOVER_SLACK_MS;
+    uint64_t suspect = sfs_mgmt_suspect_after_ms(config);
+
+    /* The offline timeout bounds the pause a job sees: a client
+     * waiting on a lost member looks at the map every 250 ms and resends at
+     * once, so management promotes the buddy that much (and a margin)
+     * before the timeout. Still well after the lease's end (half the
+     * timeout), and never before probably-offline. */
+    if (timeout - slack > suspect) {
+        return timeout - slack;
+    }
+    return suspect + (timeout - suspect) / 2;
+}
+
 uint32_t sfs_mgmt_state_after(const sfs_config_t *config, uint64_t silent_ms)
 {
     /* probably-offline as soon as one heartbeat is missed (a heartbeat
      * interval and a margin of silence), so that no new file is placed on
-     * it; offline, for the operator, only after the offline timeout. It
+     * it; offline (buddies promoted) just before the offline timeout. It
      * used to be half the offline timeout (10 s by default): files created
      * meanwhile were placed on a dead rank's targets. */
     if (silent_ms <= sfs_mgmt_suspect_after_ms(config)) {
         return SFS_STATE_ONLINE;
     }
-    return silent_ms <= config->offline_timeout_ms ? SFS_STATE_PROBABLY_OFFLINE : SFS_STATE_OFFLINE;
+    return silent_ms <= sfs_mgmt_offline_after_ms(config) ? SFS_STATE_PROBABLY_OFFLINE
+                                                          : SFS_STATE_OFFLINE;
 }
 
 static uint32_t sfs_mgmt_state_of(const sfs_mgmt_t *mgmt, const sfs_mgmt_node_t *node,

@@ -17,6 +17,10 @@
  * is sent by a progress loop that may be late by its own poll timeout). */
 #define SFS_MGMT_CHECK_MS         100
 #define SFS_MGMT_SUSPECT_SLACK_MS 250
+/* how much before the offline timeout a silent rank is offline (its
+ * buddies promoted): a waiting client's map look (250 ms), its resend and
+ * a margin, so that the pause it sees stays within the timeout */
+#define SFS_MGMT_FAILOVER_SLACK_MS 1000
 
 typedef struct sfs_mgmt_node {
     uint32_t node_id;
@@ -127,8 +131,11 @@ void sfs_mgmt_meta_failover_tick(sfs_mgmt_t *mgmt, uint64_t now);
 void sfs_mgmt_meta_failover_destroy(sfs_mgmt_t *mgmt);
 
 /* Pure (unit-tested): how long a rank may be silent before it is
- * probably-offline, and the state after `silent_ms` of silence. */
+ * probably-offline, before it is offline (the offline timeout less
+ * SFS_MGMT_FAILOVER_SLACK_MS, or a quarter of a short timeout), and the
+ * state after `silent_ms` of silence. */
 uint64_t sfs_mgmt_suspect_after_ms(const sfs_config_t *config);
+uint64_t sfs_mgmt_offline_after_ms(const sfs_config_t *config);
 uint32_t sfs_mgmt_state_after(const sfs_config_t *config, uint64_t silent_ms);
 
 #endif

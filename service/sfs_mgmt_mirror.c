@@ -112,9 +112,10 @@ int sfs_mgmt_mirror_failover(sfs_mgmt_t *mgmt, uint32_t node_id)
                       sfs_state_name(sfs_mgmt_mirror_node_state(mgmt, g->member[!p], now)));
             continue;
         }
-        sfs_warn("mirror group %u: primary %u offline for the offline timeout (%.1f s): "
+        sfs_warn("mirror group %u: primary %u offline (silent %.1f s; offline timeout %.1f s): "
                  "target %u is its primary now, %u needs a resync",
                  config->mirror_groups[i].id, g->primary,
+                 (double)sfs_mgmt_offline_after_ms(config) / 1000.0,
                  (double)config->offline_timeout_ms / 1000.0, g->member[!p], g->primary);
         g->state[p] = SFS_MIRROR_STATE_NEEDS_RESYNC;
         g->primary  = g->member[!p];

@@ -92,6 +92,10 @@ int                    sfs_storage_mirror_init(sfs_storage_t *storage);
 void                   sfs_storage_mirror_fini(sfs_storage_t *storage);
 struct sfs_mirror_log *sfs_storage_mirror_log(sfs_storage_t *storage, uint32_t target_id);
 void                   sfs_storage_mirror_changed(sfs_storage_t *storage);
+/* A client named a local member the primary while this rank's map names
+ * the other one: a promotion not heard of yet (the map is asked every
+ * heartbeat). Ask for the map now, at most every 200 ms. */
+void sfs_storage_mirror_map_soon(sfs_storage_t *storage);
 /* The resync (and rebuild) state of local member `target_id`, or NULL. */
 struct sfs_mirror_resync *sfs_storage_mirror_resync_of(sfs_storage_t *storage, uint32_t target_id);
 /* The member serving `group` now, as the last map says (the config's

@@ -187,6 +187,7 @@ static int sfs_storage_mirror_read_admit(sfs_storage_t *storage, sfs_storage_op_
         return rc;
     }
     if (primary != op->chunk.target_id) {
+        sfs_storage_mirror_map_soon(storage);
         sfs_tp_request_reply_error(op->req, -ESTALE,
                                    "%s of a mirrored file on target %" PRIu32
                                    ", which is not the primary of mirror group %" PRIu32
@@ -249,7 +250,9 @@ int sfs_storage_mirror_admit(sfs_storage_t *storage, sfs_storage_op_t *op)
         op->buddy_id = group->primary == target_id ? group->secondary : group->primary;
         return 0;
     }
-    /* a client with an older map (or ours is older): it asks the map again */
+    /* a client with an older map (or ours is older): it asks the map again,
+     * and so do we */
+    sfs_storage_mirror_map_soon(storage);
     sfs_tp_request_reply_error(op->req, -ESTALE,
                                "%s of a mirrored file on target %" PRIu32
                                ", which is not the primary of mirror group %" PRIu32

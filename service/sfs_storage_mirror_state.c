@@ -30,6 +30,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+/* the soonest a map is asked again after a client named a promotion */
+#define SFS_STORAGE_MIRROR_MAP_SOON_MS 200
+
 struct sfs_storage_mirrors {
     sfs_mirror_log_t    **logs; /* one per local target that is a group member */
     sfs_mirror_resync_t **resyncs;
@@ -44,6 +47,7 @@ struct sfs_storage_mirrors {
     sfs_tp_rpc_t *report;
     uint8_t      *args;
     uint64_t      next_map_ms;
+    uint64_t      map_asked_ms; /* when the last map request went out */
     sfs_lease_t   lease;
     /* STRIPEFS_TEST_DROP_HEARTBEATS: while this file exists, say nothing
      * to management (checked every 100 ms) */
@@ -207,8 +211,9 @@ static void sfs_storage_mirror_map(sfs_storage_t *storage, uint64_t now)
     if (now < m->next_map_ms) {
         return;
     }
-    m->next_map_ms = now + storage->service->config->heartbeat_interval_ms;
-    rc             = sfs_cluster_refresh_map_start(cluster, 0);
+    m->next_map_ms  = now + storage->service->config->heartbeat_interval_ms;
+    m->map_asked_ms = now;
+    rc              = sfs_cluster_refresh_map_start(cluster, 0);
     if (rc && rc != -EALREADY) {
         sfs_debug("cannot ask management for the cluster map: %s", sfs_error_detail());
     }
@@ -234,6 +239,18 @@ static void sfs_storage_mirror_map_says(sfs_storage_t *storage, sfs_mirror_log_t
         return;
     }
     sfs_storage_mirror_changed(storage);
+}
+
+void sfs_storage_mirror_map_soon(sfs_storage_t *storage)
+{
+    struct sfs_storage_mirrors *m = storage->mirrors;
+
+    /* (a promotion makes the promoted member refuse as "not the primary"
+     * until its map says so: a client's pause would pass the offline
+     * timeout by up to a heartbeat) */
+    if (m && m->map_asked_ms + SFS_STORAGE_MIRROR_MAP_SOON_MS < m->next_map_ms) {
+        m->next_map_ms = m->map_asked_ms + SFS_STORAGE_MIRROR_MAP_SOON_MS;
+    }
 }
 
 void sfs_storage_mirror_changed(sfs_storage_t *storage)

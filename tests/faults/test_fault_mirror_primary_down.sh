@@ -77,8 +77,8 @@ done
 for t in 101 103; do
     echo "$targets" | grep -qE "^$t .*secondary needs-resync" || sfs_fail "listtargets: $t is not needs-resync"
 done
-grep -q "offline for the offline timeout (${offline}.0 s)" "$SFS_SERVICE_LOG" ||
-    sfs_fail "management did not say it promoted after the offline timeout"
+grep -qE "offline \(silent [0-9.]+ s; offline timeout ${offline}.0 s\)" "$SFS_SERVICE_LOG" ||
+    sfs_fail "management did not say it promoted once the rank was offline"
 grep "is its primary now" "$SFS_SERVICE_LOG" | sed 's/^/    /'
 
 sfs_as "$user" "$SFS_CTL" get /m/mine/before - | cmp - "$home/blob1" ||
