@@ -118,13 +118,36 @@ int sfs_client_meta_failover_wanted(sfs_client_t *client, uint32_t called, int r
     return sfs_client_meta_has_mirror(sfs_cluster_map(client->cluster));
 }
 
+/* Whether a SIZE call may run twice: a writing open's registration
+ * (BEGIN) run twice counts the writer twice until its lease ends, as a
+ * writer that crashed does: stats ask the targets until then (exact), the
+ * close's size is not kept, and a quota's step may be charged ahead once
+ * more until the size is known again; a RENEW only renews, a STORE is
+ * kept once (write_gen). An END run twice would end another open's
+ * registration: it is posted, never waited on, and never sent again. */
+static int sfs_client_meta_size_resend_safe(const sfs_tp_rpc_params_t *params)
+{
+    sfs_size_req_t req;
+    sfs_rbuf_t     rb;
+
+    sfs_rbuf_init(&rb, params->args, params->args_length);
+    sfs_proto_size_req_unpack(&rb, &req);
+    return !rb.error && req.op != SFS_SIZE_OP_END;
+}
+
 /* Whether the same call may go to the same server twice: a read, or a
  * change that carries an op_tag (the server answers a resend from the
- * reply it kept). Counters, locks, quota grants, the migration's calls and
- * META_CHECK (it repairs with --repair) are neither. */
-static int sfs_client_meta_resend_safe(const sfs_client_t *client, uint32_t opcode)
+ * reply it kept), or one whose second run costs nothing a job can see
+ * (SIZE but END; QUOTA_GROW grants from the end asked for, at worst a step
+ * more charged ahead). Counters, locks, the migration's calls and
+ * META_CHECK (it repairs with --repair) are none of these. */
+static int sfs_client_meta_resend_safe(const sfs_client_t        *client,
+                                       const sfs_tp_rpc_params_t *params)
 {
-    switch (opcode) {
+    switch (params->opcode) {
+    case SFS_OP_SIZE:
+        return sfs_client_meta_size_resend_safe(params);
+    case SFS_OP_QUOTA_GROW:
     case SFS_OP_LOOKUP:
     case SFS_OP_READDIR:
     case SFS_OP_STAT:
@@ -137,7 +160,7 @@ static int sfs_client_meta_resend_safe(const sfs_client_t *client, uint32_t opco
     case SFS_OP_META_STATS:
         return 1;
     default:
-        return client->reply_cache && sfs_proto_meta_tagged(opcode);
+        return client->reply_cache && sfs_proto_meta_tagged(params->opcode);
     }
 }
 
@@ -202,7 +225,7 @@ static int sfs_client_meta_wait_how(sfs_client_t *client, const sfs_tp_rpc_param
         how |= SFS_META_WAIT_FENCED;
     }
     if (sfs_client_no_answer(rc) && !sfs_tp_rpc_refused(rpc) &&
-        sfs_client_meta_resend_safe(client, params->opcode)) {
+        sfs_client_meta_resend_safe(client, params)) {
         how |= SFS_META_WAIT_SAME_OK;
     }
     return how;
