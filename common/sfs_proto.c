@@ -495,8 +495,8 @@ void sfs_proto_chunk_req_unpack(sfs_rbuf_t *rb, uint32_t opcode, sfs_chunk_req_t
         sfs_bound_unpack(rb, &req->bound);
     }
     if (opcode == SFS_OP_TRUNCATE &&
-        (req->length > INT64_MAX ||
-         (req->flags & ~(SFS_CHUNK_MIRRORED | SFS_CHUNK_BOUND)) > SFS_TRUNCATE_SHRINK_ONLY)) {
+        (req->length > INT64_MAX || (req->flags & ~(SFS_CHUNK_MIRRORED | SFS_CHUNK_BOUND |
+                                                    SFS_CHUNK_BUDDY)) > SFS_TRUNCATE_SHRINK_ONLY)) {
         rb->error = -EBADMSG;
     }
 }

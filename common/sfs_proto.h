@@ -584,6 +584,12 @@ typedef struct sfs_io_extent {
  * the group's primary: it applies the request and forwards it to the
  * secondary before replying (docs/mirroring.md). */
 #define SFS_CHUNK_MIRRORED 0x100u
+/* WRITE, TRUNCATE, FSYNC: a copy from a group's primary to its buddy (a
+ * forward, a resync): refused by a member that its own map names the
+ * group's primary, so that a member cut off and replaced never copies its
+ * older chunk files over the promoted one's (docs/mirroring.md, "Only the
+ * primary resyncs"). (0x200 is SFS_CHUNK_BOUND, sfs_proto_bound.h.) */
+#define SFS_CHUNK_BUDDY 0x400u
 
 typedef struct sfs_chunk_req {
     uint32_t        target_id;

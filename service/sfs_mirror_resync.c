@@ -110,6 +110,7 @@ static int sfs_mirror_resync_send(sfs_mirror_resync_t *r, uint32_t opcode, uint6
             chunk.extents[0].chunk_offset = r->offset;
             chunk.extents[0].length       = data_length;
         }
+        chunk.flags |= SFS_CHUNK_BUDDY; /* refused by a member that is the primary */
         sfs_proto_chunk_req_pack(&wb, opcode, &chunk);
     }
     if (wb.error) {

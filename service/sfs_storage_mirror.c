@@ -204,6 +204,36 @@ static int sfs_storage_mirror_read_admit(sfs_storage_t *storage, sfs_storage_op_
     return rc;
 }
 
+/* A copy from the buddy (SFS_CHUNK_BUDDY: a forward or a resync): taken
+ * only while this rank's map names the buddy, not this target, the
+ * group's primary. A member that was cut off while its buddy was promoted
+ * may still think itself the primary (its map is stale until management
+ * answers it again) and resync its older chunk files over the promoted
+ * one's: a TRUNCATE to its length and its bytes, losing writes the
+ * promoted member acknowledged (seen once with the cut matrix: zeros read
+ * back from a synced collective write). ESTALE: it tries again later, by
+ * when its map says who is primary. */
+static int sfs_storage_mirror_buddy_admit(sfs_storage_t *storage, sfs_storage_op_t *op)
+{
+    const sfs_config_mirror_group_t *group =
+        sfs_config_mirror_group_of(storage->service->config, op->chunk.target_id);
+
+    if (!group || !storage->service->cluster || !sfs_cluster_map(storage->service->cluster)) {
+        return 0; /* no map yet (just started): nothing says this one is primary */
+    }
+    if (sfs_storage_mirror_primary(storage, group) == op->chunk.target_id) {
+        sfs_storage_mirror_map_soon(storage);
+        sfs_tp_request_reply_error(op->req, -ESTALE,
+                                   "%s from a member of mirror group %" PRIu32 " to target %" PRIu32
+                                   ", which is the group's primary now: a copy comes from the "
+                                   "primary only (the sender was replaced while cut off or "
+                                   "stopped)",
+                                   sfs_op_name(op->opcode), group->id, op->chunk.target_id);
+        return -ESTALE;
+    }
+    return 0;
+}
+
 int sfs_storage_mirror_admit(sfs_storage_t *storage, sfs_storage_op_t *op)
 {
     const sfs_config_mirror_group_t *group;
@@ -215,6 +245,10 @@ int sfs_storage_mirror_admit(sfs_storage_t *storage, sfs_storage_op_t *op)
     case SFS_OP_WRITE:
     case SFS_OP_TRUNCATE:
     case SFS_OP_FSYNC:
+        if (op->chunk.flags & SFS_CHUNK_BUDDY) {
+            op->chunk.flags &= ~(SFS_CHUNK_BUDDY | SFS_CHUNK_MIRRORED);
+            return sfs_storage_mirror_buddy_admit(storage, op);
+        }
         flagged = (op->chunk.flags & SFS_CHUNK_MIRRORED) != 0;
         op->chunk.flags &= ~SFS_CHUNK_MIRRORED;
         break;
@@ -473,7 +507,9 @@ static int sfs_storage_mirror_send(sfs_storage_op_t *op)
      * the disk work on it is done */
     op->chunk.target_id = op->buddy_id;
     memset(&op->chunk.cap, 0, sizeof(op->chunk.cap));
+    op->chunk.flags |= SFS_CHUNK_BUDDY;
     sfs_proto_chunk_req_pack(&wb, op->opcode, &op->chunk);
+    op->chunk.flags &= ~SFS_CHUNK_BUDDY;
     op->chunk.target_id = target_id;
     op->chunk.cap       = cap;
     if (wb.error) {
