@@ -117,6 +117,38 @@ uint64_t sfs_mgmt_offline_after_ms(const sfs_config_t *config)
     return suspect + (timeout - suspect) / 2;
 }
 
+void sfs_mgmt_heard(sfs_mgmt_t *mgmt, sfs_mgmt_node_t *node, uint64_t now)
+{
+    const sfs_config_t *config  = mgmt->service->config;
+    uint64_t            suspect = sfs_mgmt_suspect_after_ms(config);
+    uint32_t            self    = mgmt->service->rank;
+
+    node->last_contact_ms = now;
+    if (node->node_id == self) {
+        return; /* its own heartbeat proves nothing about its host's network */
+    }
+    /* After a cut of management's own host, the ranks it has not heard
+     * again yet were offline in its map for up to a heartbeat: a metadata
+     * server that read that map dropped its mirror (which was there) and
+     * copied it again, and a loss of its host in that second found no
+     * mirror to promote (the cut matrix, 2026-12-06). */
+    if (mgmt->heard_ms && now - mgmt->heard_ms > sfs_mgmt_offline_after_ms(config)) {
+        sfs_warn("management heard no other rank for %.1f s (its own host cut off, more likely "
+                 "than all of them lost): the ranks still silent are probably-offline, not "
+                 "offline, until they have had %.1f s to be heard again",
+                 (double)(now - mgmt->heard_ms) / 1000.0,
+                 (double)(sfs_mgmt_offline_after_ms(config) - suspect) / 1000.0);
+        for (uint32_t i = 0; i < mgmt->node_count; i++) {
+            sfs_mgmt_node_t *other = &mgmt->nodes[i];
+
+            if (other->node_id != self && now - other->last_contact_ms > suspect) {
+                other->last_contact_ms = now - suspect - 1;
+            }
+        }
+    }
+    mgmt->heard_ms = now;
+}
+
 uint32_t sfs_mgmt_state_after(const sfs_config_t *config, uint64_t silent_ms)
 {
     /* probably-offline as soon as one heartbeat is missed (a heartbeat

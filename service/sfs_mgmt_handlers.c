@@ -100,13 +100,13 @@ void sfs_handle_register(sfs_service_t *service, sfs_tp_request_t *req)
                  reg->pid, sfs_roles_string(reg->roles, roles, sizeof(roles)), reg->target_count,
                  reg->target_count == 1 ? "" : "s");
     }
-    node->node_id         = reg->rank;
-    node->roles           = reg->roles;
-    node->pid             = reg->pid;
-    node->address         = address;
-    node->address_length  = reg->address_length;
-    node->last_contact_ms = sfs_time_ms();
-    node->state           = SFS_STATE_ONLINE;
+    node->node_id        = reg->rank;
+    node->roles          = reg->roles;
+    node->pid            = reg->pid;
+    node->address        = address;
+    node->address_length = reg->address_length;
+    sfs_mgmt_heard(mgmt, node, sfs_time_ms());
+    node->state = SFS_STATE_ONLINE;
     snprintf(node->host, sizeof(node->host), "%s", reg->host);
     for (uint32_t i = 0; i < reg->target_count; i++) {
         sfs_mgmt_target_t *t = sfs_mgmt_find_target(mgmt, reg->targets[i].target_id);
@@ -160,7 +160,7 @@ void sfs_handle_heartbeat(sfs_service_t *service, sfs_tp_request_t *req)
     if (!node) {
         reply.flags |= SFS_HEARTBEAT_REGISTER_AGAIN; /* management restarted */
     } else {
-        node->last_contact_ms = sfs_time_ms();
+        sfs_mgmt_heard(mgmt, node, sfs_time_ms());
         /* a metadata server cut off or stopped while its mirror was promoted
          * learns it here, before it answers another read (fencing); not the
          * rank a promotion is going to (the answer that records it may not

@@ -57,6 +57,7 @@ struct sfs_mgmt {
     uint64_t           version;
     uint64_t           next_check_ms;
     uint64_t           last_check_ms; /* a longer gap is management's own stall */
+    uint64_t           heard_ms;      /* the last heartbeat of another rank (sfs_mgmt_heard) */
     int                shutdown_requested;
     int                shutdown_started;
     int                mirror_stops_sent; /* the metadata mirror is stopped last */
@@ -135,6 +136,12 @@ void sfs_mgmt_meta_failover_destroy(sfs_mgmt_t *mgmt);
  * SFS_MGMT_FAILOVER_SLACK_MS, or a quarter of a short timeout), and the
  * state after `silent_ms` of silence. */
 uint64_t sfs_mgmt_suspect_after_ms(const sfs_config_t *config);
+/* A heartbeat (or registration) of `node`: its contact is now. Where no
+ * other rank had been heard for the offline time, management's own host
+ * was the likelier one cut off: the ranks still silent are probably-offline
+ * (not offline, not given up by the map's readers) for the time from
+ * suspicion to offline, so that they can be heard again first. */
+void     sfs_mgmt_heard(sfs_mgmt_t *mgmt, sfs_mgmt_node_t *node, uint64_t now);
 uint64_t sfs_mgmt_offline_after_ms(const sfs_config_t *config);
 uint32_t sfs_mgmt_state_after(const sfs_config_t *config, uint64_t silent_ms);
 

@@ -82,12 +82,22 @@ rolling_groups_good() {
 rolling_rounds() { grep -c '^round' "$ROLLING_LOG"; }
 
 # rolling_settled WHAT: wait until both groups and the metadata mirror are
-# good and the job made two more rounds; WHAT names the event for messages
+# good, and still are 2 s (four heartbeats) later, and the job made two
+# more rounds; WHAT names the event for messages. (Good once is not
+# settled: after management's own host came back from a cut, the ranks it
+# has not heard again yet are offline in its map for up to a heartbeat,
+# and a metadata server that reads that map drops its mirror, good a
+# moment before, and copies it again: a cut meanwhile found no mirror to
+# promote; docs/faults.md.)
 rolling_settled() {
     local i rounds
-    for i in $(seq 600); do rolling_groups_good && break; sleep 0.1; done
-    rolling_groups_good || rolling_fail "after $1, the groups are not good: $(ctl_on imaging-04 mirror list)"
-    rolling_meta_good || rolling_fail "after $1, the metadata mirror is not good: '$CLUSTER_MIRROR_LINE'"
+    for _ in 1 2 3 4 5; do
+        for i in $(seq 600); do rolling_groups_good && break; sleep 0.1; done
+        rolling_groups_good || rolling_fail "after $1, the groups are not good: $(ctl_on imaging-04 mirror list)"
+        rolling_meta_good || rolling_fail "after $1, the metadata mirror is not good: '$CLUSTER_MIRROR_LINE'"
+        sleep 2
+        rolling_groups_good && rolling_meta_good && break
+    done
     rounds=$(rolling_rounds)
     cluster_wait_line "$ROLLING_LOG" "round $((rounds + 2)) " 120 >/dev/null ||
         rolling_fail "the job made no progress after $1: $(tail -n 3 "$ROLLING_LOG")"

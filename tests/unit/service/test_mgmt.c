@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "sfs_mgmt_internal.h"
+#include "sfs_service.h"
 
 static void test_default_states(void **state)
 {
@@ -67,12 +68,60 @@ static void test_offline_after_suspect(void **state)
     assert_int_equal(sfs_mgmt_state_after(&config, 2876), SFS_STATE_OFFLINE);
 }
 
+/* sfs_mgmt_heard: after management heard no other rank for the offline
+ * time (its own host cut off), the first heartbeat leaves the others
+ * probably-offline, not offline, for a while; otherwise nothing moves. */
+static void test_heard_after_own_cut(void **state)
+{
+    sfs_config_t    config;
+    sfs_service_t   service;
+    sfs_mgmt_t      mgmt;
+    sfs_mgmt_node_t nodes[3];
+    uint64_t        now = 1000000;
+
+    (void)state;
+    memset(&config, 0, sizeof(config));
+    memset(&service, 0, sizeof(service));
+    memset(&mgmt, 0, sizeof(mgmt));
+    memset(nodes, 0, sizeof(nodes));
+    config.heartbeat_interval_ms = 500;
+    config.offline_timeout_ms    = 3000; /* suspect 875 ms, offline 2250 ms */
+    service.config               = &config;
+    service.rank                 = 2;
+    mgmt.service                 = &service;
+    mgmt.nodes                   = nodes;
+    mgmt.node_count              = 3;
+    for (uint32_t i = 0; i < 3; i++) {
+        nodes[i].node_id         = i;
+        nodes[i].last_contact_ms = now - 8000; /* an 8 s cut */
+    }
+    nodes[2].last_contact_ms = now - 100; /* management's own rank */
+    mgmt.heard_ms            = now - 8000;
+    sfs_mgmt_heard(&mgmt, &nodes[0], now);
+    assert_int_equal(nodes[0].last_contact_ms, now);
+    assert_int_equal(sfs_mgmt_state_after(&config, now - nodes[1].last_contact_ms),
+                     SFS_STATE_PROBABLY_OFFLINE);
+    /* offline again if it stays silent past the offline time from there */
+    assert_int_equal(sfs_mgmt_state_after(&config, now + 1400 - nodes[1].last_contact_ms),
+                     SFS_STATE_OFFLINE);
+    assert_int_equal(nodes[2].last_contact_ms, now - 100);
+
+    /* others heard recently: a silent rank stays offline */
+    nodes[1].last_contact_ms = now - 8000;
+    sfs_mgmt_heard(&mgmt, &nodes[0], now + 500);
+    assert_int_equal(nodes[1].last_contact_ms, now - 8000);
+    /* management's own heartbeat does not count as hearing another rank */
+    sfs_mgmt_heard(&mgmt, &nodes[2], now + 9000);
+    assert_int_equal(mgmt.heard_ms, now + 500);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_default_states),
         cmocka_unit_test(test_short_offline_timeout),
         cmocka_unit_test(test_offline_after_suspect),
+        cmocka_unit_test(test_heard_after_own_cut),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
