@@ -20,11 +20,11 @@
 #              from the primary's log ("resync ... done"), and "rejoin to
 #              good" is from the rejoined rank's ready file until `mirror
 #              list` shows both members good (detection included);
-#   primary    the same with the primary killed: the pause holds the offline
-#              timeout (management promotes the secondary, the client resends
-#              to it), then the old primary rejoins and the promoted member
-#              resyncs it. The roles stay swapped; the next rep starts from
-#              them.
+#   primary    the same with the primary killed: the pause is at most the
+#              offline timeout (management promotes the secondary 1 s before
+#              it, the client resends to it), then the old primary rejoins
+#              and the promoted member resyncs it. The roles stay swapped;
+#              the next rep starts from them.
 # After each resync the two members' chunk files are compared byte for
 # byte, and each written file was read back and checked by the writer.
 # Before every timed part the disk is synced (the writeback of what was
