@@ -580,16 +580,10 @@ typedef struct sfs_io_extent {
 #define SFS_TRUNCATE_SHRINK_ONLY 1u /* only cut a longer chunk file */
 
 #define SFS_WRITE_SYNC 0x1u /* fdatasync before replying */
-/* WRITE, TRUNCATE, FSYNC of a mirrored file (SFS_PATTERN_MIRROR), sent to
- * the group's primary: it applies the request and forwards it to the
- * secondary before replying (docs/mirroring.md). */
+/* WRITE, TRUNCATE, FSYNC of a mirrored file (SFS_PATTERN_MIRROR), sent to the group's
+ * primary: it applies it and forwards it to the secondary before replying. */
 #define SFS_CHUNK_MIRRORED 0x100u
-/* WRITE, TRUNCATE, FSYNC: a copy from a group's primary to its buddy (a
- * forward, a resync): refused by a member that its own map names the
- * group's primary, so that a member cut off and replaced never copies its
- * older chunk files over the promoted one's (docs/mirroring.md, "Only the
- * primary resyncs"). (0x200 is SFS_CHUNK_BOUND, sfs_proto_bound.h.) */
-#define SFS_CHUNK_BUDDY 0x400u
+#define SFS_CHUNK_BUDDY    0x400u /* a copy to the buddy: refused by a primary (mirroring.md) */
 
 typedef struct sfs_chunk_req {
     uint32_t        target_id;
