@@ -199,8 +199,10 @@ cluster_mirror_groups() {
 
 # cluster_cut A B: the network between hosts A and B cut both ways, and only
 # there: a blackhole route to the other in each namespace (this kernel lacks
-# tc's filters). cluster_heal takes the last cut away. (The namespaces go at
-# cluster_cleanup, and their routes with them.)
+# tc's filters); several cuts may stand at once. cluster_heal A B takes that
+# cut away, cluster_heal every cut. (The namespaces go at cluster_cleanup,
+# and their routes with them.)
+CLUSTER_CUTS=()
 cluster_cut() {
     local a b
     a=$(source "$SFS_SRC/ci/cluster-agent.sh" --lib && sfs_cluster_host_addr "$1") &&
@@ -208,15 +210,21 @@ cluster_cut() {
         sfs_fail "no addresses for $1 and $2"
     ip -n "$1" route add blackhole "$b/32" && ip -n "$2" route add blackhole "$a/32" ||
         sfs_fail "cannot cut $1 from $2"
-    CLUSTER_CUT="$1 $b $2 $a"
+    CLUSTER_CUTS+=("$1 $b $2 $a")
 }
 cluster_heal() {
-    local -a c
-    read -r -a c <<<"${CLUSTER_CUT:-}"
-    [ ${#c[@]} = 4 ] || return 0
-    ip -n "${c[0]}" route del blackhole "${c[1]}/32" 2>/dev/null
-    ip -n "${c[2]}" route del blackhole "${c[3]}/32" 2>/dev/null
-    CLUSTER_CUT=""
+    local -a c keep=()
+    local cut
+    for cut in "${CLUSTER_CUTS[@]}"; do
+        read -r -a c <<<"$cut"
+        if [ $# = 2 ] && [ "${c[0]} ${c[2]}" != "$1 $2" ]; then
+            keep+=("$cut")
+            continue
+        fi
+        ip -n "${c[0]}" route del blackhole "${c[1]}/32" 2>/dev/null
+        ip -n "${c[2]}" route del blackhole "${c[3]}/32" 2>/dev/null
+    done
+    CLUSTER_CUTS=("${keep[@]}")
 }
 
 # The metadata mirror's tests (test_cluster_meta_*.sh).
@@ -259,6 +267,26 @@ cluster_as_alice() {
     shift
     on "$host" setpriv --reuid=sfsalice --regid="$(id -g sfsalice)" --init-groups \
         env -i PATH="$PATH" HOME="$(sfs_user_home sfsalice)" STRIPEFS_CONFIG="$CLUSTER_CONFIG" "$@"
+}
+
+# cluster_alice_mirror_dir HOST GROUPS CHUNK: /m (mode 0777, root's) and
+# sfsalice's /m/mine, made by her on HOST, mirrored over GROUPS groups in
+# chunks of CHUNK.
+cluster_alice_mirror_dir() {
+    ctl_on imaging-01 mkdir -m 0777 /m || sfs_fail "mkdir /m"
+    cluster_as_alice "$1" "$SFS_CTL" mkdir /m/mine || sfs_fail "sfsalice's mkdir"
+    cluster_as_alice "$1" "$SFS_CTL" setpattern --mirror --numtargets "$2" --chunksize "$3" /m/mine \
+        >/dev/null || sfs_fail "setpattern --mirror"
+}
+
+# cluster_wait_mirror HOST REGEX: wait (60 s) until a line of `mirror list`
+# on HOST matches REGEX; then print the whole list; 1 if none did.
+cluster_wait_mirror() {
+    for _ in $(seq 600); do
+        ctl_on "$1" --timeout 10 mirror list 2>/dev/null | grep -qE "$2" && break
+        sleep 0.1
+    done
+    ctl_on "$1" mirror list | tee /dev/stderr | grep -qE "$2"
 }
 
 # cluster_wait_line FILE PREFIX SECONDS: print FILE's first line that starts

@@ -35,10 +35,7 @@ d="$SFS_TEST_TMP/hosts"
 cluster_mirror_config "$cfg" 301:401
 cluster_start_service
 
-ctl_on imaging-01 mkdir -m 0777 /m || sfs_fail "mkdir /m"
-cluster_as_alice imaging-02 "$SFS_CTL" mkdir /m/mine || sfs_fail "sfsalice's mkdir"
-cluster_as_alice imaging-02 "$SFS_CTL" setpattern --mirror --numtargets 1 --chunksize 8m /m/mine \
-    >/dev/null || sfs_fail "setpattern --mirror"
+cluster_alice_mirror_dir imaging-02 1 8m
 
 stop="$SFS_TEST_TMP/stop"
 wlog="$SFS_TEST_TMP/writer.log"
@@ -84,14 +81,8 @@ cluster_as_alice imaging-04 "$SFS_CTL" get /m/mine/records - >"$SFS_TEST_TMP/rec
 cluster_heal
 sfs_log "healed: imaging-03 reaches imaging-01 again"
 # 301 rejoins as 401's buddy, is resynced, and the copies are identical
-good=""
-for _ in $(seq 600); do
-    good=$(ctl_on imaging-04 --timeout 10 mirror list 2>/dev/null | grep -E "^1 +401 @.* good .*301 @.* good" || true)
-    [ -n "$good" ] && break
-    sleep 0.1
-done
-ctl_on imaging-04 mirror list
-[ -n "$good" ] || sfs_fail "301 is not good again within 60 s of the heal"
+cluster_wait_mirror imaging-04 "^1 +401 @.* good .*301 @.* good" ||
+    sfs_fail "301 is not good again within 60 s of the heal"
 cmp "$chunk" "$d/imaging-03/mnt/7t_drive/stripefs/chunks/${chunk#*/chunks/}" ||
     sfs_fail "301's copy differs from 401's after the resync"
 echo "ok: after the heal 301 is resynced: the copies are byte-identical"

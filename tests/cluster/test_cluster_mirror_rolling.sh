@@ -25,10 +25,7 @@ cluster_mirror_config "$cfg" 101:201 301:401
 CLUSTER_MPI_ARGS="--mca orte_enable_recovery 1"
 cluster_start_service
 
-ctl_on imaging-01 mkdir -m 0777 /m || sfs_fail "mkdir /m"
-cluster_as_alice imaging-04 "$SFS_CTL" mkdir /m/mine || sfs_fail "sfsalice's mkdir"
-cluster_as_alice imaging-04 "$SFS_CTL" setpattern --mirror --numtargets 2 --chunksize 64k /m/mine \
-    >/dev/null || sfs_fail "setpattern --mirror"
+cluster_alice_mirror_dir imaging-04 2 64k
 home=$(sfs_user_home sfsalice)
 for i in 1 2 3 4; do
     head -c 3000000 /dev/urandom >"$home/blob$i" || sfs_fail "blob$i"

@@ -22,28 +22,15 @@
 source "$SFS_SRC/tests/lib/sfs_test_lib.sh"
 source "$SFS_SRC/tests/cluster/cluster_lib.sh"
 source "$SFS_SRC/tests/preload/preload_lib.sh"
+source "$SFS_SRC/tests/lib/sfs_mirror_fence.sh"
 sfs_test_users
 cluster_begin
-second_cut=""
-stale_cleanup() {
-    if [ -n "$second_cut" ]; then
-        ip -n imaging-03 route del blackhole "$second_cut/32" 2>/dev/null
-        ip -n imaging-04 route del blackhole "$(source "$SFS_SRC/ci/cluster-agent.sh" --lib &&
-            sfs_cluster_host_addr imaging-03)/32" 2>/dev/null
-    fi
-    cluster_cleanup
-}
-trap stale_cleanup EXIT
-
 cfg="$SFS_TEST_TMP/imaging.yaml"
 d="$SFS_TEST_TMP/hosts"
 cluster_mirror_config "$cfg" 301:401
 cluster_start_service
 
-ctl_on imaging-01 mkdir -m 0777 /m || sfs_fail "mkdir /m"
-cluster_as_alice imaging-02 "$SFS_CTL" mkdir /m/mine || sfs_fail "sfsalice's mkdir"
-cluster_as_alice imaging-02 "$SFS_CTL" setpattern --mirror --numtargets 1 --chunksize 8m /m/mine \
-    >/dev/null || sfs_fail "setpattern --mirror"
+cluster_alice_mirror_dir imaging-02 1 8m
 home=$(sfs_user_home sfsalice)
 mib() { head -c 1048576 /dev/zero | tr '\0' "$1"; }
 for p in A B C; do mib $p >"$home/$p"; done
@@ -61,22 +48,15 @@ pl_dd() {
         dd if="$home/$1" of=/stripefs/m/mine/f bs=1M seek="$2" count=1 conv=notrunc,fsync status=none
 }
 
-a4=$(source "$SFS_SRC/ci/cluster-agent.sh" --lib && sfs_cluster_host_addr imaging-04) ||
-    sfs_fail "no address for imaging-04"
 cluster_cut imaging-03 imaging-01
-ip -n imaging-03 route add blackhole "$a4/32" && second_cut=$a4 &&
-    ip -n imaging-04 route add blackhole "$(source "$SFS_SRC/ci/cluster-agent.sh" --lib &&
-        sfs_cluster_host_addr imaging-03)/32" || sfs_fail "cannot cut imaging-03 from imaging-04"
+cluster_cut imaging-03 imaging-04
 sfs_log "injected: imaging-03 (301, primary) cut from imaging-01 (management) and imaging-04 (401)"
 pl_dd B 0 || sfs_fail "sfsalice's write of B at 0 failed during the cut (a pause was due, not an error)"
 grep -q "mirror group 1: primary 301 offline" "$SFS_SERVICE_LOG" || sfs_fail "401 was not promoted"
 pl_dd C 2 || sfs_fail "sfsalice's write of C at 2 MiB failed"
 sfs_log "written: B at 0 (through the failover), C at 2 MiB (to 401 alone)"
 
-ip -n imaging-03 route del blackhole "$a4/32" && ip -n imaging-04 route del blackhole \
-    "$(source "$SFS_SRC/ci/cluster-agent.sh" --lib && sfs_cluster_host_addr imaging-03)/32" ||
-    sfs_fail "cannot heal imaging-03 to imaging-04"
-second_cut=""
+cluster_heal imaging-03 imaging-04
 sfs_log "healed: imaging-03 reaches imaging-04 again, still not management"
 # 301's resync starts the offline timeout and a second after its forward
 # failed, then every second: a few tries
@@ -88,25 +68,12 @@ echo "ok: the file reads back B A C A (every acknowledged byte) while 301 tries 
 cluster_heal
 healed_at=$(date +%s.%N)
 sfs_log "healed: imaging-03 reaches imaging-01 again"
-good=""
-for _ in $(seq 600); do
-    good=$(ctl_on imaging-02 --timeout 10 mirror list 2>/dev/null | grep -E "^1 +401 @.* good .*301 @.* good" || true)
-    [ -n "$good" ] && break
-    sleep 0.1
-done
-ctl_on imaging-02 mirror list
-[ -n "$good" ] || sfs_fail "301 is not good again within 60 s of the heal"
+cluster_wait_mirror imaging-02 "^1 +401 @.* good .*301 @.* good" ||
+    sfs_fail "301 is not good again within 60 s of the heal"
 # 301's log lines come through mpirun on imaging-01, some seconds after the heal
-refused=""
-for _ in $(seq 300); do
-    refused=$(grep -m1 "resync of target 401 from 301 stopped.*which is the group's primary now" "$SFS_SERVICE_LOG" || true)
-    [ -n "$refused" ] && break
-    sleep 0.1
-done
-[ -n "$refused" ] || sfs_fail "301 never tried to resync 401 while cut off from management (the case was not exercised): $(grep "resync of target 401" "$SFS_SERVICE_LOG" | tail -n 3)"
-refused_at=$(date -d "$(echo "$refused" | awk '{print $1}' | tr 'T' ' ')" +%s.%N) ||
-    sfs_fail "no time in the log line: $refused"
-awk -v r="$refused_at" -v h="$healed_at" 'BEGIN {exit !(r < h)}' ||
+refused=$(cluster_wait_line "$SFS_SERVICE_LOG" ".*resync of target 401 from 301 stopped.*which is the group's primary now" 30) ||
+    sfs_fail "301 never tried to resync 401 while cut off from management (the case was not exercised): $(grep "resync of target 401" "$SFS_SERVICE_LOG" | tail -n 3)"
+awk -v r="$(mirror_epoch "$(echo "$refused" | awk '{print $1}')")" -v h="$healed_at" 'BEGIN {exit !(r < h)}' ||
     sfs_fail "301's first refused resync came only after management was back (the case was not exercised): $refused"
 echo "ok: 301's resync was refused by 401 while 301 was still cut off from management: ${refused#*] }"
 grep -q "target 301 is not its group's primary any more (401 is" "$SFS_SERVICE_LOG" ||

@@ -12,14 +12,22 @@
 #include "sfs_mgmt_internal.h"
 #include "sfs_service.h"
 
-static void test_default_states(void **state)
+/* A config with only the two timeouts that decide the states. */
+static sfs_config_t timeouts(uint32_t heartbeat_ms, uint32_t offline_ms)
 {
     sfs_config_t config;
 
-    (void)state;
     memset(&config, 0, sizeof(config));
-    config.heartbeat_interval_ms = 2000;
-    config.offline_timeout_ms    = 20000;
+    config.heartbeat_interval_ms = heartbeat_ms;
+    config.offline_timeout_ms    = offline_ms;
+    return config;
+}
+
+static void test_default_states(void **state)
+{
+    sfs_config_t config = timeouts(2000, 20000);
+
+    (void)state;
     assert_int_equal(sfs_mgmt_suspect_after_ms(&config), 2750);
     assert_int_equal(sfs_mgmt_state_after(&config, 0), SFS_STATE_ONLINE);
     /* a heartbeat a little late is not a missed one */
@@ -37,12 +45,9 @@ static void test_default_states(void **state)
  * offline: probably-offline at half of it. */
 static void test_short_offline_timeout(void **state)
 {
-    sfs_config_t config;
+    sfs_config_t config = timeouts(1000, 1200);
 
     (void)state;
-    memset(&config, 0, sizeof(config));
-    config.heartbeat_interval_ms = 1000;
-    config.offline_timeout_ms    = 1200;
     assert_int_equal(sfs_mgmt_suspect_after_ms(&config), 600);
     assert_int_equal(sfs_mgmt_state_after(&config, 600), SFS_STATE_ONLINE);
     assert_int_equal(sfs_mgmt_state_after(&config, 601), SFS_STATE_PROBABLY_OFFLINE);
@@ -56,12 +61,9 @@ static void test_short_offline_timeout(void **state)
  * probably-offline (midway between it and the timeout). */
 static void test_offline_after_suspect(void **state)
 {
-    sfs_config_t config;
+    sfs_config_t config = timeouts(2000, 3000);
 
     (void)state;
-    memset(&config, 0, sizeof(config));
-    config.heartbeat_interval_ms = 2000;
-    config.offline_timeout_ms    = 3000;
     assert_int_equal(sfs_mgmt_suspect_after_ms(&config), 2750);
     assert_int_equal(sfs_mgmt_offline_after_ms(&config), 2875);
     assert_int_equal(sfs_mgmt_state_after(&config, 2800), SFS_STATE_PROBABLY_OFFLINE);
@@ -80,17 +82,15 @@ static void test_heard_after_own_cut(void **state)
     uint64_t        now = 1000000;
 
     (void)state;
-    memset(&config, 0, sizeof(config));
+    config = timeouts(500, 3000); /* suspect 875 ms, offline 2250 ms */
     memset(&service, 0, sizeof(service));
     memset(&mgmt, 0, sizeof(mgmt));
     memset(nodes, 0, sizeof(nodes));
-    config.heartbeat_interval_ms = 500;
-    config.offline_timeout_ms    = 3000; /* suspect 875 ms, offline 2250 ms */
-    service.config               = &config;
-    service.rank                 = 2;
-    mgmt.service                 = &service;
-    mgmt.nodes                   = nodes;
-    mgmt.node_count              = 3;
+    service.config  = &config;
+    service.rank    = 2;
+    mgmt.service    = &service;
+    mgmt.nodes      = nodes;
+    mgmt.node_count = 3;
     for (uint32_t i = 0; i < 3; i++) {
         nodes[i].node_id         = i;
         nodes[i].last_contact_ms = now - 8000; /* an 8 s cut */
