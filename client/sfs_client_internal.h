@@ -138,6 +138,13 @@ int sfs_client_mirror_wait(sfs_client_t *client, uint64_t *deadline_ms);
  * mirrored, or there is no map). A member the map shows away is not sent
  * to: the request waits for its return or its buddy's promotion. */
 int sfs_client_mirror_serving(sfs_client_t *client, const sfs_pattern_t *pattern, uint32_t index);
+/* Waits (sfs_client_mirror_wait) while a group among the pattern's first
+ * `count` (those marked in `only`, or all when NULL) has a primary the map
+ * shows away and not yet replaced: 0 once each is serving or lost, or
+ * -ETIMEDOUT past *deadline_ms. For the calls sent to every target
+ * (TRUNCATE, FSYNC, CHUNK_STAT), as sfs_io_retry does for reads and writes. */
+int sfs_client_mirror_wait_serving(sfs_client_t *client, const sfs_pattern_t *pattern,
+                                   uint32_t count, const uint8_t *only, uint64_t *deadline_ms);
 /* sfs_client_meta_failover.c: whether a failed metadata call to rank
  * `called` waits for a failover (no answer, `rpc` NULL or not answered by
  * the server, or ESTALE from a replaced server; and a metadata mirror in

@@ -97,3 +97,20 @@ int sfs_client_mirror_wait(sfs_client_t *client, uint64_t *deadline_ms)
     sfs_error_clear();
     return 0;
 }
+
+int sfs_client_mirror_wait_serving(sfs_client_t *client, const sfs_pattern_t *pattern,
+                                   uint32_t count, const uint8_t *only, uint64_t *deadline_ms)
+{
+    int rc = 0;
+
+    for (uint32_t t = 0; rc == 0 && t < count; t++) {
+        if (only && !only[t]) {
+            continue;
+        }
+        while (rc == 0 && !sfs_client_mirror_serving(client, pattern, t) &&
+               !sfs_client_mirror_lost(client, pattern, t)) {
+            rc = sfs_client_mirror_wait(client, deadline_ms);
+        }
+    }
+    return rc;
+}

@@ -314,9 +314,14 @@ static int sfs_file_each_target(sfs_file_t *file, uint32_t opcode, uint64_t size
     uint64_t deadline = 0;
     int      rc;
 
+    /* again once every group has a primary the map shows online (or none
+     * to promote): not to the dead one, whose failure UCX's keepalive
+     * reports only 2 s on (sfs_client_mirror_serving) */
     while ((rc = sfs_file_each_target_once(file, opcode, size)) != 0 &&
            sfs_client_mirror_retryable(&file->attr.pattern, rc) &&
-           sfs_client_mirror_wait(file->client, &deadline) == 0) {
+           sfs_client_mirror_wait(file->client, &deadline) == 0 &&
+           sfs_client_mirror_wait_serving(file->client, &file->attr.pattern,
+                                          file->attr.pattern.stripe_count, NULL, &deadline) == 0) {
     }
     /* a chunk moved (docs/migration.md): again with the new pattern */
     for (int moved = 0; rc == -ESTALE && moved < 4 && sfs_file_refetch_pattern(file) == 0;

@@ -367,6 +367,9 @@ int sfs_client_chunk_lengths_some(sfs_client_t *client, const sfs_attr_t *attr,
          * answer: a pause and a map refresh, as its reads get */
         rc = sfs_client_mirror_wait(client, &deadline);
         if (rc == 0) {
+            rc = sfs_client_mirror_wait_serving(client, &attr->pattern, n, again, &deadline);
+        }
+        if (rc == 0) {
             continue;
         }
         /* past the failover's deadline: down (as an unreachable target is),
