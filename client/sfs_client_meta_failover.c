@@ -135,18 +135,33 @@ static int sfs_client_meta_size_resend_safe(const sfs_tp_rpc_params_t *params)
     return !rb.error && req.op != SFS_SIZE_OP_END;
 }
 
+/* Whether a COUNTER call carries a tag (the server answers its resend from
+ * the answer it kept). */
+static int sfs_client_meta_counter_tagged(const sfs_tp_rpc_params_t *params)
+{
+    sfs_counter_req_t req;
+    sfs_rbuf_t        rb;
+
+    sfs_rbuf_init(&rb, params->args, params->args_length);
+    sfs_proto_counter_req_unpack(&rb, &req);
+    return !rb.error && req.op_tag != 0;
+}
+
 /* Whether the same call may go to the same server twice: a read, or a
  * change that carries an op_tag (the server answers a resend from the
  * reply it kept), or one whose second run costs nothing a job can see
  * (SIZE but END; QUOTA_GROW grants from the end asked for, at worst a step
- * more charged ahead). Counters, locks, the migration's calls and
- * META_CHECK (it repairs with --repair) are none of these. */
+ * more charged ahead), or a tagged COUNTER. Untagged counters, locks, the
+ * migration's calls and META_CHECK (it repairs with --repair) are none of
+ * these. */
 static int sfs_client_meta_resend_safe(const sfs_client_t        *client,
                                        const sfs_tp_rpc_params_t *params)
 {
     switch (params->opcode) {
     case SFS_OP_SIZE:
         return sfs_client_meta_size_resend_safe(params);
+    case SFS_OP_COUNTER:
+        return sfs_client_meta_counter_tagged(params);
     case SFS_OP_QUOTA_GROW:
     case SFS_OP_LOOKUP:
     case SFS_OP_READDIR:

@@ -445,10 +445,29 @@ int sfs_file_global2local(sfs_client_t *client, const void *buf, size_t length, 
     return 0;
 }
 
+/* A COUNTER call gets a number of its own, which its resend keeps: the
+ * server answers the same call sent again (its reply lost on a cut of this
+ * client's link) from the answer it kept, so an ADD is not run twice (a
+ * skipped range of the shared file). Only to a server that keeps them, and
+ * with the server's uuid (the field before it). */
+static uint64_t sfs_file_counter_tag(sfs_file_t *file)
+{
+    sfs_client_t  *client = file->client;
+    sfs_tp_conn_t *conn;
+
+    if (!client->reply_cache || file->meta_uuid == 0 ||
+        sfs_cluster_meta_conn(client->cluster, &conn) != 0 ||
+        !(sfs_tp_conn_server_features(conn) & SFS_FEATURE_COUNTER_TAGS)) {
+        sfs_error_clear();
+        return 0; /* a connection that cannot be made fails the call itself */
+    }
+    return __atomic_add_fetch(&client->last_op_tag, 1, __ATOMIC_RELAXED);
+}
+
 int sfs_file_counter(sfs_file_t *file, int op, uint64_t value, uint64_t *before_p)
 {
     sfs_counter_req_t req;
-    uint8_t           args[32];
+    uint8_t           args[48];
     sfs_wbuf_t        wb;
     sfs_tp_rpc_t     *rpc;
     int               rc;
@@ -458,8 +477,12 @@ int sfs_file_counter(sfs_file_t *file, int op, uint64_t value, uint64_t *before_
                   "op is not SFS_COUNTER_ADD, _SET or _FORGET");
     req = (sfs_counter_req_t){
         .key = file->open_id, .op = (uint32_t)op, .value = value, .server_uuid = file->meta_uuid};
+    req.op_tag = sfs_file_counter_tag(file);
     sfs_wbuf_init(&wb, args, sizeof(args));
     sfs_proto_counter_req_pack(&wb, &req);
+    if (wb.error) {
+        return sfs_error_set(-EPROTO, "%s: shared file pointer: arguments too long", file->path);
+    }
     rc = sfs_client_meta_call_args(file->client, SFS_OP_COUNTER, args, wb.length, &rpc);
     if (rc == 0) {
         size_t      length;

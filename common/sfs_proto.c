@@ -243,12 +243,16 @@ void sfs_proto_counter_req_pack(sfs_wbuf_t *wb, const sfs_counter_req_t *req)
      * decodes the 20 bytes before it exactly */
     if (req->server_uuid != 0) {
         sfs_wbuf_u64(wb, req->server_uuid);
+        /* only to a server that announced SFS_FEATURE_COUNTER_TAGS */
+        if (req->op_tag != 0) {
+            sfs_wbuf_u64(wb, req->op_tag);
+        }
     }
 }
 
 void sfs_proto_counter_req_unpack(sfs_rbuf_t *rb, sfs_counter_req_t *req)
 {
-    int has_uuid;
+    int has_uuid, has_tag;
 
     req->key   = sfs_rbuf_u64(rb);
     req->op    = sfs_rbuf_u32(rb);
@@ -257,8 +261,11 @@ void sfs_proto_counter_req_unpack(sfs_rbuf_t *rb, sfs_counter_req_t *req)
      * none, sends none: it asks for any server */
     has_uuid         = !rb->error && sfs_rbuf_remaining(rb) >= 8;
     req->server_uuid = has_uuid ? sfs_rbuf_u64(rb) : 0;
-    /* a uuid of 0 is sent as none: one encoding per request */
-    if (!rb->error && (req->op > SFS_COUNTER_OP_FORGET || (has_uuid && req->server_uuid == 0))) {
+    has_tag          = has_uuid && !rb->error && sfs_rbuf_remaining(rb) >= 8;
+    req->op_tag      = has_tag ? sfs_rbuf_u64(rb) : 0;
+    /* a uuid or a tag of 0 is sent as none: one encoding per request */
+    if (!rb->error && (req->op > SFS_COUNTER_OP_FORGET || (has_uuid && req->server_uuid == 0) ||
+                       (has_tag && req->op_tag == 0))) {
         rb->error = -EBADMSG;
     }
 }

@@ -395,10 +395,10 @@ typedef struct sfs_counter_req {
     uint64_t key; /* the open file's id */
     uint32_t op;  /* SFS_COUNTER_OP_* */
     uint64_t value;
-    /* the worker uuid of the metadata server the file was opened with (its
-     * HELLO reply's server_uuid); 0: any. A server that has another one
-     * restarted since and lost the counter: it answers -ESTALE. */
+    /* the uuid of the metadata server the file was opened with (HELLO's
+     * server_uuid); 0: any. Another one (restarted since) answers -ESTALE. */
     uint64_t server_uuid;
+    uint64_t op_tag; /* not 0: kept with the answer (a resend gets it), after server_uuid */
 } sfs_counter_req_t;
 
 void sfs_proto_counter_req_pack(sfs_wbuf_t *wb, const sfs_counter_req_t *req);

@@ -147,7 +147,8 @@ const char *sfs_features_string(uint64_t features, char *buf, size_t size)
         "direct copy",          "typed cursors",       "byte-range locks",
         "dynamic attributes",   "mirroring",           [10] = "storage pools",
         [11] = "quotas",        [14] = "migrate",      [15] = "migrate leases",
-        [16] = "write bounds",  [17] = "pool changes", [18] = "reply cache"};
+        [16] = "write bounds",  [17] = "pool changes", [18] = "reply cache",
+        [19] = "counter tags"};
     size_t used = 0;
 
     buf[0] = '\0';

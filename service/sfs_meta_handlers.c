@@ -99,7 +99,9 @@ void sfs_handle_counter(sfs_service_t *service, sfs_tp_request_t *req)
                                    (unsigned long long)creq.key);
         return;
     }
-    rc = sfs_meta_counter(service->meta, &creq, &reply.before);
+    rc = sfs_meta_counter(service->meta, &creq,
+                          sfs_tp_session_peer_uuid(sfs_tp_request_session(req)),
+                          sfs_tp_session_cred(sfs_tp_request_session(req))->uid, &reply.before);
     if (rc) {
         sfs_tp_request_reply_error(req, rc, "shared file pointer of open file %llu: %s",
                                    (unsigned long long)creq.key,

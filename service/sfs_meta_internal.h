@@ -137,6 +137,8 @@ struct sfs_meta {
 
     sfs_hash_t counters;
     sfs_list_t counter_list;
+    sfs_hash_t counter_clients;    /* kept COUNTER answers, by client (sfs_meta_counter.c) */
+    sfs_list_t counter_client_lru; /* ... least recently used first */
 
     struct sfs_meta_mirror_link   *mirror; /* meta.mirror's link (sfs_meta_mirror.h); NULL: none */
     struct sfs_meta_mirror_report *mirror_report; /* its state for management; NULL: none */
@@ -187,8 +189,13 @@ void sfs_meta_batch_done(void *arg);
 
 /* sfs_meta_counter.c (progress thread) */
 int sfs_meta_counters_init(sfs_meta_t *meta);
-/* Apply a COUNTER request; *before_p is the value before it. */
-int  sfs_meta_counter(sfs_meta_t *meta, const sfs_counter_req_t *creq, uint64_t *before_p);
+/* Apply a COUNTER request of `client` (its worker uuid) and `uid`;
+ * *before_p is the value before it. A tagged one (op_tag) is answered from
+ * the answer kept for the same client, tag, uid, key and op if there is
+ * one (the same call sent again after its reply was lost), without running
+ * again: an ADD run twice would skip a range of the shared file. */
+int sfs_meta_counter(sfs_meta_t *meta, const sfs_counter_req_t *creq, uint64_t client, uint32_t uid,
+                     uint64_t *before_p);
 void sfs_meta_counters_cleanup(sfs_meta_t *meta);
 
 /* sfs_meta_replies.c: kept replies of tagged changes, in a change's

@@ -10,6 +10,11 @@
  *   sfs_counter_check stale HANDLE         the open in HANDLE, made with a
  *                                          metadata server that has restarted
  *                                          since, gets -ESTALE, not a reset
+ *   sfs_counter_check through FILE STOP    ADD 1 after ADD 1 on one open until
+ *                                          the file STOP exists: each answer is
+ *                                          the last plus one (none twice, none
+ *                                          skipped), none fails; prints the
+ *                                          count and the longest call
  *
  * Exit 0 when what it checks holds, 1 otherwise (a FAILED line says why).
  */
@@ -21,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static double now_s(void)
 {
@@ -185,6 +191,46 @@ static int stale(sfs_client_t *client, const char *handle)
     return rc == -ESTALE ? 0 : 1;
 }
 
+static int through(sfs_client_t *client, const char *path, const char *stop)
+{
+    sfs_file_t *file;
+    uint64_t    before = 0, n = 0;
+    double      longest = 0;
+    int         rc;
+
+    if (open_file(client, path, &file)) {
+        return 1;
+    }
+    printf("connected\n");
+    while (access(stop, F_OK) != 0) {
+        double start = now_s();
+
+        rc = sfs_file_counter(file, SFS_COUNTER_ADD, 1, &before);
+        if (rc) {
+            return fail("ADD", rc);
+        }
+        if (now_s() - start > longest) {
+            longest = now_s() - start;
+        }
+        if (before != n) {
+            printf("FAILED: ADD number %lu was answered %lu, not %lu (%s)\n", (unsigned long)n + 1,
+                   (unsigned long)before, (unsigned long)n,
+                   before < n ? "an offset handed out twice" : "a range skipped");
+            return 1;
+        }
+        n++;
+    }
+    rc = sfs_file_counter(file, SFS_COUNTER_ADD, 0, &before);
+    if (rc) {
+        return fail("the last ADD 0", rc);
+    }
+    sfs_file_close(file);
+    printf("through: %lu ADDs, each answer the last plus one, the counter at %lu; longest call "
+           "%.2f s\n",
+           (unsigned long)n, (unsigned long)before, longest);
+    return before == n ? 0 : fail("the counter is not the count of ADDs", (long)before);
+}
+
 int main(int argc, char **argv)
 {
     sfs_client_t *client;
@@ -209,6 +255,8 @@ int main(int argc, char **argv)
         rc = load(client, argv[2], strtoull(argv[3], NULL, 10));
     } else if (strcmp(argv[1], "stale") == 0 && argc == 3) {
         rc = stale(client, argv[2]);
+    } else if (strcmp(argv[1], "through") == 0 && argc == 4) {
+        rc = through(client, argv[2], argv[3]);
     } else {
         fprintf(stderr, "%s: bad arguments\n", argv[0]);
         rc = 2;

@@ -2,6 +2,7 @@
  * every operation has its codecs and handler, decoding goes through the
  * right struct, the typed fields round-trip, and HELLO's features let
  * neighbouring versions talk. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -458,6 +459,44 @@ static void test_meta_op_tag(void **state)
 /* The map's header and a target's mirror fields survive pack and unpack;
  * every shorter buffer is refused (the offline timeout, in the map since
  * 2026-12-05, bounds a client's handed-over mirrored chunk file). */
+/* COUNTER's op_tag follows the server's uuid, never alone; 0 is not sent */
+static void test_counter_op_tag(void **state)
+{
+    const sfs_counter_req_t with = {
+        .key = 5, .op = SFS_COUNTER_OP_ADD, .value = 3, .server_uuid = 77, .op_tag = 9};
+    sfs_counter_req_t req = with;
+    uint8_t           buf[64];
+    sfs_wbuf_t        wb;
+    sfs_rbuf_t        rb;
+
+    (void)state;
+    sfs_wbuf_init(&wb, buf, sizeof(buf));
+    sfs_proto_counter_req_pack(&wb, &req);
+    assert_int_equal(wb.length, 20 + 8 + 8);
+    memset(&req, 0, sizeof(req));
+    sfs_rbuf_init(&rb, buf, wb.length);
+    sfs_proto_counter_req_unpack(&rb, &req);
+    assert_int_equal(rb.error, 0);
+    assert_int_equal(req.op_tag, 9);
+    assert_int_equal(req.server_uuid, 77);
+    /* without a uuid the tag is not sent (an older server reads 20 bytes) */
+    req             = with;
+    req.server_uuid = 0;
+    sfs_wbuf_init(&wb, buf, sizeof(buf));
+    sfs_proto_counter_req_pack(&wb, &req);
+    assert_int_equal(wb.length, 20);
+    /* a tag of 0 on the wire is refused: one encoding per request */
+    req        = with;
+    req.op_tag = 0;
+    sfs_wbuf_init(&wb, buf, sizeof(buf));
+    sfs_proto_counter_req_pack(&wb, &req);
+    assert_int_equal(wb.length, 28);
+    sfs_wbuf_u64(&wb, 0);
+    sfs_rbuf_init(&rb, buf, wb.length);
+    sfs_proto_counter_req_unpack(&rb, &req);
+    assert_int_equal(rb.error, -EBADMSG);
+}
+
 static void test_map_round_trip(void **state)
 {
     sfs_map_node_t   node   = {.node_id = 2, .roles = 4, .state = SFS_STATE_OFFLINE, .pid = 77};
@@ -650,6 +689,7 @@ int main(void)
         cmocka_unit_test(test_lock_codecs),
         cmocka_unit_test(test_kept_size_codecs),
         cmocka_unit_test(test_map_round_trip),
+        cmocka_unit_test(test_counter_op_tag),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
