@@ -252,7 +252,7 @@ rolling_only_orphans() {
 # jobs PID (rejoined ranks) exit 0 within 90 s
 rolling_stop_all() {
     local p alive
-    ctl_on imaging-04 shutdown >/dev/null || sfs_fail "stripefs-ctl shutdown"
+    ctl_on imaging-04 shutdown >/dev/null || rolling_fail "stripefs-ctl shutdown"
     for _ in $(seq 900); do
         alive=0
         for p in "$CLUSTER_JOB" "$@"; do kill -0 "$p" 2>/dev/null && alive=1; done
@@ -264,7 +264,7 @@ rolling_stop_all() {
         wait "$p" || sfs_fail "a rejoined rank exited with $?"
     done
     kill -0 "$CLUSTER_JOB" 2>/dev/null && sfs_fail "the service did not stop in 90 s"
-    wait "$CLUSTER_JOB" || sfs_fail "the service job exited with $?"
+    wait "$CLUSTER_JOB" || rolling_fail "the service job exited with $?"
     CLUSTER_JOB=""
     echo "ok: stripefs-ctl shutdown: every rank exited 0"
 }
