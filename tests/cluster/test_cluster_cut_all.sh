@@ -47,12 +47,7 @@ rolling_start
 
 # before a failure (rolling_fail): a rank that died of SIGSEGV is the known
 # UCX bug above, not this test's
-cut_known_bug() {
-    if grep -q "exited on signal 11" "$SFS_SERVICE_LOG"; then
-        sfs_known_bug "a server rank died of SIGSEGV after a link came back (UCX 1.13.1's TCP transport, uct_tcp_ep_progress_am_rx; see the header and docs/faults.md): $(grep -m1 'exited on signal 11' "$SFS_SERVICE_LOG")"
-    fi
-}
-ROLLING_ON_FAIL=cut_known_bug
+ROLLING_ON_FAIL=rolling_ucx_crash
 # cut HOST: its link down for 8 s, then up; wait until all is good again
 cut() {
     local host=$1
