@@ -11,6 +11,9 @@
 # (sfs_mgmt_heard). Before, it named them offline for up to a heartbeat
 # after its heal; the metadata server read that map and dropped its mirror,
 # and the cut of its own host a moment later found no mirror to promote.
+# A known bug (exit 78): the metadata server also drops its mirror when the
+# map names it probably-offline, which management still does for a moment
+# after its own cut (1 run in 4 on 2026-12-06; docs/faults.md).
 # Checked: the metadata mirror is promoted during imaging-01's cut, every
 # round of the job succeeds (pauses, never an error), the groups and the
 # metadata mirror are good again afterwards, the copies byte-identical, and
@@ -43,6 +46,14 @@ link imaging-01 down
 sleep 8
 link imaging-01 up
 rolling_settled "imaging-03's cut, then imaging-01's a second after its heal"
+if ! grep -q "this rank (1 on imaging-02) is the metadata server now" "$SFS_SERVICE_LOG" &&
+    grep -q "metadata mirror dropped: a batch failed there: the metadata mirror (rank 1 on imaging-02) is probably-offline" "$SFS_SERVICE_LOG"; then
+    # the window is narrower since sfs_mgmt_heard, not closed: the metadata
+    # server refuses to send a batch to a mirror the map shows anything but
+    # online (sfs_meta_mirror_link_post), probably-offline included, which
+    # is what management names the ranks it has not heard again yet
+    sfs_known_bug "the metadata server dropped its mirror right after management's own cut healed (the map named the mirror probably-offline) and the cut of its host a second later found no mirror to promote: $(grep -m 1 'metadata mirror dropped' "$SFS_SERVICE_LOG" | sed 's/^.*error //')"
+fi
 grep -q "this rank (1 on imaging-02) is the metadata server now" "$SFS_SERVICE_LOG" ||
     rolling_fail "the metadata mirror was not promoted while imaging-01 was cut off: $(grep -E 'metadata mirror|metadata failover' "$SFS_SERVICE_LOG" | tail -n 6)"
 echo "ok: the metadata mirror was promoted during imaging-01's cut: $(grep -m 1 "this rank (1 on imaging-02) is the metadata server now" "$SFS_SERVICE_LOG" | sed 's/^.*\] //')"
