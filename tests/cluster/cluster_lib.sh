@@ -85,6 +85,13 @@ cluster_cleanup() {
         fi
     fi
     sfs_cleanup
+    if [ $CLUSTER_BROUGHT_UP = 0 ]; then
+        # a cluster someone else brought up stays: without this test's cuts
+        cluster_heal
+        for h in "${CLUSTER_LINKS_DOWN[@]}"; do
+            ip -n imaging-switch link set "to-$h" up 2>/dev/null
+        done
+    fi
     if [ $CLUSTER_BROUGHT_UP = 1 ]; then
         timeout 120 "$CLUSTER" down
         if "$CLUSTER" status >/dev/null 2>&1 || ls /run/netns/imaging-* /etc/netns/imaging-* >/dev/null 2>&1; then
@@ -197,19 +204,24 @@ cluster_mirror_groups() {
     } >>"$cfg" || sfs_fail "cannot write the mirror groups to $cfg"
 }
 
-# cluster_cut A B: the network between hosts A and B cut both ways, and only
-# there: a blackhole route to the other in each namespace (this kernel lacks
-# tc's filters); several cuts may stand at once. cluster_heal A B takes that
-# cut away, cluster_heal every cut. (The namespaces go at cluster_cleanup,
-# and their routes with them.)
+# cluster_cut A B [oneway]: the network between hosts A and B cut both ways
+# (with oneway: A cannot send to B, B still reaches A), and only there: a
+# blackhole route to the other in each namespace (this kernel lacks tc's
+# filters); several cuts may stand at once. cluster_heal A B takes that cut
+# away, cluster_heal every cut (cluster_cleanup too, on a cluster it leaves
+# up; the namespaces of one it tears down go with their routes).
 CLUSTER_CUTS=()
 cluster_cut() {
     local a b
     a=$(source "$SFS_SRC/ci/cluster-agent.sh" --lib && sfs_cluster_host_addr "$1") &&
         b=$(source "$SFS_SRC/ci/cluster-agent.sh" --lib && sfs_cluster_host_addr "$2") ||
         sfs_fail "no addresses for $1 and $2"
-    ip -n "$1" route add blackhole "$b/32" && ip -n "$2" route add blackhole "$a/32" ||
-        sfs_fail "cannot cut $1 from $2"
+    ip -n "$1" route add blackhole "$b/32" || sfs_fail "cannot cut $1's way to $2"
+    if [ "${3:-}" = oneway ]; then
+        CLUSTER_CUTS+=("$1 $b $2 -")
+        return
+    fi
+    ip -n "$2" route add blackhole "$a/32" || sfs_fail "cannot cut $2's way to $1"
     CLUSTER_CUTS+=("$1 $b $2 $a")
 }
 cluster_heal() {
@@ -222,9 +234,21 @@ cluster_heal() {
             continue
         fi
         ip -n "${c[0]}" route del blackhole "${c[1]}/32" 2>/dev/null
-        ip -n "${c[2]}" route del blackhole "${c[3]}/32" 2>/dev/null
+        [ "${c[3]}" = - ] || ip -n "${c[2]}" route del blackhole "${c[3]}/32" 2>/dev/null
     done
     CLUSTER_CUTS=("${keep[@]}")
+}
+
+# cluster_link HOST down|up: the switch's end of HOST's link (the host loses
+# carrier, its processes run on); cluster_cleanup brings a link left down up
+# again on a cluster it leaves up.
+CLUSTER_LINKS_DOWN=()
+cluster_link() {
+    local h keep=()
+    ip -n imaging-switch link set "to-$1" "$2" || sfs_fail "cannot set $1's link $2"
+    for h in "${CLUSTER_LINKS_DOWN[@]}"; do [ "$h" = "$1" ] || keep+=("$h"); done
+    [ "$2" = down ] && keep+=("$1")
+    CLUSTER_LINKS_DOWN=("${keep[@]}")
 }
 
 # The metadata mirror's tests (test_cluster_meta_*.sh).
@@ -246,6 +270,21 @@ cluster_meta_mirror_config() {
     grep -q "mirror: imaging-02" "$cfg" && grep -q "host: imaging-03, port" "$cfg" ||
         sfs_fail "the test config was not rewritten: $(cat "$cfg")"
     chmod 0644 "$cfg"
+}
+
+# cluster_meta_mirror_start: the layout of cluster_meta_mirror_config with
+# short timeouts (RPC 10 s, offline 12 s: a lease of 6 s), started, the
+# metadata mirror good, and /shared (mode 1777) for the users' files.
+cluster_meta_mirror_start() {
+    local cfg="$SFS_TEST_TMP/imaging.yaml"
+    cluster_meta_mirror_config "$cfg" \
+        "s|rpc: 30s, connect: 10s, heartbeat: 2s, offline: 20s}|rpc: 10s, connect: 5s, heartbeat: 2s, offline: 12s}|"
+    grep -q "offline: 12s" "$cfg" || sfs_fail "the test config has not the short timeouts: $(cat "$cfg")"
+    cluster_start_service
+    cluster_wait_meta_mirror ", good since batch " ||
+        sfs_fail "the metadata mirror is not good: '$CLUSTER_MIRROR_LINE'"
+    echo "ok: $CLUSTER_MIRROR_LINE"
+    ctl_on imaging-01 mkdir /shared && ctl_on imaging-01 chmod 1777 /shared || sfs_fail "mkdir /shared"
 }
 
 # cluster_wait_meta_mirror PATTERN: wait (60 s) until the metadata mirror's

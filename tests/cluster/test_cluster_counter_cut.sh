@@ -28,14 +28,7 @@ counter_cut_cleanup() {
 }
 trap counter_cut_cleanup EXIT
 
-cfg="$SFS_TEST_TMP/imaging.yaml"
-cluster_meta_mirror_config "$cfg" \
-    "s|rpc: 30s, connect: 10s, heartbeat: 2s, offline: 20s}|rpc: 10s, connect: 5s, heartbeat: 2s, offline: 12s}|"
-grep -q "offline: 12s" "$cfg" || sfs_fail "the test config has not the short timeouts: $(cat "$cfg")"
-cluster_start_service
-cluster_wait_meta_mirror ", good since batch " ||
-    sfs_fail "the metadata mirror is not good: '$CLUSTER_MIRROR_LINE'"
-ctl_on imaging-01 mkdir /shared && ctl_on imaging-01 chmod 1777 /shared || sfs_fail "mkdir /shared"
+cluster_meta_mirror_start
 
 out="$SFS_TEST_TMP/client.out"
 stop="$SFS_TEST_TMP/stop"
@@ -55,12 +48,10 @@ for _ in $(seq 300); do
 done
 sleep 2
 kept_before=$(grep -c "a call sent again .* answered with the answer it got the first time" "$SFS_SERVICE_LOG")
-addr4=$(source "$SFS_SRC/ci/cluster-agent.sh" --lib && sfs_cluster_host_addr imaging-04) ||
-    sfs_fail "no address for imaging-04"
-ip -n imaging-01 route add blackhole "$addr4/32" || sfs_fail "cannot cut imaging-01's way to imaging-04"
+cluster_cut imaging-01 imaging-04 oneway
 sfs_log "injected: imaging-01 (the metadata server) cannot send to imaging-04 (the client): replies lost"
 sleep 14
-ip -n imaging-01 route del blackhole "$addr4/32" || sfs_fail "cannot heal imaging-01's way to imaging-04"
+cluster_heal imaging-01 imaging-04
 sfs_log "healed: imaging-01 sends to imaging-04 again"
 for _ in $(seq 300); do
     [ "$(grep -c "a call sent again .* answered with the answer it got the first time" "$SFS_SERVICE_LOG")" -gt "$kept_before" ] && break

@@ -33,12 +33,6 @@ source "$SFS_SRC/tests/lib/sfs_test_lib.sh"
 source "$SFS_SRC/tests/cluster/cluster_lib.sh"
 source "$SFS_SRC/tests/cluster/rolling_lib.sh"
 rolling_begin
-cut_port=""
-cut_cleanup() {
-    [ -n "$cut_port" ] && ip -n imaging-switch link set "$cut_port" up 2>/dev/null
-    rolling_cleanup
-}
-trap cut_cleanup EXIT
 if [ "${SFS_TEST_CUT_MPI:-1}" = 1 ]; then
     ROLLING_MPI=1
     ROLLING_NP=2
@@ -51,12 +45,10 @@ ROLLING_ON_FAIL=rolling_ucx_crash
 # cut HOST: its link down for 8 s, then up; wait until all is good again
 cut() {
     local host=$1
-    cut_port="to-$host"
-    ip -n imaging-switch link set "$cut_port" down || sfs_fail "cannot cut $host off"
+    cluster_link "$host" down
     sfs_log "injected: $host's link down, $(rolling_rounds) rounds so far"
     sleep 8
-    ip -n imaging-switch link set "$cut_port" up || sfs_fail "cannot bring $host's link back"
-    cut_port=""
+    cluster_link "$host" up
     sfs_log "healed: $host's link up, $(rolling_rounds) rounds so far"
     rolling_settled "$host's cut healed"
 }

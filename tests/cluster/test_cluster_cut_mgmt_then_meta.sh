@@ -23,18 +23,11 @@ source "$SFS_SRC/tests/lib/sfs_test_lib.sh"
 source "$SFS_SRC/tests/cluster/cluster_lib.sh"
 source "$SFS_SRC/tests/cluster/rolling_lib.sh"
 rolling_begin
-cut_port=""
-cut_cleanup() {
-    [ -n "$cut_port" ] && ip -n imaging-switch link set "$cut_port" up 2>/dev/null
-    rolling_cleanup
-}
-trap cut_cleanup EXIT
 rolling_start
 
 ROLLING_ON_FAIL=rolling_ucx_crash
 link() { # HOST down|up
-    ip -n imaging-switch link set "to-$1" "$2" || sfs_fail "cannot set $1's link $2"
-    if [ "$2" = down ]; then cut_port="to-$1"; else cut_port=""; fi
+    cluster_link "$1" "$2"
     sfs_log "$1's link $2, $(rolling_rounds) rounds so far"
 }
 

@@ -27,17 +27,8 @@ cluster_begin
 PROG="$SFS_BUILD/tests/progs/sfs_meta_fence_client"
 [ -x "$PROG" ] || sfs_fail "missing $PROG (make check builds it)"
 
-cfg="$SFS_TEST_TMP/imaging.yaml"
 d="$SFS_TEST_TMP/hosts"
-cluster_meta_mirror_config "$cfg" \
-    "s|rpc: 30s, connect: 10s, heartbeat: 2s, offline: 20s}|rpc: 10s, connect: 5s, heartbeat: 2s, offline: 12s}|"
-grep -q "offline: 12s" "$cfg" || sfs_fail "the test config has not the short timeouts: $(cat "$cfg")"
-cluster_start_service
-
-cluster_wait_meta_mirror ", good since batch " ||
-    sfs_fail "the metadata mirror is not good: '$CLUSTER_MIRROR_LINE'"
-echo "ok: $CLUSTER_MIRROR_LINE"
-ctl_on imaging-01 mkdir /shared && ctl_on imaging-01 chmod 1777 /shared || sfs_fail "mkdir /shared"
+cluster_meta_mirror_start
 cluster_as_alice imaging-04 "$SFS_CTL" mkdir /shared/a && cluster_as_alice imaging-04 "$SFS_CTL" mkdir /shared/b ||
     sfs_fail "sfsalice's mkdirs before the fault"
 

@@ -33,16 +33,7 @@ read_fence_cleanup() {
 }
 trap read_fence_cleanup EXIT
 
-cfg="$SFS_TEST_TMP/imaging.yaml"
-cluster_meta_mirror_config "$cfg" \
-    "s|rpc: 30s, connect: 10s, heartbeat: 2s, offline: 20s}|rpc: 10s, connect: 5s, heartbeat: 2s, offline: 12s}|"
-grep -q "offline: 12s" "$cfg" || sfs_fail "the test config has not the short timeouts: $(cat "$cfg")"
-cluster_start_service
-
-cluster_wait_meta_mirror ", good since batch " ||
-    sfs_fail "the metadata mirror is not good: '$CLUSTER_MIRROR_LINE'"
-echo "ok: $CLUSTER_MIRROR_LINE"
-ctl_on imaging-01 mkdir /shared && ctl_on imaging-01 chmod 1777 /shared || sfs_fail "mkdir /shared"
+cluster_meta_mirror_start
 cluster_as_alice imaging-04 "$SFS_CTL" mkdir /shared/before || sfs_fail "sfsalice's mkdir before the cut"
 
 out="$SFS_TEST_TMP/client.out"

@@ -26,24 +26,26 @@ for f in cut synced; do
     sfs_as "$user" "$SFS_CTL" put "$home/data" "/m/mine/$f" || sfs_fail "put $f"
 done
 
-# the fsync's writer: opens `synced`, writes 200 KB at 1 MB (into both
-# groups' chunks), says so, waits for the word to go on (after the kill),
-# then fsyncs, and prints how long the fsync took
-ctl=$SFS_TEST_TMP/ctl
-mkfifo "$ctl.ready" "$ctl.go"
-chmod 0666 "$ctl.ready" "$ctl.go"
-# shellcheck disable=SC2016
-sfs_as "$user" env LD_PRELOAD="$SFS_PRELOAD" python3 -c '
+# the fsync's writer: opens FILE, writes 200 KB at 1 MB (into both groups'
+# chunks), with READY and GO (fifos) says so on READY and waits for a word
+# on GO (after the kill), then fsyncs, and prints how long the fsync took
+write_sync='
 import os, sys, time
 fd = os.open(sys.argv[1], os.O_WRONLY)
 os.pwrite(fd, bytes([0x5a]) * 200000, 1000000)
-open(sys.argv[2], "w").write("written\n")
-open(sys.argv[3]).read()
+if len(sys.argv) > 2:
+    open(sys.argv[2], "w").write("written\n")
+    open(sys.argv[3]).read()
 t = time.monotonic()
 os.fsync(fd)
 print("fsync %.2f s" % (time.monotonic() - t))
 os.close(fd)
-' /stripefs/m/mine/synced "$ctl.ready" "$ctl.go" >"$SFS_TEST_TMP/fsync.out" 2>&1 &
+'
+ctl=$SFS_TEST_TMP/ctl
+mkfifo "$ctl.ready" "$ctl.go"
+chmod 0666 "$ctl.ready" "$ctl.go"
+sfs_as "$user" env LD_PRELOAD="$SFS_PRELOAD" python3 -c "$write_sync" /stripefs/m/mine/synced \
+    "$ctl.ready" "$ctl.go" >"$SFS_TEST_TMP/fsync.out" 2>&1 &
 writer=$!
 word=$(timeout 60 cat "$ctl.ready")
 [ "$word" = written ] || { cat "$SFS_TEST_TMP/fsync.out"; sfs_fail "the writer did not write before the kill"; }
@@ -65,13 +67,7 @@ grep -q "is its primary now" "$SFS_SERVICE_LOG" || sfs_fail "no member was promo
 cp "$home/data" "$SFS_TEST_TMP/cut.local"
 truncate -s 1234567 "$SFS_TEST_TMP/cut.local"
 cp "$home/data" "$SFS_TEST_TMP/synced.local"
-python3 -c '
-import os, sys
-fd = os.open(sys.argv[1], os.O_WRONLY)
-os.pwrite(fd, bytes([0x5a]) * 200000, 1000000)
-os.fsync(fd)
-os.close(fd)
-' "$SFS_TEST_TMP/synced.local"
+python3 -c "$write_sync" "$SFS_TEST_TMP/synced.local" >/dev/null
 for f in cut synced; do
     sfs_as "$user" "$SFS_CTL" get "/m/mine/$f" - | cmp - "$SFS_TEST_TMP/$f.local" ||
         sfs_fail "$f after the failover differs from the same calls on a local file"
