@@ -45,6 +45,7 @@ ROLLING_ON_FAIL=rolling_ucx_crash
 # cut HOST: its link down for 8 s, then up; wait until all is good again
 cut() {
     local host=$1
+    cut_since=${ROLLING_SETTLED_AT:-0}
     cluster_link "$host" down
     sfs_log "injected: $host's link down, $(rolling_rounds) rounds so far"
     sleep 8
@@ -55,12 +56,10 @@ cut() {
 cut imaging-04
 cut imaging-03
 cut imaging-01
-grep -q "this rank (1 on imaging-02) is the metadata server now" "$SFS_SERVICE_LOG" ||
-    sfs_fail "the metadata mirror was not promoted while imaging-01 was cut off"
+rolling_promoted 1 imaging-02 "$cut_since" "imaging-01's cut"
 grep -q "this rank (0 on imaging-01) keeps the metadata mirror now" "$SFS_SERVICE_LOG" ||
     sfs_fail "the old metadata server does not keep the mirror after the heal"
 cut imaging-02
-grep -q "this rank (0 on imaging-01) is the metadata server now" "$SFS_SERVICE_LOG" ||
-    sfs_fail "rank 0 was not promoted back while imaging-02 was cut off"
+rolling_promoted 0 imaging-01 "$cut_since" "imaging-02's cut"
 rolling_finish "four cuts (every host)"
 rolling_stop_all
