@@ -59,6 +59,7 @@ struct sfs_meta_mirror_link {
     uint8_t      args[32];
     size_t       args_length;
     uint32_t     timeout_ms; /* 0: the transport's */
+    int          in_step;    /* a batch to a mirror in step (not a probe, copy or replay) */
     void        *payload;
     size_t       payload_length;
     uint64_t     payload_seq; /* the batch the payload holds (0: none, a probe or a copy) */
@@ -133,11 +134,22 @@ static void sfs_meta_mirror_link_post(void *arg)
                                     "no metadata mirror in the cluster map (not registered)");
         return;
     }
-    if (node->state != SFS_STATE_ONLINE) {
+    /* A mirror in step gets its batch while management only suspects it
+     * (probably-offline): a management back from a cut of its own names
+     * every rank it has not heard again so for a moment, and dropping the
+     * mirror then left none to promote a second later (the cut tests). A
+     * mirror really gone costs that batch its timeout, once. Probes, copies
+     * and replays still wait for online: their connect would block this
+     * thread once a second for as long as the host hangs. */
+    if (node->state != SFS_STATE_ONLINE &&
+        !(link->in_step && node->state == SFS_STATE_PROBABLY_OFFLINE)) {
         char detail[SFS_HOST_MAX + 96];
 
-        snprintf(detail, sizeof(detail), "the metadata mirror (rank %u on %s) is %s", node->node_id,
-                 node->host, sfs_state_name(node->state));
+        snprintf(detail, sizeof(detail), "the metadata mirror (rank %u on %s) is %s%s",
+                 node->node_id, node->host, sfs_state_name(node->state),
+                 node->state == SFS_STATE_PROBABLY_OFFLINE
+                     ? " (probes, copies and replays wait for online)"
+                     : "");
         sfs_meta_mirror_link_finish(link, -EHOSTUNREACH, NULL, detail);
         return;
     }
@@ -219,6 +231,7 @@ static void sfs_meta_mirror_link_start(sfs_meta_mirror_link_t *link, uint64_t se
     sfs_wbuf_init(&wb, link->args, sizeof(link->args));
     sfs_proto_meta_mirror_req_pack(&wb, &req);
     link->args_length = wb.length;
+    link->in_step     = link->active && flags == 0;
     /* a mirror whose host hangs must not hold metadata long: a probe waits
      * 1 s, anything else three heartbeat intervals (management calls a
      * rank that silent probably-offline already; a mirror dropped when it

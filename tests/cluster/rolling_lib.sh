@@ -131,6 +131,10 @@ rolling_promoted() {
     while IFS= read -r line; do
         t=$(date -d "$(echo "$line" | cut -c1-26 | tr T ' ')" +%s.%N 2>/dev/null) || continue
         awk -v t="$t" -v s="$3" 'BEGIN {exit !(t >= s)}' || continue
+        # a batch to a mirror in step is sent while management only
+        # suspects it (sfs_meta_mirror_link_post): a drop for that is a
+        # regression, not the known bug
+        case $line in *"is probably-offline. The metadata server goes on alone"*) rolling_fail "the metadata server dropped its mirror in step because the map named it probably-offline, which must not happen any more: ${line#*error }" ;; esac
         sfs_known_bug "the metadata server dropped its mirror after all was last good and before $4, so there was no mirror to promote (docs/faults.md): ${line#*error }"
     done < <(grep "error metadata mirror dropped" "$SFS_SERVICE_LOG")
     rolling_fail "rank $1 on $2 was not promoted to metadata server $4: $(grep -E 'metadata mirror|metadata failover' "$SFS_SERVICE_LOG" | tail -n 6)"
