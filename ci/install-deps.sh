@@ -13,6 +13,9 @@ packages=(
     libucx-dev ucx-utils libyaml-dev liblmdb-dev libsodium-dev libcmocka-dev
     # mdb_dump: the metadata mirror test compares the two stores with it
     lmdb-utils
+    # management's replication (Raft, docs/management-raft.md): libraft-dev is a
+    # static library; its event loop (libuv) and snapshot compression (lz4) link too
+    libraft-dev libuv1-dev liblz4-dev
     # user identities: MUNGE (munged is started by the service scripts and tests)
     munge libmunge-dev
     # parallel HDF5 for the HDF5 tests, and MPICH's (the two install side by side)

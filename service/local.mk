@@ -43,8 +43,12 @@ libsfs_service_la_SOURCES = \
 	service/sfs_munged.c service/sfs_munged.h \
 	service/sfs_perm.c service/sfs_perm.h
 libsfs_service_la_CPPFLAGS = $(SFS_CPPFLAGS_SERVICE)
-libsfs_service_la_CFLAGS   = $(AM_CFLAGS) $(UCX_CFLAGS) $(LMDB_CFLAGS) $(SODIUM_CFLAGS)
-libsfs_service_la_LIBADD   = $(LMDB_LIBS)
+libsfs_service_la_CFLAGS   = $(AM_CFLAGS) $(UCX_CFLAGS) $(LMDB_CFLAGS) $(SODIUM_CFLAGS) \
+	$(RAFT_CFLAGS) $(UV_CFLAGS)
+libsfs_service_la_LIBADD   = $(LMDB_LIBS) $(RAFT_LIBS) $(UV_LIBS) $(LZ4_LIBS)
+# management's replicated state (docs/management-raft.md): the replica and its commands
+libsfs_service_la_SOURCES += service/sfs_mgmt_raft.c service/sfs_mgmt_raft.h \
+	service/sfs_mgmt_raft_cmd.c service/sfs_mgmt_raft_cmd.h
 # the storage service's environment knobs (sfs_storage_tunables.h)
 libsfs_service_la_SOURCES += service/sfs_storage_tunables.c service/sfs_storage_tunables.h
 

@@ -105,6 +105,11 @@ tests_unit_service_test_mgmt_mirror_SOURCES  = tests/unit/service/test_mgmt_mirr
 tests_unit_service_test_mgmt_mirror_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/service
 tests_unit_service_test_mgmt_mirror_CFLAGS   = $(SFS_UNIT_CFLAGS)
 tests_unit_service_test_mgmt_mirror_LDADD    = libsfs_service.la $(SFS_CORE_LIBS) $(SFS_UNIT_LDADD)
+check_PROGRAMS += tests/unit/service/test_mgmt_raft
+tests_unit_service_test_mgmt_raft_SOURCES  = tests/unit/service/test_mgmt_raft.c
+tests_unit_service_test_mgmt_raft_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/service
+tests_unit_service_test_mgmt_raft_CFLAGS   = $(SFS_UNIT_CFLAGS)
+tests_unit_service_test_mgmt_raft_LDADD    = libsfs_service.la $(SFS_CORE_LIBS) $(SFS_UNIT_LDADD)
 check_PROGRAMS += tests/unit/service/test_meta_backlog
 tests_unit_service_test_meta_backlog_SOURCES  = tests/unit/service/test_meta_backlog.c \
 	service/sfs_meta_backlog.c

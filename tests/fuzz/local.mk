@@ -11,7 +11,7 @@
 #   4. seeds in tests/fuzz/corpus/<name>/ and the sources in EXTRA_DIST below.
 if HAVE_CLANG
 FUZZ_TARGETS = tests/fuzz/fuzz_config tests/fuzz/fuzz_wire tests/fuzz/fuzz_meta_writes \
-	tests/fuzz/fuzz_mgmt_state
+	tests/fuzz/fuzz_mgmt_state tests/fuzz/fuzz_mgmt_raft
 
 FUZZ_CFLAGS = -g -O1 -std=gnu11 -Wall -Wextra -Wno-unused-parameter \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer \
@@ -64,6 +64,13 @@ FUZZ_MGMT_STATE_DEPS = $(top_srcdir)/service/sfs_mgmt_state.h $(FUZZ_WIRE_DEPS)
 tests/fuzz/fuzz_mgmt_state: $(FUZZ_MGMT_STATE_SRCS) $(FUZZ_MGMT_STATE_DEPS)
 	$(AM_V_CCLD)$(FUZZ_LINK) -I$(top_srcdir)/service $(FUZZ_MGMT_STATE_SRCS)
 
+# management's replicated commands and snapshots (docs/management-raft.md)
+FUZZ_MGMT_RAFT_SRCS = $(top_srcdir)/tests/fuzz/fuzz_mgmt_raft.c \
+	$(top_srcdir)/service/sfs_mgmt_raft_cmd.c $(FUZZ_COMMON_SRCS)
+FUZZ_MGMT_RAFT_DEPS = $(top_srcdir)/service/sfs_mgmt_raft_cmd.h $(FUZZ_COMMON_DEPS)
+tests/fuzz/fuzz_mgmt_raft: $(FUZZ_MGMT_RAFT_SRCS) $(FUZZ_MGMT_RAFT_DEPS)
+	$(AM_V_CCLD)$(FUZZ_LINK) -I$(top_srcdir)/service $(FUZZ_MGMT_RAFT_SRCS)
+
 fuzzers: $(FUZZ_TARGETS)
 CLEANFILES += $(FUZZ_TARGETS)
 else
@@ -74,5 +81,5 @@ endif
 .PHONY: fuzzers
 
 EXTRA_DIST += tests/fuzz/README.md tests/fuzz/test_fuzz.sh tests/fuzz/fuzz_config.c tests/fuzz/fuzz_wire.c \
-	tests/fuzz/fuzz_meta_writes.c tests/fuzz/fuzz_mgmt_state.c \
+	tests/fuzz/fuzz_meta_writes.c tests/fuzz/fuzz_mgmt_state.c tests/fuzz/fuzz_mgmt_raft.c \
 	tests/fuzz/config.dict
