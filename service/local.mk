@@ -48,7 +48,7 @@ libsfs_service_la_CFLAGS   = $(AM_CFLAGS) $(UCX_CFLAGS) $(LMDB_CFLAGS) $(SODIUM_
 libsfs_service_la_LIBADD   = $(LMDB_LIBS) $(RAFT_LIBS) $(UV_LIBS) $(LZ4_LIBS)
 # management's replicated state (docs/management-raft.md): the replica and its commands
 libsfs_service_la_SOURCES += service/sfs_mgmt_raft.c service/sfs_mgmt_raft.h \
-	service/sfs_mgmt_raft_cmd.c service/sfs_mgmt_raft_cmd.h
+	service/sfs_mgmt_raft_cmd.c service/sfs_mgmt_raft_cmd.h service/sfs_mgmt_state_apply.c
 # the storage service's environment knobs (sfs_storage_tunables.h)
 libsfs_service_la_SOURCES += service/sfs_storage_tunables.c service/sfs_storage_tunables.h
 

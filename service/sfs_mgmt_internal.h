@@ -105,9 +105,16 @@ int sfs_mgmt_mirror_state_path(const sfs_config_t *config, char *path, size_t si
  * temporary file, fsync, rename, fsync of the directory), 0 or an error
  * naming the file. Read: 0 and the whole text (NUL-terminated, to free), 1
  * when there is no file, or an error naming it (over 1 MiB, a NUL byte). */
-int  sfs_mgmt_state_path(const sfs_config_t *config, const char *name, char *path, size_t size);
-int  sfs_mgmt_state_write(const char *path, const char *buf, size_t len);
-int  sfs_mgmt_state_read(const char *path, char **text_p);
+int sfs_mgmt_state_path(const sfs_config_t *config, const char *name, char *path, size_t size);
+int sfs_mgmt_state_write(const char *path, const char *buf, size_t len);
+int sfs_mgmt_state_read(const char *path, char **text_p);
+/* A replicated command applied (sfs_mgmt_state_apply.c, sfs_mgmt_raft.h):
+ * `kind`'s file (SFS_MGMT_RAFT_*) replaced by text (length bytes), once its
+ * own parser accepts it for this config: 0, or -EBADMSG naming the file and
+ * line with nothing written, or the write's error. A config from memory
+ * keeps nothing: 0. */
+int  sfs_mgmt_state_apply(const sfs_config_t *config, uint32_t kind, const char *text,
+                          size_t length);
 int  sfs_mgmt_mirror_load(sfs_mgmt_t *mgmt);
 void sfs_mgmt_mirror_save(sfs_mgmt_t *mgmt);
 /* Member `bad` (0 or 1) of `g` was reported bad: if it is the primary, its

@@ -9,6 +9,10 @@
  * - one replica alone cannot commit (no majority), and commits again once
  *   a second is back;
  * - all three stopped and started again: the state comes back from the logs;
+ * - each replica writes what it applies to its own state files
+ *   (sfs_mgmt_state_apply): the three directories end with the same files,
+ *   which management's own parsers read; a text the file's parser refuses
+ *   is not written;
  * - the command codec: what is encoded decodes the same; every malformed
  *   command and snapshot is refused with a detail that says why. */
 #include <setjmp.h>
@@ -20,11 +24,13 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <unistd.h>
 
 #include "sfs_errno.h"
+#include "sfs_mgmt_internal.h"
 #include "sfs_mgmt_raft.h"
 #include "sfs_mgmt_raft_cmd.h"
 #include "sfs_time.h"
@@ -34,10 +40,14 @@
 
 typedef struct replica {
     sfs_mgmt_raft_t *raft;
+    sfs_config_t     config; /* path: its directory's stripefs.yaml (the files beside it) */
     pthread_mutex_t  lock;
     char             texts[SFS_MGMT_RAFT_KINDS][256];
     unsigned         applies;
+    unsigned         writes_failed;
 } replica_t;
+
+static sfs_config_mirror_group_t groups[] = {{1, 101, 201, 0}, {2, 301, 401, 0}};
 
 static replica_t   replicas[REPLICAS];
 static char        addresses[REPLICAS][32];
@@ -54,6 +64,10 @@ static void on_apply(void *arg, uint32_t kind, const char *text, size_t length)
     memcpy(r->texts[kind - 1], text, length);
     r->texts[kind - 1][length] = '\0';
     r->applies++;
+    if (sfs_mgmt_state_apply(&r->config, kind, text, length) != 0) {
+        print_error("replica %s: %s\n", r->config.path, sfs_error_detail());
+        r->writes_failed++;
+    }
     pthread_mutex_unlock(&r->lock);
 }
 
@@ -159,6 +173,10 @@ static int setup(void **state)
         snprintf(addresses[i], sizeof(addresses[i]), "127.0.0.1:%d", base + i);
         address_list[i] = addresses[i];
         pthread_mutex_init(&replicas[i].lock, NULL);
+        snprintf(replicas[i].config.path, sizeof(replicas[i].config.path), "%s/r%d/stripefs.yaml",
+                 root, i + 1);
+        replicas[i].config.mirror_groups      = groups;
+        replicas[i].config.mirror_group_count = 2;
     }
     for (int i = 0; i < REPLICAS; i++) {
         replica_start(i);
@@ -298,6 +316,59 @@ static void test_all_restarted(void **state)
     for (int i = 0; i < REPLICAS; i++) {
         applied_wait(i, SFS_MGMT_RAFT_META_PRIMARY, text);
     }
+    /* every replica's files: the same, what was last committed of each
+     * kind, and read by management's own parsers */
+    for (uint32_t kind = 1; kind <= SFS_MGMT_RAFT_KINDS; kind++) {
+        char *first = NULL;
+
+        for (int i = 0; i < REPLICAS; i++) {
+            char  path[PATH_MAX];
+            char *file = NULL;
+
+            assert_int_equal(replicas[i].writes_failed, 0);
+            assert_int_equal(sfs_mgmt_state_path(&replicas[i].config, sfs_mgmt_raft_kind_name(kind),
+                                                 path, sizeof(path)),
+                             1);
+            assert_int_equal(sfs_mgmt_state_read(path, &file), 0);
+            assert_string_equal(file, replicas[i].texts[kind - 1]);
+            if (first) {
+                assert_string_equal(file, first);
+                free(file);
+            } else {
+                first = file;
+            }
+        }
+        free(first);
+    }
+}
+
+/* a text the file's own parser refuses is not written */
+static void test_apply_checks(void **state)
+{
+    const char *good       = "stripefs meta primary 1\nrank 3 batch 5\n";
+    const char *bad_rank   = "stripefs meta primary 1\nrank x batch 5\n";
+    const char *bad_groups = "stripefs mirror state 1\ngroup 9 members 1 2 primary 1 states "
+                             "good good\n";
+    char        path[PATH_MAX];
+    char       *file = NULL;
+
+    (void)state;
+    assert_int_equal(
+        sfs_mgmt_state_apply(&replicas[0].config, SFS_MGMT_RAFT_META_PRIMARY, good, strlen(good)),
+        0);
+    assert_int_equal(sfs_mgmt_state_apply(&replicas[0].config, SFS_MGMT_RAFT_META_PRIMARY, bad_rank,
+                                          strlen(bad_rank)),
+                     -EBADMSG);
+    assert_non_null(strstr(sfs_error_detail(), "meta-primary"));
+    assert_int_equal(sfs_mgmt_state_apply(&replicas[0].config, SFS_MGMT_RAFT_MIRROR_STATE,
+                                          bad_groups, strlen(bad_groups)),
+                     -EBADMSG);
+    assert_non_null(strstr(sfs_error_detail(), "mirror-state"));
+    assert_int_equal(sfs_mgmt_state_path(&replicas[0].config, "meta-primary", path, sizeof(path)),
+                     1);
+    assert_int_equal(sfs_mgmt_state_read(path, &file), 0);
+    assert_string_equal(file, good);
+    free(file);
 }
 
 static void test_bad_params(void **state)
@@ -396,10 +467,9 @@ int main(void)
     };
     /* in order: each starts from what the one before left */
     const struct CMUnitTest replicas_tests[] = {
-        cmocka_unit_test(test_replicated_everywhere),
-        cmocka_unit_test(test_leader_lost_and_back),
-        cmocka_unit_test(test_no_majority),
-        cmocka_unit_test(test_all_restarted),
+        cmocka_unit_test(test_replicated_everywhere), cmocka_unit_test(test_leader_lost_and_back),
+        cmocka_unit_test(test_no_majority),           cmocka_unit_test(test_all_restarted),
+        cmocka_unit_test(test_apply_checks),
     };
     int failed = cmocka_run_group_tests(codec, NULL, NULL);
 
