@@ -35,6 +35,22 @@ rolling_cleanup() {
 # in a sanitizer build) starts there
 rolling_ucx_crash() {
     local died where
+    # a check that failed because a rank died that moment (ECONNREFUSED from
+    # management's) runs before mpirun's word of it reaches the log: wait
+    # for it a little (the cut matrix failed so once, 2026-12-06 10:33)
+    dying() { # a rank's crash report has begun (UCX's or the sanitizer's)
+        grep -qE "Caught signal (11|6)|ERROR: AddressSanitizer" "$SFS_SERVICE_LOG" ||
+            [ -n "$(find "$SFS_TEST_TMP" -name 'asan-report.*' 2>/dev/null | head -n 1)" ]
+    }
+    for _ in $(seq 10); do
+        { dying || grep -q "exited on signal" "$SFS_SERVICE_LOG"; } && break
+        sleep 0.2
+    done
+    for _ in $(seq 50); do
+        grep -qE "exited on signal (11|6)" "$SFS_SERVICE_LOG" && break
+        dying || break
+        sleep 0.2
+    done
     died=$(grep -m1 -E "exited on signal (11|6)" "$SFS_SERVICE_LOG") || return 0
     where=$(grep -lE 'libuct\.so\.0(\+|\(\+)0x21650' "$SFS_SERVICE_LOG" \
         $(find "$SFS_TEST_TMP" -name 'asan-report.*' 2>/dev/null) 2>/dev/null | head -n 1)
