@@ -4,6 +4,7 @@
 #include "sfs_alloc.h"
 #include "sfs_errno.h"
 #include "sfs_log.h"
+#include "sfs_time.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -25,7 +26,9 @@ struct sfs_cluster {
     sfs_map_t                *map;
     sfs_cluster_node_t       *nodes;
     uint32_t                  node_count;
-    sfs_tp_rpc_t             *map_rpc;        /* a GET_MAP sent by refresh_map_start */
+    sfs_tp_rpc_t             *map_rpc;         /* a GET_MAP sent by refresh_map_start */
+    uint64_t                  map_rpc_sent_ms; /* when map_rpc went out */
+    uint64_t                  map_asked_ms;    /* when the installed map was asked for */
     int                       mgmt_given;     /* mgmt_address came with the params, not tried yet */
     int                       background;     /* SFS_CLUSTER_PARAM_BACKGROUND_RECONNECT */
     int                       ignore_offline; /* SFS_CLUSTER_PARAM_TEST_IGNORE_OFFLINE */
@@ -207,7 +210,8 @@ int sfs_cluster_call_mgmt(sfs_cluster_t *cluster, const sfs_tp_rpc_params_t *par
 }
 
 /* Install the map a GET_MAP reply carries. */
-static int sfs_cluster_install_map(sfs_cluster_t *cluster, const sfs_tp_rpc_t *rpc)
+static int sfs_cluster_install_map(sfs_cluster_t *cluster, const sfs_tp_rpc_t *rpc,
+                                   uint64_t asked_ms)
 {
     sfs_map_t *map;
     int        rc;
@@ -229,19 +233,26 @@ static int sfs_cluster_install_map(sfs_cluster_t *cluster, const sfs_tp_rpc_t *r
         }
     }
     sfs_map_destroy(cluster->map);
-    cluster->map = map;
+    cluster->map          = map;
+    cluster->map_asked_ms = asked_ms;
     return 0;
+}
+
+uint64_t sfs_cluster_map_asked_ms(const sfs_cluster_t *cluster)
+{
+    return cluster->map ? cluster->map_asked_ms : 0;
 }
 
 int sfs_cluster_refresh_map(sfs_cluster_t *cluster)
 {
     sfs_tp_rpc_params_t params = {.opcode = SFS_OP_GET_MAP, .alloc_reply = 1};
     sfs_tp_rpc_t       *rpc;
+    uint64_t            asked_ms = sfs_time_ms();
     int                 rc;
 
     rc = sfs_cluster_call_mgmt(cluster, &params, &rpc);
     if (rc == 0) {
-        rc = sfs_cluster_install_map(cluster, rpc);
+        rc = sfs_cluster_install_map(cluster, rpc, asked_ms);
     }
     sfs_tp_rpc_release(rpc);
     return rc;
@@ -261,6 +272,7 @@ int sfs_cluster_refresh_map_start(sfs_cluster_t *cluster, uint32_t timeout_ms)
                              "no connection to management for the cluster map (the heartbeat "
                              "remakes it)");
     }
+    cluster->map_rpc_sent_ms = sfs_time_ms();
     return sfs_tp_rpc_start(cluster->mgmt, &params, &cluster->map_rpc);
 }
 
@@ -283,7 +295,7 @@ int sfs_cluster_refresh_map_poll(sfs_cluster_t *cluster)
                       cluster->mgmt ? sfs_tp_conn_name(cluster->mgmt) : "management server",
                       detail && detail[0] ? detail : sfs_strerror(rc));
     } else {
-        rc = sfs_cluster_install_map(cluster, rpc);
+        rc = sfs_cluster_install_map(cluster, rpc, cluster->map_rpc_sent_ms);
     }
     sfs_tp_rpc_release(rpc);
     return rc ? rc : 1;

@@ -56,6 +56,9 @@ int sfs_cluster_refresh_map_start(sfs_cluster_t *cluster, uint32_t timeout_ms);
  * installed, 0 while it is out (or none is), a negative errno with the
  * detail set when it failed or passed its deadline (the last map is kept). */
 int sfs_cluster_refresh_map_poll(sfs_cluster_t *cluster);
+/* When the map installed now was asked for (sfs_time_ms; 0: no map): a
+ * map asked for after an event shows what management knew by then. */
+uint64_t sfs_cluster_map_asked_ms(const sfs_cluster_t *cluster);
 
 sfs_tp_worker_t *sfs_cluster_worker(const sfs_cluster_t *cluster);
 /* The management connection (remade if broken; see

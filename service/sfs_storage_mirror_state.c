@@ -49,11 +49,19 @@ struct sfs_storage_mirrors {
     uint64_t      next_map_ms;
     uint64_t      map_asked_ms; /* when the last map request went out */
     sfs_lease_t   lease;
+    /* the lease came back after it had lapsed (a cut, a stall): not good
+     * until a map asked for since that heartbeat was sent is in (0: none
+     * needed) */
+    uint64_t map_after_ms;
     /* STRIPEFS_TEST_DROP_HEARTBEATS: while this file exists, say nothing
      * to management (checked every 100 ms) */
     char    *drop_path;
     int      dropping;
     uint64_t next_drop_check_ms;
+    /* and while drop_path.map exists, install no new cluster map (an old
+     * map kept through a cut, as a slow map refresh would) */
+    char *freeze_path;
+    int   map_frozen;
 };
 
 int sfs_storage_mirror_init(sfs_storage_t *storage)
@@ -103,9 +111,15 @@ int sfs_storage_mirror_init(sfs_storage_t *storage)
                 return -ENOMEM;
             }
             snprintf(m->drop_path, n, "%s.%u", drop, (unsigned)storage->service->rank);
+            m->freeze_path = malloc(n + 4);
+            if (!m->freeze_path) {
+                return -ENOMEM;
+            }
+            snprintf(m->freeze_path, n + 4, "%s.map", m->drop_path);
             sfs_warn("STRIPEFS_TEST_DROP_HEARTBEATS: this rank says nothing to management "
-                     "while %s exists (testing only)",
-                     m->drop_path);
+                     "while %s exists, and installs no new cluster map while %s exists (testing "
+                     "only)",
+                     m->drop_path, m->freeze_path);
         }
     }
     for (uint32_t i = 0; i < storage->target_count; i++) {
@@ -152,6 +166,7 @@ void sfs_storage_mirror_fini(sfs_storage_t *storage)
     free(m->resyncs);
     free(m->args);
     free(m->drop_path);
+    free(m->freeze_path);
     free(m->recorded);
     free(m->sent_degraded);
     free(m);
@@ -203,6 +218,10 @@ static void sfs_storage_mirror_map(sfs_storage_t *storage, uint64_t now)
 
     if (storage->service->meta) {
         return; /* the metadata role's timer keeps this process's map fresh */
+    }
+    sfs_storage_mirror_cut_off(storage); /* (reads the test switches below) */
+    if (m->map_frozen) {
+        return; /* STRIPEFS_TEST_DROP_HEARTBEATS's map switch (testing only) */
     }
     rc = sfs_cluster_refresh_map_poll(cluster);
     if (rc < 0) {
@@ -366,6 +385,12 @@ int sfs_storage_mirror_cut_off(sfs_storage_t *storage)
     m->next_drop_check_ms = now + 100;
     was                   = m->dropping;
     m->dropping           = stat(m->drop_path, &st) == 0;
+    if ((stat(m->freeze_path, &st) == 0) != m->map_frozen) {
+        m->map_frozen = !m->map_frozen;
+        sfs_warn("STRIPEFS_TEST_DROP_HEARTBEATS: %s %s", m->freeze_path,
+                 m->map_frozen ? "exists: no new cluster map is installed from now on"
+                               : "is gone: cluster maps are installed again");
+    }
     if (m->dropping != was) {
         sfs_warn("STRIPEFS_TEST_DROP_HEARTBEATS: %s %s: %s", m->drop_path,
                  m->dropping ? "exists" : "is gone",
@@ -377,9 +402,29 @@ int sfs_storage_mirror_cut_off(sfs_storage_t *storage)
 
 void sfs_storage_mirror_lease_renew(sfs_storage_t *storage, uint64_t sent_ms)
 {
-    if (storage->mirrors) {
-        sfs_lease_renew(&storage->mirrors->lease, sent_ms);
+    struct sfs_storage_mirrors *m = storage->mirrors;
+    uint64_t                    now;
+    int                         rc;
+
+    if (!m) {
+        return;
     }
+    now = sfs_time_ms();
+    if (!sfs_lease_valid(&m->lease, now) && sfs_lease_age_ms(&m->lease, now) != UINT64_MAX &&
+        sent_ms > m->map_after_ms) {
+        /* back from a lapse: while it was cut off its buddy may have been
+         * promoted, and its map would still name it the primary. Its lease
+         * counts again only once a map asked for from now on is in (a late
+         * write admitted in between re-created a removed file's chunk file
+         * on this member only, and could be acknowledged) */
+        m->map_after_ms = sent_ms;
+        m->next_map_ms  = now;
+        rc              = sfs_cluster_refresh_map_start(storage->service->cluster, 0);
+        sfs_info("fencing: management answers this rank again after its lease had lapsed; its "
+                 "targets acknowledge no mirrored change until a new cluster map is in%s",
+                 rc == 0 ? " (asked for)" : "");
+    }
+    sfs_lease_renew(&m->lease, sent_ms);
 }
 
 int sfs_storage_mirror_fenced(sfs_storage_t *storage, uint32_t target_id, const char *what)
@@ -392,7 +437,19 @@ int sfs_storage_mirror_fenced(sfs_storage_t *storage, uint32_t target_id, const 
     }
     now = sfs_time_ms();
     if (sfs_lease_valid(&m->lease, now)) {
-        return 0;
+        if (!m->map_after_ms) {
+            return 0;
+        }
+        if (sfs_cluster_map_asked_ms(storage->service->cluster) >= m->map_after_ms) {
+            m->map_after_ms = 0; /* the map shows what management knew by the renewal */
+            return 0;
+        }
+        return sfs_error_set(-ESTALE,
+                             "%s on target %" PRIu32 ": its rank's lease came back after it "
+                             "had lapsed and no cluster map asked for since is in yet: its map "
+                             "may still name it a primary whose buddy was promoted meanwhile "
+                             "(fencing)",
+                             what, target_id);
     }
     age = sfs_lease_age_ms(&m->lease, now);
     if (!m->lease.told) {

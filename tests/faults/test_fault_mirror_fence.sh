@@ -18,7 +18,10 @@
 # made after the promotion (the old descriptor is dropped in time: the new
 # primary's copy is read).
 # A new mirrored file goes to the groups' current primaries (the chooser
-# follows the map). Then the service restarts: management read the promotions back from its
+# follows the map). The cut heals while the old primaries' rank keeps its
+# old map: its lease is renewed, but it refuses a write sent with an old
+# map (ESTALE, saying why) and creates no chunk file until a map asked for
+# since the renewal is in. Then the service restarts: management read the promotions back from its
 # state (docs/mirroring.md, "Management restarts"), the map names them.
 source "$SFS_SRC/tests/lib/sfs_test_lib.sh"
 source "$SFS_SRC/tests/faults/mirror_lib.sh"
@@ -163,7 +166,33 @@ echo "ok: a new mirrored file is placed on both groups' current primaries"
 # has it rejoin alone):
 # the promotions were saved in its state (meta dir), so the map still names
 # the promoted primaries, not the config's
+# the cut heals while rank 1 still holds the map from before the promotion
+# ($cut.1.map: it installs no new map, as a slow refresh after a real cut):
+# management's answers renew its lease, and its map still names 101 and 103
+# primary. Until a map asked for since is in, it must acknowledge nothing
+# and create nothing: a late write admitted in that window made a chunk
+# file of a removed file on the cut member only (the cut matrix, once)
+old_dir=$(echo "$targets" | awk '$1 == 101 {print $NF}')
+old_sums() { (cd "$old_dir/chunks" && find . -type f -exec md5sum {} + | sort); }
+sums_before=$(old_sums)
+touch "$cut.1.map"
 rm -f "$cut.1"
+for _ in $(seq 300); do grep -q "fencing: management answers this rank again after its lease had lapsed" "$SFS_SERVICE_LOG" && break; sleep 0.1; done
+grep -q "fencing: management answers this rank again after its lease had lapsed" "$SFS_SERVICE_LOG" ||
+    sfs_fail "the old primary's rank did not say its lease came back after a lapse"
+reason="lease came back after it had lapsed and no cluster map asked for since is in yet"
+out=$(sfs_as "$user" env STRIPEFS_TEST_MIRROR_OLD_MAP=1 "$SFS_CTL" get /m/mine/records - 2>&1 >"$home/old-read")
+rc=$?
+[ $rc != 0 ] || sfs_fail "the old primary, its lease back but its map from before the promotion, served a read ($(stat -c %s "$home/old-read") bytes; $count records were acknowledged)"
+echo "$out" | grep -q "$reason" || sfs_fail "the old primary's refusal of a read with its lease back and an old map does not give that reason: $out"
+head -c 100000 /dev/urandom >"$home/late" && chown "$user" "$home/late"
+out=$(sfs_as "$user" env STRIPEFS_TEST_MIRROR_OLD_MAP=1 "$SFS_CTL" put "$home/late" /m/mine/held 2>&1)
+rc=$?
+[ $rc != 0 ] || sfs_fail "the old primary, its lease back but its map from before the promotion, acknowledged a write"
+echo "$out" | grep -q "$reason" || sfs_fail "the old primary's refusal of a write with its lease back and an old map does not give that reason: $out"
+[ "$(old_sums)" = "$sums_before" ] || sfs_fail "the old primary's chunk files changed while it held an old map: $(diff <(echo "$sums_before") <(old_sums) | head -n 4)"
+echo "ok: back from the cut with an old map, the old primary refuses a read and a write and changes no chunk file: $(echo "$out" | tail -n 1)"
+rm -f "$cut.1.map"
 for _ in $(seq 300); do sfs_ctl listnodes | awk '$1 == 1' | grep -q online && break; sleep 0.1; done
 [ -s "$SFS_STATE/meta/mirror-state" ] || sfs_fail "management saved no mirror state in $SFS_STATE/meta"
 cat "$SFS_STATE/meta/mirror-state"
