@@ -132,8 +132,29 @@ rolling_settled() {
     rounds=$(rolling_rounds)
     cluster_wait_line "$ROLLING_LOG" "round $((rounds + 2)) " 120 >/dev/null ||
         rolling_fail "the job made no progress after $1: $(tail -n 3 "$ROLLING_LOG")"
+    # a TCP connection the cut stalled resumes only at its next
+    # retransmission, which backed off while the link was down: up to 6.5 s
+    # after an 8 s cut (ss: backoff 4-5, rto 3.3-6.5 s; 2026-12-06). A
+    # metadata batch or its reply queued behind one times out seconds after
+    # all looked good (docs/faults.md): settled means none is left
+    for i in $(seq 150); do rolling_tcp_stalled >/dev/null || break; sleep 0.1; done
+    if rolling_tcp_stalled >/dev/null; then
+        sfs_log "after $1: TCP connections still backing off 15 s later: $(rolling_tcp_stalled | head -n 2 | tr '\n' ';')"
+    elif [ "$i" -gt 1 ]; then
+        sfs_log "after $1: the last TCP connection stalled by the cut resumed $(((i - 1) / 10)).$(((i - 1) % 10)) s after all was good"
+    fi
     echo "ok: $1: groups and metadata mirror good: $(ctl_on imaging-04 mirror list | grep -E '^[0-9]' | tr -s ' ' | tr '\n' ';')"
     ROLLING_SETTLED_AT=$(date +%s.%N)
+}
+
+# rolling_tcp_stalled: the hosts' TCP connections in retransmission backoff
+# (one line each: host, addresses, backoff, rto); true if there are any
+rolling_tcp_stalled() {
+    local host
+    for host in imaging-01 imaging-02 imaging-03 imaging-04; do
+        ip netns exec "$host" ss -tin 2>/dev/null | awk -v h="$host" \
+            '/^ESTAB/ {c = $4 " " $5; next} /backoff:/ {match($0, /backoff:[0-9]+/); b = substr($0, RSTART, RLENGTH); match($0, / rto:[0-9.]+/); print h, c, b, substr($0, RSTART + 1, RLENGTH - 1)}'
+    done | grep .
 }
 
 # rolling_promoted RANK HOST SINCE WHAT: the log says that rank RANK on HOST
