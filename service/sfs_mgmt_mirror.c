@@ -31,10 +31,8 @@ sfs_mgmt_mirror_t *sfs_mgmt_mirrors(sfs_mgmt_t *mgmt)
 
     if (!mgmt->mirrors && config->mirror_group_count) {
         mgmt->mirrors = calloc(config->mirror_group_count, sizeof(*mgmt->mirrors));
-        for (uint32_t i = 0; mgmt->mirrors && i < config->mirror_group_count; i++) {
-            mgmt->mirrors[i].member[0] = config->mirror_groups[i].primary;
-            mgmt->mirrors[i].member[1] = config->mirror_groups[i].secondary;
-            mgmt->mirrors[i].primary   = config->mirror_groups[i].primary;
+        if (mgmt->mirrors) {
+            sfs_mgmt_mirror_from_config(config, mgmt->mirrors);
         }
     }
     return mgmt->mirrors;

@@ -210,19 +210,14 @@ static void watch_tick(uv_timer_t *timer)
     }
 }
 
-static void closed_handle(uv_handle_t *handle)
-{
-    (void)handle;
-}
-
 static void raft_closed(struct raft *r)
 {
     sfs_mgmt_raft_t *raft = r->data;
 
     raft_uv_close(&raft->io);
     raft_uv_tcp_close(&raft->transport);
-    uv_close((uv_handle_t *)&raft->watch, closed_handle);
-    uv_close((uv_handle_t *)&raft->wake, closed_handle);
+    uv_close((uv_handle_t *)&raft->watch, NULL);
+    uv_close((uv_handle_t *)&raft->wake, NULL);
 }
 
 static void wake_run(uv_async_t *async)
@@ -504,8 +499,8 @@ int sfs_mgmt_raft_start(const sfs_mgmt_raft_params_t *params, sfs_mgmt_raft_t **
         if (raft->inited) { /* its close closes the I/O and the handles */
             raft_close(&raft->raft, raft_closed);
         } else {
-            uv_close((uv_handle_t *)&raft->wake, closed_handle);
-            uv_close((uv_handle_t *)&raft->watch, closed_handle);
+            uv_close((uv_handle_t *)&raft->wake, NULL);
+            uv_close((uv_handle_t *)&raft->watch, NULL);
         }
         uv_run(&raft->loop, UV_RUN_DEFAULT);
         uv_loop_close(&raft->loop);

@@ -3,6 +3,7 @@
  */
 #include "sfs_mgmt_raft_cmd.h"
 
+#include "sfs_buf.h"
 #include "sfs_errno.h"
 
 #include <errno.h>
@@ -21,19 +22,6 @@ static const char *const kind_names[SFS_MGMT_RAFT_KINDS] = {
 const char *sfs_mgmt_raft_kind_name(uint32_t kind)
 {
     return kind >= 1 && kind <= SFS_MGMT_RAFT_KINDS ? kind_names[kind - 1] : NULL;
-}
-
-static void put_u32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-    p[2] = (uint8_t)(v >> 16);
-    p[3] = (uint8_t)(v >> 24);
-}
-
-static uint32_t get_u32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
 /* the state files are text: printable ASCII, tabs and newlines; -1 or the
@@ -58,8 +46,9 @@ size_t sfs_mgmt_raft_cmd_size(size_t length)
 
 int sfs_mgmt_raft_cmd_encode(uint32_t kind, const char *text, size_t length, void *buf, size_t size)
 {
-    uint8_t *p = buf;
-    long     bad;
+    static const uint8_t padding[8];
+    sfs_wbuf_t           wb;
+    long                 bad;
 
     if (!sfs_mgmt_raft_kind_name(kind)) {
         return sfs_error_set(-EINVAL, "management command: unknown kind %u", kind);
@@ -78,72 +67,77 @@ int sfs_mgmt_raft_cmd_encode(uint32_t kind, const char *text, size_t length, voi
         return sfs_error_set(-ENOSPC, "management command %s: %zu bytes, room for %zu",
                              kind_names[kind - 1], sfs_mgmt_raft_cmd_size(length), size);
     }
-    memcpy(p, SFS_MGMT_RAFT_CMD_MAGIC, 4);
-    p[4] = SFS_MGMT_RAFT_CMD_VERSION;
-    p[5] = (uint8_t)kind;
-    p[6] = 0;
-    p[7] = 0;
-    put_u32(p + 8, (uint32_t)length);
-    if (length) {
-        memcpy(p + SFS_MGMT_RAFT_CMD_HEADER, text, length);
-    }
-    memset(p + SFS_MGMT_RAFT_CMD_HEADER + length, 0,
-           sfs_mgmt_raft_cmd_size(length) - SFS_MGMT_RAFT_CMD_HEADER - length);
+    sfs_wbuf_init(&wb, buf, size);
+    sfs_wbuf_bytes(&wb, SFS_MGMT_RAFT_CMD_MAGIC, 4);
+    sfs_wbuf_u8(&wb, SFS_MGMT_RAFT_CMD_VERSION);
+    sfs_wbuf_u8(&wb, (uint8_t)kind);
+    sfs_wbuf_u16(&wb, 0);
+    sfs_wbuf_u32(&wb, (uint32_t)length);
+    sfs_wbuf_bytes(&wb, text, length);
+    sfs_wbuf_bytes(&wb, padding, sfs_mgmt_raft_cmd_size(length) - wb.length);
     return (int)sfs_mgmt_raft_cmd_size(length);
 }
 
 int sfs_mgmt_raft_cmd_decode(const void *data, size_t size, uint32_t *kind_p, const char **text_p,
                              size_t *length_p, size_t *used_p)
 {
-    const uint8_t *p = data;
-    uint32_t       length;
+    const uint8_t *magic, *text, *padding;
+    const char    *name;
+    uint32_t       version, kind, reserved, length;
+    size_t         pad;
+    sfs_rbuf_t     rb;
     long           bad;
 
     if (size < SFS_MGMT_RAFT_CMD_HEADER) {
         return sfs_error_set(-EBADMSG, "management command: %zu bytes, shorter than its header",
                              size);
     }
-    if (memcmp(p, SFS_MGMT_RAFT_CMD_MAGIC, 4) != 0) {
+    sfs_rbuf_init(&rb, data, size);
+    magic    = sfs_rbuf_take(&rb, 4);
+    version  = sfs_rbuf_u8(&rb);
+    kind     = sfs_rbuf_u8(&rb);
+    reserved = sfs_rbuf_u16(&rb);
+    length   = sfs_rbuf_u32(&rb);
+    if (memcmp(magic, SFS_MGMT_RAFT_CMD_MAGIC, 4) != 0) {
         return sfs_error_set(-EBADMSG, "management command: not one (no SFRC magic)");
     }
-    if (p[4] != SFS_MGMT_RAFT_CMD_VERSION) {
-        return sfs_error_set(-EBADMSG, "management command: version %u (this build knows %u)", p[4],
-                             SFS_MGMT_RAFT_CMD_VERSION);
+    if (version != SFS_MGMT_RAFT_CMD_VERSION) {
+        return sfs_error_set(-EBADMSG, "management command: version %u (this build knows %u)",
+                             version, SFS_MGMT_RAFT_CMD_VERSION);
     }
-    if (!sfs_mgmt_raft_kind_name(p[5])) {
-        return sfs_error_set(-EBADMSG, "management command: unknown kind %u", p[5]);
+    name = sfs_mgmt_raft_kind_name(kind);
+    if (!name) {
+        return sfs_error_set(-EBADMSG, "management command: unknown kind %u", kind);
     }
-    if (p[6] || p[7]) {
-        return sfs_error_set(-EBADMSG, "management command %s: reserved bytes not zero",
-                             kind_names[p[5] - 1]);
+    if (reserved) {
+        return sfs_error_set(-EBADMSG, "management command %s: reserved bytes not zero", name);
     }
-    length = get_u32(p + 8);
-    if (length > SFS_MGMT_RAFT_CMD_TEXT_MAX || length > size - SFS_MGMT_RAFT_CMD_HEADER) {
+    if (length > SFS_MGMT_RAFT_CMD_TEXT_MAX || length > sfs_rbuf_remaining(&rb)) {
         return sfs_error_set(-EBADMSG,
                              "management command %s: text of %u bytes, %zu there (at most %u)",
-                             kind_names[p[5] - 1], length, size - SFS_MGMT_RAFT_CMD_HEADER,
-                             SFS_MGMT_RAFT_CMD_TEXT_MAX);
+                             name, length, sfs_rbuf_remaining(&rb), SFS_MGMT_RAFT_CMD_TEXT_MAX);
     }
-    bad = text_bad_at((const char *)p + SFS_MGMT_RAFT_CMD_HEADER, length);
+    text = sfs_rbuf_take(&rb, length);
+    bad  = text_bad_at((const char *)text, length);
     if (bad >= 0) {
         return sfs_error_set(-EBADMSG,
-                             "management command %s: byte 0x%02x at offset %ld of its text",
-                             kind_names[p[5] - 1], p[SFS_MGMT_RAFT_CMD_HEADER + bad], bad);
+                             "management command %s: byte 0x%02x at offset %ld of its text", name,
+                             text[bad], bad);
     }
-    if (sfs_mgmt_raft_cmd_size(length) > size) {
-        return sfs_error_set(-EBADMSG, "management command %s: its padding is cut off",
-                             kind_names[p[5] - 1]);
+    pad     = sfs_mgmt_raft_cmd_size(length) - SFS_MGMT_RAFT_CMD_HEADER - length;
+    padding = sfs_rbuf_take(&rb, pad);
+    if (!padding) {
+        return sfs_error_set(-EBADMSG, "management command %s: its padding is cut off", name);
     }
-    for (size_t i = SFS_MGMT_RAFT_CMD_HEADER + length; i < sfs_mgmt_raft_cmd_size(length); i++) {
-        if (p[i]) {
-            return sfs_error_set(-EBADMSG, "management command %s: padding not zero",
-                                 kind_names[p[5] - 1]);
+    for (size_t i = 0; i < pad; i++) {
+        if (padding[i]) {
+            return sfs_error_set(-EBADMSG, "management command %s: padding not zero", name);
         }
     }
-    *kind_p   = p[5];
-    *text_p   = (const char *)p + SFS_MGMT_RAFT_CMD_HEADER;
+    *kind_p   = kind;
+    *text_p   = (const char *)text;
     *length_p = length;
-    *used_p   = sfs_mgmt_raft_cmd_size(length);
+    *used_p   = rb.offset;
     return 0;
 }
 

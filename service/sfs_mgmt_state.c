@@ -16,6 +16,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+void sfs_mgmt_mirror_from_config(const sfs_config_t *config, sfs_mgmt_mirror_t *groups)
+{
+    memset(groups, 0, config->mirror_group_count * sizeof(*groups));
+    for (uint32_t i = 0; i < config->mirror_group_count; i++) {
+        groups[i].member[0] = config->mirror_groups[i].primary;
+        groups[i].member[1] = config->mirror_groups[i].secondary;
+        groups[i].primary   = config->mirror_groups[i].primary;
+    }
+}
+
 int sfs_mgmt_mirror_state_parse(const char *name, uint32_t *state_p)
 {
     static const uint32_t states[] = {SFS_MIRROR_STATE_GOOD, SFS_MIRROR_STATE_NEEDS_RESYNC,

@@ -46,6 +46,9 @@ typedef struct sfs_mgmt_mirror {
     uint32_t primary; /* the member serving the group now */
 } sfs_mgmt_mirror_t;
 
+/* groups[i] (config->mirror_group_count of them) as the config makes them:
+ * members in its order, its primary serving, states zero (good). */
+void sfs_mgmt_mirror_from_config(const sfs_config_t *config, sfs_mgmt_mirror_t *groups);
 /* "good", "needs-resync", "resyncing" or "bad": 0 and the state, or -1. */
 int sfs_mgmt_mirror_state_parse(const char *name, uint32_t *state_p);
 /* mirror-state: the groups of `config` (in its order) take the file's

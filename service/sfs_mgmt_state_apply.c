@@ -30,11 +30,7 @@ static int sfs_mgmt_state_check(const sfs_config_t *config, uint32_t kind, const
         if (!groups) {
             return sfs_error_set(-ENOMEM, "%s: out of memory", path);
         }
-        for (uint32_t i = 0; i < config->mirror_group_count; i++) {
-            groups[i].member[0] = config->mirror_groups[i].primary;
-            groups[i].member[1] = config->mirror_groups[i].secondary;
-            groups[i].primary   = config->mirror_groups[i].primary;
-        }
+        sfs_mgmt_mirror_from_config(config, groups);
         rc = sfs_mgmt_mirror_parse(config, text, path, groups);
         free(groups);
         return rc;

@@ -25,16 +25,6 @@ static const sfs_config_mirror_group_t config_groups[GROUPS] = {
     {.id = 3, .primary = 102, .secondary = 202},
 };
 
-static void groups_from_config(const sfs_config_t *config, sfs_mgmt_mirror_t *groups)
-{
-    memset(groups, 0, sizeof(*groups) * GROUPS);
-    for (uint32_t i = 0; i < config->mirror_group_count; i++) {
-        groups[i].member[0] = config->mirror_groups[i].primary;
-        groups[i].member[1] = config->mirror_groups[i].secondary;
-        groups[i].primary   = config->mirror_groups[i].primary;
-    }
-}
-
 static void fuzz_meta(const char *text)
 {
     uint32_t state;
@@ -71,14 +61,14 @@ static void fuzz_groups(const char *text)
 
     config.mirror_groups      = (sfs_config_mirror_group_t *)config_groups;
     config.mirror_group_count = GROUPS;
-    groups_from_config(&config, once);
+    sfs_mgmt_mirror_from_config(&config, once);
     if (sfs_mgmt_mirror_parse(&config, text, "f", once) != 0) {
         return;
     }
     if (sfs_mgmt_mirror_format(&config, once, out, sizeof(out)) < 0) {
         abort();
     }
-    groups_from_config(&config, twice);
+    sfs_mgmt_mirror_from_config(&config, twice);
     if (sfs_mgmt_mirror_parse(&config, out, "f", twice) != 0 ||
         sfs_mgmt_mirror_format(&config, twice, again, sizeof(again)) < 0 || strcmp(out, again)) {
         abort();
