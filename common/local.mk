@@ -23,6 +23,7 @@ libsfs_common_la_SOURCES += \
 	common/sfs_proto_pool.c common/sfs_proto_pool.h common/sfs_proto_features.h common/sfs_proto_meta_stats.h \
 	common/sfs_proto_migrate.c common/sfs_proto_migrate.h \
 	common/sfs_proto_bound.c common/sfs_proto_bound.h \
+	common/sfs_proto_address.c common/sfs_proto_address.h \
 	common/sfs_auth.c common/sfs_auth.h \
 	common/sfs_cap.c common/sfs_cap.h common/sfs_cred.h \
 	common/sfs_munge.c common/sfs_munge.h \

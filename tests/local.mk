@@ -155,6 +155,10 @@ check_PROGRAMS += tests/unit/common/test_proto_bound
 tests_unit_common_test_proto_bound_SOURCES = tests/unit/common/test_proto_bound.c
 tests_unit_common_test_proto_bound_CFLAGS  = $(SFS_UNIT_CFLAGS)
 tests_unit_common_test_proto_bound_LDADD   = libsfs_common.la libsfs_layout.la $(SFS_UNIT_LDADD)
+check_PROGRAMS += tests/unit/common/test_proto_address
+tests_unit_common_test_proto_address_SOURCES = tests/unit/common/test_proto_address.c
+tests_unit_common_test_proto_address_CFLAGS  = $(SFS_UNIT_CFLAGS)
+tests_unit_common_test_proto_address_LDADD   = libsfs_common.la $(SFS_UNIT_LDADD)
 endif
 
 include tests/unit/config.mk

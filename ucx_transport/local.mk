@@ -7,7 +7,7 @@ libsfs_transport_la_SOURCES = \
 	ucx_transport/sfs_tp_progress.c \
 	ucx_transport/sfs_tp_pool.c \
 	ucx_transport/sfs_tp_am.c \
-	ucx_transport/sfs_tp_ep.c \
+	ucx_transport/sfs_tp_ep.c ucx_transport/sfs_tp_listener.c \
 	ucx_transport/sfs_tp_tunables.c \
 	ucx_transport/sfs_tp_bootstrap.c ucx_transport/sfs_tp_bootstrap_async.c \
 	ucx_transport/sfs_tp_conn.c \

@@ -5,10 +5,12 @@
  * every call below except sfs_tp_worker_post() and the buffer pool must be
  * made on it. Other threads hand work back with sfs_tp_worker_post().
  *
- * Peers reach each other by UCX worker address, so UCX picks shared memory
- * or CMA between processes of one host and TCP (or RDMA) between hosts. A
- * process learns a server's address either from the cluster map or from the
- * server's bootstrap port (a plain TCP socket that hands out the address).
+ * Peers on one host reach each other by UCX worker address, so UCX picks
+ * shared memory or CMA; between hosts they connect to the server's UCX
+ * listener, so TCP gets a socket per endpoint (sfs_tp_listener.c says why).
+ * A process learns a server's transport address (sfs_proto_address.h, both
+ * in one) either from the cluster map or from the server's bootstrap port (a
+ * plain TCP socket that hands out the address).
  *
  * Connections are mutually authenticated (sfs_auth.h) before any request is
  * served, and every later message carries a MAC. Every RPC has a deadline;

@@ -77,6 +77,13 @@ ucs_status_ptr_t sfs_tp_am_send(ucp_ep_h ep, unsigned am_id, const void *head, s
         .user_data = user_data,
     };
 
+    if (am_id == SFS_AM_ID_REQUEST) {
+        /* the server learns the endpoint a HELLO came on (one its listener
+         * accepted becomes the session's) */
+        param.op_attr_mask |= UCP_OP_ATTR_FIELD_FLAGS;
+        param.flags = UCP_AM_SEND_FLAG_REPLY;
+    }
+
     if (iov_count == 1) {
         param.datatype = ucp_dt_make_contig(1);
         return ucp_am_send_nbx(ep, am_id, head, head_length, iov[0].buffer, iov[0].length, &param);

@@ -4,7 +4,8 @@
  * connect by worker address (and get shared memory on the same host). The
  * address is not a secret; authentication happens over UCX afterwards.
  *
- * Message: "SFSB" | u32 address length (little endian) | address bytes.
+ * Message: "SFSB" | u32 address length (little endian) | address bytes
+ * (sfs_proto_address.h).
  */
 #define SFS_LOG_FAC "ucx"
 #include "sfs_tp_internal.h"
@@ -126,6 +127,21 @@ static int sfs_tp_recv_all(int fd, void *buf, size_t length, uint64_t deadline_m
     return 0;
 }
 
+/* The listener is on the host whose bootstrap port we just reached: where
+ * it says to connect becomes the address we reached it at, which is known
+ * to work from here (a host with several networks publishes one). */
+static void sfs_tp_bootstrap_reached_at(const struct addrinfo *ai, uint8_t *address, size_t length)
+{
+    sfs_peer_address_t peer;
+
+    if (ai->ai_family == AF_INET &&
+        sfs_peer_address_unpack(address, length, "management", &peer) == 0 &&
+        peer.family == SFS_PEER_ADDRESS_IPV4) {
+        /* the IPv4 bytes sit at a fixed place in the encoding */
+        memcpy(address + 8, &((const struct sockaddr_in *)ai->ai_addr)->sin_addr, 4);
+    }
+}
+
 int sfs_tp_bootstrap_fetch(const char *host, uint16_t port, uint32_t timeout_ms, void **address_p,
                            size_t *length_p)
 {
@@ -203,6 +219,7 @@ int sfs_tp_bootstrap_fetch(const char *host, uint16_t port, uint32_t timeout_ms,
             last_rc = rc;
             continue;
         }
+        sfs_tp_bootstrap_reached_at(ai, address, length);
         freeaddrinfo(res);
         *address_p = address;
         *length_p  = length;

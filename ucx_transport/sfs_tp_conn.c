@@ -10,6 +10,7 @@
 #include "sfs_log.h"
 #include "sfs_munge.h"
 
+#include <arpa/inet.h>
 #include <sodium.h>
 
 #include <stdio.h>
@@ -262,11 +263,17 @@ out:
 int sfs_tp_conn_create(sfs_tp_worker_t *worker, const void *address, size_t address_length,
                        const char *peer_name, uint32_t timeout_ms, sfs_tp_conn_t **conn_p)
 {
-    ucp_ep_params_t ep_params;
-    sfs_tp_conn_t  *conn;
-    ucs_status_t    status;
-    int             rc;
+    sfs_peer_address_t peer;
+    struct sockaddr_in listener;
+    ucp_ep_params_t    ep_params;
+    sfs_tp_conn_t     *conn;
+    ucs_status_t       status;
+    int                rc;
 
+    rc = sfs_peer_address_unpack(address, address_length, peer_name, &peer);
+    if (rc) {
+        return rc;
+    }
     if (!SFS_ALLOC_PTR(conn)) {
         return -ENOMEM;
     }
@@ -275,20 +282,33 @@ int sfs_tp_conn_create(sfs_tp_worker_t *worker, const void *address, size_t addr
     snprintf(conn->name, sizeof(conn->name), "%s", peer_name);
 
     memset(&ep_params, 0, sizeof(ep_params));
-    ep_params.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS |
-                           UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE | UCP_EP_PARAM_FIELD_ERR_HANDLER;
-    ep_params.address         = address;
-    ep_params.err_mode        = UCP_ERR_HANDLING_MODE_PEER;
+    ep_params.field_mask = UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE | UCP_EP_PARAM_FIELD_ERR_HANDLER;
+    ep_params.err_mode   = UCP_ERR_HANDLING_MODE_PEER;
     ep_params.err_handler.cb  = sfs_tp_conn_err_cb;
     ep_params.err_handler.arg = conn;
-    status                    = ucp_ep_create(worker->ucp_worker, &ep_params, &conn->ep);
+    if (worker->use_listener && peer.family == SFS_PEER_ADDRESS_IPV4 &&
+        !sfs_tp_listener_is_local(worker, peer.ipv4)) {
+        /* another host: through the server's listener, TCP endpoint to
+         * endpoint (sfs_tp_listener.c says why) */
+        memset(&listener, 0, sizeof(listener));
+        listener.sin_family = AF_INET;
+        listener.sin_port   = htons(peer.port);
+        memcpy(&listener.sin_addr, peer.ipv4, 4);
+        ep_params.field_mask |= UCP_EP_PARAM_FIELD_SOCK_ADDR | UCP_EP_PARAM_FIELD_FLAGS;
+        ep_params.flags            = UCP_EP_PARAMS_FLAGS_CLIENT_SERVER;
+        ep_params.sockaddr.addr    = (const struct sockaddr *)&listener;
+        ep_params.sockaddr.addrlen = sizeof(listener);
+    } else {
+        ep_params.field_mask |= UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
+        ep_params.address = peer.ucx;
+    }
+    status = ucp_ep_create(worker->ucp_worker, &ep_params, &conn->ep);
     if (status != UCS_OK) {
         rc = sfs_error_set(-EHOSTUNREACH, "cannot create a UCX endpoint to %s: %s", peer_name,
                            ucs_status_string(status));
         free(conn);
         return rc;
     }
-    (void)address_length;
     sfs_list_add_tail(&worker->conns, &conn->list);
 
     rc = sfs_tp_conn_hello(conn, timeout_ms);

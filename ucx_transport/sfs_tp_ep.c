@@ -131,14 +131,16 @@ void sfs_tp_describe_transports(ucp_ep_h ep, char *buf, size_t buflen)
     ucp_ep_print_info(ep, stream);
     fclose(stream);
     /* lines look like "#   lane[0]:  8:posix/memory.0 md[4] ..." */
+    /* a connection manager's lane ("lane[0]: cm tcp") names no transport */
     for (char *line = text; line && *line;) {
-        char *end   = strchr(line, '\n');
-        char *lane  = strstr(line, "lane[");
-        char *colon = lane ? strchr(lane, ':') : NULL;
+        char *end = strchr(line, '\n');
+        char *lane, *colon;
 
         if (end) {
-            *end = '\0';
+            *end = '\0'; /* first: the search must not run into the next line */
         }
+        lane  = strstr(line, "lane[");
+        colon = lane ? strchr(lane, ':') : NULL;
         if (colon) {
             char *tl = strchr(colon + 1, ':');
             char  name[64];

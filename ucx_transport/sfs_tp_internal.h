@@ -10,6 +10,7 @@
 #include "sfs_hash.h"
 #include "sfs_list.h"
 #include "sfs_proto.h"
+#include "sfs_proto_address.h"
 
 #include <limits.h>
 #include <pthread.h>
@@ -17,10 +18,14 @@
 #include <sys/un.h>
 #include <ucp/api/ucp.h>
 
+typedef struct sfs_tp_accepted sfs_tp_accepted_t;
+
 #define SFS_TP_POOL_CLASSES         16 /* 4 KiB .. 128 MiB */
 #define SFS_TP_POOL_MIN_SHIFT       12
 #define SFS_TP_POOL_KEEP_BYTES      (512ull << 20) /* free bytes kept per worker */
 #define SFS_TP_MAX_PENDING_SESSIONS 1024
+#define SFS_TP_LOCAL_IPV4_MAX       32
+#define SFS_TP_HANDSHAKE_TIMEOUT_MS 15000 /* HELLO to AUTH, and connection to HELLO */
 #define SFS_TP_INLINE_IOV           8
 #define SFS_TP_DETAIL_MAX           512
 #define SFS_TP_DIRECT_MIN           (64u << 10) /* smaller replies go through UCX */
@@ -31,8 +36,10 @@
 struct sfs_tp_worker {
     ucp_context_h context;
     ucp_worker_h  ucp_worker;
-    void         *address;
+    void         *address; /* what we publish (sfs_proto_address.h) */
     size_t        address_length;
+    void         *ucx_address; /* UCX's worker address, inside `address` too */
+    size_t        ucx_address_length;
     int           ucx_fd;
     int           event_fd;
     int           epoll_fd;
@@ -75,6 +82,16 @@ struct sfs_tp_worker {
     int      files_fd;      /* requesters: same-host files arrive here (sfs_tp_fdpass.c) */
     int      pulls;         /* write pulls allowed here (STRIPEFS_DIRECT_PULL is not 0) */
     int      direct_copies; /* same-host direct copies wanted (STRIPEFS_DIRECT_COPY is not 0) */
+
+    /* UCX connections between hosts (sfs_tp_listener.c) */
+    int            use_listener; /* STRIPEFS_UCX_LISTENER */
+    ucp_listener_h listener;     /* servers: connections from other hosts arrive here */
+    uint16_t       listener_port;
+    uint8_t        listener_ipv4[4]; /* published as the listener's address */
+    sfs_list_t     accepted;         /* sfs_tp_accepted_t not claimed by a HELLO yet */
+    uint32_t       accepted_count;
+    uint8_t        local_ipv4[SFS_TP_LOCAL_IPV4_MAX][4]; /* this host's, at start */
+    unsigned       local_ipv4_count;
 
     pthread_mutex_t pool_lock;
     void           *pool[SFS_TP_POOL_CLASSES]; /* free lists */
@@ -163,37 +180,38 @@ struct sfs_tp_rpc {
 };
 
 struct sfs_tp_session {
-    sfs_hash_link_t  link;
-    sfs_list_t       list;
-    sfs_tp_worker_t *worker;
-    ucp_ep_h         ep;
-    uint64_t         id;
-    int              authenticated;
-    int              closed;
-    int              peer_failed;
-    int              refcount;
-    sfs_auth_key_t   session_key;
-    uint8_t          client_nonce[SFS_NONCE_SIZE];
-    uint8_t          server_nonce[SFS_NONCE_SIZE];
-    uint32_t         method; /* SFS_AUTH_METHOD_* */
-    uint8_t          client_public[SFS_KX_PUBLIC_SIZE];
-    uint8_t          server_public[SFS_KX_PUBLIC_SIZE];
-    sfs_cred_t       cred; /* set when authenticated */
-    uint32_t         peer_kind;
-    uint64_t         peer_uuid;
-    uint32_t         peer_pid;
-    char             peer_host[SFS_HOST_MAX];
-    char             peer_program[SFS_NAME_MAX + 1];
-    uint64_t         created_ms;
-    uint64_t         rate_window_ms; /* start of the current one-second window */
-    uint32_t         rate_count;     /* requests in it */
-    uint32_t         direct_pid;     /* verified: replies may be copied into it (atomic) */
-    char             transports[256];
-    char             transports_shown[272]; /* ... with " +files" (NET_INFO) */
-    int              files_handed;          /* a file was handed over (atomic) */
-    sfs_tp_replay_t  replay;                /* request ids served (after their MAC check) */
-    uint64_t         replays;               /* requests refused as replayed or too old */
-    uint64_t         forgeries;             /* requests naming it that failed their MAC */
+    sfs_hash_link_t    link;
+    sfs_list_t         list;
+    sfs_tp_worker_t   *worker;
+    ucp_ep_h           ep;
+    sfs_tp_accepted_t *accepted; /* `ep` came through our listener (freed with us) */
+    uint64_t           id;
+    int                authenticated;
+    int                closed;
+    int                peer_failed;
+    int                refcount;
+    sfs_auth_key_t     session_key;
+    uint8_t            client_nonce[SFS_NONCE_SIZE];
+    uint8_t            server_nonce[SFS_NONCE_SIZE];
+    uint32_t           method; /* SFS_AUTH_METHOD_* */
+    uint8_t            client_public[SFS_KX_PUBLIC_SIZE];
+    uint8_t            server_public[SFS_KX_PUBLIC_SIZE];
+    sfs_cred_t         cred; /* set when authenticated */
+    uint32_t           peer_kind;
+    uint64_t           peer_uuid;
+    uint32_t           peer_pid;
+    char               peer_host[SFS_HOST_MAX];
+    char               peer_program[SFS_NAME_MAX + 1];
+    uint64_t           created_ms;
+    uint64_t           rate_window_ms; /* start of the current one-second window */
+    uint32_t           rate_count;     /* requests in it */
+    uint32_t           direct_pid;     /* verified: replies may be copied into it (atomic) */
+    char               transports[256];
+    char               transports_shown[288]; /* ... with " +listener +files" (NET_INFO) */
+    int                files_handed;          /* a file was handed over (atomic) */
+    sfs_tp_replay_t    replay;                /* request ids served (after their MAC check) */
+    uint64_t           replays;               /* requests refused as replayed or too old */
+    uint64_t           forgeries;             /* requests naming it that failed their MAC */
 };
 
 struct sfs_tp_request {
@@ -315,7 +333,7 @@ void sfs_tp_conn_fail(sfs_tp_conn_t *conn, int status, const char *why);
 
 /* sfs_tp_session.c */
 void              sfs_tp_session_handle_hello(sfs_tp_worker_t *worker, const sfs_proto_hdr_t *hdr,
-                                              const void *args, size_t args_length);
+                                              const void *args, size_t args_length, ucp_ep_h reply_ep);
 void              sfs_tp_session_handle_auth(sfs_tp_worker_t *worker, const sfs_proto_hdr_t *hdr,
                                              const uint8_t *packed_hdr, const void *args, size_t args_length);
 sfs_tp_session_t *sfs_tp_session_find(sfs_tp_worker_t *worker, uint64_t session_id);
@@ -323,6 +341,23 @@ void              sfs_tp_session_get(sfs_tp_session_t *session);
 void              sfs_tp_session_put(sfs_tp_session_t *session);
 void              sfs_tp_session_close(sfs_tp_session_t *session, const char *why);
 void              sfs_tp_sessions_expire(sfs_tp_worker_t *worker, uint64_t now_ms);
+/* The session's endpoint failed (UCX's error callback). */
+void sfs_tp_session_peer_failed(sfs_tp_session_t *session, ucp_ep_h ep, ucs_status_t status);
+
+/* sfs_tp_listener.c: servers' UCX listener and the endpoints it accepted.
+ * Open also builds the address we publish (with or without a listener). */
+int  sfs_tp_listener_open(sfs_tp_worker_t *worker);
+void sfs_tp_listener_close(sfs_tp_worker_t *worker);
+/* The endpoint `ep` (a HELLO's reply endpoint) if our listener accepted it
+ * and no session has it yet: it is now `session`'s; else NULL. */
+sfs_tp_accepted_t *sfs_tp_accepted_claim(sfs_tp_worker_t *worker, ucp_ep_h ep,
+                                         sfs_tp_session_t *session);
+/* Whether a peer's listener address is one of this host's (then we connect
+ * by worker address: shared memory, which UCX 1.13 does not offer through
+ * a listener). */
+int sfs_tp_listener_is_local(const sfs_tp_worker_t *worker, const uint8_t ipv4[4]);
+/* Closes accepted endpoints that sent no HELLO within the handshake time. */
+void sfs_tp_accepted_expire(sfs_tp_worker_t *worker, uint64_t now_ms);
 /* Send a message on a session's endpoint (replies). */
 /* `head` (`head_length` bytes: the packed header, maybe the arguments) is
  * the AM header; `iov` the data, sent as one contiguous buffer when

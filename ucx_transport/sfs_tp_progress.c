@@ -123,6 +123,7 @@ static int sfs_tp_run_timers(sfs_tp_worker_t *worker)
     }
     sfs_tp_direct_recv(worker);
     sfs_tp_sessions_expire(worker, now);
+    sfs_tp_accepted_expire(worker, now);
     return sfs_tp_rpcs_check_deadlines(worker, now);
 }
 

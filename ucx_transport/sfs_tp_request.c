@@ -172,7 +172,9 @@ ucs_status_t sfs_tp_am_request_cb(void *arg, const void *header, size_t header_l
             goto drop;
         }
         if (hdr.opcode == SFS_OP_HELLO) {
-            sfs_tp_session_handle_hello(worker, &hdr, args, hdr.args_length);
+            sfs_tp_session_handle_hello(
+                worker, &hdr, args, hdr.args_length,
+                (param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP) ? param->reply_ep : NULL);
         } else {
             sfs_tp_session_handle_auth(worker, &hdr, header, args, hdr.args_length);
         }

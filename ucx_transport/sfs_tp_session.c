@@ -17,8 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SFS_TP_HANDSHAKE_TIMEOUT_MS 15000
-
 sfs_tp_session_t *sfs_tp_session_find(sfs_tp_worker_t *worker, uint64_t session_id)
 {
     sfs_hash_link_t *link = sfs_hash_find(&worker->sessions, session_id);
@@ -34,6 +32,7 @@ void sfs_tp_session_get(sfs_tp_session_t *session)
 void sfs_tp_session_put(sfs_tp_session_t *session)
 {
     if (--session->refcount == 0) {
+        free(session->accepted);
         free(session);
     }
 }
@@ -81,15 +80,19 @@ void sfs_tp_session_close(sfs_tp_session_t *session, const char *why)
     }
 }
 
-static void sfs_tp_session_err_cb(void *arg, ucp_ep_h ep, ucs_status_t status)
+void sfs_tp_session_peer_failed(sfs_tp_session_t *session, ucp_ep_h ep, ucs_status_t status)
 {
-    sfs_tp_session_t *session = arg;
-    char              why[128];
+    char why[128];
 
     (void)ep;
     snprintf(why, sizeof(why), "peer gone (%s)", ucs_status_string(status));
     session->peer_failed = 1;
     sfs_tp_session_close(session, why);
+}
+
+static void sfs_tp_session_err_cb(void *arg, ucp_ep_h ep, ucs_status_t status)
+{
+    sfs_tp_session_peer_failed(arg, ep, status);
 }
 
 void sfs_tp_sessions_expire(sfs_tp_worker_t *worker, uint64_t now_ms)
@@ -301,18 +304,53 @@ static int sfs_tp_session_check_features(const sfs_tp_session_t *session,
                          sfs_features_string(missing, names, sizeof(names)));
 }
 
+/* The session's endpoint: the one our listener accepted and the HELLO came
+ * on, or else one to the worker address the peer sent (a peer told to
+ * connect by worker address, STRIPEFS_UCX_LISTENER=0). */
+static int sfs_tp_session_open_ep(sfs_tp_session_t *session, ucp_ep_h reply_ep,
+                                  const sfs_hello_req_t *hello)
+{
+    sfs_tp_worker_t   *worker = session->worker;
+    sfs_peer_address_t address;
+    ucp_ep_params_t    ep_params;
+    ucs_status_t       status;
+    char               peer[SFS_TP_PEER_NAME_MAX];
+
+    session->accepted = sfs_tp_accepted_claim(worker, reply_ep, session);
+    if (session->accepted) {
+        session->ep = reply_ep;
+        return 0;
+    }
+    snprintf(peer, sizeof(peer), "%s pid %u", hello->host, hello->pid);
+    if (sfs_peer_address_unpack(hello->address, hello->address_length, peer, &address) != 0) {
+        sfs_tp_note_dropped(worker, sfs_error_detail());
+        return -EPROTO;
+    }
+    memset(&ep_params, 0, sizeof(ep_params));
+    ep_params.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS |
+                           UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE | UCP_EP_PARAM_FIELD_ERR_HANDLER;
+    ep_params.address         = address.ucx;
+    ep_params.err_mode        = UCP_ERR_HANDLING_MODE_PEER;
+    ep_params.err_handler.cb  = sfs_tp_session_err_cb;
+    ep_params.err_handler.arg = session;
+    status                    = ucp_ep_create(worker->ucp_worker, &ep_params, &session->ep);
+    if (status != UCS_OK) {
+        sfs_warn("cannot reach back to %s: %s", peer, ucs_status_string(status));
+        return -EHOSTUNREACH;
+    }
+    return 0;
+}
+
 void sfs_tp_session_handle_hello(sfs_tp_worker_t *worker, const sfs_proto_hdr_t *hdr,
-                                 const void *args, size_t args_length)
+                                 const void *args, size_t args_length, ucp_ep_h reply_ep)
 {
     sfs_hello_req_t    hello;
     sfs_hello_reply_t *reply;
     sfs_tp_session_t  *session;
-    ucp_ep_params_t    ep_params;
     uint8_t            out[SFS_CRED_TEXT_MAX + 1024];
     size_t             out_length;
     sfs_wbuf_t         wb;
     sfs_rbuf_t         rb;
-    ucs_status_t       status;
     int                rc;
 
     sfs_rbuf_init(&rb, args, args_length);
@@ -342,17 +380,7 @@ void sfs_tp_session_handle_hello(sfs_tp_worker_t *worker, const sfs_proto_hdr_t 
         session->id = sfs_auth_random_u64();
     } while (session->id == 0 || sfs_tp_session_find(worker, session->id));
 
-    memset(&ep_params, 0, sizeof(ep_params));
-    ep_params.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS |
-                           UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE | UCP_EP_PARAM_FIELD_ERR_HANDLER;
-    ep_params.address         = hello.address;
-    ep_params.err_mode        = UCP_ERR_HANDLING_MODE_PEER;
-    ep_params.err_handler.cb  = sfs_tp_session_err_cb;
-    ep_params.err_handler.arg = session;
-    status                    = ucp_ep_create(worker->ucp_worker, &ep_params, &session->ep);
-    if (status != UCS_OK) {
-        sfs_warn("cannot reach back to %s pid %u: %s", hello.host, hello.pid,
-                 ucs_status_string(status));
+    if (sfs_tp_session_open_ep(session, reply_ep, &hello) != 0) {
         free(session);
         return;
     }
@@ -530,8 +558,9 @@ uint64_t sfs_tp_session_age_ms(const sfs_tp_session_t *session)
 const char *sfs_tp_session_transports(sfs_tp_session_t *session)
 {
     /* files are handed over on disk threads: they only set a flag */
-    snprintf(session->transports_shown, sizeof(session->transports_shown), "%s%s",
+    snprintf(session->transports_shown, sizeof(session->transports_shown), "%s%s%s",
              session->transports[0] ? session->transports : "unknown",
+             session->accepted ? " +listener" : "",
              __atomic_load_n(&session->files_handed, __ATOMIC_RELAXED) ? " +files" : "");
     return session->transports_shown;
 }

@@ -30,6 +30,15 @@ static const sfs_tunable_t sfs_tp_tunable_entries[] = {
                          "(more: lower latency, more CPU)",
     },
     {
+        .name          = "STRIPEFS_UCX_LISTENER",
+        .type          = SFS_TUNABLE_BOOL,
+        .default_value = "1",
+        .help          = "servers take UCX connections on a listener and peers connect there "
+                         "(TCP: a socket per endpoint); 0: servers publish no listener and "
+                         "peers connect to their UCX worker address, where UCX 1.13's TCP "
+                         "transport can crash after a network heal (docs/faults.md)",
+    },
+    {
         .name  = "UCX_TLS",
         .type  = SFS_TUNABLE_STRING,
         .help  = "UCX's transports; when set it wins over the ones stripefs picks (a client "

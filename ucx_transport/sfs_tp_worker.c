@@ -24,7 +24,7 @@
 static int sfs_tp_read_tunables(sfs_tp_worker_t *worker, const sfs_tp_worker_params_t *params)
 {
     const sfs_tunable_table_t *table = &sfs_tp_tunables;
-    bool                       copies, pulls;
+    bool                       copies, pulls, listener;
     int64_t                    spin_us;
     int                        rc;
 
@@ -35,11 +35,15 @@ static int sfs_tp_read_tunables(sfs_tp_worker_t *worker, const sfs_tp_worker_par
     if (rc == 0) {
         rc = sfs_tunable_int(table, "STRIPEFS_SPIN_US", &spin_us);
     }
+    if (rc == 0) {
+        rc = sfs_tunable_bool(table, "STRIPEFS_UCX_LISTENER", &listener);
+    }
     if (rc) {
         return rc;
     }
     worker->direct_copies = copies;
     worker->pulls         = pulls; /* 0: no write pulls, asked for or served */
+    worker->use_listener  = listener;
     /* the variable, when set, wins over the caller's choice */
     worker->spin_us = (uint32_t)spin_us;
     if ((params->field_mask & SFS_TP_WORKER_PARAM_SPIN_US) &&
@@ -113,6 +117,7 @@ static int sfs_tp_worker_init(sfs_tp_worker_t *worker, const sfs_tp_worker_param
     sfs_list_init(&worker->posted);
     sfs_list_init(&worker->closing);
     sfs_list_init(&worker->closes_given_up);
+    sfs_list_init(&worker->accepted);
     pthread_mutex_init(&worker->post_lock, NULL);
     pthread_mutex_init(&worker->pool_lock, NULL);
     if (sfs_hash_init(&worker->rpcs) || sfs_hash_init(&worker->sessions)) {
@@ -174,9 +179,9 @@ static int sfs_tp_ucp_worker_open(sfs_tp_worker_t *worker)
         rc = sfs_error_set(-EIO, "ucp_worker_query failed: %s", ucs_status_string(status));
         goto err_destroy;
     }
-    worker->address        = attr.address;
-    worker->address_length = attr.address_length;
-    worker->max_am_header  = attr.max_am_header;
+    worker->ucx_address        = attr.address;
+    worker->ucx_address_length = attr.address_length;
+    worker->max_am_header      = attr.max_am_header;
     if (attr.max_am_header < SFS_PROTO_HDR_SIZE) {
         rc = sfs_error_set(-EOPNOTSUPP, "UCX allows only %zu bytes of AM header, need %d",
                            attr.max_am_header, SFS_PROTO_HDR_SIZE);
@@ -195,9 +200,12 @@ err_destroy:
 
 void sfs_tp_ucp_worker_close(sfs_tp_worker_t *worker)
 {
-    if (worker->address) {
-        ucp_worker_release_address(worker->ucp_worker, worker->address);
-        worker->address = NULL;
+    free(worker->address);
+    worker->address        = NULL;
+    worker->address_length = 0;
+    if (worker->ucx_address) {
+        ucp_worker_release_address(worker->ucp_worker, worker->ucx_address);
+        worker->ucx_address = NULL;
     }
     ucp_worker_destroy(worker->ucp_worker);
     worker->ucp_worker = NULL;
@@ -278,9 +286,13 @@ int sfs_tp_worker_create(const sfs_tp_worker_params_t *params, sfs_tp_worker_t *
     if (rc) {
         goto err_cleanup_context;
     }
-    rc = sfs_tp_wakeup_open(worker);
+    rc = sfs_tp_listener_open(worker);
     if (rc) {
         goto err_close_ucp_worker;
+    }
+    rc = sfs_tp_wakeup_open(worker);
+    if (rc) {
+        goto err_close_listener;
     }
     rc = sfs_tp_listeners_open(
         worker, SFS_PARAM_VALUE(params, bootstrap_port, SFS_TP_WORKER_PARAM_BOOTSTRAP_PORT, 0));
@@ -294,6 +306,8 @@ int sfs_tp_worker_create(const sfs_tp_worker_params_t *params, sfs_tp_worker_t *
 
 err_close_wakeup:
     sfs_tp_wakeup_close(worker);
+err_close_listener:
+    sfs_tp_listener_close(worker);
 err_close_ucp_worker:
     sfs_tp_ucp_worker_close(worker);
 err_cleanup_context:
@@ -350,6 +364,7 @@ void sfs_tp_worker_destroy(sfs_tp_worker_t *worker)
         return;
     }
     sfs_tp_listeners_close(worker);
+    sfs_tp_listener_close(worker);
     sfs_tp_worker_close_peers(worker);
     sfs_tp_worker_drain(worker, SFS_TP_DESTROY_DRAIN_MS);
     if (worker->rpcs.count) {

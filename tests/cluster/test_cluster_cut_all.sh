@@ -22,13 +22,16 @@
 # file-per-process and collective shared writes, an mdtest-style create
 # storm, reads of files written before; 2 ranks on imaging-04);
 # SFS_TEST_CUT_MPI=0 runs the connected client instead.
-# A known bug: in some runs a server rank dies a few seconds after a link
-# comes back (or at the shutdown after), of SIGSEGV inside UCX 1.13.1's TCP
-# transport (uct_tcp_ep_progress_am_rx: an endpoint made to a peer inside
-# the receive loop of that peer's connection takes its buffer over;
-# docs/faults.md; 4 of 28 runs and 4 of 13 on 2026-12-06). That is reported
-# as an expected failure (exit 78, "KNOWN BUG"), anything else fails. Until
-# 2026-12-06 the test was opt-in (SFS_TEST_CUT_ALL=1, now without effect).
+# Where peers connect by worker address (STRIPEFS_UCX_LISTENER=0), a server
+# rank died in some runs a few seconds after a link came back (or at the
+# shutdown after), of SIGSEGV inside UCX 1.13.1's TCP transport
+# (uct_tcp_ep_progress_am_rx: an endpoint made to a peer inside the receive
+# loop of that peer's connection takes its buffer over; docs/faults.md; 4 of
+# 28 runs and 4 of 13 on 2026-12-06): reported then as an expected failure
+# (exit 78, "KNOWN BUG"). Ranks on different hosts connect through UCX
+# listeners since 2026-12-06 (docs/protocol.md, "Connections"), which never
+# take that path: the crash then fails the test, as anything else does.
+# Until 2026-12-06 the test was opt-in (SFS_TEST_CUT_ALL=1, now without effect).
 source "$SFS_SRC/tests/lib/sfs_test_lib.sh"
 source "$SFS_SRC/tests/cluster/cluster_lib.sh"
 source "$SFS_SRC/tests/cluster/rolling_lib.sh"
@@ -39,8 +42,8 @@ if [ "${SFS_TEST_CUT_MPI:-1}" = 1 ]; then
 fi
 rolling_start
 
-# before a failure (rolling_fail): a rank that died of SIGSEGV is the known
-# UCX bug above, not this test's
+# before a failure (rolling_fail): a rank that died of SIGSEGV is the UCX
+# bug above (known only with STRIPEFS_UCX_LISTENER=0)
 ROLLING_ON_FAIL=rolling_ucx_crash
 # cut HOST: its link down for 8 s, then up; wait until all is good again
 cut() {

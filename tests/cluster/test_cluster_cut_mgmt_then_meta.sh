@@ -20,7 +20,8 @@
 # round of the job succeeds (pauses, never an error), the groups and the
 # metadata mirror are good again afterwards, the copies byte-identical, and
 # `stripefs-ctl shutdown` stops every rank with exit 0. The UCX crash after
-# a heal (docs/faults.md) is reported as the known bug it is.
+# a heal (docs/faults.md) is reported as a known bug only where peers connect
+# by worker address (STRIPEFS_UCX_LISTENER=0); through listeners it fails.
 source "$SFS_SRC/tests/lib/sfs_test_lib.sh"
 source "$SFS_SRC/tests/cluster/cluster_lib.sh"
 source "$SFS_SRC/tests/cluster/rolling_lib.sh"

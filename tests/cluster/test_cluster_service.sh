@@ -60,5 +60,17 @@ echo "ok: net shows tcp only (no sysv/posix/cma)"
 echo "$net" | grep -E '^ +server +imaging-0[2-4] ' | grep -q tcp ||
     sfs_fail "no server-to-server connection from another host over tcp"
 echo "ok: server-to-server connections between hosts go over tcp"
+# connections between hosts came through the servers' UCX listeners (TCP
+# endpoint to endpoint: docs/protocol.md, "Connections"); those within a
+# host by worker address
+wrong=$(echo "$net" | awk '
+    /^rank [0-9]+ on / { host = $4; next }
+    /^ +(server|client|admin|tool) +[^ ]+ +pid / {
+        cross = ($2 != host); listener = ($0 ~ / \+listener/)
+        if (cross != listener) print
+    }')
+[ -z "$wrong" ] || sfs_fail "sessions not connected as expected (between hosts: +listener; same host: none): $wrong"
+[ "$(echo "$net" | grep -c ' +listener')" -gt 0 ] || sfs_fail "no session came through a UCX listener"
+echo "ok: sessions between hosts came through the servers' UCX listeners ($(echo "$net" | grep -c ' +listener') of them), none within a host"
 
 cluster_stop_service imaging-03

@@ -5,7 +5,8 @@
  * must encode again to the same bytes where the encoding is canonical.
  *
  * A first byte below 0x80 picks one of the decoders by hand (below: 6
- * directory entries, 21 one entry of STAT's listing with attributes); from
+ * directory entries, 21 one entry of STAT's listing with attributes, 7 a
+ * map and a transport address); from
  * 0x80 on, fuzz_table() goes through the table of operations
  * (sfs_proto_op_info): every request and reply codec of SFS_PROTO_OPS
  * (heartbeat, CHUNK_UNLINK, PING, NET_INFO, ...), then the payloads and
@@ -16,6 +17,7 @@
 #include "sfs_map.h"
 #include "sfs_path.h"
 #include "sfs_proto.h"
+#include "sfs_proto_address.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -254,8 +256,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *input, size_t size)
         break;
     }
     case 7: {
-        sfs_map_t *map;
+        sfs_map_t         *map;
+        sfs_peer_address_t peer;
 
+        /* a map's node addresses (and the bootstrap port's, and HELLO's)
+         * are transport addresses: strict, and canonical */
+        if (sfs_peer_address_unpack(data, length, "fuzz", &peer) == 0) {
+            ROUND_TRIP(sfs_peer_address_pack(&wb, &peer), length);
+        }
         if (sfs_map_unpack(data, length, &map) == 0) {
             sfs_map_t *copy;
 

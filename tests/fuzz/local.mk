@@ -39,10 +39,10 @@ FUZZ_PROTO_SRCS = $(top_srcdir)/common/sfs_proto.c \
 	$(top_srcdir)/common/sfs_proto_local.c $(top_srcdir)/common/sfs_proto_lock.c \
 	$(top_srcdir)/common/sfs_proto_quota.c $(top_srcdir)/common/sfs_proto_mirror.c \
 	$(top_srcdir)/common/sfs_proto_pool.c $(top_srcdir)/common/sfs_proto_migrate.c \
-	$(top_srcdir)/common/sfs_proto_bound.c \
+	$(top_srcdir)/common/sfs_proto_bound.c $(top_srcdir)/common/sfs_proto_address.c \
 	$(top_srcdir)/common/sfs_map.c $(top_srcdir)/common/sfs_path.c $(FUZZ_COMMON_SRCS)
 FUZZ_WIRE_SRCS = $(top_srcdir)/tests/fuzz/fuzz_wire.c $(FUZZ_PROTO_SRCS)
-FUZZ_WIRE_DEPS = $(top_srcdir)/common/sfs_proto.h $(top_srcdir)/common/sfs_buf.h \
+FUZZ_WIRE_DEPS = $(top_srcdir)/common/sfs_proto.h $(top_srcdir)/common/sfs_buf.h $(top_srcdir)/common/sfs_proto_address.h \
 	$(top_srcdir)/common/sfs_map.h $(top_srcdir)/common/sfs_path.h $(FUZZ_COMMON_DEPS)
 tests/fuzz/fuzz_wire: $(FUZZ_WIRE_SRCS) $(FUZZ_WIRE_DEPS)
 	$(AM_V_CCLD)$(FUZZ_LINK) $(FUZZ_WIRE_SRCS)

@@ -18,6 +18,7 @@ static const char *hand_host = "attacker"; /* what the HELLO by hand says */
 
 int hello_by_hand(uint32_t peer_kind, hand_t *h)
 {
+    sfs_peer_address_t  peer;
     ucp_ep_params_t     ep_params;
     sfs_tp_conn_t      *conn = calloc(1, sizeof(*conn));
     uint8_t             args[SFS_PROTO_ARGS_MAX];
@@ -36,7 +37,11 @@ int hello_by_hand(uint32_t peer_kind, hand_t *h)
     memset(&ep_params, 0, sizeof(ep_params));
     ep_params.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS |
                            UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE | UCP_EP_PARAM_FIELD_ERR_HANDLER;
-    ep_params.address         = mgmt_address;
+    if (sfs_peer_address_unpack(mgmt_address, mgmt_address_length, "management", &peer) != 0) {
+        free(conn);
+        return -EPROTO;
+    }
+    ep_params.address         = peer.ucx; /* by worker address: management takes those too */
     ep_params.err_mode        = UCP_ERR_HANDLING_MODE_PEER;
     ep_params.err_handler.cb  = hand_err_cb;
     ep_params.err_handler.arg = conn;

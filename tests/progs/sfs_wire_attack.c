@@ -221,6 +221,7 @@ static void attack_bad_arguments(void)
 static int hello_by_hand_as(sfs_tp_conn_t **conn_p, sfs_hello_req_t *hello,
                             sfs_hello_reply_t *reply, uint32_t pid)
 {
+    sfs_peer_address_t  peer;
     ucp_ep_params_t     ep_params;
     sfs_tp_conn_t      *conn = calloc(1, sizeof(*conn));
     uint8_t             args[1024];
@@ -237,8 +238,13 @@ static int hello_by_hand_as(sfs_tp_conn_t **conn_p, sfs_hello_req_t *hello,
     snprintf(conn->name, sizeof(conn->name), "server (by hand)");
     memset(&ep_params, 0, sizeof(ep_params));
     ep_params.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
-    ep_params.address    = address;
     ep_params.err_mode   = UCP_ERR_HANDLING_MODE_PEER;
+    /* by worker address: the server takes those too (STRIPEFS_UCX_LISTENER=0) */
+    if (sfs_peer_address_unpack(address, address_length, "server", &peer) != 0) {
+        free(conn);
+        return -EPROTO;
+    }
+    ep_params.address = peer.ucx;
     if (ucp_ep_create(worker->ucp_worker, &ep_params, &conn->ep) != UCS_OK) {
         free(conn);
         return -EHOSTUNREACH;
