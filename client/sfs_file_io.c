@@ -595,6 +595,13 @@ void sfs_io_advance(sfs_request_t *req, int block)
         if (!block && polled) {
             return;
         }
+        if (req->retries && req->in_flight == 0) {
+            /* a retry that failed at once (no connection to the member):
+             * nothing in flight would wake a blocking progress call;
+             * sfs_io_retry waits, and gives up at the failover deadline */
+            polled = 1;
+            continue;
+        }
         sfs_tp_worker_progress(worker, block ? -1 : 0);
         polled = 1;
     }
