@@ -112,7 +112,7 @@ int sfs_tp_listener_is_local(const sfs_tp_worker_t *worker, const uint8_t ipv4[4
 static void sfs_tp_listener_pick_ipv4(const sfs_tp_worker_t *worker, uint8_t ipv4[4],
                                       const char **how)
 {
-    const char      *devices = getenv("UCX_NET_DEVICES");
+    const char      *devices = sfs_tunable_env(&sfs_tp_tunables, "UCX_NET_DEVICES");
     struct addrinfo  hints   = {.ai_family = AF_INET, .ai_socktype = SOCK_STREAM};
     struct addrinfo *res, *ai;
 

@@ -46,6 +46,13 @@ static const sfs_tunable_t sfs_tp_tunable_entries[] = {
         .flags = SFS_TUNABLE_EXTERNAL,
     },
     {
+        .name  = "UCX_NET_DEVICES",
+        .type  = SFS_TUNABLE_STRING,
+        .help  = "UCX's network devices; a server publishes the IPv4 address of the first one "
+                 "that has one as its UCX listener's (docs/protocol.md, \"Connections\")",
+        .flags = SFS_TUNABLE_EXTERNAL,
+    },
+    {
         .name  = "UCX_POSIX_ERROR_HANDLING",
         .type  = SFS_TUNABLE_STRING,
         .help  = "unless this or UCX_SYSV_ERROR_HANDLING is set, stripefs turns on peer-failure "
