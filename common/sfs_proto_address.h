@@ -23,6 +23,7 @@
 #define SFS_PEER_ADDRESS_NONE    0 /* family: no listener (a client) */
 #define SFS_PEER_ADDRESS_IPV4    4
 #define SFS_PEER_ADDRESS_HEAD    16 /* bytes before the worker address */
+#define SFS_PEER_ADDRESS_IPV4_AT 8  /* where the IPv4 address is (rewritten in place) */
 
 typedef struct sfs_peer_address {
     uint8_t     family;  /* SFS_PEER_ADDRESS_NONE or _IPV4 */

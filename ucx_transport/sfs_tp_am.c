@@ -66,23 +66,17 @@ int sfs_tp_args_in_header(const sfs_tp_worker_t *worker, size_t args_length)
     return args_length && SFS_PROTO_HDR_SIZE + args_length <= worker->max_am_header;
 }
 
-ucs_status_ptr_t sfs_tp_am_send(ucp_ep_h ep, unsigned am_id, const void *head, size_t head_length,
-                                const ucp_dt_iov_t *iov, size_t iov_count,
+ucs_status_ptr_t sfs_tp_am_send(ucp_ep_h ep, unsigned am_id, uint32_t flags, const void *head,
+                                size_t head_length, const ucp_dt_iov_t *iov, size_t iov_count,
                                 ucp_send_nbx_callback_t cb, void *user_data)
 {
     ucp_request_param_t param = {
-        .op_attr_mask =
-            UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_DATATYPE,
+        .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
+                        UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FIELD_FLAGS,
+        .flags     = flags,
         .cb.send   = cb,
         .user_data = user_data,
     };
-
-    if (am_id == SFS_AM_ID_REQUEST) {
-        /* the server learns the endpoint a HELLO came on (one its listener
-         * accepted becomes the session's) */
-        param.op_attr_mask |= UCP_OP_ATTR_FIELD_FLAGS;
-        param.flags = UCP_AM_SEND_FLAG_REPLY;
-    }
 
     if (iov_count == 1) {
         param.datatype = ucp_dt_make_contig(1);

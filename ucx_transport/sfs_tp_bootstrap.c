@@ -137,8 +137,8 @@ static void sfs_tp_bootstrap_reached_at(const struct addrinfo *ai, uint8_t *addr
     if (ai->ai_family == AF_INET &&
         sfs_peer_address_unpack(address, length, "management", &peer) == 0 &&
         peer.family == SFS_PEER_ADDRESS_IPV4) {
-        /* the IPv4 bytes sit at a fixed place in the encoding */
-        memcpy(address + 8, &((const struct sockaddr_in *)ai->ai_addr)->sin_addr, 4);
+        memcpy(address + SFS_PEER_ADDRESS_IPV4_AT,
+               &((const struct sockaddr_in *)ai->ai_addr)->sin_addr, 4);
     }
 }
 

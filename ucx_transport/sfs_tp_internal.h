@@ -13,12 +13,21 @@
 #include "sfs_proto_address.h"
 
 #include <limits.h>
+#include <net/if.h>
 #include <pthread.h>
 #include <sys/uio.h>
 #include <sys/un.h>
 #include <ucp/api/ucp.h>
 
 typedef struct sfs_tp_accepted sfs_tp_accepted_t;
+
+/* An IPv4 address of this host, as getifaddrs gave it at the start. */
+typedef struct sfs_tp_local_if {
+    char    name[IF_NAMESIZE];
+    uint8_t ipv4[4];
+    int     up;       /* IFF_UP */
+    int     loopback; /* IFF_LOOPBACK */
+} sfs_tp_local_if_t;
 
 #define SFS_TP_POOL_CLASSES         16 /* 4 KiB .. 128 MiB */
 #define SFS_TP_POOL_MIN_SHIFT       12
@@ -84,14 +93,14 @@ struct sfs_tp_worker {
     int      direct_copies; /* same-host direct copies wanted (STRIPEFS_DIRECT_COPY is not 0) */
 
     /* UCX connections between hosts (sfs_tp_listener.c) */
-    int            use_listener; /* STRIPEFS_UCX_LISTENER */
-    ucp_listener_h listener;     /* servers: connections from other hosts arrive here */
-    uint16_t       listener_port;
-    uint8_t        listener_ipv4[4]; /* published as the listener's address */
-    sfs_list_t     accepted;         /* sfs_tp_accepted_t not claimed by a HELLO yet */
-    uint32_t       accepted_count;
-    uint8_t        local_ipv4[SFS_TP_LOCAL_IPV4_MAX][4]; /* this host's, at start */
-    unsigned       local_ipv4_count;
+    int               use_listener; /* STRIPEFS_UCX_LISTENER */
+    ucp_listener_h    listener;     /* servers: connections from other hosts arrive here */
+    uint16_t          listener_port;
+    uint8_t           listener_ipv4[4]; /* published as the listener's address */
+    sfs_list_t        accepted;         /* sfs_tp_accepted_t not claimed by a HELLO yet */
+    uint32_t          accepted_count;
+    sfs_tp_local_if_t local_ifs[SFS_TP_LOCAL_IPV4_MAX]; /* this host's, at start */
+    unsigned          local_if_count;
 
     pthread_mutex_t pool_lock;
     void           *pool[SFS_TP_POOL_CLASSES]; /* free lists */
@@ -305,9 +314,10 @@ int sfs_tp_message_layout(const sfs_proto_hdr_t *hdr, const void *header, size_t
                           const void *data, size_t length, const uint8_t **args_p);
 /* Hand UCX one active message: `head` is the AM header, `iov` the data, as
  * one contiguous buffer when iov_count is 1 (UCX may then move it by
- * zero-copy rendezvous). UCX reads `iov` until `cb` runs. */
-ucs_status_ptr_t sfs_tp_am_send(ucp_ep_h ep, unsigned am_id, const void *head, size_t head_length,
-                                const ucp_dt_iov_t *iov, size_t iov_count,
+ * zero-copy rendezvous). UCX reads `iov` until `cb` runs. `flags`: UCX's
+ * UCP_AM_SEND_FLAG_*. */
+ucs_status_ptr_t sfs_tp_am_send(ucp_ep_h ep, unsigned am_id, uint32_t flags, const void *head,
+                                size_t head_length, const ucp_dt_iov_t *iov, size_t iov_count,
                                 ucp_send_nbx_callback_t cb, void *user_data);
 /* Receive a rendezvous message's data into `iov` (contiguous when one). */
 ucs_status_ptr_t sfs_tp_am_recv(sfs_tp_worker_t *worker, void *data, const ucp_dt_iov_t *iov,

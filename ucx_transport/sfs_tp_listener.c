@@ -48,47 +48,44 @@ static int sfs_tp_is_loopback(const uint8_t ipv4[4])
     return ipv4[0] == 127;
 }
 
-/* The IPv4 address of interface `name` (UP), or of the first UP interface
- * that is not a loopback when `name` is NULL. */
-static int sfs_tp_interface_ipv4(const char *name, uint8_t ipv4[4])
-{
-    struct ifaddrs *list, *ifa;
-    int             found = 0;
-
-    if (getifaddrs(&list) != 0) {
-        return 0;
-    }
-    for (ifa = list; ifa && !found; ifa = ifa->ifa_next) {
-        const struct sockaddr_in *sin = (const struct sockaddr_in *)ifa->ifa_addr;
-
-        if (!sin || sin->sin_family != AF_INET || !(ifa->ifa_flags & IFF_UP)) {
-            continue;
-        }
-        if (name ? strcmp(ifa->ifa_name, name) == 0 : !(ifa->ifa_flags & IFF_LOOPBACK)) {
-            memcpy(ipv4, &sin->sin_addr, 4);
-            found = 1;
-        }
-    }
-    freeifaddrs(list);
-    return found;
-}
-
+/* This host's IPv4 addresses, read once: both the choice of the address
+ * to publish and the same-host test below look at them. */
 static void sfs_tp_local_addresses(sfs_tp_worker_t *worker)
 {
     struct ifaddrs *list, *ifa;
 
-    worker->local_ipv4_count = 0;
+    worker->local_if_count = 0;
     if (getifaddrs(&list) != 0) {
         return;
     }
-    for (ifa = list; ifa && worker->local_ipv4_count < SFS_TP_LOCAL_IPV4_MAX; ifa = ifa->ifa_next) {
+    for (ifa = list; ifa && worker->local_if_count < SFS_TP_LOCAL_IPV4_MAX; ifa = ifa->ifa_next) {
         const struct sockaddr_in *sin = (const struct sockaddr_in *)ifa->ifa_addr;
+        sfs_tp_local_if_t        *one = &worker->local_ifs[worker->local_if_count];
 
         if (sin && sin->sin_family == AF_INET) {
-            memcpy(worker->local_ipv4[worker->local_ipv4_count++], &sin->sin_addr, 4);
+            snprintf(one->name, sizeof(one->name), "%s", ifa->ifa_name);
+            memcpy(one->ipv4, &sin->sin_addr, 4);
+            one->up       = (ifa->ifa_flags & IFF_UP) != 0;
+            one->loopback = (ifa->ifa_flags & IFF_LOOPBACK) != 0;
+            worker->local_if_count++;
         }
     }
     freeifaddrs(list);
+}
+
+/* The IPv4 address of interface `name` (up), or of the first interface up
+ * that is not a loopback when `name` is NULL. */
+static int sfs_tp_interface_ipv4(const sfs_tp_worker_t *worker, const char *name, uint8_t ipv4[4])
+{
+    for (unsigned i = 0; i < worker->local_if_count; i++) {
+        const sfs_tp_local_if_t *one = &worker->local_ifs[i];
+
+        if (one->up && (name ? strcmp(one->name, name) == 0 : !one->loopback)) {
+            memcpy(ipv4, one->ipv4, 4);
+            return 1;
+        }
+    }
+    return 0;
 }
 
 int sfs_tp_listener_is_local(const sfs_tp_worker_t *worker, const uint8_t ipv4[4])
@@ -96,8 +93,8 @@ int sfs_tp_listener_is_local(const sfs_tp_worker_t *worker, const uint8_t ipv4[4
     if (sfs_tp_is_loopback(ipv4)) {
         return 1;
     }
-    for (unsigned i = 0; i < worker->local_ipv4_count; i++) {
-        if (memcmp(worker->local_ipv4[i], ipv4, 4) == 0) {
+    for (unsigned i = 0; i < worker->local_if_count; i++) {
+        if (memcmp(worker->local_ifs[i].ipv4, ipv4, 4) == 0) {
             return 1;
         }
     }
@@ -121,7 +118,7 @@ static void sfs_tp_listener_pick_ipv4(const sfs_tp_worker_t *worker, uint8_t ipv
 
         snprintf(list, sizeof(list), "%s", devices);
         for (char *dev = strtok_r(list, ",", &save); dev; dev = strtok_r(NULL, ",", &save)) {
-            if (sfs_tp_interface_ipv4(dev, ipv4)) {
+            if (sfs_tp_interface_ipv4(worker, dev, ipv4)) {
                 *how = "UCX_NET_DEVICES";
                 return;
             }
@@ -140,7 +137,7 @@ static void sfs_tp_listener_pick_ipv4(const sfs_tp_worker_t *worker, uint8_t ipv
         }
         freeaddrinfo(res);
     }
-    if (sfs_tp_interface_ipv4(NULL, ipv4)) {
+    if (sfs_tp_interface_ipv4(worker, NULL, ipv4)) {
         *how = "the first interface up";
         return;
     }

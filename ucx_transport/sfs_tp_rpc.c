@@ -180,8 +180,12 @@ static int sfs_tp_rpc_send(sfs_tp_rpc_t *rpc)
     sfs_tp_hdr_seal(&hdr, conn->session_id ? &conn->session_key : NULL, rpc->args, rpc->args_length,
                     rpc->head);
 
-    sreq = sfs_tp_am_send(conn->ep, SFS_AM_ID_REQUEST, rpc->head, rpc->head_length, iov, iov_count,
-                          sfs_tp_rpc_send_cb, rpc);
+    /* a HELLO tells the server the endpoint it came on: one its listener
+     * accepted becomes the session's (sfs_tp_listener.c); no other request
+     * needs UCX to carry that */
+    sreq = sfs_tp_am_send(conn->ep, SFS_AM_ID_REQUEST,
+                          rpc->opcode == SFS_OP_HELLO ? UCP_AM_SEND_FLAG_REPLY : 0, rpc->head,
+                          rpc->head_length, iov, iov_count, sfs_tp_rpc_send_cb, rpc);
     if (UCS_PTR_IS_ERR(sreq)) {
         return sfs_error_set(-ECONNRESET, "%s: cannot send %s: %s", conn->name,
                              sfs_op_name(rpc->opcode), ucs_status_string(UCS_PTR_STATUS(sreq)));

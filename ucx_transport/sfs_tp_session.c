@@ -142,8 +142,8 @@ int sfs_tp_session_send(sfs_tp_session_t *session, const uint8_t *head, size_t h
     if (session->closed || !session->ep) {
         return -ECONNRESET;
     }
-    sreq =
-        sfs_tp_am_send(session->ep, SFS_AM_ID_REPLY, head, head_length, iov, iov_count, cb, cb_arg);
+    sreq = sfs_tp_am_send(session->ep, SFS_AM_ID_REPLY, 0, head, head_length, iov, iov_count, cb,
+                          cb_arg);
     if (UCS_PTR_IS_ERR(sreq)) {
         return -ECONNRESET;
     }

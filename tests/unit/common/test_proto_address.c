@@ -52,7 +52,8 @@ static void test_round_trip(void **state)
     assert_int_equal(out.ucx_length, sizeof(ucx));
     assert_memory_equal(out.ucx, ucx, sizeof(ucx));
     /* the IPv4 bytes sit where the bootstrap fetch rewrites them */
-    assert_memory_equal(buf + 8, in.ipv4, 4);
+    assert_memory_equal(buf + SFS_PEER_ADDRESS_IPV4_AT, in.ipv4, 4);
+    assert_int_equal(SFS_PEER_ADDRESS_IPV4_AT, 8);
 
     in.family = SFS_PEER_ADDRESS_NONE; /* a client: no listener */
     in.port   = 0;
