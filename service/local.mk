@@ -17,6 +17,7 @@ libsfs_service_la_SOURCES = \
 	service/sfs_meta_drain.c service/sfs_meta_drain.h \
 	service/sfs_meta_lease.c service/sfs_meta_lease.h \
 	service/sfs_chunk_tombstone.c service/sfs_chunk_tombstone.h \
+	service/sfs_chunk_removed.c service/sfs_chunk_removed.h \
 	service/sfs_meta_lock.c service/sfs_meta_lock.h service/sfs_meta_lock_rpc.c \
 	service/sfs_meta_store.c service/sfs_meta_store.h service/sfs_meta_store_internal.h \
 	service/sfs_meta_store_record.c service/sfs_meta_store_writes.c \

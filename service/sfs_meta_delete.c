@@ -4,7 +4,10 @@
  * the pending entries are sent in CHUNK_UNLINK batches to the targets of
  * their patterns, a mirrored file's to both members of each of its groups,
  * and those every target confirmed are forgotten in a metadata
- * transaction. Failed targets are retried later.
+ * transaction. Failed targets are retried later. A file removed while a
+ * writer holds it waits until the writer's close (or its registration's
+ * lease ends): its writes would make the chunk files again after their
+ * deletion (docs/metadata.md, "Removed while open").
  *
  * Both members of a group, not its primary for it to pass on: after a
  * failover the pattern names a member that is not the primary any more,
@@ -115,7 +118,8 @@ static void sfs_meta_delete_start(sfs_meta_t *meta)
         return;
     }
     if (sfs_meta_txn_begin(meta->store, 0, &txn) == 0) {
-        sfs_ns_pending_deletes(txn, 0, SFS_META_DELETE_BATCH, ids, patterns, &count);
+        sfs_ns_pending_deletes(txn, 0, SFS_META_DELETE_BATCH, sfs_wall_ns() / 1000000000u, ids,
+                               patterns, &count);
         sfs_meta_txn_abort(txn);
     }
     if (count == 0) {

@@ -355,7 +355,7 @@ void sfs_meta_run_op(sfs_meta_t *meta, sfs_meta_txn_t *txn, sfs_meta_op_t *op, u
         op->list_data = calloc(max, sizeof(uint64_t));
         op->status =
             op->list_data && patterns
-                ? sfs_ns_pending_deletes(txn, after, max, op->list_data, patterns, &op->count)
+                ? sfs_ns_pending_deletes(txn, after, max, 0, op->list_data, patterns, &op->count)
                 : -ENOMEM;
         op->eof = op->count < max;
         free(patterns);

@@ -192,9 +192,12 @@ int sfs_ns_size(sfs_meta_txn_t *txn, const sfs_cred_t *cred, const sfs_size_req_
                 uint64_t now_ns, uint64_t lease_s, sfs_attr_t *attr, sfs_size_reply_t *reply);
 
 /* Chunk deletions waiting (unlinked files): up to `max` entry ids after
- * `after`, each with its pattern. */
-int sfs_ns_pending_deletes(sfs_meta_txn_t *txn, uint64_t after, uint32_t max, uint64_t *ids,
-                           sfs_pattern_t *patterns, uint32_t *count_p);
+ * `after`, each with its pattern. `ready_s` 0: all of them; else (wall
+ * clock, seconds) only those that may go now: a file removed while open
+ * for writing waits until its writers' registrations end (their close) or
+ * run out, so that no write after the removal makes a chunk file again. */
+int sfs_ns_pending_deletes(sfs_meta_txn_t *txn, uint64_t after, uint32_t max, uint64_t ready_s,
+                           uint64_t *ids, sfs_pattern_t *patterns, uint32_t *count_p);
 /* Forget deletions that are done. */
 int sfs_ns_deletes_done(sfs_meta_txn_t *txn, const uint64_t *ids, uint32_t count);
 

@@ -83,6 +83,10 @@ int sfs_meta_counter_add(sfs_meta_txn_t *txn, const char *name, int64_t delta, u
 int sfs_meta_next_id(sfs_meta_txn_t *txn, uint64_t *id_p);
 /* Queue a removed file's chunk files for deletion on its targets. */
 int sfs_meta_queue_delete(sfs_meta_txn_t *txn, const sfs_attr_t *attr);
+/* The inode `id`, or a bare -ENOENT when there is none. */
+int sfs_meta_find_inode(sfs_meta_txn_t *txn, uint64_t id, sfs_attr_t *attr);
+/* A removed file's record waiting for its deletion, or a bare -ENOENT. */
+int sfs_meta_find_unlinked(sfs_meta_txn_t *txn, uint64_t id, sfs_attr_t *attr);
 
 /* Paths and permissions (sfs_ns_path.c) */
 int  sfs_meta_check_path(const char *path);

@@ -49,8 +49,7 @@ static void sfs_meta_dynattr_pack(sfs_wbuf_t *wb, const sfs_attr_t *attr)
     sfs_wbuf_u32(wb, attr->pool);
 }
 
-/* The inode `id`, or a bare -ENOENT when there is none. */
-static int sfs_meta_find_inode(sfs_meta_txn_t *txn, uint64_t id, sfs_attr_t *attr)
+int sfs_meta_find_inode(sfs_meta_txn_t *txn, uint64_t id, sfs_attr_t *attr)
 {
     uint8_t    keybuf[8];
     MDB_val    key = {8, keybuf}, val;
@@ -244,7 +243,10 @@ int sfs_meta_next_id(sfs_meta_txn_t *txn, uint64_t *id_p)
     return rc;
 }
 
-/* Queue a removed file's chunk files for deletion on its targets. */
+/* Queue a removed file's chunk files for deletion on its targets. The
+ * record keeps the inode whole, its writers' registrations too: the
+ * deletion waits for them (sfs_ns_pending_deletes). A record written
+ * before it kept them decodes with none. */
 int sfs_meta_queue_delete(sfs_meta_txn_t *txn, const sfs_attr_t *attr)
 {
     uint8_t    keybuf[8], valbuf[SFS_META_ATTR_MAX];
@@ -256,6 +258,7 @@ int sfs_meta_queue_delete(sfs_meta_txn_t *txn, const sfs_attr_t *attr)
     sfs_wbuf_init(&wb, valbuf, sizeof(valbuf));
     sfs_wbuf_u8(&wb, SFS_META_RECORD_VERSION);
     sfs_proto_attr_pack(&wb, attr);
+    sfs_meta_dynattr_pack(&wb, attr);
     val.mv_size = wb.length;
     val.mv_data = valbuf;
     rc          = sfs_meta_txn_put(txn, txn->store->unlinked, &key, &val);
@@ -274,8 +277,35 @@ int sfs_ns_statfs(sfs_meta_txn_t *txn, sfs_meta_statfs_t *stats)
     return 0;
 }
 
-int sfs_ns_pending_deletes(sfs_meta_txn_t *txn, uint64_t after, uint32_t max, uint64_t *ids,
-                           sfs_pattern_t *patterns, uint32_t *count_p)
+/* A removed file's pending-deletion record, or a bare -ENOENT. */
+int sfs_meta_find_unlinked(sfs_meta_txn_t *txn, uint64_t id, sfs_attr_t *attr)
+{
+    uint8_t    keybuf[8];
+    MDB_val    key = {8, keybuf}, val;
+    sfs_rbuf_t rb;
+    int        rc;
+
+    sfs_meta_put_be64(keybuf, id);
+    rc = mdb_get(txn->txn, txn->store->unlinked, &key, &val);
+    if (rc == MDB_NOTFOUND) {
+        return -ENOENT;
+    }
+    if (rc) {
+        return sfs_meta_mdb_error(rc, "reading a pending deletion");
+    }
+    sfs_rbuf_init(&rb, val.mv_data, val.mv_size);
+    sfs_rbuf_u8(&rb);
+    sfs_proto_attr_unpack(&rb, attr);
+    sfs_meta_dynattr_unpack(&rb, attr);
+    if (rb.error) {
+        return sfs_error_set(-EIO, "metadata store: the pending deletion of %016lx is corrupt",
+                             (unsigned long)id);
+    }
+    return 0;
+}
+
+int sfs_ns_pending_deletes(sfs_meta_txn_t *txn, uint64_t after, uint32_t max, uint64_t ready_s,
+                           uint64_t *ids, sfs_pattern_t *patterns, uint32_t *count_p)
 {
     uint8_t     keybuf[8];
     MDB_val     key = {8, keybuf}, val;
@@ -296,7 +326,11 @@ int sfs_ns_pending_deletes(sfs_meta_txn_t *txn, uint64_t after, uint32_t max, ui
         sfs_rbuf_init(&rb, val.mv_data, val.mv_size);
         sfs_rbuf_u8(&rb);
         sfs_proto_attr_unpack(&rb, &attr);
-        if (key.mv_size == 8 && !rb.error) {
+        sfs_meta_dynattr_unpack(&rb, &attr);
+        if (ready_s && attr.writers > 0 && ready_s < attr.write_until_s) {
+            /* still open for writing: its writes would make the chunk
+             * files again after their deletion */
+        } else if (key.mv_size == 8 && !rb.error) {
             ids[count]                   = sfs_meta_get_be64(key.mv_data);
             patterns[count]              = attr.pattern;
             patterns[count].stripe_count = attr.pattern_targets;

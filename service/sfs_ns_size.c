@@ -28,14 +28,43 @@ int sfs_ns_size_valid(const sfs_attr_t *attr, uint64_t now_ns)
            ((attr->size_flags & SFS_SIZE_KNOWN) && !sfs_ns_size_writers_live(attr, now_ns));
 }
 
+/* A file removed while open for writing: its chunk files stay until its
+ * writers' registrations end (sfs_ns_pending_deletes), so the pending
+ * deletion's record counts them: an END or a RENEW of a live registration
+ * updates it, anything else is ENOENT (a new writer cannot register). */
+static int sfs_ns_size_removed(sfs_meta_txn_t *txn, const sfs_size_req_t *req, uint64_t now_ns,
+                               uint64_t lease_s, sfs_attr_t *attr, sfs_size_reply_t *reply)
+{
+    if ((req->op != SFS_SIZE_OP_END && req->op != SFS_SIZE_OP_RENEW) ||
+        !sfs_ns_size_writers_live(attr, now_ns)) {
+        return sfs_error_set(-ENOENT, "file %016lx was removed", (unsigned long)req->entry_id);
+    }
+    if (req->op == SFS_SIZE_OP_END) {
+        attr->writers--;
+    } else if (attr->write_until_s < now_ns / 1000000000u + lease_s) {
+        attr->write_until_s = now_ns / 1000000000u + lease_s;
+    }
+    reply->writers = attr->writers;
+    return sfs_meta_queue_delete(txn, attr);
+}
+
 int sfs_ns_size(sfs_meta_txn_t *txn, const sfs_cred_t *cred, const sfs_size_req_t *req,
                 uint64_t now_ns, uint64_t lease_s, sfs_attr_t *attr, sfs_size_reply_t *reply)
 {
     const uint32_t epoch = SFS_SIZE_BASE | SFS_SIZE_SHARED;
     uint64_t       until = now_ns / 1000000000u + lease_s;
-    int            rc    = sfs_meta_get_inode(txn, req->entry_id, attr);
+    int            rc    = sfs_meta_find_inode(txn, req->entry_id, attr);
 
     memset(reply, 0, sizeof(*reply));
+    if (rc == -ENOENT) {
+        rc = sfs_meta_find_unlinked(txn, req->entry_id, attr);
+        if (rc == 0) {
+            return sfs_ns_size_removed(txn, req, now_ns, lease_s, attr, reply);
+        }
+        return rc == -ENOENT
+                   ? sfs_error_set(-ENOENT, "file %016lx was removed", (unsigned long)req->entry_id)
+                   : rc;
+    }
     if (rc) {
         return rc;
     }

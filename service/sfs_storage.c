@@ -11,6 +11,7 @@
 
 #include "sfs_alloc.h"
 #include "sfs_cap.h"
+#include "sfs_chunk_removed.h"
 #include "sfs_chunk_store.h"
 #include "sfs_chunk_tombstone.h"
 #include "sfs_errno.h"
@@ -94,6 +95,11 @@ int sfs_storage_create(sfs_service_t *service, sfs_storage_t **storage_p)
     if (rc) {
         goto err;
     }
+    rc = sfs_chunk_removed_create(SFS_CHUNK_REMOVED_MAX, SFS_CHUNK_REMOVED_KEEP_MS,
+                                  &storage->removed);
+    if (rc) {
+        goto err;
+    }
     *storage_p = storage;
     return 0;
 
@@ -122,6 +128,7 @@ void sfs_storage_destroy(sfs_storage_t *storage)
     }
     sfs_storage_mirror_fini(storage);
     sfs_tombstones_destroy(storage);
+    sfs_chunk_removed_destroy(storage->removed);
     for (uint32_t i = 0; i < storage->target_count; i++) {
         sfs_chunk_target_close(storage->targets[i]);
     }
@@ -360,6 +367,39 @@ void sfs_storage_release_buf(void *arg)
     sfs_storage_op_free(op);
 }
 
+void sfs_storage_reply_length(sfs_tp_request_t *req, uint64_t length)
+{
+    sfs_length_reply_t reply = {.length = length};
+    uint8_t            args[32];
+    sfs_wbuf_t         wb;
+
+    sfs_wbuf_init(&wb, args, sizeof(args));
+    sfs_proto_length_reply_pack(&wb, &reply);
+    sfs_tp_request_reply(req, 0, args, wb.length, NULL, 0, NULL, NULL);
+}
+
+/* A server's CHUNK_UNLINK (a removed file's deletion, a resync's) is
+ * remembered a while, so that a stale copy from the buddy does not make
+ * the chunk file again (sfs_chunk_removed.h). An administrator's is not:
+ * stripefs-ctl migrate removes a failed move's copy of a live file. */
+static void sfs_storage_note_removed(sfs_storage_op_t *op)
+{
+    const sfs_cred_t *cred = sfs_tp_session_cred(sfs_tp_request_session(op->req));
+    uint64_t          now  = sfs_time_ms();
+
+    if (op->status || !(cred->flags & SFS_CRED_SERVER)) {
+        return;
+    }
+    for (uint32_t i = 0; i < op->count; i++) {
+        if (sfs_chunk_removed_note(op->storage->removed, op->unlink->target_id,
+                                   op->unlink->entry_ids[i], now) != 0) {
+            sfs_warn("target %u: out of memory remembering removed chunk files",
+                     op->unlink->target_id);
+            return; /* a late copy could make one again: fsck lists it */
+        }
+    }
+}
+
 void sfs_storage_done(sfs_work_t *work)
 {
     sfs_storage_op_t  *op     = sfs_container_of(work, sfs_storage_op_t, work);
@@ -374,6 +414,7 @@ void sfs_storage_done(sfs_work_t *work)
     }
     if (op->opcode == SFS_OP_CHUNK_UNLINK && op->status == 0) {
         op->status = sfs_storage_mirror_unlinked(op);
+        sfs_storage_note_removed(op);
     }
     if (op->mirror_read) {
         sfs_storage_mirror_answer(op);

@@ -31,6 +31,10 @@ struct sfs_storage {
     struct sfs_storage_mirrors *mirrors;
     /* fences and tombstones of moved chunk files (sfs_chunk_tombstone.c) */
     struct sfs_tombstones *tombstones;
+    /* chunk files removed lately: stale copies from the buddy are dropped
+     * (sfs_chunk_removed.h); how many were */
+    struct sfs_chunk_removed *removed;
+    uint64_t                  stale_copies;
 };
 
 typedef struct sfs_storage_op {
@@ -115,6 +119,10 @@ void sfs_storage_mirror_answer(sfs_storage_op_t *op);
  * the change log where a resync pass began, or the log was cleared, since
  * its admission; 0, or the error (the op's detail set). */
 int sfs_storage_mirror_unlinked(sfs_storage_op_t *op);
+
+/* Answer a request done with `length` (the length reply of WRITE,
+ * TRUNCATE, FSYNC) without running it. */
+void sfs_storage_reply_length(sfs_tp_request_t *req, uint64_t length);
 
 /* Free an op that was never run (its data buffer is the caller's). */
 void sfs_storage_op_free(sfs_storage_op_t *op);

@@ -37,10 +37,13 @@
 
 #include "sfs_storage_internal.h"
 
+#include "sfs_chunk_removed.h"
+
 #include "sfs_errno.h"
 #include "sfs_log.h"
 #include "sfs_mirror_log.h"
 #include "sfs_mirror_resync.h"
+#include "sfs_time.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -230,6 +233,22 @@ static int sfs_storage_mirror_buddy_admit(sfs_storage_t *storage, sfs_storage_op
                                    "stopped)",
                                    sfs_op_name(op->opcode), group->id, op->chunk.target_id);
         return -ESTALE;
+    }
+    if (sfs_chunk_removed_recent(storage->removed, op->chunk.target_id, op->chunk.entry_id,
+                                 sfs_time_ms())) {
+        /* a forward (or resync copy) that arrived after this member removed
+         * the chunk file: stale (entry ids are never reused); writing it
+         * would make an orphan. Done, as far as the sender is concerned. */
+        if (storage->stale_copies++ < 20) {
+            sfs_info("mirror: %s of file %016" PRIx64 " on target %" PRIu32
+                     " from its buddy dropped: its chunk file was removed here since",
+                     sfs_op_name(op->opcode), op->chunk.entry_id, op->chunk.target_id);
+        }
+        sfs_storage_reply_length(op->req, op->opcode == SFS_OP_WRITE
+                                              ? sfs_chunk_req_bytes(&op->chunk)
+                                          : op->opcode == SFS_OP_TRUNCATE ? op->chunk.length
+                                                                          : 0);
+        return 1;
     }
     return 0;
 }

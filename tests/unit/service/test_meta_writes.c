@@ -233,7 +233,7 @@ static void test_batch_mirrored(void **state)
         sfs_pattern_t patterns[4];
         uint32_t      count = 0;
 
-        assert_int_equal(sfs_ns_pending_deletes(txn, 0, 4, ids, patterns, &count), 0);
+        assert_int_equal(sfs_ns_pending_deletes(txn, 0, 4, 0, ids, patterns, &count), 0);
         assert_int_equal(count, 1);
         assert_int_equal(sfs_ns_deletes_done(txn, ids, count), 0);
     }
