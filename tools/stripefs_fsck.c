@@ -168,7 +168,11 @@ static int fsck_judge_chunk(fsck_t *fsck, uint32_t target_id, uint64_t id, uint6
     fsck_file_t  key = {.entry_id = id};
     fsck_file_t *file;
 
-    file = bsearch(&key, fsck->files, fsck->file_count, sizeof(*fsck->files), fsck_cmp_file);
+    /* (bsearch must not get a NULL array, even of 0 elements: a namespace
+     * with no file, or no pending deletion, has none) */
+    file = fsck->file_count
+               ? bsearch(&key, fsck->files, fsck->file_count, sizeof(*fsck->files), fsck_cmp_file)
+               : NULL;
     if (file) {
         for (uint32_t t = 0; t < file->target_count; t++) {
             if (file->targets[t] == target_id) {
@@ -180,7 +184,8 @@ static int fsck_judge_chunk(fsck_t *fsck, uint32_t target_id, uint64_t id, uint6
                target_id, id, length);
         return 2;
     }
-    if (bsearch(&id, fsck->pending, fsck->pending_count, sizeof(uint64_t), fsck_cmp_id)) {
+    if (fsck->pending_count &&
+        bsearch(&id, fsck->pending, fsck->pending_count, sizeof(uint64_t), fsck_cmp_id)) {
         return 0; /* its file was removed; the service deletes it soon */
     }
     printf("  target %u: orphaned chunk file %016" PRIx64 " (%" PRIu64

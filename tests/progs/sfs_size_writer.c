@@ -27,7 +27,7 @@ int main(int argc, char **argv)
 {
     sfs_client_t *client;
     sfs_file_t   *file;
-    int           rc;
+    int           rc, status = 0;
 
     if (argc < 2) {
         fprintf(stderr, "usage: sfs_size_writer PATH [STEP...]\n");
@@ -38,7 +38,9 @@ int main(int argc, char **argv)
     }
     rc = sfs_file_open(client, argv[1], SFS_O_WRONLY | SFS_O_CREAT, 0644, NULL, &file);
     if (rc) {
-        return fail("open", rc);
+        status = fail("open", rc);
+        sfs_client_disconnect(client);
+        return status;
     }
     for (int i = 2; i < argc; i++) {
         unsigned long long a, b;
@@ -54,12 +56,14 @@ int main(int argc, char **argv)
             n = sfs_file_pwrite(file, data, b, a);
             free(data);
             if (n != (ssize_t)b) {
-                return fail(argv[i], n);
+                status = fail(argv[i], n);
+                break;
             }
             printf("written %llu\n", b);
         } else if (sscanf(argv[i], "truncate:%llu", &a) == 1) {
             if ((rc = sfs_file_truncate(file, a)) != 0) {
-                return fail(argv[i], rc);
+                status = fail(argv[i], rc);
+                break;
             }
         } else if (strcmp(argv[i], "hold") == 0) {
             printf("holding\n");
@@ -68,13 +72,16 @@ int main(int argc, char **argv)
             }
         } else {
             fprintf(stderr, "unknown step '%s'\n", argv[i]);
-            return 2;
+            status = 2;
+            break;
         }
         fflush(stdout);
     }
-    if ((rc = sfs_file_close(file)) != 0) {
-        return fail("close", rc);
+    /* closed and disconnected after a failed step too (a leak check's
+     * report would replace its exit status) */
+    if ((rc = sfs_file_close(file)) != 0 && status == 0) {
+        status = fail("close", rc);
     }
     sfs_client_disconnect(client);
-    return 0;
+    return status;
 }
