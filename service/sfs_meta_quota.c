@@ -341,9 +341,14 @@ int sfs_meta_quota_grow(sfs_meta_txn_t *txn, uint64_t entry_id, uint64_t end, ui
 {
     sfs_attr_t attr;
     uint64_t   before, granted;
-    int        rc = sfs_meta_get_inode(txn, entry_id, &attr);
+    int        rc = sfs_meta_find_inode(txn, entry_id, &attr);
 
     *limited_p = 0;
+    if (rc == -ENOENT) {
+        /* removed while open: its writer writes on within what it holds
+         * (docs/metadata.md, "Removed while open") */
+        return sfs_error_set(-ENOENT, "file %016lx was removed", (unsigned long)entry_id);
+    }
     if (rc) {
         return rc;
     }

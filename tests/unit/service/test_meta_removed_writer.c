@@ -3,10 +3,10 @@
  * registration lives, so that a write after the removal does not make a
  * chunk file again that nothing removes. An END or RENEW of the removed
  * file updates the pending deletion's record (a live registration only);
- * a BEGIN, or any call once no registration lives, is ENOENT; a deletion
- * is ready once the last writer ended or its lease ran out; a listing
- * (ready_s 0, stripefs-fsck's) shows every pending deletion. Through a
- * real store in a temporary directory. */
+ * a BEGIN or a QUOTA_GROW, or any call once no registration lives, is
+ * ENOENT naming the removal; a deletion is ready once the last writer
+ * ended or its lease ran out; a listing (ready_s 0, stripefs-fsck's) shows
+ * every pending deletion. Through a real store in a temporary directory. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "sfs_errno.h"
+#include "sfs_meta_quota.h"
 #include "sfs_meta_store.h"
 
 #include <ftw.h>
@@ -145,6 +146,14 @@ static void test_deletion_waits_for_the_writer(void **state)
     assert_int_equal(sfs_ns_unlink(f->txn, &f->server, "/d/f", S(5), &attr), 0);
     assert_int_equal(ready(f, 5, id), 0);
     assert_int_equal(ready(f, 0, id), 1); /* listed all the same */
+    /* nor grow its quota grant (a removed file is charged to no one) */
+    {
+        uint64_t granted = 0;
+        int      limited = 0;
+
+        assert_int_equal(sfs_meta_quota_grow(f->txn, id, 4096, &granted, &limited), -ENOENT);
+        assert_non_null(strstr(sfs_error_detail(), "was removed"));
+    }
     /* a new writer cannot register on a removed file */
     assert_int_equal(size_op(f, id, SFS_SIZE_OP_BEGIN, 6, NULL), -ENOENT);
     assert_non_null(strstr(sfs_error_detail(), "was removed"));
