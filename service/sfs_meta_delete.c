@@ -6,8 +6,8 @@
  * and those every target confirmed are forgotten in a metadata
  * transaction. Failed targets are retried later. A file removed while a
  * writer holds it waits until the writer's close (or its registration's
- * lease ends): its writes would make the chunk files again after their
- * deletion (docs/metadata.md, "Removed while open").
+ * lease ends), 30 s at most: its writes would make the chunk files again
+ * after their deletion (docs/metadata.md, "Removed while open").
  *
  * Both members of a group, not its primary for it to pass on: after a
  * failover the pattern names a member that is not the primary any more,

@@ -195,7 +195,12 @@ int sfs_ns_size(sfs_meta_txn_t *txn, const sfs_cred_t *cred, const sfs_size_req_
  * `after`, each with its pattern. `ready_s` 0: all of them; else (wall
  * clock, seconds) only those that may go now: a file removed while open
  * for writing waits until its writers' registrations end (their close) or
- * run out, so that no write after the removal makes a chunk file again. */
+ * run out, so that no write after the removal makes a chunk file again,
+ * but not longer than SFS_META_DELETE_WRITER_WAIT_S after the removal: a
+ * close whose END was lost (a cut, a failover; it is never sent again)
+ * looks like a writer that holds the file, whose registration lasts the
+ * capability's life. */
+#define SFS_META_DELETE_WRITER_WAIT_S 30u
 int sfs_ns_pending_deletes(sfs_meta_txn_t *txn, uint64_t after, uint32_t max, uint64_t ready_s,
                            uint64_t *ids, sfs_pattern_t *patterns, uint32_t *count_p);
 /* Forget deletions that are done. */

@@ -327,7 +327,8 @@ int sfs_ns_pending_deletes(sfs_meta_txn_t *txn, uint64_t after, uint32_t max, ui
         sfs_rbuf_u8(&rb);
         sfs_proto_attr_unpack(&rb, &attr);
         sfs_meta_dynattr_unpack(&rb, &attr);
-        if (ready_s && attr.writers > 0 && ready_s < attr.write_until_s) {
+        if (ready_s && attr.writers > 0 && ready_s < attr.write_until_s &&
+            ready_s < attr.ctime_ns / 1000000000u + SFS_META_DELETE_WRITER_WAIT_S) {
             /* still open for writing: its writes would make the chunk
              * files again after their deletion */
         } else if (key.mv_size == 8 && !rb.error) {

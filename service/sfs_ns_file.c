@@ -141,12 +141,14 @@ int sfs_ns_create(sfs_meta_txn_t *txn, const sfs_ns_create_args_t *args, sfs_att
 int sfs_meta_remove_file(sfs_meta_txn_t *txn, sfs_attr_t *parent, const char *name,
                          const sfs_attr_t *attr, uint64_t now_ns)
 {
-    int rc;
+    sfs_attr_t gone = *attr;
+    int        rc;
 
+    gone.ctime_ns = now_ns; /* its removal's time: how long the deletion may wait for a writer */
     if ((rc = sfs_meta_del_dentry(txn, parent->entry_id, name)) ||
         (rc = sfs_meta_del_inode(txn, attr->entry_id)) ||
         (rc = sfs_meta_counter_add(txn, "files", -1, NULL)) ||
-        (rc = sfs_meta_queue_delete(txn, attr)) ||
+        (rc = sfs_meta_queue_delete(txn, &gone)) ||
         (rc = sfs_meta_counter_add(txn, "pending_deletes", 1, NULL))) {
         return rc;
     }

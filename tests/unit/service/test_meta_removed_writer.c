@@ -5,7 +5,8 @@
  * file updates the pending deletion's record (a live registration only);
  * a BEGIN or a QUOTA_GROW, or any call once no registration lives, is
  * ENOENT naming the removal; a deletion is ready once the last writer
- * ended or its lease ran out; a listing (ready_s 0, stripefs-fsck's) shows
+ * ended or its lease ran out, and SFS_META_DELETE_WRITER_WAIT_S after the
+ * removal at the latest; a listing (ready_s 0, stripefs-fsck's) shows
  * every pending deletion. Through a real store in a temporary directory. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -24,7 +25,7 @@
 #include <unistd.h>
 
 #define S(seconds) ((uint64_t)(seconds)*1000000000ull)
-#define LEASE_S    100u
+#define LEASE_S    10u
 
 typedef struct {
     char              dir[64];
@@ -140,7 +141,7 @@ static void test_deletion_waits_for_the_writer(void **state)
     sfs_attr_t attr;
     uint32_t   writers = 99;
 
-    /* registered at 1 s: its lease runs to 101 s */
+    /* registered at 1 s: its lease runs to 11 s */
     assert_int_equal(size_op(f, id, SFS_SIZE_OP_BEGIN, 1, &writers), 0);
     assert_int_equal(writers, 1);
     assert_int_equal(sfs_ns_unlink(f->txn, &f->server, "/d/f", S(5), &attr), 0);
@@ -158,20 +159,20 @@ static void test_deletion_waits_for_the_writer(void **state)
     assert_int_equal(size_op(f, id, SFS_SIZE_OP_BEGIN, 6, NULL), -ENOENT);
     assert_non_null(strstr(sfs_error_detail(), "was removed"));
     /* a RENEW keeps it from running out */
-    assert_int_equal(size_op(f, id, SFS_SIZE_OP_RENEW, 90, &writers), 0);
+    assert_int_equal(size_op(f, id, SFS_SIZE_OP_RENEW, 8, &writers), 0);
     assert_int_equal(writers, 1);
-    assert_int_equal(ready(f, 150, id), 0);
+    assert_int_equal(ready(f, 15, id), 0);
     /* the close: ready at once */
-    assert_int_equal(size_op(f, id, SFS_SIZE_OP_END, 100, &writers), 0);
+    assert_int_equal(size_op(f, id, SFS_SIZE_OP_END, 16, &writers), 0);
     assert_int_equal(writers, 0);
-    assert_int_equal(ready(f, 100, id), 1);
+    assert_int_equal(ready(f, 16, id), 1);
     /* nothing lives any more: a second END changes nothing */
-    assert_int_equal(size_op(f, id, SFS_SIZE_OP_END, 101, NULL), -ENOENT);
-    assert_int_equal(ready(f, 101, id), 1);
+    assert_int_equal(size_op(f, id, SFS_SIZE_OP_END, 17, NULL), -ENOENT);
+    assert_int_equal(ready(f, 17, id), 1);
     /* done: a late END finds nothing, and says so */
     assert_int_equal(sfs_ns_deletes_done(f->txn, &id, 1), 0);
     assert_int_equal(ready(f, 0, id), 0);
-    assert_int_equal(size_op(f, id, SFS_SIZE_OP_END, 102, NULL), -ENOENT);
+    assert_int_equal(size_op(f, id, SFS_SIZE_OP_END, 18, NULL), -ENOENT);
     assert_non_null(strstr(sfs_error_detail(), "was removed"));
 }
 
@@ -189,10 +190,28 @@ static void test_two_writers_and_a_lease_that_ran_out(void **state)
     assert_int_equal(size_op(f, id, SFS_SIZE_OP_END, 4, &writers), 0);
     assert_int_equal(writers, 1);
     assert_int_equal(ready(f, 4, id), 0); /* one still writes */
-    /* it crashed: its lease (to 102 s) runs out */
-    assert_int_equal(ready(f, 101, id), 0);
-    assert_int_equal(ready(f, 102, id), 1);
-    assert_int_equal(size_op(f, id, SFS_SIZE_OP_RENEW, 103, NULL), -ENOENT);
+    /* it crashed: its lease (to 12 s) runs out */
+    assert_int_equal(ready(f, 11, id), 0);
+    assert_int_equal(ready(f, 12, id), 1);
+    assert_int_equal(size_op(f, id, SFS_SIZE_OP_RENEW, 13, NULL), -ENOENT);
+}
+
+/* A writer that renews for ever (or a close whose END was lost, whose
+ * registration lasts the capability's life): the deletion waits at most
+ * SFS_META_DELETE_WRITER_WAIT_S after the removal. */
+static void test_wait_is_bounded(void **state)
+{
+    fixture_t *f  = *state;
+    uint64_t   id = make_file(f, "/d/k");
+    sfs_attr_t attr;
+
+    assert_int_equal(size_op(f, id, SFS_SIZE_OP_BEGIN, 1, NULL), 0);
+    assert_int_equal(sfs_ns_unlink(f->txn, &f->server, "/d/k", S(3), &attr), 0);
+    for (uint64_t t = 8; t <= 32; t += 8) {
+        assert_int_equal(size_op(f, id, SFS_SIZE_OP_RENEW, t, NULL), 0);
+    }
+    assert_int_equal(ready(f, 3 + SFS_META_DELETE_WRITER_WAIT_S - 1, id), 0);
+    assert_int_equal(ready(f, 3 + SFS_META_DELETE_WRITER_WAIT_S, id), 1);
 }
 
 static void test_removed_without_a_writer(void **state)
@@ -212,6 +231,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_deletion_waits_for_the_writer, setup, teardown),
         cmocka_unit_test_setup_teardown(test_two_writers_and_a_lease_that_ran_out, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_wait_is_bounded, setup, teardown),
         cmocka_unit_test_setup_teardown(test_removed_without_a_writer, setup, teardown),
     };
 
