@@ -22,7 +22,7 @@ typedef struct sfs_chunk_gone {
 struct sfs_chunk_removed {
     sfs_hash_t hash;
     sfs_list_t order;
-    uint32_t   count, max;
+    uint32_t   max; /* entries: hash.count */
     uint64_t   keep_ms;
     uint64_t   dropped;
 };
@@ -49,7 +49,6 @@ static void sfs_chunk_removed_forget(sfs_chunk_removed_t *removed, sfs_chunk_gon
 {
     sfs_hash_del(&removed->hash, &gone->link);
     sfs_list_del(&gone->order);
-    removed->count--;
     free(gone);
 }
 
@@ -72,7 +71,8 @@ static void sfs_chunk_removed_expire(sfs_chunk_removed_t *removed, uint64_t now_
     while (!sfs_list_is_empty(&removed->order)) {
         sfs_chunk_gone_t *oldest = sfs_container_of(removed->order.next, sfs_chunk_gone_t, order);
 
-        if (now_ms - oldest->at_ms < removed->keep_ms && removed->count + room <= removed->max) {
+        if (now_ms - oldest->at_ms < removed->keep_ms &&
+            removed->hash.count + room <= removed->max) {
             break;
         }
         if (now_ms - oldest->at_ms < removed->keep_ms) {
@@ -113,7 +113,6 @@ int sfs_chunk_removed_note(sfs_chunk_removed_t *removed, uint32_t target_id, uin
     gone->at_ms     = now_ms;
     sfs_hash_add(&removed->hash, &gone->link, entry_id);
     sfs_list_add_tail(&removed->order, &gone->order);
-    removed->count++;
     return 0;
 }
 
@@ -122,7 +121,7 @@ int sfs_chunk_removed_recent(sfs_chunk_removed_t *removed, uint32_t target_id, u
 {
     sfs_chunk_gone_t *gone;
 
-    if (removed->count == 0) {
+    if (removed->hash.count == 0) {
         return 0;
     }
     gone = sfs_chunk_removed_find(removed, target_id, entry_id);
@@ -131,7 +130,7 @@ int sfs_chunk_removed_recent(sfs_chunk_removed_t *removed, uint32_t target_id, u
 
 uint32_t sfs_chunk_removed_count(const sfs_chunk_removed_t *removed)
 {
-    return removed->count;
+    return (uint32_t)removed->hash.count;
 }
 
 uint64_t sfs_chunk_removed_dropped(const sfs_chunk_removed_t *removed)

@@ -277,13 +277,25 @@ int sfs_ns_statfs(sfs_meta_txn_t *txn, sfs_meta_statfs_t *stats)
     return 0;
 }
 
+/* A pending deletion's record (the version byte, the inode's attributes
+ * and its dynamic ones): 0, or non-zero when it is cut short. */
+static int sfs_meta_unlinked_decode(const MDB_val *val, sfs_attr_t *attr)
+{
+    sfs_rbuf_t rb;
+
+    sfs_rbuf_init(&rb, val->mv_data, val->mv_size);
+    sfs_rbuf_u8(&rb);
+    sfs_proto_attr_unpack(&rb, attr);
+    sfs_meta_dynattr_unpack(&rb, attr);
+    return rb.error;
+}
+
 /* A removed file's pending-deletion record, or a bare -ENOENT. */
 int sfs_meta_find_unlinked(sfs_meta_txn_t *txn, uint64_t id, sfs_attr_t *attr)
 {
-    uint8_t    keybuf[8];
-    MDB_val    key = {8, keybuf}, val;
-    sfs_rbuf_t rb;
-    int        rc;
+    uint8_t keybuf[8];
+    MDB_val key = {8, keybuf}, val;
+    int     rc;
 
     sfs_meta_put_be64(keybuf, id);
     rc = mdb_get(txn->txn, txn->store->unlinked, &key, &val);
@@ -293,15 +305,20 @@ int sfs_meta_find_unlinked(sfs_meta_txn_t *txn, uint64_t id, sfs_attr_t *attr)
     if (rc) {
         return sfs_meta_mdb_error(rc, "reading a pending deletion");
     }
-    sfs_rbuf_init(&rb, val.mv_data, val.mv_size);
-    sfs_rbuf_u8(&rb);
-    sfs_proto_attr_unpack(&rb, attr);
-    sfs_meta_dynattr_unpack(&rb, attr);
-    if (rb.error) {
+    if (sfs_meta_unlinked_decode(&val, attr) != 0) {
         return sfs_error_set(-EIO, "metadata store: the pending deletion of %016lx is corrupt",
                              (unsigned long)id);
     }
     return 0;
+}
+
+/* Whether a pending deletion waits at `ready_s` (0: never): a writer's
+ * registration lives, and the removal is not SFS_META_DELETE_WRITER_WAIT_S
+ * old yet. */
+static int sfs_ns_deletion_waits(const sfs_attr_t *attr, uint64_t ready_s)
+{
+    return ready_s && attr->writers > 0 && ready_s < attr->write_until_s &&
+           ready_s < attr->ctime_ns / 1000000000u + SFS_META_DELETE_WRITER_WAIT_S;
 }
 
 int sfs_ns_pending_deletes(sfs_meta_txn_t *txn, uint64_t after, uint32_t max, uint64_t ready_s,
@@ -320,18 +337,12 @@ int sfs_ns_pending_deletes(sfs_meta_txn_t *txn, uint64_t after, uint32_t max, ui
     }
     rc = mdb_cursor_get(cursor, &key, &val, MDB_SET_RANGE);
     while (rc == 0 && count < max) {
-        sfs_rbuf_t rb;
         sfs_attr_t attr;
 
-        sfs_rbuf_init(&rb, val.mv_data, val.mv_size);
-        sfs_rbuf_u8(&rb);
-        sfs_proto_attr_unpack(&rb, &attr);
-        sfs_meta_dynattr_unpack(&rb, &attr);
-        if (ready_s && attr.writers > 0 && ready_s < attr.write_until_s &&
-            ready_s < attr.ctime_ns / 1000000000u + SFS_META_DELETE_WRITER_WAIT_S) {
-            /* still open for writing: its writes would make the chunk
-             * files again after their deletion */
-        } else if (key.mv_size == 8 && !rb.error) {
+        /* one still open for writing waits: its writes would make the
+         * chunk files again after their deletion */
+        if (key.mv_size == 8 && sfs_meta_unlinked_decode(&val, &attr) == 0 &&
+            !sfs_ns_deletion_waits(&attr, ready_s)) {
             ids[count]                   = sfs_meta_get_be64(key.mv_data);
             patterns[count]              = attr.pattern;
             patterns[count].stripe_count = attr.pattern_targets;
