@@ -87,9 +87,13 @@ read -r passed failed skipped xfailed < <(awk '{p += $1; f += $2; s += $3; x += 
 rm -f "$counts"
 echo
 echo "run-tests: $((SECONDS / 60)):$(printf %02d $((SECONDS % 60))) in all"
-# every skip with its reason and every expected failure with its bug, of
-# both passes; then their counts on their own lines, so that the last line
-# keeps its fixed shape
+# every failure, every skip with its reason and every expected failure with
+# its bug, of both passes (CI shows only the output's tail); then their
+# counts on their own lines, so that the last line keeps its fixed shape
+if grep -q '^FAIL ' "$lists"; then
+    echo "Failed:"
+    sed -n 's/^FAIL /  /p' "$lists"
+fi
 if grep -q '^SKIP ' "$lists"; then
     echo "Skipped (why):"
     sed -n 's/^SKIP /  /p' "$lists"

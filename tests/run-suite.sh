@@ -7,7 +7,7 @@
 #                      [--counts FILE] [--lists FILE] [--sanitizer-logs DIR]
 #
 # --counts FILE appends "passed failed skipped xfailed" to FILE (for combined totals);
-# --lists FILE appends one line per skip and expected failure, "SKIP name: reason"
+# --lists FILE appends one line per failure, skip and expected failure, "FAIL name (why)", "SKIP name: reason"
 # or "XFAIL name: reason" (with the label), for a combined summary.
 # --sanitizer-logs DIR (a sanitizer build): a test with a sanitizer error
 # report fails and shows it, even where the process that reported was
@@ -178,6 +178,7 @@ echo
 echo "Logs: $log_dir"
 [ -n "$counts" ] && echo "$passed $failed $skipped $xfailed" >>"$counts"
 if [ -n "$lists" ]; then
+    for line in "${failures[@]}"; do echo "FAIL ${label:+[$label] }$line"; done >>"$lists"
     for line in "${skips[@]}"; do echo "SKIP $line"; done >>"$lists"
     for line in "${xfails[@]}"; do echo "XFAIL $line"; done >>"$lists"
 fi

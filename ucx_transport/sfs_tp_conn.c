@@ -127,7 +127,10 @@ static int sfs_tp_conn_munge(sfs_tp_conn_t *conn, const sfs_hello_req_t *hello,
     return 0;
 }
 
-static int sfs_tp_conn_hello(sfs_tp_conn_t *conn, uint32_t timeout_ms)
+/* to_self: the address this connection was made to is this worker's own
+ * (a server rank reaching its own roles); any other address that answers
+ * with this worker's uuid came back to this process by accident. */
+static int sfs_tp_conn_hello(sfs_tp_conn_t *conn, int to_self, uint32_t timeout_ms)
 {
     sfs_tp_worker_t    *worker = conn->worker;
     sfs_hello_req_t     hello;
@@ -184,6 +187,16 @@ static int sfs_tp_conn_hello(sfs_tp_conn_t *conn, uint32_t timeout_ms)
     sfs_proto_hello_reply_unpack(&rb, reply);
     if (rb.error || reply->session_id == 0) {
         rc = sfs_error_set(-EPROTO, "%s: malformed HELLO reply", conn->name);
+        goto out;
+    }
+    if (reply->server_uuid == worker->uuid && !to_self) {
+        /* TCP connects a socket to itself when the port it picks for this
+         * end is the port of a peer that has gone away: refused as a
+         * connection, so that the caller tries again or fails over */
+        rc = sfs_error_set(-ECONNREFUSED,
+                           "%s: the connection came back to this process (pid %d): nothing "
+                           "listens at that address any more",
+                           conn->name, (int)getpid());
         goto out;
     }
     if (SFS_FEATURES_REQUIRED_OF_SERVER & ~reply->features) {
@@ -311,7 +324,11 @@ int sfs_tp_conn_create(sfs_tp_worker_t *worker, const void *address, size_t addr
     }
     sfs_list_add_tail(&worker->conns, &conn->list);
 
-    rc = sfs_tp_conn_hello(conn, timeout_ms);
+    /* (the UCX part: the published address's IPv4 part may be rewritten) */
+    rc = sfs_tp_conn_hello(conn,
+                           peer.ucx_length == worker->ucx_address_length &&
+                               memcmp(peer.ucx, worker->ucx_address, peer.ucx_length) == 0,
+                           timeout_ms);
     if (rc) {
         sfs_tp_conn_destroy(conn);
         return rc;

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 sfs_tp_session_t *sfs_tp_session_find(sfs_tp_worker_t *worker, uint64_t session_id)
 {
@@ -399,6 +400,25 @@ void sfs_tp_session_handle_hello(sfs_tp_worker_t *worker, const sfs_proto_hdr_t 
         sfs_tp_error_args(rc, sfs_error_detail(), out, sizeof(out), &out_length);
         sfs_tp_session_reply_small(session, hdr, rc, out, out_length, NULL);
         sfs_tp_session_close(session, "peer too old");
+        free(reply);
+        return;
+    }
+    if (worker->peer_kind != SFS_PEER_SERVER && hello.peer_uuid == worker->uuid &&
+        hello.pid == (uint32_t)getpid()) {
+        /* a client's own HELLO: its connection to a peer that has gone away
+         * came back to it (TCP connects a socket to itself when the port it
+         * picks for this end is the dead peer's port). Refused as a
+         * connection, so that the caller tries again or fails over. (A
+         * server rank connects to itself on purpose, to its own roles:
+         * sfs_tp_conn_hello tells those apart.) */
+        rc = sfs_error_set(-ECONNREFUSED,
+                           "the connection came back to this process (pid %u): nothing listens "
+                           "at that address any more",
+                           hello.pid);
+        sfs_debug("%s", sfs_error_detail());
+        sfs_tp_error_args(rc, sfs_error_detail(), out, sizeof(out), &out_length);
+        sfs_tp_session_reply_small(session, hdr, rc, out, out_length, NULL);
+        sfs_tp_session_close(session, "connected to itself");
         free(reply);
         return;
     }

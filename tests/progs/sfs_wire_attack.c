@@ -7,7 +7,8 @@
  *   - a request with a forged MAC
  *   - a replayed AUTH (proof of an earlier handshake), a forged AUTH,
  *     an AUTH for a session that does not exist
- *   - peers of other versions (sfs_wire_attack_versions.c)
+ *   - peers of other versions, and a connection that comes back to this
+ *     process (sfs_wire_attack_versions.c)
  *   - a captured request (a MKDIR) sent again after the directory was
  *     removed, on the session's endpoint and on another one: not served
  *   - same-host file handoff: another process that holds the name of the
@@ -775,6 +776,7 @@ int main(int argc, char **argv)
     attack_bad_arguments();
     attack_handshakes();
     attack_old_peer();
+    attack_self_connect();
     attack_replay();
     attack_handoff_squatter();
     attack_handoff_forged();

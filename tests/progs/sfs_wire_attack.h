@@ -31,5 +31,6 @@ int honest_ping(void);
 /* A HELLO by hand (announcing hand_features): 0 or the refusal. */
 int  hello_by_hand(sfs_tp_conn_t **conn_p, sfs_hello_req_t *hello, sfs_hello_reply_t *reply);
 void attack_old_peer(void);
+void attack_self_connect(void);
 
 #endif

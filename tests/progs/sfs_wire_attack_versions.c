@@ -2,6 +2,10 @@
  * Peers of other versions (docs/protocol.md): one whose HELLO has no
  * features, as before they existed, is refused with a reply that says what
  * it lacks; one with a bit the server does not know is served.
+ * A connection that comes back to its own process (TCP connects a socket to
+ * itself when the port it picks is a dead peer's) is refused as a
+ * connection, not taken for a server: here, a connection to this process's
+ * own worker address.
  */
 #define SFS_LOG_FAC "attack"
 #include "sfs_wire_attack.h"
@@ -9,6 +13,23 @@
 #include "sfs_errno.h"
 
 #include <string.h>
+
+void attack_self_connect(void)
+{
+    size_t         own_length;
+    const void    *own = sfs_tp_worker_address(worker, &own_length);
+    sfs_tp_conn_t *conn;
+    int            rc;
+
+    rc = sfs_tp_conn_create(worker, own, own_length, "this process", 5000, &conn);
+    if (rc == 0) {
+        sfs_tp_conn_destroy(conn);
+    }
+    CHECK(rc == -ECONNREFUSED && strstr(sfs_error_detail(), "came back to this process"),
+          "a connection to this process itself is refused as a connection: %s (%s)",
+          sfs_strerror(rc), sfs_error_detail());
+    CHECK(honest_ping() == 0, "the server is still reached after a connection to itself");
+}
 
 void attack_old_peer(void)
 {
