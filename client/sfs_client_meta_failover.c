@@ -151,9 +151,10 @@ static int sfs_client_meta_counter_tagged(const sfs_tp_rpc_params_t *params)
  * change that carries an op_tag (the server answers a resend from the
  * reply it kept), or one whose second run costs nothing a job can see
  * (SIZE but END; QUOTA_GROW grants from the end asked for, at worst a step
- * more charged ahead), or a tagged COUNTER. Untagged counters, locks, the
- * migration's calls and META_CHECK (it repairs with --repair) are none of
- * these. */
+ * more charged ahead; QUOTA_SET sets limits, not steps: a second run sets
+ * the same, unless another set came in between), or a tagged COUNTER. Untagged counters, locks,
+ * POOL_SET (a second create or remove is refused), the migration's calls and META_CHECK (it repairs
+ * with --repair) are none of these. */
 static int sfs_client_meta_resend_safe(const sfs_client_t        *client,
                                        const sfs_tp_rpc_params_t *params)
 {
@@ -163,6 +164,7 @@ static int sfs_client_meta_resend_safe(const sfs_client_t        *client,
     case SFS_OP_COUNTER:
         return sfs_client_meta_counter_tagged(params);
     case SFS_OP_QUOTA_GROW:
+    case SFS_OP_QUOTA_SET:
     case SFS_OP_LOOKUP:
     case SFS_OP_READDIR:
     case SFS_OP_STAT:
