@@ -152,9 +152,10 @@ static int sfs_client_meta_counter_tagged(const sfs_tp_rpc_params_t *params)
  * reply it kept), or one whose second run costs nothing a job can see
  * (SIZE but END; QUOTA_GROW grants from the end asked for, at worst a step
  * more charged ahead; QUOTA_SET sets limits, not steps: a second run sets
- * the same, unless another set came in between), or a tagged COUNTER. Untagged counters, locks,
- * POOL_SET (a second create or remove is refused), the migration's calls and META_CHECK (it repairs
- * with --repair) are none of these. */
+ * the same, unless another set came in between), or a tagged COUNTER.
+ * Untagged counters, locks, POOL_SET (a second create or remove is
+ * refused), the migration's calls and META_CHECK (it repairs with
+ * --repair) are none of these. */
 static int sfs_client_meta_resend_safe(const sfs_client_t        *client,
                                        const sfs_tp_rpc_params_t *params)
 {
