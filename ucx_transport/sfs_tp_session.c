@@ -342,6 +342,19 @@ static int sfs_tp_session_open_ep(sfs_tp_session_t *session, ucp_ep_h reply_ep,
     return 0;
 }
 
+/* A HELLO refused: the reply says why (sfs_error_detail()), then the
+ * session is closed (`closed_why`, for the log). */
+static void sfs_tp_session_refuse(sfs_tp_session_t *session, const sfs_proto_hdr_t *hdr, int rc,
+                                  const char *closed_why)
+{
+    uint8_t out[SFS_ERROR_DETAIL_MAX + 128];
+    size_t  out_length;
+
+    sfs_tp_error_args(rc, sfs_error_detail(), out, sizeof(out), &out_length);
+    sfs_tp_session_reply_small(session, hdr, rc, out, out_length, NULL);
+    sfs_tp_session_close(session, closed_why);
+}
+
 void sfs_tp_session_handle_hello(sfs_tp_worker_t *worker, const sfs_proto_hdr_t *hdr,
                                  const void *args, size_t args_length, ucp_ep_h reply_ep)
 {
@@ -349,7 +362,6 @@ void sfs_tp_session_handle_hello(sfs_tp_worker_t *worker, const sfs_proto_hdr_t 
     sfs_hello_reply_t *reply;
     sfs_tp_session_t  *session;
     uint8_t            out[SFS_CRED_TEXT_MAX + 1024];
-    size_t             out_length;
     sfs_wbuf_t         wb;
     sfs_rbuf_t         rb;
     int                rc;
@@ -389,18 +401,11 @@ void sfs_tp_session_handle_hello(sfs_tp_worker_t *worker, const sfs_proto_hdr_t 
     sfs_list_add_tail(&worker->session_list, &session->list);
     worker->pending_sessions++;
 
-    if (!SFS_ALLOC_PTR(reply)) {
-        sfs_tp_session_close(session, "out of memory");
-        return;
-    }
     session->method = hello.method;
     rc              = sfs_tp_session_check_features(session, &hello);
     if (rc) {
         sfs_warn("%s", sfs_error_detail());
-        sfs_tp_error_args(rc, sfs_error_detail(), out, sizeof(out), &out_length);
-        sfs_tp_session_reply_small(session, hdr, rc, out, out_length, NULL);
-        sfs_tp_session_close(session, "peer too old");
-        free(reply);
+        sfs_tp_session_refuse(session, hdr, rc, "peer too old");
         return;
     }
     if (worker->peer_kind != SFS_PEER_SERVER && hello.peer_uuid == worker->uuid &&
@@ -416,10 +421,11 @@ void sfs_tp_session_handle_hello(sfs_tp_worker_t *worker, const sfs_proto_hdr_t 
                            "at that address any more",
                            hello.pid);
         sfs_debug("%s", sfs_error_detail());
-        sfs_tp_error_args(rc, sfs_error_detail(), out, sizeof(out), &out_length);
-        sfs_tp_session_reply_small(session, hdr, rc, out, out_length, NULL);
-        sfs_tp_session_close(session, "connected to itself");
-        free(reply);
+        sfs_tp_session_refuse(session, hdr, rc, "connected to itself");
+        return;
+    }
+    if (!SFS_ALLOC_PTR(reply)) {
+        sfs_tp_session_close(session, "out of memory");
         return;
     }
     reply->features    = SFS_FEATURES_THIS;
@@ -433,9 +439,7 @@ void sfs_tp_session_handle_hello(sfs_tp_worker_t *worker, const sfs_proto_hdr_t 
         if (rc) {
             sfs_warn("authentication refused: %s pid %u (%s): %s", session->peer_host,
                      session->peer_pid, session->peer_program, sfs_error_detail());
-            sfs_tp_error_args(rc, sfs_error_detail(), out, sizeof(out), &out_length);
-            sfs_tp_session_reply_small(session, hdr, rc, out, out_length, NULL);
-            sfs_tp_session_close(session, "authentication refused");
+            sfs_tp_session_refuse(session, hdr, rc, "authentication refused");
             free(reply);
             return;
         }
