@@ -193,7 +193,8 @@ uint32_t    sfs_tp_conn_server_node(const sfs_tp_conn_t *conn);
 uint64_t sfs_tp_conn_server_uuid(const sfs_tp_conn_t *conn);
 /* What the server can do (SFS_FEATURE_*), from its HELLO reply. */
 uint64_t sfs_tp_conn_server_features(const sfs_tp_conn_t *conn);
-/* Transports UCX uses for this connection, e.g. "posix/memory, cma/memory". */
+/* Transports UCX uses for this connection, e.g. "posix/memory, cma/memory"
+ * (asked of UCX at the first call; "unknown" once the connection failed). */
 const char *sfs_tp_conn_transports(sfs_tp_conn_t *conn);
 
 /* ---------------------------------------------------------------------- */

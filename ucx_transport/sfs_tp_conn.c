@@ -333,8 +333,13 @@ int sfs_tp_conn_create(sfs_tp_worker_t *worker, const void *address, size_t addr
         sfs_tp_conn_destroy(conn);
         return rc;
     }
-    sfs_tp_describe_transports(conn->ep, conn->transports, sizeof(conn->transports));
-    sfs_debug("connected to %s (node %u) over %s", conn->name, conn->server_node, conn->transports);
+    /* the transports are described when asked (sfs_tp_conn_transports), not
+     * at every connect: UCX's description of an endpoint that failed in the
+     * handshake's last progress, before its error callback ran, read freed
+     * memory (a client's SEGV in ucp_ep_print_info, found under
+     * AddressSanitizer while a rank was killed) */
+    sfs_debug("connected to %s (node %u) over %s", conn->name, conn->server_node,
+              sfs_tp_conn_transports(conn));
     *conn_p = conn;
     return 0;
 }
@@ -430,5 +435,8 @@ uint64_t sfs_tp_conn_server_features(const sfs_tp_conn_t *conn)
 
 const char *sfs_tp_conn_transports(sfs_tp_conn_t *conn)
 {
+    if (!conn->transports[0] && conn->ep && !conn->status) {
+        sfs_tp_describe_transports(conn->ep, conn->transports, sizeof(conn->transports));
+    }
     return conn->transports[0] ? conn->transports : "unknown";
 }
