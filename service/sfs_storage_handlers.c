@@ -129,6 +129,13 @@ static int sfs_storage_authorize(sfs_storage_t *storage, sfs_tp_request_t *req, 
     if (cred->flags & SFS_CRED_SERVER) {
         return 0;
     }
+    if (chunk->flags & SFS_CHUNK_BUDDY) {
+        /* a copy between a mirror group's members: from a client it would
+         * change one copy only (docs/mirroring.md) */
+        rc = sfs_error_set(-EPERM, "%s flagged as a copy from a mirror buddy is for servers only",
+                           sfs_op_name(opcode));
+        goto refused;
+    }
     switch (opcode) {
     case SFS_OP_READ:
     case SFS_OP_CHUNK_OPEN:

@@ -11,9 +11,11 @@
  * Expects: a write one byte past the bound, one at 16 MiB, one with no
  * bound and a truncate to 1 GiB refused with EDQUOT; the 4 KiB ending
  * exactly at the bound stored; a raised bound and OTHER's bound refused
- * with EACCES; nothing readable at the refused offsets; each chunk file
- * within its bound. Prints "ok: ..." per check, PASSED and exits 0, or
- * FAILED lines and exits 1.
+ * with EACCES; a write and a CHUNK_STAT flagged as a mirror buddy's copy
+ * (SFS_CHUNK_BUDDY) refused with EPERM (servers only: from a client it
+ * would change one copy of a mirrored file); nothing readable at the
+ * refused offsets; each chunk file within its bound. Prints "ok: ..." per check, PASSED and exits
+ * 0, or FAILED lines and exits 1.
  */
 #include "sfs_client_internal.h"
 
@@ -31,8 +33,9 @@
 #define BYPASS_PIECE 4096u
 #define MIB          (1024u * 1024)
 
-static int  failures;
-static char detail[SFS_ERROR_DETAIL_MAX];
+static int      failures;
+static uint32_t extra_flags; /* OR'd into every hand-made request's flags */
+static char     detail[SFS_ERROR_DETAIL_MAX];
 
 static void check(int ok, const char *fmt, ...)
 {
@@ -84,6 +87,7 @@ static int chunk_call(sfs_file_t *file, uint32_t opcode, uint32_t index, uint64_
     if (opcode != SFS_OP_CHUNK_STAT && p->type == SFS_PATTERN_MIRROR) {
         chunk->flags |= SFS_CHUNK_MIRRORED;
     }
+    chunk->flags |= extra_flags;
     if (bound) {
         chunk->flags |= SFS_CHUNK_BOUND;
         chunk->bound = *bound;
@@ -226,6 +230,16 @@ int main(int argc, char **argv)
     rc = write_by_hand(file, 0, BYPASS_PIECE, data, &other->bound);
     check(rc == -EACCES && strstr(detail, "is for entry"), "another file's bound: %s (%s)",
           sfs_strerror(rc), detail);
+
+    /* a mirror buddy's copy: for servers only */
+    extra_flags = SFS_CHUNK_BUDDY;
+    rc          = write_by_hand(file, 0, BYPASS_PIECE, data, &file->bound);
+    check(rc == -EPERM && strstr(detail, "for servers only"),
+          "a write flagged as a mirror buddy's copy: %s (%s)", sfs_strerror(rc), detail);
+    rc = chunk_call(file, SFS_OP_CHUNK_STAT, 0, 0, 0, NULL, NULL, NULL);
+    check(rc == -EPERM && strstr(detail, "for servers only"),
+          "a CHUNK_STAT flagged as a mirror buddy's question: %s (%s)", sfs_strerror(rc), detail);
+    extra_flags = 0;
 
     /* what the targets hold */
     memset(back, 0, sizeof(back));
