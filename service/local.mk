@@ -34,7 +34,8 @@ libsfs_service_la_SOURCES = \
 	service/sfs_mgmt_meta_mirror.c service/sfs_mgmt_meta_promote.c service/sfs_mgmt_state.c service/sfs_mgmt_state.h \
 	service/sfs_storage_mirror_state.c service/sfs_mirror_log.c service/sfs_mirror_log.h \
 	service/sfs_mirror_resync.c service/sfs_mirror_resync.h \
-	service/sfs_lease.c service/sfs_lease.h service/sfs_meta_fence.c service/sfs_meta_fence.h \
+	service/sfs_lease.c service/sfs_lease.h service/sfs_buddy_word.c service/sfs_buddy_word.h \
+	service/sfs_meta_fence.c service/sfs_meta_fence.h \
 	service/sfs_mirror_resync_internal.h service/sfs_mirror_rebuild.c \
 	service/sfs_chunk_store.c service/sfs_chunk_store.h service/sfs_chunk_backend.h \
 	service/sfs_chunk_store_internal.h service/sfs_chunk_cache.c service/sfs_chunk_map.c \

@@ -307,6 +307,9 @@ int sfs_server_attach_start(sfs_server_t *server, uint32_t rank)
     int                      rc;
 
     rc = sfs_service_create(config, server->plan, rank, &server->service);
+    if (rc == 0) {
+        server->service->rejoined = 1;
+    }
     if (rc == 0 && server->service->mgmt) {
         /* management is this process: its bootstrap port is answered by
          * the loop that has not started yet, so register at its address */

@@ -49,6 +49,7 @@ typedef struct sfs_service {
     sfs_lease_t meta_lease; /* a mirrored metadata server's, from management (sfs_meta_fence.h) */
     uint64_t    meta_since_ms; /* its promotion: older heartbeats' answers do not depose it */
     int         registered;
+    int         rejoined;       /* started into a running service (--rejoin, --join) */
     int         mgmt_away_said; /* "management unreachable" logged once */
 } sfs_service_t;
 

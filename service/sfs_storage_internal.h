@@ -64,15 +64,18 @@ typedef struct sfs_storage_op {
     int mirror_wait;  /* waits for an overlapping earlier request */
     int mirror_read;  /* a mirrored READ/CHUNK_OPEN as primary: fenced
                        * again at the answer */
-    int                    unlink_noted; /* CHUNK_UNLINK: recorded in the change log at admission */
-    uint64_t               unlink_log_gen; /* ... in the log's pass generation then */
-    uint32_t               buddy_id;       /* the secondary target */
-    uint64_t               bytes;          /* for sfs_storage_submit */
-    uint64_t               lo, hi;         /* chunk file range it changes ([0, 0): none) */
-    uint64_t               primary_length;
-    sfs_tp_rpc_t          *forward;
-    uint8_t               *forward_args;
-    struct iovec           forward_iov; /* the payload it sends (valid until its reply) */
+    int           forward_taken;  /* the buddy took the forward as secondary */
+    int           forward_resent; /* sent again once (its connection was closed under it) */
+    uint64_t      forward_sent_ms;
+    int           unlink_noted;   /* CHUNK_UNLINK: recorded in the change log at admission */
+    uint64_t      unlink_log_gen; /* ... in the log's pass generation then */
+    uint32_t      buddy_id;       /* the secondary target */
+    uint64_t      bytes;          /* for sfs_storage_submit */
+    uint64_t      lo, hi;         /* chunk file range it changes ([0, 0): none) */
+    uint64_t      primary_length;
+    sfs_tp_rpc_t *forward;
+    uint8_t      *forward_args;
+    struct iovec  forward_iov; /* the payload it sends (valid until its reply) */
     struct sfs_storage_op *mirror_next, *mirror_prev;
 } sfs_storage_op_t;
 
@@ -105,10 +108,30 @@ struct sfs_mirror_resync *sfs_storage_mirror_resync_of(sfs_storage_t *storage, u
 /* The member serving `group` now, as the last map says (the config's
  * primary before any map). */
 uint32_t sfs_storage_mirror_primary(sfs_storage_t *storage, const sfs_config_mirror_group_t *group);
+/* What may stand in for management's lease (sfs_buddy_word.h). */
+typedef enum {
+    SFS_WORD_NONE,  /* nothing: a CHUNK_OPEN (its descriptor outlives the answer), a
+                     * change served alone */
+    SFS_WORD_HOLDS, /* the buddy's word, if it holds now: a read, a change the buddy took */
+    SFS_WORD_ASKED, /* the buddy's word, which this change's forward will ask for */
+} sfs_storage_word_use_t;
 /* The fencing lease (sfs_storage_mirror_state.c, sfs_lease.h): 0 while
- * this rank may acknowledge a mirrored change as primary, else -ESTALE with
- * the detail set naming `what` and the target (and logged once per lapse). */
-int  sfs_storage_mirror_fenced(sfs_storage_t *storage, uint32_t target_id, const char *what);
+ * this rank may act as the primary of target_id's group (management's
+ * lease holds, or the buddy's word as `use` allows), else -ESTALE with the
+ * detail set naming `what` and the target (and logged once per lapse). */
+int sfs_storage_mirror_fenced(sfs_storage_t *storage, uint32_t target_id, uint32_t buddy_id,
+                              const char *what, sfs_storage_word_use_t use);
+/* A forward of local primary `target_id`, sent at `sent_ms`, was taken by
+ * its buddy as secondary (taken > 0), failed (0) or was refused by a buddy
+ * that is the primary now (< 0): the word is dropped. */
+void sfs_storage_mirror_word_taken(sfs_storage_t *storage, uint32_t target_id, uint64_t sent_ms,
+                                   int taken);
+/* Local secondary `target_id` took a copy from its buddy: its word given. */
+void sfs_storage_mirror_word_given(sfs_storage_t *storage, uint32_t target_id);
+/* Before local member `target_id` acts as its group's primary: 0, or
+ * -ESTALE (detail set) while a word it gave its buddy may still hold. */
+int  sfs_storage_mirror_word_wait(sfs_storage_t *storage, uint32_t target_id, uint32_t buddy_id,
+                                  const char *what);
 int  sfs_storage_mirror_admit(sfs_storage_t *storage, sfs_storage_op_t *op);
 void sfs_storage_mirror_start(sfs_storage_t *storage, sfs_storage_op_t *op, uint64_t bytes);
 int  sfs_storage_mirror_step(sfs_storage_op_t *op);

@@ -24,8 +24,10 @@
  * changed. Later requests skip the forward until a resync is done.
  *
  * Fencing (docs/mirroring.md): a primary acknowledges a mirrored change
- * only while its rank holds a lease from management, checked at admission
- * and again at the answer; without one it answers ESTALE.
+ * only while its rank holds a lease from management, or while its buddy's
+ * word holds (sfs_buddy_word.h: the buddy took the change as secondary),
+ * checked at admission and again at the answer; without either it answers
+ * ESTALE. A promoted member waits out the word it gave before it acts.
  *
  * Nothing here blocks the progress thread on the buddy: the forward is an
  * RPC whose reply comes back as an event (two primaries forwarding to each
@@ -157,12 +159,26 @@ static int sfs_storage_mirror_lookup(sfs_storage_t *storage, sfs_storage_op_t *o
     return 0;
 }
 
-/* The lease check of a primary's admission (fencing): 0, or the request
- * is answered ESTALE with the lease's reason and the error returned. */
-static int sfs_storage_mirror_admit_leased(sfs_storage_t *storage, sfs_storage_op_t *op)
+/* The group member other than `target_id`. */
+static uint32_t sfs_storage_mirror_buddy_of(const sfs_config_mirror_group_t *group,
+                                            uint32_t                         target_id)
 {
-    int rc = sfs_storage_mirror_fenced(storage, op->chunk.target_id, sfs_op_name(op->opcode));
+    return group->primary == target_id ? group->secondary : group->primary;
+}
 
+/* The checks of a primary's admission (fencing): no word it gave its buddy
+ * as secondary may still hold, and management's lease holds, or the
+ * buddy's word as `use` allows. 0, or the request is answered ESTALE with
+ * the reason and the error returned. */
+static int sfs_storage_mirror_admit_leased(sfs_storage_t *storage, sfs_storage_op_t *op,
+                                           sfs_storage_word_use_t use)
+{
+    const char *what = sfs_op_name(op->opcode);
+    int         rc = sfs_storage_mirror_word_wait(storage, op->chunk.target_id, op->buddy_id, what);
+
+    if (rc == 0) {
+        rc = sfs_storage_mirror_fenced(storage, op->chunk.target_id, op->buddy_id, what, use);
+    }
     if (rc) {
         sfs_debug("refused: %s", sfs_error_detail());
         sfs_tp_request_reply_error(op->req, rc, "%s", sfs_error_detail());
@@ -202,7 +218,11 @@ static int sfs_storage_mirror_read_admit(sfs_storage_t *storage, sfs_storage_op_
     if (storage->service->config->mirror_stale_reads) {
         return 0; /* unfenced by choice */
     }
-    rc              = sfs_storage_mirror_admit_leased(storage, op);
+    /* a handed-over descriptor is read for a while after the answer: only
+     * management's lease covers that (docs/mirroring.md) */
+    op->buddy_id = sfs_storage_mirror_buddy_of(group, op->chunk.target_id);
+    rc           = sfs_storage_mirror_admit_leased(
+                  storage, op, op->opcode == SFS_OP_CHUNK_OPEN ? SFS_WORD_NONE : SFS_WORD_HOLDS);
     op->mirror_read = rc == 0;
     return rc;
 }
@@ -225,6 +245,15 @@ static int sfs_storage_mirror_buddy_admit(sfs_storage_t *storage, sfs_storage_op
         return 0; /* no map yet (just started): nothing says this one is primary */
     }
     if (sfs_storage_mirror_primary(storage, group) == op->chunk.target_id) {
+        sfs_mirror_log_t *log = sfs_storage_mirror_log(storage, op->chunk.target_id);
+
+        if (log && (op->opcode == SFS_OP_WRITE || op->opcode == SFS_OP_TRUNCATE) &&
+            sfs_mirror_log_note(log, op->chunk.entry_id) != 0) {
+            sfs_warn("target %" PRIu32 ": %s", op->chunk.target_id, sfs_error_detail());
+        }
+        /* (the sender changed its own copy before it forwarded: noted
+         * above, its resync from this member copies the chunk file back,
+         * were the sender's client never to send the change here) */
         sfs_storage_mirror_map_soon(storage);
         sfs_tp_request_reply_error(op->req, -ESTALE,
                                    "%s from a member of mirror group %" PRIu32 " to target %" PRIu32
@@ -234,6 +263,9 @@ static int sfs_storage_mirror_buddy_admit(sfs_storage_t *storage, sfs_storage_op
                                    sfs_op_name(op->opcode), group->id, op->chunk.target_id);
         return -ESTALE;
     }
+    /* taken as secondary: its buddy may act as primary on this member's
+     * word for a lease length, and this member will not until then */
+    sfs_storage_mirror_word_given(storage, op->chunk.target_id);
     if (sfs_chunk_removed_recent(storage->removed, op->chunk.target_id, op->chunk.entry_id,
                                  sfs_time_ms())) {
         /* a forward (or resync copy) that arrived after this member removed
@@ -271,9 +303,15 @@ int sfs_storage_mirror_admit(sfs_storage_t *storage, sfs_storage_op_t *op)
         flagged = (op->chunk.flags & SFS_CHUNK_MIRRORED) != 0;
         op->chunk.flags &= ~SFS_CHUNK_MIRRORED;
         break;
+    case SFS_OP_CHUNK_STAT:
+        if (op->chunk.flags & SFS_CHUNK_BUDDY) {
+            /* the buddy asks for this member's word (sfs_storage_mirror_ping) */
+            op->chunk.flags &= ~(SFS_CHUNK_BUDDY | SFS_CHUNK_MIRRORED);
+            return sfs_storage_mirror_buddy_admit(storage, op);
+        }
+        /* fall through */
     case SFS_OP_READ:
     case SFS_OP_CHUNK_OPEN:
-    case SFS_OP_CHUNK_STAT:
         if (!(op->chunk.flags & SFS_CHUNK_MIRRORED)) {
             return 0;
         }
@@ -294,13 +332,21 @@ int sfs_storage_mirror_admit(sfs_storage_t *storage, sfs_storage_op_t *op)
     if (primary == target_id) {
         /* the group's primary now: the config's, or its secondary promoted;
          * but not without a lease: management may have promoted the buddy
-         * of a rank it cannot hear, and this rank's map would not say so */
-        rc = sfs_storage_mirror_admit_leased(storage, op);
+         * of a rank it cannot hear, and this rank's map would not say so.
+         * The buddy's word stands in for it where the forward will ask the
+         * buddy (another rank's, not needing a resync) */
+        sfs_mirror_log_t *log = sfs_storage_mirror_log(storage, target_id);
+
+        op->buddy_id = sfs_storage_mirror_buddy_of(group, target_id);
+        rc           = sfs_storage_mirror_admit_leased(storage, op,
+                                             log && !sfs_mirror_log_degraded(log) &&
+                                                     !sfs_storage_find(storage, op->buddy_id)
+                                                           ? SFS_WORD_ASKED
+                                                           : SFS_WORD_NONE);
         if (rc) {
             return rc;
         }
-        op->mirror   = 1;
-        op->buddy_id = group->primary == target_id ? group->secondary : group->primary;
+        op->mirror = 1;
         return 0;
     }
     /* a client with an older map (or ours is older): it asks the map again,
@@ -425,6 +471,7 @@ static int sfs_storage_mirror_unreachable(int rc)
     case -ENETUNREACH:
     case -ENOTCONN:
     case -EPIPE:
+    case -ECANCELED: /* this rank's connection closed under it */
         return 1;
     default:
         return 0;
@@ -475,11 +522,42 @@ static int sfs_storage_mirror_alone(sfs_storage_op_t *op, const char *why)
     return 0;
 }
 
+static int sfs_storage_mirror_send(sfs_storage_op_t *op);
+
 static void sfs_storage_mirror_forwarded(void *arg)
 {
     sfs_storage_op_t *op = arg;
     int               rc = sfs_tp_rpc_status(op->forward);
 
+    if (rc == -ECANCELED && !op->forward_resent) {
+        /* this rank closed the connection under it (a new map gave the
+         * buddy's rank another address): the buddy did not fail; sent again
+         * once on a new connection */
+        op->forward_resent = 1;
+        sfs_tp_rpc_release(op->forward);
+        op->forward = NULL;
+        sfs_error_clear();
+        rc = sfs_storage_mirror_send(op);
+        if (rc == 0) {
+            return;
+        }
+        op->forward_taken = 0;
+        sfs_storage_mirror_word_taken(op->storage, op->chunk.target_id, 0, 0);
+        op->status = sfs_storage_mirror_unreachable(rc)
+                         ? sfs_storage_mirror_alone(op, sfs_error_detail())
+                         : rc;
+        if (op->status && !op->detail[0]) {
+            snprintf(op->detail, sizeof(op->detail), "mirror: target %" PRIu32 ": %s", op->buddy_id,
+                     sfs_error_detail());
+        }
+        sfs_storage_done(&op->work); /* stage 1: answer */
+        return;
+    }
+    op->forward_taken = rc == 0;
+    sfs_storage_mirror_word_taken(op->storage, op->chunk.target_id, op->forward_sent_ms,
+                                  rc == 0                              ? 1
+                                  : sfs_storage_mirror_unreachable(rc) ? 0
+                                                                       : -1);
     if (rc && sfs_storage_mirror_unreachable(rc)) {
         op->status = sfs_storage_mirror_alone(op, sfs_tp_rpc_error_detail(op->forward));
     } else if (rc) {
@@ -516,6 +594,7 @@ static int sfs_storage_mirror_send(sfs_storage_op_t *op)
     size_t              room      = SFS_PROTO_ARGS_MAX;
     int                 rc;
 
+    free(op->forward_args); /* (sent again) */
     op->forward_args = malloc(room);
     if (!op->forward_args) {
         return sfs_error_set(-ENOMEM, "out of memory for a mirror forward");
@@ -559,22 +638,31 @@ static int sfs_storage_mirror_send(sfs_storage_op_t *op)
     if (params.timeout_ms == 0) {
         params.timeout_ms = 1;
     }
+    op->forward_sent_ms = sfs_time_ms(); /* the buddy's word counts from here */
     return sfs_tp_rpc_start(conn, &params, &op->forward);
 }
 
-/* The op is to be answered: a success only while the lease still holds
+/* The op is to be answered: a success only while the lease (or the
+ * buddy's word: a read, a change the buddy took) still holds
  * (the disk work and the forward took time; the answer is what counts). A
  * change applied but refused this way is sent again by the client to the
  * new primary: the same bytes, the same length; a read refused this way
  * is read again there. */
 void sfs_storage_mirror_answer(sfs_storage_op_t *op)
 {
-    int rc;
+    sfs_storage_word_use_t use;
+    int                    rc;
 
     if (op->status) {
         return;
     }
-    rc = sfs_storage_mirror_fenced(op->storage, op->chunk.target_id, sfs_op_name(op->opcode));
+    if (op->mirror_read) {
+        use = op->opcode == SFS_OP_CHUNK_OPEN ? SFS_WORD_NONE : SFS_WORD_HOLDS;
+    } else {
+        use = op->forward_taken && !op->served_alone ? SFS_WORD_HOLDS : SFS_WORD_NONE;
+    }
+    rc = sfs_storage_mirror_fenced(op->storage, op->chunk.target_id, op->buddy_id,
+                                   sfs_op_name(op->opcode), use);
     if (rc) {
         op->status = rc;
         snprintf(op->detail, sizeof(op->detail), "%s", sfs_error_detail());
@@ -632,6 +720,7 @@ int sfs_storage_mirror_step(sfs_storage_op_t *op)
             return 1;
         }
         storage->in_flight--;
+        sfs_storage_mirror_word_taken(storage, op->chunk.target_id, 0, 0);
         if (sfs_storage_mirror_unreachable(op->status)) {
             char why[SFS_ERROR_DETAIL_MAX];
 

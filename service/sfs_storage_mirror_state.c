@@ -17,6 +17,7 @@
 #include "sfs_storage_internal.h"
 
 #include "sfs_errno.h"
+#include "sfs_buddy_word.h"
 #include "sfs_lease.h"
 #include "sfs_log.h"
 #include "sfs_mirror_log.h"
@@ -39,16 +40,21 @@ struct sfs_storage_mirrors {
     /* per log: management answered a report that said the buddy needs a
      * resync (in this episode of serving alone), and what the report out
      * said (sfs_storage_mirror_recorded) */
-    uint8_t      *recorded;
-    uint8_t      *sent_degraded;
-    uint32_t      count;
-    int           dirty; /* a state changed since management last heard it */
-    uint64_t      next_report_ms;
-    sfs_tp_rpc_t *report;
-    uint8_t      *args;
-    uint64_t      next_map_ms;
-    uint64_t      map_asked_ms; /* when the last map request went out */
-    sfs_lease_t   lease;
+    uint8_t          *recorded;
+    uint8_t          *sent_degraded;
+    uint32_t          count;
+    int               dirty; /* a state changed since management last heard it */
+    uint64_t          next_report_ms;
+    sfs_tp_rpc_t     *report;
+    uint8_t          *args;
+    uint64_t          next_map_ms;
+    uint64_t          map_asked_ms; /* when the last map request went out */
+    sfs_lease_t       lease;
+    sfs_buddy_word_t *words; /* per log: the buddy's word (sfs_buddy_word.h) */
+    sfs_tp_rpc_t    **pings; /* per log: a word asked for without a change */
+    uint64_t         *ping_sent_ms;
+    uint8_t (*ping_args)[256];
+    uint64_t started_ms;
     /* the lease came back after it had lapsed (a cut, a stall): not good
      * until a map asked for since that heartbeat was sent is in (0: none
      * needed) */
@@ -78,8 +84,16 @@ int sfs_storage_mirror_init(sfs_storage_t *storage)
         !(m->resyncs = calloc(storage->target_count, sizeof(*m->resyncs))) ||
         !(m->recorded = calloc(storage->target_count, 1)) ||
         !(m->sent_degraded = calloc(storage->target_count, 1)) ||
+        !(m->words = calloc(storage->target_count, sizeof(*m->words))) ||
+        !(m->pings = calloc(storage->target_count, sizeof(*m->pings))) ||
+        !(m->ping_sent_ms = calloc(storage->target_count, sizeof(*m->ping_sent_ms))) ||
+        !(m->ping_args = calloc(storage->target_count, sizeof(*m->ping_args))) ||
         !(m->args = malloc(SFS_PROTO_ARGS_MAX))) {
         if (m) {
+            free(m->words);
+            free(m->pings);
+            free(m->ping_sent_ms);
+            free(m->ping_args);
             free(m->logs);
             free(m->resyncs);
             free(m->recorded);
@@ -90,6 +104,10 @@ int sfs_storage_mirror_init(sfs_storage_t *storage)
     }
     storage->mirrors = m;
     sfs_lease_init(&m->lease, config->offline_timeout_ms);
+    m->started_ms = sfs_time_ms();
+    for (uint32_t i = 0; i < storage->target_count; i++) {
+        sfs_buddy_word_init(&m->words[i], config->offline_timeout_ms, 0);
+    }
     if (2 * (uint64_t)config->heartbeat_interval_ms >= m->lease.length_ms) {
         sfs_warn("fencing lease %.1f s (half the offline timeout) is less than two heartbeat "
                  "intervals (%.1f s): a late heartbeat stops mirrored writes for a while",
@@ -159,6 +177,9 @@ void sfs_storage_mirror_fini(sfs_storage_t *storage)
         sfs_tp_rpc_release(m->report);
     }
     for (uint32_t i = 0; i < m->count; i++) {
+        if (m->pings[i]) {
+            sfs_tp_rpc_release(m->pings[i]);
+        }
         sfs_mirror_resync_destroy(m->resyncs[i]);
         sfs_mirror_log_close(m->logs[i]);
     }
@@ -169,6 +190,10 @@ void sfs_storage_mirror_fini(sfs_storage_t *storage)
     free(m->freeze_path);
     free(m->recorded);
     free(m->sent_degraded);
+    free(m->words);
+    free(m->pings);
+    free(m->ping_sent_ms);
+    free(m->ping_args);
     free(m);
     storage->mirrors = NULL;
 }
@@ -316,6 +341,62 @@ static void sfs_storage_mirror_report_send(sfs_storage_t *storage)
     m->dirty = 0;
 }
 
+/* A primary without management's lease asks its buddy's word without a
+ * change to forward (a CHUNK_STAT flagged SFS_CHUNK_BUDDY, which a member
+ * that is the primary refuses), so that reads go on while management is
+ * away; only while the lease is more than half run out, so never while
+ * management answers. */
+static void sfs_storage_mirror_ping(sfs_storage_t *storage, uint32_t i, uint64_t now)
+{
+    struct sfs_storage_mirrors      *m       = storage->mirrors;
+    sfs_service_t                   *service = storage->service;
+    uint32_t                         self    = sfs_mirror_log_target(m->logs[i]);
+    const sfs_config_mirror_group_t *group   = sfs_config_mirror_group_of(service->config, self);
+    uint64_t                         half    = m->lease.length_ms / 2;
+    sfs_tp_rpc_params_t              params;
+    sfs_chunk_req_t                  chunk;
+    sfs_tp_conn_t                   *conn;
+    sfs_wbuf_t                       wb;
+    int                              rc;
+
+    if (m->pings[i]) {
+        if (!sfs_tp_rpc_is_done(m->pings[i])) {
+            return;
+        }
+        rc = sfs_tp_rpc_status(m->pings[i]);
+        sfs_storage_mirror_word_taken(storage, self, m->ping_sent_ms[i],
+                                      rc == 0         ? 1
+                                      : rc == -ESTALE ? -1
+                                                      : 0);
+        sfs_tp_rpc_release(m->pings[i]);
+        m->pings[i] = NULL;
+    }
+    if (service->mgmt || !group || sfs_storage_mirror_primary(storage, group) != self ||
+        sfs_mirror_log_degraded(m->logs[i]) ||
+        sfs_storage_find(storage, sfs_mirror_log_buddy(m->logs[i])) ||
+        sfs_lease_valid(&m->lease, now + half) || sfs_buddy_word_holds(&m->words[i], now + half) ||
+        now < m->ping_sent_ms[i] + half / 2) {
+        return;
+    }
+    memset(&chunk, 0, offsetof(sfs_chunk_req_t, extents));
+    chunk.target_id = sfs_mirror_log_buddy(m->logs[i]);
+    chunk.flags     = SFS_CHUNK_BUDDY; /* entry 0: no file's */
+    sfs_wbuf_init(&wb, m->ping_args[i], sizeof(m->ping_args[i]));
+    sfs_proto_chunk_req_pack(&wb, SFS_OP_CHUNK_STAT, &chunk);
+    if (wb.error || sfs_cluster_target_conn(service->cluster, chunk.target_id, &conn) != 0) {
+        return;
+    }
+    memset(&params, 0, sizeof(params));
+    params.opcode      = SFS_OP_CHUNK_STAT;
+    params.args        = m->ping_args[i];
+    params.args_length = wb.length;
+    params.timeout_ms  = half ? half : 1;
+    m->ping_sent_ms[i] = now;
+    if (sfs_tp_rpc_start(conn, &params, &m->pings[i]) != 0) {
+        m->pings[i] = NULL;
+    }
+}
+
 void sfs_storage_mirror_tick(sfs_storage_t *storage)
 {
     struct sfs_storage_mirrors *m        = storage->mirrors;
@@ -324,6 +405,9 @@ void sfs_storage_mirror_tick(sfs_storage_t *storage)
 
     if (!m || !storage->service->cluster || !storage->service->registered) {
         return;
+    }
+    for (uint32_t i = 0; i < m->count; i++) {
+        sfs_storage_mirror_ping(storage, i, now);
     }
     if (sfs_storage_mirror_cut_off(storage)) {
         return; /* testing: no map request, no report (management cannot be reached) */
@@ -427,15 +511,28 @@ void sfs_storage_mirror_lease_renew(sfs_storage_t *storage, uint64_t sent_ms)
     sfs_lease_renew(&m->lease, sent_ms);
 }
 
-int sfs_storage_mirror_fenced(sfs_storage_t *storage, uint32_t target_id, const char *what)
+/* The buddy's word of local member `target_id` (NULL: not a member). */
+static sfs_buddy_word_t *sfs_storage_mirror_word(sfs_storage_t *storage, uint32_t target_id)
 {
     struct sfs_storage_mirrors *m = storage->mirrors;
-    uint64_t                    now, age;
 
-    if (!m || storage->service->mgmt) {
-        return 0; /* management in this process: it cannot be cut off from it */
+    for (uint32_t i = 0; m && i < m->count; i++) {
+        if (sfs_mirror_log_target(m->logs[i]) == target_id) {
+            return &m->words[i];
+        }
     }
-    now = sfs_time_ms();
+    return NULL;
+}
+
+/* Management's lease: 0 while it holds (and the map after a lapse is in),
+ * else -ESTALE with the detail set; `told` says whether the lapse was
+ * logged. */
+static int sfs_storage_mirror_leased(sfs_storage_t *storage, uint32_t target_id, const char *what,
+                                     uint64_t now)
+{
+    struct sfs_storage_mirrors *m = storage->mirrors;
+    uint64_t                    age;
+
     if (sfs_lease_valid(&m->lease, now)) {
         if (!m->map_after_ms) {
             return 0;
@@ -452,22 +549,6 @@ int sfs_storage_mirror_fenced(sfs_storage_t *storage, uint32_t target_id, const 
                              what, target_id);
     }
     age = sfs_lease_age_ms(&m->lease, now);
-    if (!m->lease.told) {
-        m->lease.told = 1;
-        if (age == UINT64_MAX) {
-            sfs_warn("fencing: target %" PRIu32 " acknowledges no mirrored change and serves "
-                     "no mirrored read: management has not answered a heartbeat of this rank "
-                     "yet",
-                     target_id);
-        } else {
-            sfs_warn("fencing: target %" PRIu32 " acknowledges no mirrored change from now on "
-                     "and serves no mirrored read: its lease from management expired (renewed by a "
-                     "heartbeat sent %.1f s "
-                     "ago; lease %.1f s, half the offline timeout), so its buddy may be "
-                     "promoted",
-                     target_id, (double)age / 1000.0, (double)m->lease.length_ms / 1000.0);
-        }
-    }
     if (age == UINT64_MAX) {
         return sfs_error_set(-ESTALE,
                              "%s on target %" PRIu32 ": its rank holds no lease from "
@@ -480,6 +561,120 @@ int sfs_storage_mirror_fenced(sfs_storage_t *storage, uint32_t target_id, const 
                          "primary it may claim to be (fencing)",
                          what, target_id, (double)age / 1000.0,
                          (double)m->lease.length_ms / 1000.0);
+}
+
+int sfs_storage_mirror_fenced(sfs_storage_t *storage, uint32_t target_id, uint32_t buddy_id,
+                              const char *what, sfs_storage_word_use_t use)
+{
+    struct sfs_storage_mirrors *m = storage->mirrors;
+    sfs_buddy_word_t           *word;
+    uint64_t                    now, age;
+    int                         rc;
+
+    if (!m || storage->service->mgmt) {
+        return 0; /* management in this process: it cannot be cut off from it */
+    }
+    now  = sfs_time_ms();
+    rc   = sfs_storage_mirror_leased(storage, target_id, what, now);
+    word = sfs_storage_mirror_word(storage, target_id);
+    if (rc == 0) {
+        if (word) {
+            sfs_buddy_word_forgive(word); /* its map is fresh: it says who is primary */
+        }
+        return 0;
+    }
+    age = sfs_lease_age_ms(&m->lease, now);
+    if (use == SFS_WORD_NONE) {
+        word = NULL;
+    }
+    if (word && ((use == SFS_WORD_ASKED && !word->refused) || sfs_buddy_word_holds(word, now))) {
+        if (!word->told) {
+            word->told = 1;
+            sfs_warn("fencing: target %" PRIu32 " goes on as its mirror group's primary on its "
+                     "buddy %" PRIu32 "'s word, without a lease from management (%s): every "
+                     "change it acknowledges is taken by %" PRIu32 " as secondary first, and "
+                     "%" PRIu32 " would serve as primary only once that word ran out",
+                     target_id, buddy_id, sfs_error_detail(), buddy_id, buddy_id);
+        }
+        sfs_error_clear();
+        return 0;
+    }
+    if (!m->lease.told && !sfs_lease_valid(&m->lease, now)) {
+        m->lease.told = 1;
+        if (age == UINT64_MAX) {
+            sfs_warn("fencing: target %" PRIu32 " acknowledges no mirrored change and serves "
+                     "no mirrored read: management has not answered a heartbeat of this rank "
+                     "yet",
+                     target_id);
+        } else {
+            sfs_warn("fencing: target %" PRIu32 " acknowledges no mirrored change from now on "
+                     "and serves no mirrored read: its lease from management expired (renewed by a "
+                     "heartbeat sent %.1f s "
+                     "ago; lease %.1f s, half the offline timeout), and no word of its buddy "
+                     "%" PRIu32 " holds, so its buddy may be promoted",
+                     target_id, (double)age / 1000.0, (double)m->lease.length_ms / 1000.0,
+                     buddy_id);
+        }
+    }
+    return rc;
+}
+
+void sfs_storage_mirror_word_taken(sfs_storage_t *storage, uint32_t target_id, uint64_t sent_ms,
+                                   int taken)
+{
+    sfs_buddy_word_t *word = sfs_storage_mirror_word(storage, target_id);
+
+    if (!word) {
+        return;
+    }
+    if (taken > 0) {
+        sfs_buddy_word_renew(word, sent_ms);
+        return;
+    }
+    if (taken < 0 && !word->refused && sfs_buddy_word_holds(word, sfs_time_ms())) {
+        sfs_warn("fencing: target %" PRIu32 "'s buddy refused its copy as the group's primary "
+                 "now: its word no longer holds, and it takes no mirrored change on its own word "
+                 "until management answers again",
+                 target_id);
+    }
+    sfs_buddy_word_drop(word, sfs_time_ms(), taken < 0);
+}
+
+void sfs_storage_mirror_word_given(sfs_storage_t *storage, uint32_t target_id)
+{
+    sfs_buddy_word_t *word = sfs_storage_mirror_word(storage, target_id);
+
+    if (word) {
+        sfs_buddy_word_give(word, sfs_time_ms());
+    }
+}
+
+int sfs_storage_mirror_word_wait(sfs_storage_t *storage, uint32_t target_id, uint32_t buddy_id,
+                                 const char *what)
+{
+    struct sfs_storage_mirrors *m    = storage->mirrors;
+    sfs_buddy_word_t           *word = sfs_storage_mirror_word(storage, target_id);
+    uint64_t                    now  = sfs_time_ms(), wait;
+
+    if (!word) {
+        return 0;
+    }
+    if (storage->service->rejoined) {
+        /* it may have given its word before its restart, and forgotten */
+        sfs_buddy_word_give(word, m->started_ms);
+    }
+    wait = sfs_buddy_word_wait_ms(word, now);
+    if (!wait) {
+        return 0;
+    }
+    return sfs_error_set(-ESTALE,
+                         "%s on target %" PRIu32 ": it is its mirror group's primary now, but "
+                         "it gave its buddy %" PRIu32 " its word as secondary (a copy taken%s): "
+                         "%" PRIu32 " may still act on it for %.1f s, so %" PRIu32
+                         " serves as primary only after that (fencing)",
+                         what, target_id, buddy_id,
+                         storage->service->rejoined ? ", or this rank's restart" : "", buddy_id,
+                         (double)wait / 1000.0, target_id);
 }
 
 sfs_mirror_resync_t *sfs_storage_mirror_resync_of(sfs_storage_t *storage, uint32_t target_id)

@@ -44,6 +44,12 @@ tests_unit_service_test_lease_SOURCES  = tests/unit/service/test_lease.c service
 tests_unit_service_test_lease_CPPFLAGS = $(SFS_CPPFLAGS_SERVICE)
 tests_unit_service_test_lease_CFLAGS   = $(SFS_UNIT_CFLAGS)
 tests_unit_service_test_lease_LDADD    = $(SFS_UNIT_LDADD)
+check_PROGRAMS += tests/unit/service/test_buddy_word
+tests_unit_service_test_buddy_word_SOURCES  = tests/unit/service/test_buddy_word.c \
+	service/sfs_buddy_word.c service/sfs_lease.c
+tests_unit_service_test_buddy_word_CPPFLAGS = $(SFS_CPPFLAGS_SERVICE)
+tests_unit_service_test_buddy_word_CFLAGS   = $(SFS_UNIT_CFLAGS)
+tests_unit_service_test_buddy_word_LDADD    = $(SFS_UNIT_LDADD)
 check_PROGRAMS += tests/unit/service/test_meta_lease
 tests_unit_service_test_meta_lease_SOURCES  = tests/unit/service/test_meta_lease.c \
 	service/sfs_meta_lease.c

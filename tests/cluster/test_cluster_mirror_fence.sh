@@ -6,9 +6,12 @@
 # to a mirrored file, the network between imaging-03 and imaging-01 is cut
 # both ways (blackhole routes in both hosts' namespaces), and only there:
 # imaging-03 still reaches imaging-02 (the client) and imaging-04 (its
-# buddy). Its rank hears no more from management, its lease runs out, and it
-# stops acknowledging mirrored writes and serving mirrored reads BEFORE
-# management promotes 401 (the log's times). Checked: the writer goes on
+# buddy). Its rank hears no more from management and its lease runs out
+# BEFORE management promotes 401 (the log's times); it goes on on its
+# buddy's word (docs/mirroring.md, "The buddy's word": each write taken by
+# 401 first) until 401 knows of its promotion and refuses its copies; then
+# 301 stops acknowledging mirrored writes and serving mirrored reads, and
+# says so. Checked: the writer goes on
 # through 401 (a pause, no error: exit 0); 20 records are acknowledged
 # after the promotion; a client with the old map (STRIPEFS_TEST_MIRROR_OLD_MAP,
 # which also connects to the rank that management calls offline) asking
@@ -87,8 +90,16 @@ cmp "$chunk" "$d/imaging-03/mnt/7t_drive/stripefs/chunks/${chunk#*/chunks/}" ||
     sfs_fail "301's copy differs from 401's after the resync"
 echo "ok: after the heal 301 is resynced: the copies are byte-identical"
 
-# the lease ran out on 301's rank, and before the promotion
-mirror_fenced_before_promotion "fencing: target 301 acknowledges no mirrored change from now on"
-echo "ok: 301 stopped acknowledging $(awk -v f="$f_at" -v p="$p_at" 'BEGIN {printf "%.1f", p - f}') s before the promotion"
+# the lease ran out on 301's rank, and before the promotion: it went on on
+# 401's word, until 401 refused its copies as the new primary; then it
+# stopped, and said so
+mirror_fenced_before_promotion "fencing: target 301 goes on as its mirror group's primary on its buddy 401's word"
+echo "ok: 301's lease ran out $(awk -v f="$f_at" -v p="$p_at" 'BEGIN {printf "%.1f", p - f}') s before the promotion; it went on on 401's word"
+for pattern in "fencing: target 301's buddy refused its copy as the group's primary now" \
+    "fencing: target 301 acknowledges no mirrored change from now on"; do
+    for _ in $(seq 300); do grep -q "$pattern" "$SFS_SERVICE_LOG" && break; sleep 0.1; done
+    grep -q "$pattern" "$SFS_SERVICE_LOG" || sfs_fail "301 did not say: $pattern"
+done
+echo "ok: 401 refused 301's copies once promoted, and 301 stopped"
 cluster_stop_service imaging-02
 exit 0
