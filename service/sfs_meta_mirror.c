@@ -11,6 +11,7 @@
 
 #include "sfs_alloc.h"
 #include "sfs_errno.h"
+#include "sfs_meta_fence.h"
 #include "sfs_handlers.h"
 #include "sfs_log.h"
 #include "sfs_workq.h"
@@ -122,6 +123,9 @@ void sfs_handle_meta_mirror(sfs_service_t *service, sfs_tp_request_t *req)
         sfs_tp_request_reply_error(req, -ENOMEM, "out of memory");
         return;
     }
+    /* taken as the mirror: the server may answer on this rank's word for
+     * half the offline timeout, and this rank, promoted, will not until then */
+    sfs_meta_fence_word_given(service);
     if (sfs_handler_decode(req, &job->args, sizeof(job->args), 1) != 0) {
         free(job);
         return;

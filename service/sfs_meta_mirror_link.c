@@ -8,6 +8,7 @@
 #include "sfs_meta_mirror.h"
 
 #include "sfs_alloc.h"
+#include "sfs_meta_fence.h"
 #include "sfs_errno.h"
 #include "sfs_meta_backlog.h"
 #include "sfs_log.h"
@@ -66,6 +67,7 @@ struct sfs_meta_mirror_link {
     struct iovec iov;
     /* progress thread */
     sfs_tp_rpc_t *rpc;
+    uint64_t      sent_ms; /* the exchange's: an answer renews the mirror's word from then */
 };
 
 static void sfs_meta_mirror_link_finish(sfs_meta_mirror_link_t *link, int status,
@@ -96,6 +98,7 @@ static void sfs_meta_mirror_link_answered(sfs_tp_rpc_t *rpc, void *arg)
             status = -EPROTO;
         }
     }
+    sfs_meta_fence_mirror_answered(link->service, link->sent_ms, status);
     sfs_meta_mirror_link_finish(
         link, status, &reply, status == -EPROTO ? "malformed reply" : sfs_tp_rpc_error_detail(rpc));
 }
@@ -168,6 +171,7 @@ static void sfs_meta_mirror_link_post(void *arg)
         params.timeout_ms    = link->timeout_ms;
         params.cb            = sfs_meta_mirror_link_answered;
         params.cb_arg        = link;
+        link->sent_ms        = sfs_time_ms();
         rc                   = sfs_tp_rpc_start(conn, &params, &link->rpc);
         if (rc) {
             link->rpc = NULL;

@@ -546,6 +546,7 @@ void sfs_service_destroy(sfs_service_t *service)
         sfs_tp_rpc_release(service->heartbeat_rpc);
         service->heartbeat_rpc = NULL;
     }
+    sfs_meta_fence_fini(service);
     if (service->promote_request) {
         sfs_tp_request_reply_error(service->promote_request, -ESHUTDOWN,
                                    "rank %u: stopped before its promotion", service->rank);

@@ -8,6 +8,7 @@
 
 #include "sfs_cluster.h"
 #include "sfs_config.h"
+#include "sfs_buddy_word.h"
 #include "sfs_lease.h"
 #include "sfs_roles.h"
 #include "sfs_tp.h"
@@ -48,9 +49,16 @@ typedef struct sfs_service {
     uint64_t                     heartbeat_sent_ms; /* renews the fencing lease once answered */
     sfs_lease_t meta_lease; /* a mirrored metadata server's, from management (sfs_meta_fence.h) */
     uint64_t    meta_since_ms; /* its promotion: older heartbeats' answers do not depose it */
-    int         registered;
-    int         rejoined;       /* started into a running service (--rejoin, --join) */
-    int         mgmt_away_said; /* "management unreachable" logged once */
+    /* the metadata mirror's word (sfs_meta_fence.h, sfs_buddy_word.h): held by
+     * the metadata server, given by the mirror; and the server's question */
+    sfs_buddy_word_t meta_word;
+    sfs_tp_rpc_t    *meta_word_ask;
+    uint64_t         meta_word_asked_ms;
+    uint64_t         meta_word_started_ms;
+    uint8_t          meta_word_ask_args[32];
+    int              registered;
+    int              rejoined;       /* started into a running service (--rejoin, --join) */
+    int              mgmt_away_said; /* "management unreachable" logged once */
 } sfs_service_t;
 
 /* Open this rank's roles (target directories, metadata store) and its

@@ -7,8 +7,12 @@
 #   imaging-01's rank as the metadata server) and waits.
 # - The network between imaging-01 and imaging-03 is cut both ways
 #   (blackhole routes), and only there: imaging-01 still reaches the client
-#   and the mirror. Its lease runs out and it says it answers nothing more,
-#   BEFORE management decides to promote the mirror (the log's times).
+#   and the mirror. Its lease runs out BEFORE management decides to promote
+#   the mirror (the log's times), and it goes on on its mirror's word
+#   (docs/metadata-mirror.md, "The mirror's word": its probes answered by
+#   the mirror) until the promotion ends the mirror role; then it says it
+#   answers nothing more. The promoted server answers only once the word it
+#   gave ran out.
 # - A directory is made on the promoted server (stripefs-ctl on imaging-04,
 #   a fresh map). Then the waiting client, with its old map, stats it and
 #   lists its parent: the old server, which it still reaches, refuses
@@ -69,8 +73,14 @@ cluster_heal
 sfs_log "healed: imaging-01 reaches imaging-03 again"
 mirror_wait_promotion "metadata failover: the metadata server, rank 0 on imaging-01, is offline"
 echo "management: $promoted"
-mirror_fenced_before_promotion "fencing: this metadata server answers no request from now on"
-echo "ok: the old metadata server stopped answering $(awk -v f="$f_at" -v p="$p_at" 'BEGIN {printf "%.1f", p - f}') s before management decided to promote its mirror"
+mirror_fenced_before_promotion "fencing: this metadata server's lease from management expired .*it goes on on its mirror's word"
+echo "ok: the old metadata server's lease ran out $(awk -v f="$f_at" -v p="$p_at" 'BEGIN {printf "%.1f", p - f}') s before management decided to promote its mirror; it went on on the mirror's word"
+grep -q "fencing: this metadata server answers no request from now on" "$SFS_SERVICE_LOG" ||
+    sfs_fail "the old metadata server did not say it stopped once its mirror was promoted"
+stopped=$(mirror_epoch "$(grep -m1 "fencing: this metadata server answers no request from now on" "$SFS_SERVICE_LOG" | awk '{print $1}')")
+awk -v s="$stopped" -v p="$p_at" 'BEGIN {exit !(s > p)}' ||
+    sfs_fail "the old metadata server stopped at $stopped, before the promotion at $p_at, although its mirror could vouch for it"
+echo "ok: it stopped $(awk -v s="$stopped" -v p="$p_at" 'BEGIN {printf "%.1f", s - p}') s after the promotion (the mirror's word ran out)"
 cluster_wait_meta_mirror "rank 0 on imaging-01 [online], good since batch " ||
     sfs_fail "the old server is not a good mirror after the cut healed: '$CLUSTER_MIRROR_LINE'; $(grep 'rank 0' "$SFS_SERVICE_LOG" | tail -n 5)"
 grep -q "management says this rank is no longer the metadata server: management promoted the metadata mirror: its answer to this rank's heartbeat" "$SFS_SERVICE_LOG" ||
