@@ -15,7 +15,9 @@
 # (BEFORE the promotion), and that its buddy refused it; no write was
 # acknowledged by the old primary after the new primary's first (their own
 # logs of acknowledgements, storage debug level: two primaries never
-# acknowledge at once); writes went on through the new primary; every acknowledged
+# acknowledge at once); a second writer that never leaves the old
+# primary (the old side of the cut) is refused from then on, and every
+# record acknowledged to it reads back; writes went on through the new primary; every acknowledged
 # record is on the new primary's chunk file, byte for byte, and reads back;
 # a read sent to the old primary with an old map is refused (reads fenced),
 # and an open made before the cut, which this host's old primary had
@@ -74,8 +76,16 @@ wlog="$SFS_TEST_TMP/writer.log"
 # the test closes it)
 sfs_as "$user" "$PROG" write /m/mine/records "$stop" 1500 >"$wlog" 2>"$SFS_TEST_TMP/writer.err" 5>&- &
 writer=$!
-for _ in $(seq 300); do [ "$(grep -c '^ack' "$wlog")" -ge 20 ] && break; sleep 0.1; done
+# the writer on the old side of the cut: its map never changes
+# (STRIPEFS_TEST_MIRROR_OLD_MAP: it writes to the config's primaries only),
+# and it tries each refused record again until the end
+olog="$SFS_TEST_TMP/oldside.log"
+sfs_as "$user" env STRIPEFS_TEST_MIRROR_OLD_MAP=1 "$PROG" write-on /m/mine/oldside "$stop" 1500 \
+    >"$olog" 2>"$SFS_TEST_TMP/oldside.err" 5>&- &
+oldside=$!
+for _ in $(seq 300); do [ "$(grep -c '^ack' "$wlog")" -ge 20 ] && [ "$(grep -c '^ack' "$olog")" -ge 20 ] && break; sleep 0.1; done
 [ "$(grep -c '^ack' "$wlog")" -ge 20 ] || { cat "$SFS_TEST_TMP/writer.err"; sfs_fail "the writer did not start"; }
+[ "$(grep -c '^ack' "$olog")" -ge 20 ] || { cat "$SFS_TEST_TMP/oldside.err"; sfs_fail "the old-side writer did not start"; }
 touch "$cut.1"
 sfs_log "injected: storage rank 1 (primaries 101, 103) cut off from management; $(grep -c '^ack' "$wlog") records acknowledged"
 
@@ -100,6 +110,7 @@ seen=$(awk '$1 == "stat" {print $4}' "$SFS_TEST_TMP/held.out")
     sfs_fail "the held reader's stat of /m/mine/records says ${seen:-nothing} bytes; $acked records (of 4096 bytes) were acknowledged before it"
 echo "ok: an open made before the cut reads another client's write made after the promotion, and its stat of a file open for writing says $seen bytes ($acked records acknowledged before it)"
 touch "$stop"
+wait $oldside || { cat "$SFS_TEST_TMP/oldside.err"; sfs_fail "the old-side writer failed (exit $?)"; }
 wait $writer
 rc=$?
 [ $rc -eq 0 ] || { cat "$SFS_TEST_TMP/writer.err"; sfs_fail "the writer failed (exit $rc)"; }
@@ -128,6 +139,19 @@ awk -v l="$last_old" -v f="$first_new" 'BEGIN {exit !(l < f)}' ||
 new_acks=$( (acks 102; acks 104) | awk -v p="$p_at" '$1 > p' | wc -l)
 [ "$new_acks" -ge 20 ] || sfs_fail "only $new_acks writes acknowledged by the new primary after the promotion"
 echo "ok: no write acknowledged by the old primary after the new primary's first; $new_acks by the new one"
+# the old side: the writer that never left the old primary was refused
+# from some point on, and every record acknowledged to it is on the new
+# primary's copy (the buddy took it before the old primary's answer)
+o_count=$(awk '$1 == "done" {print $2}' "$olog")
+o_last=$(awk '$1 == "ack" {t = $3} END {print t}' "$olog")
+o_refused=$(grep -c '^refused' "$olog")
+echo "old-side writer: $o_count records acknowledged, the last at $o_last; $o_refused refusals, the first: $(grep -m1 '^refused' "$olog" | cut -c1-200)"
+[ "$o_refused" -gt 0 ] || sfs_fail "the old-side writer was never refused"
+awk -v l="$o_last" -v f="$first_new" 'BEGIN {exit !(l < f)}' ||
+    sfs_fail "the old-side writer had a record acknowledged at $o_last, after the new primary's first acknowledgement at $first_new"
+sfs_as "$user" "$SFS_CTL" get /m/mine/oldside "$home/oldside" || sfs_fail "get the old side's file"
+"$PROG" check "$home/oldside" "$o_count" || sfs_fail "records acknowledged to the old-side writer do not read back"
+echo "ok: the old side of the cut was refused once the new primary acted, and its $o_count acknowledged records read back"
 
 # the old primary went on on its buddy's word once its lease ran out
 # (before the promotion), until its buddy refused its copies as the
@@ -142,9 +166,11 @@ grep -E "refused: [A-Z_]+ on target 10[24]: it is its mirror group's primary now
 # every acknowledged record is on the new primary's copy, and reads back
 targets=$(sfs_ctl listtargets)
 chunk=""
+entry=$(sfs_ctl getentryinfo /m/mine/records | awk '$1 == "EntryID:" {print $2}')
+[ -n "$entry" ] || sfs_fail "no entry id for /m/mine/records: $(sfs_ctl getentryinfo /m/mine/records)"
 for t in 102 104; do
     dir=$(echo "$targets" | awk -v t=$t '$1 == t {print $NF}')
-    f=$(find "$dir/chunks" -type f -size +0 2>/dev/null | head -n 1)
+    f=$(find "$dir/chunks" -type f -name "$entry" -size +0 2>/dev/null | head -n 1)
     [ -n "$f" ] && chunk=$f
 done
 [ -n "$chunk" ] || sfs_fail "no chunk file on the new primaries"

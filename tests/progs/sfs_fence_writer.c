@@ -7,7 +7,13 @@
  * writing to the old primary for as long as that one acknowledges.
  *
  *   sfs_fence_writer write PATH STOPFILE MAX   (until STOPFILE exists)
+ *   sfs_fence_writer write-on PATH STOPFILE MAX
  *   sfs_fence_writer check FILE COUNT          (records 0..COUNT-1 of a local file)
+ *
+ * write-on does not stop at a failed write: it prints "refused N TIME
+ * error" and writes the same record again 20 ms later, so that the
+ * acknowledged records stay 0..done-1 (the writer on the old side of a cut,
+ * with STRIPEFS_TEST_MIRROR_OLD_MAP=1: it never leaves the old primary).
  */
 #include "sfs/sfs_client.h"
 
@@ -29,7 +35,7 @@ static void record_fill(uint8_t *buf, unsigned i)
     snprintf((char *)buf, 24, "record %08u\n", i);
 }
 
-static int write_loop(const char *path, const char *stop, unsigned max)
+static int write_loop(const char *path, const char *stop, unsigned max, int keep_going)
 {
     sfs_open_params_t params = {.field_mask = SFS_OPEN_PARAM_MIRROR, .mirror = 1};
     sfs_client_t     *client;
@@ -53,6 +59,15 @@ static int write_loop(const char *path, const char *stop, unsigned max)
 
         record_fill(buf, i);
         if (sfs_file_pwrite(file, buf, RECORD, (uint64_t)i * RECORD) != RECORD) {
+            if (keep_going) {
+                clock_gettime(CLOCK_REALTIME, &ts);
+                printf("refused %u %lld.%06ld %s\n", i, (long long)ts.tv_sec, ts.tv_nsec / 1000,
+                       sfs_client_error());
+                fflush(stdout);
+                usleep(20000);
+                i--; /* the same record again */
+                continue;
+            }
             fprintf(stderr, "write of record %u: %s\n", i, sfs_client_error());
             rc = 1;
             break;
@@ -101,12 +116,13 @@ static int check(const char *path, unsigned count)
 
 int main(int argc, char **argv)
 {
-    if (argc == 5 && strcmp(argv[1], "write") == 0) {
-        return write_loop(argv[2], argv[3], (unsigned)strtoul(argv[4], NULL, 10));
+    if (argc == 5 && (strcmp(argv[1], "write") == 0 || strcmp(argv[1], "write-on") == 0)) {
+        return write_loop(argv[2], argv[3], (unsigned)strtoul(argv[4], NULL, 10),
+                          strcmp(argv[1], "write-on") == 0);
     }
     if (argc == 4 && strcmp(argv[1], "check") == 0) {
         return check(argv[2], (unsigned)strtoul(argv[3], NULL, 10));
     }
-    fprintf(stderr, "usage: %s write PATH STOPFILE MAX | check FILE COUNT\n", argv[0]);
+    fprintf(stderr, "usage: %s write|write-on PATH STOPFILE MAX | check FILE COUNT\n", argv[0]);
     return 2;
 }
