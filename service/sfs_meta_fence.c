@@ -132,9 +132,13 @@ static void sfs_meta_fence_ask_word(sfs_service_t *service, uint64_t now)
         sfs_buddy_word_holds(&service->meta_word, now + half) ||
         now < service->meta_word_asked_ms + half / 2 ||
         !(node = sfs_meta_fence_mirror_node(service)) || node->node_id == service->rank ||
-        node->state == SFS_STATE_OFFLINE ||
-        /* (a connect on the progress thread: 1 s at most, as the link's probes) */
-        sfs_cluster_node_conn_quick(service->cluster, node->node_id, 1000, &conn) != 0) {
+        node->state == SFS_STATE_OFFLINE) {
+        return;
+    }
+    /* (a connect on the progress thread: one try, 1 s at most, as the
+     * link's probes; after a failed one none for a whole lease) */
+    if (sfs_cluster_node_conn_quick(service->cluster, node->node_id, 1000, &conn) != 0) {
+        service->meta_word_asked_ms = now + service->meta_lease.length_ms;
         return;
     }
     sfs_wbuf_init(&wb, service->meta_word_ask_args, sizeof(service->meta_word_ask_args));

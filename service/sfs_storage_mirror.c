@@ -242,6 +242,9 @@ static int sfs_storage_mirror_buddy_admit(sfs_storage_t *storage, sfs_storage_op
         sfs_config_mirror_group_of(storage->service->config, op->chunk.target_id);
 
     if (!group || !storage->service->cluster || !sfs_cluster_map(storage->service->cluster)) {
+        if (group) {
+            sfs_storage_mirror_word_given(storage, op->chunk.target_id); /* (as below) */
+        }
         return 0; /* no map yet (just started): nothing says this one is primary */
     }
     if (sfs_storage_mirror_primary(storage, group) == op->chunk.target_id) {
@@ -529,7 +532,8 @@ static void sfs_storage_mirror_forwarded(void *arg)
     sfs_storage_op_t *op = arg;
     int               rc = sfs_tp_rpc_status(op->forward);
 
-    if (rc == -ECANCELED && !op->forward_resent) {
+    if (rc == -ECANCELED && !op->forward_resent && !op->storage->service->tearing_down &&
+        !op->storage->service->stop_requested) {
         /* this rank closed the connection under it (a new map gave the
          * buddy's rank another address): the buddy did not fail; sent again
          * once on a new connection */

@@ -355,6 +355,8 @@ static void sfs_storage_mirror_ping(sfs_storage_t *storage, uint32_t i, uint64_t
     uint64_t                         half    = m->lease.length_ms / 2;
     sfs_tp_rpc_params_t              params;
     sfs_chunk_req_t                  chunk;
+    const sfs_map_t                 *map;
+    const sfs_map_target_t          *buddy;
     sfs_tp_conn_t                   *conn;
     sfs_wbuf_t                       wb;
     int                              rc;
@@ -383,7 +385,14 @@ static void sfs_storage_mirror_ping(sfs_storage_t *storage, uint32_t i, uint64_t
     chunk.flags     = SFS_CHUNK_BUDDY; /* entry 0: no file's */
     sfs_wbuf_init(&wb, m->ping_args[i], sizeof(m->ping_args[i]));
     sfs_proto_chunk_req_pack(&wb, SFS_OP_CHUNK_STAT, &chunk);
-    if (wb.error || sfs_cluster_target_conn(service->cluster, chunk.target_id, &conn) != 0) {
+    map                = sfs_cluster_map(service->cluster);
+    buddy              = map ? sfs_map_find_target(map, chunk.target_id) : NULL;
+    m->ping_sent_ms[i] = now;
+    /* (on the progress thread: one try at connecting, 1 s at most, and after
+     * a failed one none for a whole lease) */
+    if (wb.error || !buddy ||
+        sfs_cluster_node_conn_quick(service->cluster, buddy->node_id, 1000, &conn) != 0) {
+        m->ping_sent_ms[i] = now + m->lease.length_ms;
         return;
     }
     memset(&params, 0, sizeof(params));
@@ -391,7 +400,6 @@ static void sfs_storage_mirror_ping(sfs_storage_t *storage, uint32_t i, uint64_t
     params.args        = m->ping_args[i];
     params.args_length = wb.length;
     params.timeout_ms  = half ? half : 1;
-    m->ping_sent_ms[i] = now;
     if (sfs_tp_rpc_start(conn, &params, &m->pings[i]) != 0) {
         m->pings[i] = NULL;
     }
