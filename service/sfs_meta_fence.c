@@ -6,6 +6,7 @@
 #include "sfs_meta_fence.h"
 
 #include "sfs_errno.h"
+#include "sfs_meta_mirror.h"
 #include "sfs_lease.h"
 #include "sfs_log.h"
 #include "sfs_proto.h"
@@ -94,19 +95,6 @@ static int sfs_meta_fence_expired(sfs_service_t *service, uint64_t now, char *ag
     return 1;
 }
 
-/* The mirror's rank, as the map names it (NULL: none). */
-static const sfs_map_node_t *sfs_meta_fence_mirror_node(sfs_service_t *service)
-{
-    const sfs_map_t *map = service->cluster ? sfs_cluster_map(service->cluster) : NULL;
-
-    for (uint32_t i = 0; map && i < map->node_count; i++) {
-        if (map->nodes[i].roles & SFS_ROLE_META_MIRROR) {
-            return &map->nodes[i];
-        }
-    }
-    return NULL;
-}
-
 /* With nothing sent to the mirror, ask for its word: a probe (answered
  * by a mirror from its thread, changing nothing), once the lease and the
  * word are both more than half run out, at most every quarter lease. */
@@ -130,9 +118,8 @@ static void sfs_meta_fence_ask_word(sfs_service_t *service, uint64_t now)
     }
     if (!sfs_meta_fence_applies(service) || sfs_lease_valid(&service->meta_lease, now + half) ||
         sfs_buddy_word_holds(&service->meta_word, now + half) ||
-        now < service->meta_word_asked_ms + half / 2 ||
-        !(node = sfs_meta_fence_mirror_node(service)) || node->node_id == service->rank ||
-        node->state == SFS_STATE_OFFLINE) {
+        now < service->meta_word_asked_ms + half / 2 || !(node = sfs_meta_mirror_node(service)) ||
+        node->node_id == service->rank || node->state == SFS_STATE_OFFLINE) {
         return;
     }
     /* (a connect on the progress thread: one try, 1 s at most, as the

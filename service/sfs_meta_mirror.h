@@ -91,6 +91,9 @@ void sfs_meta_mirror_report_stop(sfs_meta_mirror_report_t *report);
 /* The primary's side, owned by the metadata server (sfs_meta_t); it sets
  * `report` (which it does not own) at each change. */
 typedef struct sfs_meta_mirror_link sfs_meta_mirror_link_t;
+/* The mirror's rank in the cluster map: the node with the role (NULL: none,
+ * or no map yet). */
+const sfs_map_node_t *sfs_meta_mirror_node(sfs_service_t *service);
 
 int sfs_meta_mirror_link_create(sfs_service_t *service, sfs_meta_store_t *store,
                                 sfs_meta_mirror_report_t *report, sfs_meta_mirror_link_t **link_p);

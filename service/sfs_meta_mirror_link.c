@@ -103,8 +103,7 @@ static void sfs_meta_mirror_link_answered(sfs_tp_rpc_t *rpc, void *arg)
         link, status, &reply, status == -EPROTO ? "malformed reply" : sfs_tp_rpc_error_detail(rpc));
 }
 
-/* The mirror's rank in the cluster map: the node with the role. */
-static const sfs_map_node_t *sfs_meta_mirror_node(sfs_service_t *service)
+const sfs_map_node_t *sfs_meta_mirror_node(sfs_service_t *service)
 {
     /* (no cluster before this rank has registered with management) */
     const sfs_map_t *map = service->cluster ? sfs_cluster_map(service->cluster) : NULL;

@@ -198,31 +198,34 @@ void sfs_storage_mirror_fini(sfs_storage_t *storage)
     storage->mirrors = NULL;
 }
 
-sfs_mirror_log_t *sfs_storage_mirror_log(sfs_storage_t *storage, uint32_t target_id)
+/* The index of local member `target_id` in the per-member arrays (-1: not
+ * a member here). */
+static int sfs_storage_mirror_index(const struct sfs_storage_mirrors *m, uint32_t target_id)
 {
-    struct sfs_storage_mirrors *m = storage->mirrors;
-
     for (uint32_t i = 0; m && i < m->count; i++) {
         if (sfs_mirror_log_target(m->logs[i]) == target_id) {
-            return m->logs[i];
+            return (int)i;
         }
     }
-    return NULL;
+    return -1;
+}
+
+sfs_mirror_log_t *sfs_storage_mirror_log(sfs_storage_t *storage, uint32_t target_id)
+{
+    int i = sfs_storage_mirror_index(storage->mirrors, target_id);
+
+    return i < 0 ? NULL : storage->mirrors->logs[i];
 }
 
 int sfs_storage_mirror_recorded(sfs_storage_t *storage, uint32_t target_id)
 {
     struct sfs_storage_mirrors *m = storage->mirrors;
+    int                         i = sfs_storage_mirror_index(m, target_id);
 
-    if (!m || !storage->service->cluster) {
-        return 1; /* no management to promote anything */
+    if (!m || !storage->service->cluster || i < 0) {
+        return 1; /* no management to promote anything; or no member here */
     }
-    for (uint32_t i = 0; i < m->count; i++) {
-        if (sfs_mirror_log_target(m->logs[i]) == target_id) {
-            return !sfs_mirror_log_degraded(m->logs[i]) || m->recorded[i];
-        }
-    }
-    return 1;
+    return !sfs_mirror_log_degraded(m->logs[i]) || m->recorded[i];
 }
 
 uint32_t sfs_storage_mirror_primary(sfs_storage_t *storage, const sfs_config_mirror_group_t *group)
@@ -522,14 +525,9 @@ void sfs_storage_mirror_lease_renew(sfs_storage_t *storage, uint64_t sent_ms)
 /* The buddy's word of local member `target_id` (NULL: not a member). */
 static sfs_buddy_word_t *sfs_storage_mirror_word(sfs_storage_t *storage, uint32_t target_id)
 {
-    struct sfs_storage_mirrors *m = storage->mirrors;
+    int i = sfs_storage_mirror_index(storage->mirrors, target_id);
 
-    for (uint32_t i = 0; m && i < m->count; i++) {
-        if (sfs_mirror_log_target(m->logs[i]) == target_id) {
-            return &m->words[i];
-        }
-    }
-    return NULL;
+    return i < 0 ? NULL : &storage->mirrors->words[i];
 }
 
 /* Management's lease: 0 while it holds (and the map after a lapse is in),
@@ -687,12 +685,7 @@ int sfs_storage_mirror_word_wait(sfs_storage_t *storage, uint32_t target_id, uin
 
 sfs_mirror_resync_t *sfs_storage_mirror_resync_of(sfs_storage_t *storage, uint32_t target_id)
 {
-    struct sfs_storage_mirrors *m = storage->mirrors;
+    int i = sfs_storage_mirror_index(storage->mirrors, target_id);
 
-    for (uint32_t i = 0; m && i < m->count; i++) {
-        if (sfs_mirror_log_target(m->logs[i]) == target_id) {
-            return m->resyncs[i];
-        }
-    }
-    return NULL;
+    return i < 0 ? NULL : storage->mirrors->resyncs[i];
 }
