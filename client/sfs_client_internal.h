@@ -57,6 +57,9 @@ struct sfs_client {
     uint64_t      last_op_tag;    /* the op_tag of the last namespace change (atomic) */
     int           reply_cache;    /* send op_tags (STRIPEFS_REPLY_CACHE) */
     int           mirror_old_map; /* testing: STRIPEFS_TEST_MIRROR_OLD_MAP */
+    int           lock_owners; /* the metadata server last asked for a lock keeps locks per client
+                                * process (SFS_FEATURE_LOCK_OWNERS): a LOCK or UNLOCK may go again
+                                * (atomic; sfs_client_lock.c) */
 };
 
 typedef struct sfs_file_local sfs_file_local_t;

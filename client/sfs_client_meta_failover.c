@@ -152,8 +152,10 @@ static int sfs_client_meta_counter_tagged(const sfs_tp_rpc_params_t *params)
  * reply it kept), or one whose second run costs nothing a job can see
  * (SIZE but END; QUOTA_GROW grants from the end asked for, at worst a step
  * more charged ahead; QUOTA_SET sets limits, not steps: a second run sets
- * the same, unless another set came in between), or a tagged COUNTER.
- * Untagged counters, locks, POOL_SET (a second create or remove is
+ * the same, unless another set came in between), or a tagged COUNTER, or
+ * a LOCK or UNLOCK to a server whose locks belong to the client process
+ * (the same lock id asked again is answered as the first).
+ * Untagged counters, older servers' locks, POOL_SET (a second create or remove is
  * refused), the migration's calls and META_CHECK (it repairs with
  * --repair) are none of these. */
 static int sfs_client_meta_resend_safe(const sfs_client_t        *client,
@@ -164,6 +166,9 @@ static int sfs_client_meta_resend_safe(const sfs_client_t        *client,
         return sfs_client_meta_size_resend_safe(params);
     case SFS_OP_COUNTER:
         return sfs_client_meta_counter_tagged(params);
+    case SFS_OP_LOCK:
+    case SFS_OP_UNLOCK:
+        return __atomic_load_n(&client->lock_owners, __ATOMIC_RELAXED);
     case SFS_OP_QUOTA_GROW:
     case SFS_OP_QUOTA_SET:
     case SFS_OP_LOOKUP:

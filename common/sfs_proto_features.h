@@ -27,6 +27,10 @@
                                                /* a resent one is answered once */
 #define SFS_FEATURE_COUNTER_TAGS (1ull << 19)  /* COUNTER carries op_tag: the same */
                                                /* (its reply lost) is answered once */
+#define SFS_FEATURE_LOCK_OWNERS (1ull << 20)   /* byte-range locks belong to the client */
+                                               /* process, kept while its link is lost */
+                                               /* (offline + RPC timeout); LOCK and */
+                                               /* UNLOCK sent again are answered once */
 /* bit 10: SFS_FEATURE_POOLS, in sfs_proto_pool.h; bit 11: SFS_FEATURE_QUOTAS, in
  * sfs_proto_quota.h; bit 14: SFS_FEATURE_MIGRATE, in sfs_proto_migrate.h; bit 15:
  * SFS_FEATURE_MIGRATE_LEASE, in sfs_proto_migrate.h; bit 16: SFS_FEATURE_BOUNDS, in
@@ -37,7 +41,7 @@
      SFS_FEATURE_DIRECT_COPY | SFS_FEATURE_TYPED_CURSORS | SFS_FEATURE_BYTE_LOCKS |                \
      SFS_FEATURE_DYNAMIC_ATTRS | SFS_FEATURE_MIRROR | SFS_FEATURE_POOLS | SFS_FEATURE_QUOTAS |     \
      SFS_FEATURE_MIGRATE | SFS_FEATURE_MIGRATE_LEASE | SFS_FEATURE_BOUNDS | SFS_FEATURE_POOL_SET | \
-     SFS_FEATURE_REPLY_CACHE | SFS_FEATURE_COUNTER_TAGS)
+     SFS_FEATURE_REPLY_CACHE | SFS_FEATURE_COUNTER_TAGS | SFS_FEATURE_LOCK_OWNERS)
 /* What a server needs of its clients: without capabilities a client's I/O
  * is refused, an older client's listings would be misread, and one that
  * does not know mirroring would write a mirrored file's primary only. */

@@ -148,7 +148,7 @@ const char *sfs_features_string(uint64_t features, char *buf, size_t size)
         "dynamic attributes",   "mirroring",           [10] = "storage pools",
         [11] = "quotas",        [14] = "migrate",      [15] = "migrate leases",
         [16] = "write bounds",  [17] = "pool changes", [18] = "reply cache",
-        [19] = "counter tags"};
+        [19] = "counter tags",  [20] = "lock owners"};
     size_t used = 0;
 
     buf[0] = '\0';

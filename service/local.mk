@@ -19,6 +19,7 @@ libsfs_service_la_SOURCES = \
 	service/sfs_chunk_tombstone.c service/sfs_chunk_tombstone.h \
 	service/sfs_chunk_removed.c service/sfs_chunk_removed.h \
 	service/sfs_meta_lock.c service/sfs_meta_lock.h service/sfs_meta_lock_rpc.c \
+	service/sfs_meta_lock_client.c service/sfs_meta_lock_client.h \
 	service/sfs_meta_store.c service/sfs_meta_store.h service/sfs_meta_store_internal.h \
 	service/sfs_meta_store_record.c service/sfs_meta_store_writes.c \
 	service/sfs_meta_writes.c service/sfs_meta_writes.h \

@@ -65,6 +65,7 @@ void sfs_meta_timer(sfs_meta_t *meta)
 
     sfs_meta_refresh_targets(meta, now);
     sfs_meta_delete_tick(meta, now);
+    sfs_meta_locks_tick(meta, now);
     sfs_meta_mirror_report_tick(meta->mirror_report);
 }
 

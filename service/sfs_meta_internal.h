@@ -26,6 +26,7 @@
 #include "sfs_list.h"
 #include "sfs_meta_chooser.h"
 #include "sfs_meta_lock.h"
+#include "sfs_meta_lock_client.h"
 #include "sfs_meta_pool.h"
 #include "sfs_meta_stats.h"
 #include "sfs_meta_store.h"
@@ -124,6 +125,8 @@ struct sfs_meta {
     sfs_meta_pools_t        pools;  /* the pools in force (sfs_meta_pool_set.c; metadata thread) */
     uint64_t                next_refresh_ms;
     sfs_lock_table_t       *locks; /* byte-range locks (sfs_meta_lock_rpc.c; progress thread) */
+    sfs_lock_clients_t      lock_clients; /* their owners (sfs_meta_lock_client.h) */
+    uint64_t                next_lock_tick_ms;
 
     sfs_meta_delete_t     *deletes;
     uint32_t               delete_count;

@@ -168,6 +168,32 @@ static sfs_lock_t *sfs_lock_find(const sfs_lock_file_t *file, const void *owner,
     return NULL;
 }
 
+static uint64_t sfs_lock_spec_end(const sfs_lock_spec_t *spec)
+{
+    return spec->length == 0 || spec->length > UINT64_MAX - spec->offset
+               ? UINT64_MAX
+               : spec->offset + spec->length;
+}
+
+/* The owner asks again for a lock it has asked for (its first request's
+ * reply was lost): answered as the first, in the first one's place. */
+static int sfs_lock_again(sfs_lock_table_t *table, sfs_lock_t *lock, const sfs_lock_spec_t *spec,
+                          void *waiter)
+{
+    void *before = lock->waiter;
+
+    if (lock->start != spec->offset || lock->end != sfs_lock_spec_end(spec) ||
+        lock->mode != spec->mode) {
+        return -EEXIST;
+    }
+    if (lock->granted) {
+        return 0;
+    }
+    lock->waiter = waiter;
+    table->done(before, -ECANCELED, table->arg);
+    return SFS_LOCK_QUEUED;
+}
+
 int sfs_lock_acquire(sfs_lock_table_t *table, const sfs_lock_spec_t *spec, void *waiter)
 {
     uint64_t          key  = (uint64_t)(uintptr_t)spec->owner;
@@ -186,8 +212,8 @@ int sfs_lock_acquire(sfs_lock_table_t *table, const sfs_lock_spec_t *spec, void 
             return -ENOLCK;
         }
     }
-    if (file && sfs_lock_find(file, spec->owner, spec->lock_id)) {
-        return -EEXIST;
+    if (file && (lock = sfs_lock_find(file, spec->owner, spec->lock_id)) != NULL) {
+        return sfs_lock_again(table, lock, spec, waiter);
     }
     if (!SFS_ALLOC_PTR(lock)) {
         return -ENOMEM;
@@ -217,9 +243,7 @@ int sfs_lock_acquire(sfs_lock_table_t *table, const sfs_lock_spec_t *spec, void 
     lock->owner   = owner;
     lock->lock_id = spec->lock_id;
     lock->start   = spec->offset;
-    lock->end     = spec->length == 0 || spec->length > UINT64_MAX - spec->offset
-                        ? UINT64_MAX
-                        : spec->offset + spec->length;
+    lock->end     = sfs_lock_spec_end(spec);
     lock->mode    = spec->mode;
     sfs_list_add_tail(&owner->locks, &lock->owner_list);
     owner->count++;
@@ -305,6 +329,13 @@ size_t sfs_lock_release_owner(sfs_lock_table_t *table, const void *owner, int st
     }
     free(entries);
     return released;
+}
+
+size_t sfs_lock_owner_count(const sfs_lock_table_t *table, const void *owner)
+{
+    sfs_hash_link_t *link = sfs_hash_find(&table->owners, (uint64_t)(uintptr_t)owner);
+
+    return link ? sfs_container_of(link, sfs_lock_owner_t, link)->count : 0;
 }
 
 size_t sfs_lock_count(const sfs_lock_table_t *table, size_t *queued_p)

@@ -106,7 +106,7 @@ tests_unit_service_test_chunk_posix_CFLAGS   = $(SFS_UNIT_CFLAGS)
 tests_unit_service_test_chunk_posix_LDADD    = libsfs_service.la $(SFS_CORE_LIBS) $(SFS_UNIT_LDADD)
 check_PROGRAMS += tests/unit/service/test_sfs_meta_lock
 tests_unit_service_test_sfs_meta_lock_SOURCES  = tests/unit/service/test_sfs_meta_lock.c \
-	service/sfs_meta_lock.c
+	service/sfs_meta_lock.c service/sfs_meta_lock_client.c
 tests_unit_service_test_sfs_meta_lock_CPPFLAGS = $(SFS_CPPFLAGS_SERVICE)
 tests_unit_service_test_sfs_meta_lock_CFLAGS   = $(SFS_UNIT_CFLAGS)
 tests_unit_service_test_sfs_meta_lock_LDADD    = $(SFS_UNIT_LDADD)

@@ -301,6 +301,10 @@ const char *sfs_tp_session_peer_host(const sfs_tp_session_t *session);
 const char *sfs_tp_session_peer_program(const sfs_tp_session_t *session);
 uint64_t    sfs_tp_session_id(const sfs_tp_session_t *session);
 uint64_t    sfs_tp_session_age_ms(const sfs_tp_session_t *session);
+/* Whether the session ended because its endpoint failed (the peer's
+ * process died, or the network between us did), rather than by the peer's
+ * BYE or our own close: only then may the peer still be alive. */
+int         sfs_tp_session_peer_lost(const sfs_tp_session_t *session);
 const char *sfs_tp_session_transports(sfs_tp_session_t *session);
 
 /* Iterate over authenticated sessions (for NET_INFO). */

@@ -579,6 +579,11 @@ uint64_t sfs_tp_session_age_ms(const sfs_tp_session_t *session)
     return sfs_tp_now_ms() - session->created_ms;
 }
 
+int sfs_tp_session_peer_lost(const sfs_tp_session_t *session)
+{
+    return session->peer_failed;
+}
+
 const char *sfs_tp_session_transports(sfs_tp_session_t *session)
 {
     /* files are handed over on disk threads: they only set a flag */

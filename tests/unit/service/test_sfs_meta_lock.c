@@ -1,7 +1,10 @@
 /* The metadata role's byte-range lock table (service/sfs_meta_lock.c):
  * compatible locks are granted at once, conflicting ones queue in arrival
- * order and are granted when what blocks them goes, and an owner that goes
- * away loses everything it held or waited for. */
+ * order and are granted when what blocks them goes, an owner that goes
+ * away loses everything it held or waited for, and a request asked again
+ * (its reply lost) is answered as the first. The records of the clients
+ * that own locks (service/sfs_meta_lock_client.c): found by uuid and uid,
+ * the locks they released lately, and the lost ones whose time is over. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,6 +12,7 @@
 #include <cmocka.h>
 
 #include "sfs_meta_lock.h"
+#include "sfs_meta_lock_client.h"
 #include "sfs_proto.h"
 
 #include <errno.h>
@@ -201,6 +205,88 @@ static void test_refusals(void **state)
     assert_int_equal(ended.status[0], -ESHUTDOWN);
 }
 
+static void test_asked_again(void **state)
+{
+    ended_t           ended = {0};
+    sfs_lock_table_t *t;
+
+    (void)state;
+    assert_int_equal(sfs_lock_table_create(done_cb, &ended, &t), 0);
+    assert_int_equal(lock(t, A, 1, 0, 10, SFS_LOCK_EXCLUSIVE, 1), 0);
+    /* granted: the same request again is granted, not a second lock */
+    assert_int_equal(lock(t, A, 1, 0, 10, SFS_LOCK_EXCLUSIVE, 1), 0);
+    assert_int_equal(sfs_lock_owner_count(t, A), 1);
+    /* the same id for another range or mode is still refused */
+    assert_int_equal(lock(t, A, 1, 0, 20, SFS_LOCK_EXCLUSIVE, 1), -EEXIST);
+    assert_int_equal(lock(t, A, 1, 0, 10, SFS_LOCK_SHARED, 1), -EEXIST);
+    /* queued: asked again, it keeps its place; the first waiter ends */
+    assert_int_equal(lock(t, B, 1, 5, 10, SFS_LOCK_SHARED, 2), SFS_LOCK_QUEUED);
+    assert_int_equal(lock(t, C, 1, 5, 10, SFS_LOCK_EXCLUSIVE, 3), SFS_LOCK_QUEUED);
+    assert_int_equal(lock(t, B, 1, 5, 10, SFS_LOCK_SHARED, 4), SFS_LOCK_QUEUED);
+    assert_int_equal(ended.count, 1);
+    assert_int_equal(ended.order[0], 2);
+    assert_int_equal(ended.status[0], -ECANCELED);
+    assert_int_equal(sfs_lock_owner_count(t, B), 1);
+    /* A goes: B (ahead of C) is granted, to its second request */
+    assert_int_equal(sfs_lock_release(t, A, 7, 1), 0);
+    assert_int_equal(ended.count, 2);
+    assert_int_equal(ended.order[1], 4);
+    assert_int_equal(ended.status[1], 0);
+    assert_int_equal(sfs_lock_owner_count(t, A), 0);
+    sfs_lock_table_destroy(t, -ESHUTDOWN);
+    assert_int_equal(ended.count, 3);
+    assert_int_equal(ended.order[2], 3);
+}
+
+static int expired_seen;
+
+static void expired_cb(sfs_lock_client_t *client, void *arg)
+{
+    expired_seen++;
+    sfs_lock_client_forget(arg, client);
+}
+
+static void test_lock_clients(void **state)
+{
+    sfs_lock_clients_t clients;
+    sfs_lock_client_t *one, *other;
+
+    (void)state;
+    assert_int_equal(sfs_lock_clients_init(&clients), 0);
+    one = sfs_lock_client_speaks(&clients, 5, 1000, 10, "hostA", 42);
+    assert_non_null(one);
+    assert_ptr_equal(sfs_lock_client_find(&clients, 5, 1000), one);
+    /* another uid claiming the same uuid is another client */
+    assert_null(sfs_lock_client_find(&clients, 5, 1001));
+    other = sfs_lock_client_speaks(&clients, 5, 1001, 11, "hostB", 43);
+    assert_true(other && other != one);
+    /* a new session of the same process is the same record */
+    one->lost_ms = 1000;
+    assert_ptr_equal(sfs_lock_client_speaks(&clients, 5, 1000, 12, "hostA", 42), one);
+    assert_int_equal(one->session_id, 12);
+    assert_int_equal(one->lost_ms, 0);
+    /* the locks released lately, the last SFS_LOCK_CLIENT_RELEASED */
+    sfs_lock_client_note_released(one, 7, 1);
+    assert_true(sfs_lock_client_released_lately(one, 7, 1));
+    assert_false(sfs_lock_client_released_lately(one, 7, 2));
+    assert_false(sfs_lock_client_released_lately(one, 8, 1));
+    assert_false(sfs_lock_client_released_lately(other, 7, 1));
+    for (uint64_t i = 0; i < SFS_LOCK_CLIENT_RELEASED; i++) {
+        sfs_lock_client_note_released(one, 7, 100 + i);
+    }
+    assert_false(sfs_lock_client_released_lately(one, 7, 1));
+    assert_true(sfs_lock_client_released_lately(one, 7, 100));
+    /* a lost client is handed over once its grace is over, not before */
+    one->lost_ms = 1000;
+    sfs_lock_clients_expired(&clients, 1999, 1000, expired_cb, &clients);
+    assert_int_equal(expired_seen, 0);
+    sfs_lock_clients_expired(&clients, 2000, 1000, expired_cb, &clients);
+    assert_int_equal(expired_seen, 1);
+    assert_null(sfs_lock_client_find(&clients, 5, 1000));
+    assert_ptr_equal(sfs_lock_client_find(&clients, 5, 1001), other);
+    sfs_lock_clients_cleanup(&clients);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -210,6 +296,8 @@ int main(void)
         cmocka_unit_test(test_cancel_queued),
         cmocka_unit_test(test_owner_gone_releases_everything),
         cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_asked_again),
+        cmocka_unit_test(test_lock_clients),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
