@@ -125,6 +125,17 @@ sfs_stop_service() {
     sfs_wait_service_exit
 }
 
+# sfs_wait_for FILE PATTERN SECONDS: wait until FILE has a line matching
+# PATTERN (grep's); 1 if it has none after SECONDS.
+sfs_wait_for() {
+    local i
+    for ((i = 0; i < $3 * 10; i++)); do
+        grep -q "$2" "$1" 2>/dev/null && return 0
+        sleep 0.1
+    done
+    return 1
+}
+
 # After a shutdown: the job must exit 0 within 60 s.
 sfs_wait_service_exit() {
     local rc

@@ -27,22 +27,13 @@ sfs_short_timeouts 6
 sfs_start_service 2 --targets 2
 sfs_ctl mkdir /locks && sfs_ctl chmod 1777 /locks || sfs_fail "mkdir /locks (1777)"
 
-wait_for() { # file pattern seconds
-    local i
-    for ((i = 0; i < $3 * 10; i++)); do
-        grep -q "$2" "$1" 2>/dev/null && return 0
-        sleep 0.1
-    done
-    return 1
-}
-
 # sfs_as in a UTS namespace whose host name is `elsewhere`
 export -f sfs_as sfs_user_home sfs_fail sfs_dump_service_log
 export SFS_TEST_TMP SFS_SERVICE_LOG
 unshare --uts bash -c 'echo elsewhere >/proc/sys/kernel/hostname && sfs_as sfsalice "$@"' bash \
     "$hold" /locks/f w x 0 1048576 300 >"$SFS_TEST_TMP/holder.out" 2>&1 &
 holder_job=$!
-wait_for "$SFS_TEST_TMP/holder.out" "granted" 30 || { cat "$SFS_TEST_TMP/holder.out"; sfs_fail "the holder got no lock"; }
+sfs_wait_for "$SFS_TEST_TMP/holder.out" "granted" 30 || { cat "$SFS_TEST_TMP/holder.out"; sfs_fail "the holder got no lock"; }
 holder=$(sed -n 's/^pid \([0-9]*\) waiting/\1/p' "$SFS_TEST_TMP/holder.out")
 [ -n "$holder" ] || sfs_fail "no pid from the holder"
 sfs_ctl net | grep -q "client elsewhere .*pid $holder" ||
@@ -50,7 +41,7 @@ sfs_ctl net | grep -q "client elsewhere .*pid $holder" ||
 echo "ok: the holder (pid $holder) took the lock from host 'elsewhere'"
 kill -9 "$holder" || sfs_fail "kill -9 the holder ($holder)"
 wait "$holder_job" 2>/dev/null
-wait_for "$SFS_SERVICE_LOG" "lost: its 1 byte-range lock(s) kept for 12 s" 10 ||
+sfs_wait_for "$SFS_SERVICE_LOG" "lost: its 1 byte-range lock(s) kept for 12 s" 10 ||
     sfs_fail "the server did not say it kept the lost client's lock: $(grep -i 'lock' "$SFS_SERVICE_LOG" | tail -n 3)"
 lost_at=$(date +%s%N)
 echo "ok: $(grep -m1 -o 'session .* lost: its 1 byte-range lock(s) kept for 12 s.*' "$SFS_SERVICE_LOG")"
@@ -69,7 +60,7 @@ grep -q "did not come back" "$SFS_SERVICE_LOG" &&
     sfs_fail "the lost client's lock was released before the early lock gave up"
 echo "ok: a LOCK of the range $(((started - lost_at) / 1000000)) ms after the loss was not granted (it gave up $(((ended - lost_at) / 1000000)) ms after the loss)"
 
-wait_for "$SFS_SERVICE_LOG" "did not come back within 12 s" 20 ||
+sfs_wait_for "$SFS_SERVICE_LOG" "did not come back within 12 s" 20 ||
     sfs_fail "the server did not release the lost client's lock: $(grep -i 'lock' "$SFS_SERVICE_LOG" | tail -n 3)"
 echo "ok: $(grep -m1 -o 'the client elsewhere .*released' "$SFS_SERVICE_LOG")"
 sfs_as sfsalice "$hold" /locks/f w x 0 100 0 >"$SFS_TEST_TMP/late.out" 2>&1 ||

@@ -16,28 +16,19 @@ sfs_test_users
 sfs_start_service 2 --targets 2
 sfs_ctl mkdir /locks && sfs_ctl chmod 1777 /locks || sfs_fail "mkdir /locks (1777)"
 
-wait_for() { # file pattern seconds
-    local i
-    for ((i = 0; i < $3 * 10; i++)); do
-        grep -q "$2" "$1" 2>/dev/null && return 0
-        sleep 0.1
-    done
-    return 1
-}
-
 sfs_as sfsalice "$hold" /locks/f w x 0 1048576 300 >"$SFS_TEST_TMP/holder.out" 2>&1 &
-wait_for "$SFS_TEST_TMP/holder.out" "granted" 30 || { cat "$SFS_TEST_TMP/holder.out"; sfs_fail "the holder got no lock"; }
+sfs_wait_for "$SFS_TEST_TMP/holder.out" "granted" 30 || { cat "$SFS_TEST_TMP/holder.out"; sfs_fail "the holder got no lock"; }
 holder=$(sed -n 's/^pid \([0-9]*\) waiting/\1/p' "$SFS_TEST_TMP/holder.out")
 [ -n "$holder" ] || sfs_fail "no pid from the holder"
 sfs_as sfsalice "$hold" /locks/f w s 4096 10 0 >"$SFS_TEST_TMP/waiter.out" 2>&1 &
 waiter_job=$!
-wait_for "$SFS_TEST_TMP/waiter.out" "waiting" 30 || sfs_fail "the waiter did not start"
+sfs_wait_for "$SFS_TEST_TMP/waiter.out" "waiting" 30 || sfs_fail "the waiter did not start"
 sleep 2
 grep -q granted "$SFS_TEST_TMP/waiter.out" && sfs_fail "a shared lock inside a held exclusive one was granted"
 echo "ok: an overlapping lock waits while another process holds an exclusive one"
 killed_at=$(date +%s%N)
 kill -9 "$holder" || sfs_fail "kill -9 the holder ($holder)"
-wait_for "$SFS_TEST_TMP/waiter.out" "released" 20 || { cat "$SFS_TEST_TMP/waiter.out"; sfs_fail "the waiter was not granted after the holder was killed"; }
+sfs_wait_for "$SFS_TEST_TMP/waiter.out" "released" 20 || { cat "$SFS_TEST_TMP/waiter.out"; sfs_fail "the waiter was not granted after the holder was killed"; }
 waited_ms=$((($(date +%s%N) - killed_at) / 1000000))
 wait "$waiter_job" || sfs_fail "the waiter failed: $(cat "$SFS_TEST_TMP/waiter.out")"
 [ "$waited_ms" -lt 15000 ] || sfs_fail "the waiter was granted only ${waited_ms} ms after the kill"
