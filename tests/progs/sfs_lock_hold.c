@@ -8,7 +8,8 @@
  *     open PATH read-only (r) or read-write (w, created 0644 if missing),
  *     print "pid P waiting", lock [OFFSET, +LENGTH) shared (s) or
  *     exclusive (x), print "granted after N ms (wall W)", hold it SECONDS,
- *     release it, print "released (wall W)" (W: ms since the epoch).
+ *     print "releasing (wall W)", release it, print "released (wall W)"
+ *     (W: ms since the epoch).
  *     With `busy`, while it holds the lock it takes and releases other
  *     locks of the same mode past OFFSET + LENGTH, one after the other,
  *     each of which must succeed; then it prints "busy: N locks, longest
@@ -118,6 +119,10 @@ int main(int argc, char **argv)
     } else {
         sleep((unsigned)atoi(argv[6]));
     }
+    /* (a waiter may hear of its grant before this process hears that its
+     * UNLOCK is done: "releasing" is the time to compare with) */
+    printf("releasing (wall %llu)\n", (unsigned long long)wall_ms());
+    fflush(stdout);
     if ((rc = sfs_file_unlock(file, lock_id)) != 0) {
         rc = fail("unlock", rc);
         sfs_file_close(file);
