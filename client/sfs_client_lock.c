@@ -22,19 +22,15 @@ static _Atomic uint64_t sfs_client_lock_ids = 1;
 
 static int sfs_client_lock_call(sfs_file_t *file, uint32_t opcode, const void *args, size_t length)
 {
-    sfs_tp_rpc_t  *rpc;
-    sfs_tp_conn_t *conn;
-    int            rc;
+    sfs_tp_rpc_t *rpc;
+    int           rc;
 
     /* whether the call may go again if its reply is lost is known now,
-     * while the connection is up (after a cut it may not be) */
-    if (sfs_cluster_meta_conn(file->client->cluster, &conn) == 0) {
-        __atomic_store_n(&file->client->lock_owners,
-                         (sfs_tp_conn_server_features(conn) & SFS_FEATURE_LOCK_OWNERS) != 0,
-                         __ATOMIC_RELAXED);
-    } else {
-        sfs_error_clear(); /* the call itself fails, saying why */
-    }
+     * from the last connection to the server (after a cut none may work) */
+    __atomic_store_n(&file->client->lock_owners,
+                     (sfs_cluster_meta_features(file->client->cluster) & SFS_FEATURE_LOCK_OWNERS) !=
+                         0,
+                     __ATOMIC_RELAXED);
     rc = sfs_client_meta_call_args(file->client, opcode, args, length, &rpc);
 
     sfs_tp_rpc_release(rpc);

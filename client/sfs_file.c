@@ -452,14 +452,11 @@ int sfs_file_global2local(sfs_client_t *client, const void *buf, size_t length, 
  * with the server's uuid (the field before it). */
 static uint64_t sfs_file_counter_tag(sfs_file_t *file)
 {
-    sfs_client_t  *client = file->client;
-    sfs_tp_conn_t *conn;
+    sfs_client_t *client = file->client;
 
     if (!client->reply_cache || file->meta_uuid == 0 ||
-        sfs_cluster_meta_conn(client->cluster, &conn) != 0 ||
-        !(sfs_tp_conn_server_features(conn) & SFS_FEATURE_COUNTER_TAGS)) {
-        sfs_error_clear();
-        return 0; /* a connection that cannot be made fails the call itself */
+        !(sfs_cluster_meta_features(client->cluster) & SFS_FEATURE_COUNTER_TAGS)) {
+        return 0;
     }
     return __atomic_add_fetch(&client->last_op_tag, 1, __ATOMIC_RELAXED);
 }

@@ -23,12 +23,9 @@
  * the unknown field). */
 static uint64_t sfs_client_op_tag(sfs_client_t *client, uint32_t opcode)
 {
-    sfs_tp_conn_t *conn;
-
     if (!client->reply_cache || !sfs_proto_meta_tagged(opcode) ||
-        sfs_cluster_meta_conn(client->cluster, &conn) != 0 ||
-        !(sfs_tp_conn_server_features(conn) & SFS_FEATURE_REPLY_CACHE)) {
-        return 0; /* a connection that cannot be made fails the call itself */
+        !(sfs_cluster_meta_features(client->cluster) & SFS_FEATURE_REPLY_CACHE)) {
+        return 0;
     }
     return __atomic_add_fetch(&client->last_op_tag, 1, __ATOMIC_RELAXED);
 }

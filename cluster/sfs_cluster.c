@@ -13,6 +13,8 @@
 typedef struct sfs_cluster_node {
     uint32_t       node_id;
     sfs_tp_conn_t *conn;
+    uint64_t       features;       /* its last HELLO reply's (SFS_FEATURE_*) */
+    int            features_known; /* features is from a connection made */
 } sfs_cluster_node_t;
 
 struct sfs_cluster {
@@ -367,6 +369,13 @@ static int sfs_cluster_node_live(sfs_cluster_t *cluster, sfs_cluster_node_t *slo
     return 0;
 }
 
+/* Remember what the server on `slot` announced on `conn`. */
+static void sfs_cluster_node_saw(sfs_cluster_node_t *slot, const sfs_tp_conn_t *conn)
+{
+    slot->features       = sfs_tp_conn_server_features(conn);
+    slot->features_known = 1;
+}
+
 /* One try at connecting `slot` to the address the map holds for `node_id`,
  * within `timeout_ms`: 0 (slot->conn set) or the error (slot->conn NULL). */
 static int sfs_cluster_node_connect(sfs_cluster_t *cluster, sfs_cluster_node_t *slot,
@@ -384,6 +393,8 @@ static int sfs_cluster_node_connect(sfs_cluster_t *cluster, sfs_cluster_node_t *
                             &slot->conn);
     if (rc) {
         slot->conn = NULL;
+    } else {
+        sfs_cluster_node_saw(slot, slot->conn);
     }
     return rc;
 }
@@ -468,6 +479,31 @@ int sfs_cluster_meta_conn(sfs_cluster_t *cluster, sfs_tp_conn_t **conn_p)
         }
     }
     return sfs_cluster_node_conn(cluster, cluster->map->meta_node, conn_p);
+}
+
+uint64_t sfs_cluster_meta_features(sfs_cluster_t *cluster)
+{
+    sfs_cluster_node_t *slot;
+    sfs_tp_conn_t      *conn;
+
+    if (cluster->map) {
+        slot = sfs_cluster_node_slot(cluster, cluster->map->meta_node);
+        if (!slot) {
+            return 0;
+        }
+        if (sfs_cluster_node_live(cluster, slot, cluster->map->meta_node, &conn)) {
+            sfs_cluster_node_saw(slot, conn);
+            return slot->features;
+        }
+        if (slot->features_known) {
+            return slot->features;
+        }
+    }
+    if (sfs_cluster_meta_conn(cluster, &conn) != 0) {
+        sfs_error_clear(); /* the caller's call fails, saying why */
+        return 0;
+    }
+    return sfs_tp_conn_server_features(conn);
 }
 
 int sfs_cluster_target_conn(sfs_cluster_t *cluster, uint32_t target_id, sfs_tp_conn_t **conn_p)

@@ -74,6 +74,12 @@ int sfs_cluster_node_conn_quick(sfs_cluster_t *cluster, uint32_t node_id,
                                 uint32_t connect_timeout_ms, sfs_tp_conn_t **conn_p);
 /* The metadata server's connection. */
 int sfs_cluster_meta_conn(sfs_cluster_t *cluster, sfs_tp_conn_t **conn_p);
+/* What the metadata server announced (SFS_FEATURE_*) on the connection
+ * that works now, else on the last one made to it; connects only when no
+ * connection to it was ever made (0 if that fails, the error cleared): a
+ * caller deciding how to send a call does not wait for a connect that the
+ * call itself would then wait for again. */
+uint64_t sfs_cluster_meta_features(sfs_cluster_t *cluster);
 /* The connection to the node serving storage target `target_id`. */
 int sfs_cluster_target_conn(sfs_cluster_t *cluster, uint32_t target_id, sfs_tp_conn_t **conn_p);
 
