@@ -93,6 +93,8 @@ int sfs_readdir_stat(sfs_client_t *client, const char *path, const char *after,
         if (sfs_stat(client, child, &stats[i]) != 0) {
             sfs_error_clear(); /* gone since: the listing's attributes, size unknown */
             stats[i] = keep;
+        } else {
+            stats[i].flags |= SFS_STAT_SIZE_ASKED;
         }
     }
     *count_p = reply.count;

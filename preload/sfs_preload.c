@@ -44,6 +44,7 @@ static struct {
     int             exiting; /* after the exit handler: connect no more */
     int             reports;
     int             debug;
+    int             list_attrs; /* STRIPEFS_PRELOAD_LIST_ATTRS */
     /* descriptor table: pages of entry pointers, read without the lock */
     sfs_pl_fd_t **fd_pages[SFS_PL_FD_PAGES];
     int           fd_count;
@@ -92,13 +93,18 @@ uint64_t sfs_pl_generation(void)
 
 static void sfs_pl_prefix_init(void)
 {
-    bool debug = false;
+    bool debug = false, list_attrs = true;
 
     /* a bad value is reported, never silently taken for the default */
     if (sfs_tunable_bool(&sfs_preload_tunables, "STRIPEFS_PRELOAD_DEBUG", &debug) != 0) {
         fprintf(stderr, "stripefs-posix: %s; debug reports stay off\n", sfs_error_detail());
     }
     sfs_pl.debug = debug;
+    if (sfs_tunable_bool(&sfs_preload_tunables, "STRIPEFS_PRELOAD_LIST_ATTRS", &list_attrs) != 0) {
+        fprintf(stderr, "stripefs-posix: %s; listings bring their attributes\n",
+                sfs_error_detail());
+    }
+    sfs_pl.list_attrs = list_attrs;
     /* the same rule as the MPI-IO driver's (sfs_name_prefix.h) */
     if (sfs_name_prefix_load(&sfs_pl.prefix) != 0) {
         fprintf(stderr, "stripefs-posix: %s\n", sfs_error_detail());
@@ -468,7 +474,30 @@ static int sfs_pl_connect(void)
     return 0;
 }
 
+/* (sfs_pl_call_count) */
+static uint64_t sfs_pl_calls;
+
+uint64_t sfs_pl_call_count(void)
+{
+    return __atomic_load_n(&sfs_pl_calls, __ATOMIC_ACQUIRE);
+}
+
+int sfs_pl_list_attrs(void)
+{
+    return sfs_pl.list_attrs;
+}
+
 int sfs_pl_enter(sfs_client_t **client_p)
+{
+    int rc = sfs_pl_enter_to_read(client_p);
+
+    if (rc == 0) {
+        __atomic_add_fetch(&sfs_pl_calls, 1, __ATOMIC_ACQ_REL);
+    }
+    return rc;
+}
+
+int sfs_pl_enter_to_read(sfs_client_t **client_p)
 {
     int rc = 0;
 
@@ -694,6 +723,7 @@ int sfs_pl_fd_drop(int fd, int close_real)
     if (!entry) {
         return -EBADF;
     }
+    __atomic_add_fetch(&sfs_pl_calls, 1, __ATOMIC_ACQ_REL); /* a close keeps a size */
     __atomic_store_n(&page[fd & (SFS_PL_FD_PAGE_SIZE - 1)], NULL, __ATOMIC_RELEASE);
     __atomic_sub_fetch(&sfs_pl.fd_count, 1, __ATOMIC_RELEASE);
     sfs_pl_ofd_put(entry->ofd);

@@ -39,7 +39,7 @@
 #define SFS_PL_API(_x)                                                                             \
     _x(client_connect) _x(client_disconnect) _x(client_error)                                      \
     _x(stat) _x(lookup) _x(access) _x(mkdir) _x(rmdir) _x(unlink) _x(rename) _x(chmod) _x(chown)              \
-    _x(utimens) _x(readdir) _x(statfs)                                                             \
+    _x(utimens) _x(readdir) _x(readdir_stat) _x(statfs)                                            \
     _x(file_open) _x(file_close) _x(file_pwrite) _x(file_pread) _x(file_writev) _x(file_readv)     \
     _x(file_size) _x(file_truncate) _x(file_sync) _x(file_stat)                                    \
     _x(file_local2global) _x(file_global2local) _x(file_layout)
@@ -69,6 +69,7 @@ extern sfs_pl_api_t sfs_pl_api;
 #define sfs_chown(...)             sfs_pl_api.chown(__VA_ARGS__)
 #define sfs_utimens(...)           sfs_pl_api.utimens(__VA_ARGS__)
 #define sfs_readdir(...)           sfs_pl_api.readdir(__VA_ARGS__)
+#define sfs_readdir_stat(...)      sfs_pl_api.readdir_stat(__VA_ARGS__)
 #define sfs_statfs(...)            sfs_pl_api.statfs(__VA_ARGS__)
 #define sfs_file_open(...)         sfs_pl_api.file_open(__VA_ARGS__)
 #define sfs_file_close(...)        sfs_pl_api.file_close(__VA_ARGS__)
@@ -170,6 +171,9 @@ int sfs_pl_cwd_get(char *out);
 /* Take the lock and make sure there is a client; on failure the lock is
  * not held and -errno comes back. */
 int sfs_pl_enter(sfs_client_t **client_p);
+/* The same for a call that changes nothing (a stat): it does not move
+ * sfs_pl_call_count. */
+int sfs_pl_enter_to_read(sfs_client_t **client_p);
 /* Take only the lock (no connection needed). */
 void sfs_pl_lock(void);
 void sfs_pl_unlock(void);
@@ -178,6 +182,12 @@ void sfs_pl_unlock(void);
 int sfs_pl_ofd_file(sfs_pl_ofd_t *ofd, sfs_client_t *client, sfs_file_t **file_p);
 /* The generation of the current client (lock held). */
 uint64_t sfs_pl_generation(void);
+/* How many times this process has called the client library or dropped a
+ * descriptor: attributes read before the count last moved may still be
+ * taken as they were (nothing this process did changed them). */
+uint64_t sfs_pl_call_count(void);
+/* Whether listings bring their entries' attributes (STRIPEFS_PRELOAD_LIST_ATTRS). */
+int sfs_pl_list_attrs(void);
 /* Set errno from a negative code, report the unexpected ones, return -1. */
 int sfs_pl_fail(int rc, const char *call, const char *what);
 /* The process umask, read now. */
@@ -213,7 +223,10 @@ off_t   sfs_pl_lseek_fd(int fd, off_t offset, int whence);
 int     sfs_pl_close_fd(int fd);
 /* Stat a stripefs path or descriptor; without need_size one metadata
  * lookup is enough (size reads 0). Returns 0 or -errno. */
-int  sfs_pl_stat_path(const char *sfs_path, int need_size, sfs_stat_t *s);
+int sfs_pl_stat_path(const char *sfs_path, int need_size, sfs_stat_t *s);
+/* A stat of `sfs_path` from the listing page an open directory stream
+ * fetched just before (sfs_preload_dir.c says when): 1 and *s, or 0. */
+int  sfs_pl_dir_listed_stat(const char *sfs_path, int need_size, sfs_stat_t *s);
 int  sfs_pl_stat_fd(int fd, int need_size, sfs_stat_t *s);
 void sfs_pl_stat_fill(const sfs_stat_t *s, struct stat *st);
 /* FILE* over a stripefs descriptor (fopencookie); NULL and errno on failure. */

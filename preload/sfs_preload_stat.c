@@ -98,8 +98,12 @@ static void sfs_pl_size_unknown(const char *sfs_path, const sfs_stat_t *s)
 int sfs_pl_stat_path(const char *sfs_path, int need_size, sfs_stat_t *s)
 {
     sfs_client_t *client;
-    int           rc = sfs_pl_enter(&client);
+    int           rc;
 
+    if (sfs_pl_dir_listed_stat(sfs_path, need_size, s)) {
+        return 0;
+    }
+    rc = sfs_pl_enter_to_read(&client);
     if (rc) {
         return rc;
     }

@@ -20,6 +20,12 @@ __attribute__((unused)) static const sfs_tunable_t sfs_preload_tunable_entries[]
      .type          = SFS_TUNABLE_BOOL,
      .default_value = "0",
      .help          = "report every failed stripefs call on stderr, with the service's detail"},
+    {.name          = "STRIPEFS_PRELOAD_LIST_ATTRS",
+     .type          = SFS_TUNABLE_BOOL,
+     .default_value = "1",
+     .help          = "directory listings bring their entries' attributes, a page in one round "
+                      "trip, and a stat of an entry just listed takes them (0: a round trip per "
+                      "stat)"},
     {.name          = "STRIPEFS_CLIENT_LIBRARY",
      .type          = SFS_TUNABLE_STRING,
      .default_value = NULL,

@@ -8,6 +8,9 @@
  *     truncate:SIZE         ftruncate
  *     hold                  print "holding" and wait for end of input
  *                           (the test stats meanwhile, or kills it)
+ *     wait                  print "waiting" and wait for a line of input
+ *                           (or its end): the test goes on, then lets
+ *                           the writer go on
  * Prints "written N" after each write. Exits 0, or 1 naming the step.
  */
 #include "sfs/sfs_client.h"
@@ -64,6 +67,13 @@ int main(int argc, char **argv)
             if ((rc = sfs_file_truncate(file, a)) != 0) {
                 status = fail(argv[i], rc);
                 break;
+            }
+        } else if (strcmp(argv[i], "wait") == 0) {
+            int c;
+
+            printf("waiting\n");
+            fflush(stdout);
+            while ((c = getchar()) != EOF && c != '\n') {
             }
         } else if (strcmp(argv[i], "hold") == 0) {
             printf("holding\n");

@@ -26,28 +26,16 @@ sfs_ctl mkdir -p /rt/a/b/c/d || sfs_fail "mkdir -p /rt/a/b/c/d"
 sfs_ctl chmod 1777 /rt/a/b/c/d || sfs_fail "chmod /rt/a/b/c/d"
 TRACE=$SFS_TEST_TMP/trace.log
 PROBE=$SFS_TEST_TMP/probe.py
+cp "$SFS_SRC/tests/lib/sfs_children.py" "$SFS_TEST_TMP/" || sfs_fail "copy tests/lib/sfs_children.py"
 cat >"$PROBE" <<'EOF'
 import os, sys
 T, W = sys.argv[1], sys.argv[2]
-# the writer runs in a forked child (not subprocess: its vfork child's
-# closes would reach this process's descriptors in the preload), without
-# the trace and the preload; it reports on a pipe and holds until its
-# stdin closes
+# the writer: another process (tests/lib/sfs_children.py), which reports
+# on a pipe and holds until its stdin closes
+sys.path.insert(0, os.path.dirname(os.path.abspath(sys.argv[0])))
+from sfs_children import spawn, wait_for
 def writer(*steps):
-    env = {k: v for k, v in os.environ.items() if k not in ("STRIPEFS_LOG_MASK", "LD_PRELOAD")}
-    rin, win = os.pipe()
-    rout, wout = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        os.dup2(rin, 0); os.dup2(wout, 1)
-        os.execve(W, [W, "/rt/f"] + list(steps), env)
-    os.close(rin); os.close(wout)
-    return pid, win, os.fdopen(rout, "rb")
-def wait_for(out, word):
-    for line in out:
-        if line.startswith(word):
-            return
-    print("WRONG: the writer ended without %r" % word); sys.exit(1)
+    return spawn([W, "/rt/f"] + list(steps))
 def mark(name): os.write(2, ("MARK " + name + "\n").encode())
 def check(what, got, want):
     if got != want:
@@ -125,8 +113,8 @@ expect_call read_eof "CHUNK_STAT=1 READ=3" "a read at the end over 3 targets ask
 grep -qx "close_reader:" "$SFS_TEST_TMP/per-call.txt" ||
     sfs_fail "close of a reader: RPCs or no marker: $(grep close_reader "$SFS_TEST_TMP/per-call.txt")"
 expect_call stat_deep "STAT=1" "stat of a path 5 directories deep: one RPC for the whole path"
-expect_call listdir "LOOKUP=2 READDIR=1" \
-    "listdir: the open's LOOKUP, the LOOKUP of .. and one READDIR page (. is the open's entry: was LOOKUP=3)"
+expect_call listdir "LOOKUP=2 STAT=1" \
+    "listdir: the open's LOOKUP, the LOOKUP of .. and one page with its entries' attributes (a STAT with entries: a stat may follow; . is the open's entry: was LOOKUP=3)"
 expect_call rename "RENAME=1" "rename: one RPC"
 expect_call unlink "UNLINK=1" "unlink: one RPC"
 expect_call mkdir "MKDIR=1" "mkdir: one RPC"

@@ -119,6 +119,9 @@ typedef struct sfs_stat {
  * targets[] are mirror groups' primaries, each chunk also on the group's
  * secondary (docs/mirroring.md). */
 #define SFS_STAT_MIRRORED 2u
+/** sfs_readdir_stat: someone holds the file open for writing, so its size
+ * was asked of its targets for the listing (exact then, and changing). */
+#define SFS_STAT_SIZE_ASKED 4u
 
 /** Stat a path: one round trip where the metadata server knows the file's
  * size (no open registered as writing it, docs/metadata.md); otherwise

@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# `ls -l` through the preload takes its entries' attributes from the
+# listing (docs/posix-preload.md, "Listings with attributes"): a page of
+# 256 entries and their attributes in one round trip, where `ls -l` made
+# one per entry (its stat). As sfsalice, on a
+# directory of 300 files of different sizes and modes, two directories
+# and one directory she may read but not search:
+#  - ls -l shows the modes, owners, groups, sizes and names that the same
+#    tree made by the same program on local ext4 shows; the directory
+#    without search permission the same "?????????" lines and exit status;
+#  - the whole output (times to the nanosecond, link counts) is the same
+#    with the listing's attributes as with a stat per entry
+#    (STRIPEFS_PRELOAD_LIST_ATTRS=0), in far fewer round trips: at most 10
+#    STAT/LOOKUP calls against more than 300;
+#  - a stat of a just-listed entry is still exact where the listing's
+#    attributes may be old: a file another process writes (its size is
+#    asked again), a mode another process changed 0.5 s after the listing
+#    (past the 0.2 s the attributes are taken), and a change of this
+#    process's own (chmod, an append) made after the listing.
+source "$SFS_SRC/tests/lib/sfs_test_lib.sh"
+source "$SFS_SRC/tests/preload/preload_lib.sh"
+W="$SFS_BUILD/tests/progs/sfs_size_writer"
+[ -x "$W" ] || sfs_skip "make check TESTS= builds tests/progs/sfs_size_writer"
+command -v python3 >/dev/null || sfs_skip "no python3"
+sfs_test_users
+
+sfs_start_service 2 --targets 2
+sfs_ctl mkdir /ls && sfs_ctl chmod 1777 /ls || sfs_fail "mkdir /ls (1777)"
+L="$SFS_TEST_TMP/local"
+mkdir -p "$L" && chown sfsalice "$L" && chmod 0755 "$SFS_TEST_TMP" || sfs_fail "local directory $L"
+
+MAKE="$SFS_TEST_TMP/make_tree.py"
+cat >"$MAKE" <<'EOF'
+import os, sys
+top = sys.argv[1]
+os.umask(0o022)
+os.mkdir(top)
+modes = [0o644, 0o600, 0o640, 0o755, 0o444, 0o700]
+for i in range(300):
+    path = "%s/f%03d" % (top, i)
+    with open(path, "wb") as f:
+        f.write(b"x" * (i * 37))
+    os.chmod(path, modes[i % len(modes)])
+os.mkdir(top + "/sub", 0o700)
+os.mkdir(top + "/group", 0o750)
+open(top + "/group/inner", "w").close()
+os.mkdir(top + "/nox")
+for name in ("a", "b"):
+    open(top + "/nox/" + name, "w").close()
+os.chmod(top + "/nox", 0o600)
+EOF
+sfs_as sfsalice python3 "$MAKE" "$L/t" || sfs_fail "the tree on local ext4"
+sfs_as sfsalice env LD_PRELOAD="$SFS_PRELOAD" python3 "$MAKE" /stripefs/ls/t ||
+    sfs_fail "the tree in stripefs through the preload"
+
+# mode, owner, group, size (not of directories: ext4 says 4096), name
+columns() { awk 'NR > 1 { if ($1 ~ /^d/) $5 = "-"; print $1, $3, $4, $5, $NF }'; }
+here=$(sfs_as sfsalice ls -l "$L/t" | columns)
+there=$(sfs_as sfsalice env LD_PRELOAD="$SFS_PRELOAD" ls -l /stripefs/ls/t | columns)
+[ "$(echo "$here" | wc -l)" = 303 ] || sfs_fail "ls -l of the local tree: $(echo "$here" | wc -l) lines, not 303"
+[ "$here" = "$there" ] || sfs_fail "ls -l differs from ext4's: $(diff <(echo "$here") <(echo "$there") | head)"
+echo "ok: ls -l of 303 entries as sfsalice: modes, owners, groups, sizes and names as on ext4"
+
+here=$(sfs_as sfsalice ls -l "$L/t/nox" 2>/dev/null)
+here_rc=$?
+there=$(sfs_as sfsalice env LD_PRELOAD="$SFS_PRELOAD" ls -l /stripefs/ls/t/nox 2>/dev/null)
+there_rc=$?
+[ "$here" = "$there" ] && [ "$here_rc" = "$there_rc" ] ||
+    sfs_fail "ls -l of a directory without search permission: ext4 (exit $here_rc):
+$here
+stripefs (exit $there_rc):
+$there"
+echo "ok: ls -l of a directory sfsalice may read but not search: the same lines and exit $here_rc as ext4"
+
+full() { # LIST_ATTRS
+    sfs_as sfsalice env STRIPEFS_PRELOAD_LIST_ATTRS="$1" LD_PRELOAD="$SFS_PRELOAD" \
+        ls -l --time-style=full-iso /stripefs/ls/t
+}
+with=$(full 1) || sfs_fail "ls -l with the listing's attributes"
+without=$(full 0) || sfs_fail "ls -l with a stat per entry"
+[ "$with" = "$without" ] ||
+    sfs_fail "ls -l with the listing's attributes differs: $(diff <(echo "$without") <(echo "$with") | head)"
+echo "ok: the same ls -l --time-style=full-iso with the listing's attributes as with a stat per entry"
+
+calls() { # LIST_ATTRS: the STAT, LOOKUP and CHUNK_STAT calls of one ls -l
+    sfs_as sfsalice env STRIPEFS_LOG_MASK=ucx=trace STRIPEFS_PRELOAD_LIST_ATTRS="$1" \
+        LD_PRELOAD="$SFS_PRELOAD" ls -l /stripefs/ls/t 2>&1 >/dev/null |
+        grep -oE "rpc [0-9]+: [A-Z_]+" | awk '{print $3}' | grep -cE '^(STAT|LOOKUP|CHUNK_STAT)$'
+}
+with=$(calls 1) without=$(calls 0)
+[ "$with" -le 10 ] && [ "$without" -gt 300 ] ||
+    sfs_fail "ls -l of 303 entries: $with STAT/LOOKUP/CHUNK_STAT calls with the listing's attributes, $without without"
+echo "ok: ls -l of 303 entries: $with STAT/LOOKUP/CHUNK_STAT calls with the listing's attributes, $without with a stat per entry"
+
+# --- a stat right after the listing, where its attributes may be old
+sfs_ctl mkdir /ls/live && sfs_ctl chown sfsalice /ls/live || sfs_fail "mkdir /ls/live"
+LIVE="$SFS_TEST_TMP/live.py"
+cp "$SFS_SRC/tests/lib/sfs_children.py" "$SFS_TEST_TMP/" || sfs_fail "copy tests/lib/sfs_children.py"
+cat >"$LIVE" <<'EOF'
+import os, sys, time
+T, W, CTL = sys.argv[1:4]
+def check(what, got, want):
+    if got != want:
+        print("WRONG %s: %r, not %r" % (what, got, want)); sys.exit(1)
+    print("ok: %s: %r" % (what, got))
+for name in ("a", "b", "c"):
+    with open(T + "/" + name, "wb") as f:
+        f.write(b"x" * 10)
+# the other processes: tests/lib/sfs_children.py
+sys.path.insert(0, os.path.dirname(os.path.abspath(sys.argv[0])))
+from sfs_children import spawn, wait_for
+path = T[len("/stripefs"):]
+pid, win, out = spawn([W, path + "/g", "write:0:1000", "wait", "write:1000:500", "hold"])
+wait_for(out, b"waiting")
+with os.scandir(T) as it:
+    next(it)  # the page and its attributes: g's size asked of its targets
+    os.write(win, b"\n")
+    wait_for(out, b"holding")
+    check("the size of a file another process writes, 500 bytes after the listing",
+          os.stat(T + "/g").st_size, 1500)
+os.close(win); out.read()
+check("the writer's exit", os.waitpid(pid, 0)[1], 0)
+with os.scandir(T) as it:
+    next(it)
+    pid, win, out = spawn([CTL, "chmod", "640", path + "/c"])
+    os.close(win); out.read()
+    check("stripefs-ctl chmod's exit", os.waitpid(pid, 0)[1], 0)
+    time.sleep(0.5)
+    check("the mode another process changed after the listing", os.stat(T + "/c").st_mode & 0o777, 0o640)
+with os.scandir(T) as it:
+    next(it)
+    os.chmod(T + "/a", 0o600)
+    check("the mode after this process's chmod", os.stat(T + "/a").st_mode & 0o777, 0o600)
+with os.scandir(T) as it:
+    next(it)
+    with open(T + "/b", "ab") as f:
+        f.write(b"y" * 5)
+    check("the size after this process's append", os.stat(T + "/b").st_size, 15)
+print("answers right")
+EOF
+out=$(sfs_as sfsalice env LD_PRELOAD="$SFS_PRELOAD" timeout 120 python3 "$LIVE" /stripefs/ls/live "$W" "$SFS_CTL" 2>&1)
+rc=$?
+echo "$out"
+[ $rc = 0 ] && echo "$out" | grep -q "^answers right$" || sfs_fail "stats after a listing (exit $rc)"
+sfs_stop_service
