@@ -63,7 +63,7 @@ bench_setup() { # NAME ARGS...
             # the scripts whose stripefs side lib_cluster.sh moves; ucx.sh has
             # a two-host part of its own, the others refuse the option
             case $BENCH_NAME in
-            bw | md | io500 | mirror | failover) BENCH_CLUSTER=1 ;;
+            bw | md | io500 | mirror | failover | ls) BENCH_CLUSTER=1 ;;
             *) BENCH_ARGS+=("$1") ;;
             esac
             shift

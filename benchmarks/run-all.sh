@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # run-all.sh: every benchmark, one after the other, with --quick sizes (a
-# few minutes on 2 cores), or full sizes with --full: bw, ucx, md, scaling,
+# few minutes on 2 cores), or full sizes with --full: bw, ucx, md, ls, scaling,
 # mirror, failover, and as root io500 and create_latency (they mount a journaled ext4). Other
 # options (--out, --build, --ranks, --tmp) are passed on. Without a build
 # it installs what it needs and builds _build/ first (as root; lib.sh).
@@ -26,7 +26,7 @@ log=$out/run-all.log
 : >"$log"
 failed=()
 start=$(date +%s)
-benches="bw ucx md scaling mirror failover"
+benches="bw ucx md ls scaling mirror failover"
 [ "$(id -u)" = 0 ] && benches="$benches io500 create_latency"
 for bench in $benches; do
     rm -f "$out/$bench-goals.txt"
@@ -40,7 +40,7 @@ echo "=== goals ($(( $(date +%s) - start )) s in all; details in $log)"
 for bench in bw ucx md scaling; do
     cat "$out/$bench-goals.txt" 2>/dev/null || echo "$bench: no results"
 done
-for bench in mirror failover io500 create_latency; do
+for bench in ls mirror failover io500 create_latency; do
     case " $benches " in *" $bench "*) echo "$bench: see its table in $log (no goal line)" ;; esac
 done
 if [ ${#failed[@]} -gt 0 ]; then

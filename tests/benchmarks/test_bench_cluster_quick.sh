@@ -4,7 +4,8 @@
 # cluster, the client ranks on imaging-04) complete and verify in a small
 # quick mode: bw.sh (every run's bytes and data checked by sfs_bench_io),
 # md.sh (every count, stat and byte checked by sfs_bench_md) and io500.sh
-# (every phase verified), each with its rows on both sides, and mirror.sh
+# (every phase verified), each with its rows on both sides, ls.sh (ls -l
+# through the preload: every file listed, both ways the same lines), and mirror.sh
 # (both directions of the mirror's data path, links capped with tc: every
 # file read back, the mirrored copies compared); the clients'
 # connections are TCP on eth0 (not shared memory, not loopback); each
@@ -65,6 +66,12 @@ run_bench io500 --reps 1 --easy-size 4M --hard-segments 30 --easy-items 40 --har
 sfs_expect_eq "$(awk -F, '$2 == "stripefs" && $8 == "ok" && $5 + 0 > 0' "$out/io500/io500.csv" | wc -l)" 12 \
     "verified io500 phases of stripefs across hosts, with a rate"
 echo "ok: io500.sh --cluster: all 12 phases verified"
+
+run_bench ls --files 300
+# side,files,rep,ms,lines,round_trips
+sfs_expect_eq "$(awk -F, '$2 == 300 && $3 == 1 && $4 + 0 > 0 && $5 == 300' "$out/ls/ls.csv" | wc -l)" 3 \
+    "ls.sh runs that listed all 300 files (listing's attributes, a stat per entry, local disk)"
+echo "ok: ls.sh --cluster: every side listed every file, the stripefs sides the same lines"
 
 run_bench mirror --link 1gbit
 grep -q "link capped at 1gbit each way" "$SFS_TEST_TMP/mirror.out" || sfs_fail "mirror.sh --link did not cap the links"
