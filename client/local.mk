@@ -28,6 +28,6 @@ lib_LTLIBRARIES += libstripefs.la
 libstripefs_la_SOURCES =
 libstripefs_la_LIBADD  = libsfs_client.la $(SFS_CORE_LIBS)
 libstripefs_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0 \
-	-export-symbols-regex '^sfs_(client_(connect|disconnect|error)|stat|statfs|lookup|access|mkdir|rmdir|unlink|rename|chmod|chown|utimens|setpattern|readdir|readdir_stat|file_[a-z0-9_]+|request_[a-z]+|path_canonical)$$'
+	-export-symbols-regex '^sfs_(client_(connect|disconnect|error)|stat|statfs|lookup|access|mkdir|rmdir|unlink|rename|chmod|chown|utimens|setpattern|readdir|readdir_stat|readdir_attrs|file_[a-z0-9_]+|request_[a-z]+|path_canonical)$$'
 sfsincludedir = $(includedir)/sfs
 sfsinclude_HEADERS = client/include/sfs/sfs_client.h

@@ -1,5 +1,7 @@
 /* A directory listing with attributes in one round trip per page: STAT
- * with SFS_STAT_ENTRIES (docs/metadata.md). */
+ * with SFS_STAT_ENTRIES (docs/metadata.md); sfs_readdir_stat then asks the
+ * targets of the files someone writes, sfs_readdir_attrs leaves that to
+ * its caller (the preload, whose stat asks when it wants the size). */
 #define SFS_LOG_FAC "client"
 #include "sfs_client_internal.h"
 
@@ -9,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-int sfs_readdir_stat(sfs_client_t *client, const char *path, const char *after,
-                     sfs_dir_entry_t *entries, sfs_stat_t *stats, uint32_t max, uint32_t *count_p,
-                     int *eof_p)
+int sfs_readdir_attrs(sfs_client_t *client, const char *path, const char *after,
+                      sfs_dir_entry_t *entries, sfs_stat_t *stats, uint32_t max, uint32_t *count_p,
+                      int *eof_p)
 {
     sfs_meta_req_t    *req;
     sfs_tp_rpc_t      *rpc;
@@ -70,7 +72,7 @@ int sfs_readdir_stat(sfs_client_t *client, const char *path, const char *after,
         sfs_client_attr_to_stat(&plus->attr, &stats[i]);
         stats[i].size = plus->attr.size;
         if (!plus->size_valid) {
-            stats[i].flags |= SFS_STAT_SIZE_UNKNOWN; /* (for the loop below) */
+            stats[i].flags |= SFS_STAT_SIZE_UNKNOWN; /* only its targets know */
         }
     }
     sfs_tp_rpc_release(rpc);
@@ -78,23 +80,9 @@ int sfs_readdir_stat(sfs_client_t *client, const char *path, const char *after,
         rc = sfs_error_set(-EPROTO, "metadata server sent malformed directory entries");
         goto out;
     }
-    /* the ones someone writes: their targets know the size */
     for (uint32_t i = 0; i < reply.count; i++) {
-        char       child[SFS_PATH_MAX + SFS_NAME_MAX + 2];
-        sfs_stat_t keep;
-
-        if (!(stats[i].flags & SFS_STAT_SIZE_UNKNOWN) || stats[i].type != SFS_FILE_TYPE_REGULAR) {
+        if (stats[i].type != SFS_FILE_TYPE_REGULAR) {
             stats[i].flags &= ~SFS_STAT_SIZE_UNKNOWN;
-            continue;
-        }
-        snprintf(child, sizeof(child), "%s/%s", strcmp(req->path, "/") ? req->path : "",
-                 entries[i].name);
-        keep = stats[i];
-        if (sfs_stat(client, child, &stats[i]) != 0) {
-            sfs_error_clear(); /* gone since: the listing's attributes, size unknown */
-            stats[i] = keep;
-        } else {
-            stats[i].flags |= SFS_STAT_SIZE_ASKED;
         }
     }
     *count_p = reply.count;
@@ -103,4 +91,33 @@ out:
     free(req);
     free(plus);
     return rc;
+}
+
+int sfs_readdir_stat(sfs_client_t *client, const char *path, const char *after,
+                     sfs_dir_entry_t *entries, sfs_stat_t *stats, uint32_t max, uint32_t *count_p,
+                     int *eof_p)
+{
+    char canonical[SFS_PATH_MAX];
+    int  rc = sfs_readdir_attrs(client, path, after, entries, stats, max, count_p, eof_p);
+
+    if (rc || (rc = sfs_client_path(path, canonical)) != 0) {
+        return rc;
+    }
+    /* the ones someone writes: their targets know the size */
+    for (uint32_t i = 0; i < *count_p; i++) {
+        char       child[SFS_PATH_MAX + SFS_NAME_MAX + 2];
+        sfs_stat_t keep;
+
+        if (!(stats[i].flags & SFS_STAT_SIZE_UNKNOWN)) {
+            continue;
+        }
+        snprintf(child, sizeof(child), "%s/%s", strcmp(canonical, "/") ? canonical : "",
+                 entries[i].name);
+        keep = stats[i];
+        if (sfs_stat(client, child, &stats[i]) != 0) {
+            sfs_error_clear(); /* gone since: the listing's attributes, size unknown */
+            stats[i] = keep;
+        }
+    }
+    return 0;
 }

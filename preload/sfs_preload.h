@@ -39,7 +39,7 @@
 #define SFS_PL_API(_x)                                                                             \
     _x(client_connect) _x(client_disconnect) _x(client_error)                                      \
     _x(stat) _x(lookup) _x(access) _x(mkdir) _x(rmdir) _x(unlink) _x(rename) _x(chmod) _x(chown)              \
-    _x(utimens) _x(readdir) _x(readdir_stat) _x(statfs)                                            \
+    _x(utimens) _x(readdir) _x(readdir_attrs) _x(statfs)                                           \
     _x(file_open) _x(file_close) _x(file_pwrite) _x(file_pread) _x(file_writev) _x(file_readv)     \
     _x(file_size) _x(file_truncate) _x(file_sync) _x(file_stat)                                    \
     _x(file_local2global) _x(file_global2local) _x(file_layout)
@@ -69,7 +69,7 @@ extern sfs_pl_api_t sfs_pl_api;
 #define sfs_chown(...)             sfs_pl_api.chown(__VA_ARGS__)
 #define sfs_utimens(...)           sfs_pl_api.utimens(__VA_ARGS__)
 #define sfs_readdir(...)           sfs_pl_api.readdir(__VA_ARGS__)
-#define sfs_readdir_stat(...)      sfs_pl_api.readdir_stat(__VA_ARGS__)
+#define sfs_readdir_attrs(...)     sfs_pl_api.readdir_attrs(__VA_ARGS__)
 #define sfs_statfs(...)            sfs_pl_api.statfs(__VA_ARGS__)
 #define sfs_file_open(...)         sfs_pl_api.file_open(__VA_ARGS__)
 #define sfs_file_close(...)        sfs_pl_api.file_close(__VA_ARGS__)

@@ -5,7 +5,7 @@
  * time, resuming after the last name, with "." and ".." first as a local
  * file system gives them.
  *
- * A page comes with its entries' attributes (sfs_readdir_stat: one round
+ * A page comes with its entries' attributes (sfs_readdir_attrs: one round
  * trip, as NFS's READDIRPLUS), and a stat of an entry of the page just
  * fetched takes them instead of a round trip of its own: `ls -l` stats
  * every entry as it reads it. They are taken only while they are what a
@@ -16,8 +16,8 @@
  *  - for at most SFS_PL_DIR_ATTRS_MS after it was asked for (what another process
  *    changed in that time is missed, as by any stat answered just before
  *    the change);
- *  - a size that the targets were asked for (a file open for writing) is
- *    asked again: those sizes stay exact as before.
+ *  - a size that only the targets know (a file open for writing) is not
+ *    in the page: a stat that wants it asks, as before.
  * A stream whose page was not used for a stat fetches the next one plain
  * (`ls`, `find`), and goes back to attributes once a stat wants them.
  */
@@ -200,8 +200,8 @@ static int sfs_pl_dir_fetch(sfs_pl_dir_t *dir)
     asked_ms = sfs_time_ms();
     calls    = sfs_pl_call_count();
     if (with_attrs) {
-        rc = sfs_readdir_stat(client, dir->path, dir->after, dir->page, dir->page_stats,
-                              SFS_PL_DIR_PAGE, &dir->count, &dir->eof);
+        rc = sfs_readdir_attrs(client, dir->path, dir->after, dir->page, dir->page_stats,
+                               SFS_PL_DIR_PAGE, &dir->count, &dir->eof);
         if (rc == -EACCES || rc == -EOPNOTSUPP) {
             /* a directory one may read but not search (its entries' stats
              * fail, as on a local file system), or an older server */
@@ -276,11 +276,11 @@ int sfs_pl_dir_listed_stat(const char *sfs_path, int need_size, sfs_stat_t *s)
         }
         if (dir->page_calls != sfs_pl_call_count() ||
             sfs_time_ms() - dir->page_ms > SFS_PL_DIR_ATTRS_MS ||
-            (need_size &&
-             (dir->page_stats[index].flags & (SFS_STAT_SIZE_UNKNOWN | SFS_STAT_SIZE_ASKED)))) {
+            (need_size && (dir->page_stats[index].flags & SFS_STAT_SIZE_UNKNOWN))) {
             continue;
         }
         *s = dir->page_stats[index];
+        s->flags &= ~SFS_STAT_SIZE_UNKNOWN; /* (a lookup's size is not asked for) */
         dir->page_hits++;
         found = 1;
     }

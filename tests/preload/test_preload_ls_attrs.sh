@@ -16,7 +16,10 @@
 #    attributes may be old: a file another process writes (its size is
 #    asked again), a mode another process changed 0.5 s after the listing
 #    (past the 0.2 s the attributes are taken), and a change of this
-#    process's own (chmod, an append) made after the listing.
+#    process's own (chmod, an append) made after the listing;
+#  - a plain ls of a directory with a file held open for writing asks
+#    no target (sfs_readdir_stat, which stripefs-ctl ls -l uses, asks that
+#    file's targets for its size), ls -l asks and shows its size.
 source "$SFS_SRC/tests/lib/sfs_test_lib.sh"
 source "$SFS_SRC/tests/preload/preload_lib.sh"
 W="$SFS_BUILD/tests/progs/sfs_size_writer"
@@ -113,7 +116,7 @@ path = T[len("/stripefs"):]
 pid, win, out = spawn([W, path + "/g", "write:0:1000", "wait", "write:1000:500", "hold"])
 wait_for(out, b"waiting")
 with os.scandir(T) as it:
-    next(it)  # the page and its attributes: g's size asked of its targets
+    next(it)  # the page and its attributes: g's size unknown (someone writes it)
     os.write(win, b"\n")
     wait_for(out, b"holding")
     check("the size of a file another process writes, 500 bytes after the listing",
@@ -142,4 +145,24 @@ out=$(sfs_as sfsalice env LD_PRELOAD="$SFS_PRELOAD" timeout 120 python3 "$LIVE" 
 rc=$?
 echo "$out"
 [ $rc = 0 ] && echo "$out" | grep -q "^answers right$" || sfs_fail "stats after a listing (exit $rc)"
+
+# --- a file someone holds open for writing: a plain ls asks no target for
+# its size, ls -l asks (only its targets know the size)
+fifo=$SFS_TEST_TMP/h.in
+mkfifo "$fifo" || sfs_fail "mkfifo $fifo"
+sfs_as sfsalice "$W" /ls/live/h write:0:10 hold <"$fifo" >"$SFS_TEST_TMP/h.out" 2>&1 &
+writer=$!
+exec 7>"$fifo" # its input, held open until the checks are done
+sfs_wait_for "$SFS_TEST_TMP/h.out" "holding" 30 || sfs_fail "the writer of /ls/live/h: $(cat "$SFS_TEST_TMP/h.out")"
+chunk_stats() { # LS-OPTIONS...
+    sfs_as sfsalice env STRIPEFS_LOG_MASK=ucx=trace LD_PRELOAD="$SFS_PRELOAD" ls "$@" /stripefs/ls/live \
+        2>&1 >/dev/null | grep -cE "rpc [0-9]+: CHUNK_STAT "
+}
+plain=$(chunk_stats) long=$(chunk_stats -l)
+size=$(sfs_as sfsalice env LD_PRELOAD="$SFS_PRELOAD" ls -l /stripefs/ls/live | awk '$NF == "h" { print $5 }')
+exec 7>&-
+wait "$writer" || sfs_fail "the writer of /ls/live/h failed: $(cat "$SFS_TEST_TMP/h.out")"
+[ "$plain" = 0 ] && [ "$long" -ge 1 ] && [ "$size" = 10 ] ||
+    sfs_fail "a file held open for writing: ls asked its targets $plain times (want 0), ls -l $long times (want 1 or more) and showed size '$size' (want 10)"
+echo "ok: a file held open for writing: a plain ls asks no target, ls -l asks $long and shows its size, 10"
 sfs_stop_service

@@ -119,9 +119,6 @@ typedef struct sfs_stat {
  * targets[] are mirror groups' primaries, each chunk also on the group's
  * secondary (docs/mirroring.md). */
 #define SFS_STAT_MIRRORED 2u
-/** sfs_readdir_stat: someone holds the file open for writing, so its size
- * was asked of its targets for the listing (exact then, and changing). */
-#define SFS_STAT_SIZE_ASKED 4u
 
 /** Stat a path: one round trip where the metadata server knows the file's
  * size (no open registered as writing it, docs/metadata.md); otherwise
@@ -203,6 +200,12 @@ int sfs_readdir(sfs_client_t *client, const char *path, const char *after, sfs_d
 int sfs_readdir_stat(sfs_client_t *client, const char *path, const char *after,
                      sfs_dir_entry_t *entries, sfs_stat_t *stats, uint32_t max, uint32_t *count_p,
                      int *eof_p);
+/** As sfs_readdir_stat without asking any target: a file whose size only
+ * its targets know (someone holds it open for writing) is flagged
+ * SFS_STAT_SIZE_UNKNOWN, its size what the metadata server kept. */
+int sfs_readdir_attrs(sfs_client_t *client, const char *path, const char *after,
+                      sfs_dir_entry_t *entries, sfs_stat_t *stats, uint32_t max, uint32_t *count_p,
+                      int *eof_p);
 
 typedef struct sfs_statfs {
     uint64_t capacity; /**< bytes, online targets, each file system once */
