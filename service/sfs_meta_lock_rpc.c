@@ -100,10 +100,10 @@ static int sfs_meta_lock_pid_gone(uint32_t pid)
     return state && (state[1] == ' ') && (state[2] == 'Z' || state[2] == 'X');
 }
 
-/* Whether the peer of a lost session is known to be gone: its process ran
- * on this host and no longer exists. (A pid of another host, or of another
- * pid namespace here, says nothing: kept, the safe side.) */
-static int sfs_meta_lock_peer_gone(const sfs_tp_session_t *session)
+/* Whether a client is known to be gone: its process ran on this host and
+ * no longer exists. (A pid of another host, or of another pid namespace
+ * here, says nothing: kept, the safe side.) */
+static int sfs_meta_lock_peer_gone(const char *peer_host, uint32_t peer_pid)
 {
     char host[256];
 
@@ -111,10 +111,10 @@ static int sfs_meta_lock_peer_gone(const sfs_tp_session_t *session)
         return 0;
     }
     host[sizeof(host) - 1] = '\0';
-    if (strcmp(host, sfs_tp_session_peer_host(session)) != 0) {
+    if (strcmp(host, peer_host) != 0) {
         return 0;
     }
-    return sfs_meta_lock_pid_gone(sfs_tp_session_peer_pid(session));
+    return sfs_meta_lock_pid_gone(peer_pid);
 }
 
 /* Release everything the client holds or waits for, and forget it. */
@@ -140,7 +140,9 @@ void sfs_meta_locks_session_end(sfs_meta_t *meta, sfs_tp_session_t *session)
         return; /* no locks, or it speaks on a newer session */
     }
     held = sfs_lock_owner_count(meta->locks, client);
-    if (held && sfs_tp_session_peer_lost(session) && !sfs_meta_lock_peer_gone(session)) {
+    if (held && sfs_tp_session_peer_lost(session) &&
+        !sfs_meta_lock_peer_gone(sfs_tp_session_peer_host(session),
+                                 sfs_tp_session_peer_pid(session))) {
         client->session_id = 0;
         client->lost_ms    = sfs_time_ms();
         sfs_info("session %016llx (%s pid %u, uid %u) lost: its %zu byte-range lock(s) kept for "
@@ -196,12 +198,29 @@ static void sfs_meta_lock_expired(sfs_lock_client_t *client, void *arg)
     sfs_meta_lock_client_gone(look.meta, client);
 }
 
+/* A lost client of this host whose process is gone by now is released at
+ * once. The check when its session was lost can come too early: a killed
+ * process's sockets are closed before it becomes a zombie. */
+static void sfs_meta_lock_lost_here(sfs_lock_client_t *client, void *arg)
+{
+    if (!sfs_meta_lock_peer_gone(client->host, client->pid)) {
+        return;
+    }
+    /* (said before: the record goes with its locks) */
+    sfs_info("the client %s pid %u (uid %u), whose session was lost, has exited: its %zu "
+             "byte-range lock(s) released",
+             client->host, client->pid, client->uid,
+             sfs_lock_owner_count(((sfs_meta_t *)arg)->locks, client));
+    sfs_meta_lock_client_gone(arg, client);
+}
+
 void sfs_meta_locks_tick(sfs_meta_t *meta, uint64_t now_ms)
 {
     if (!meta->locks || now_ms < meta->next_lock_tick_ms) {
         return;
     }
     meta->next_lock_tick_ms = now_ms + SFS_META_LOCK_TICK_MS;
+    sfs_lock_clients_expired(&meta->lock_clients, now_ms, 0, sfs_meta_lock_lost_here, meta);
     sfs_lock_clients_expired(&meta->lock_clients, now_ms, sfs_meta_lock_grace_ms(meta),
                              sfs_meta_lock_expired, meta);
 }
