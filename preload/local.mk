@@ -20,6 +20,7 @@ libstripefs_posix_la_SOURCES = \
 	preload/sfs_preload_stat.c preload/sfs_preload_realpath.c \
 	preload/sfs_preload_ns.c \
 	preload/sfs_preload_dir.c \
+	preload/sfs_preload_listed.c \
 	preload/sfs_preload_tunables.h
 # The environment is read through the tunable tables (sfs_preload_tunables.h,
 # and common/sfs_name_prefix.h's STRIPEFS_PREFIX, shared with the MPI-IO

@@ -723,7 +723,9 @@ int sfs_pl_fd_drop(int fd, int close_real)
     if (!entry) {
         return -EBADF;
     }
-    __atomic_add_fetch(&sfs_pl_calls, 1, __ATOMIC_ACQ_REL); /* a close keeps a size */
+    if (!entry->ofd->is_dir) {
+        __atomic_add_fetch(&sfs_pl_calls, 1, __ATOMIC_ACQ_REL); /* a close keeps a size */
+    }
     __atomic_store_n(&page[fd & (SFS_PL_FD_PAGE_SIZE - 1)], NULL, __ATOMIC_RELEASE);
     __atomic_sub_fetch(&sfs_pl.fd_count, 1, __ATOMIC_RELEASE);
     sfs_pl_ofd_put(entry->ofd);

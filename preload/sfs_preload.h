@@ -193,6 +193,35 @@ int sfs_pl_fail(int rc, const char *call, const char *what);
 /* The process umask, read now. */
 mode_t sfs_pl_umask(void);
 
+/* --- attributes of recent listings (sfs_preload_listed.c) -------------- */
+
+#define SFS_PL_LISTED_PAGE 256 /* entries per listing call */
+
+/* Keep a page just fetched with attributes (entries in strcmp order, after
+ * `after`; eof: it ends the directory), asked for at asked_ms with
+ * sfs_pl_call_count() `calls`. Takes entries and stats (malloc'd). Returns
+ * its ticket (0: nothing kept). */
+uint64_t sfs_pl_listed_keep(const char *dir_path, const char *after, int eof,
+                            sfs_dir_entry_t *entries, sfs_stat_t *stats, uint32_t count,
+                            uint64_t asked_ms, uint64_t calls);
+/* Remember the range of names of a page fetched plain: its ticket. */
+uint64_t sfs_pl_listed_plain(const char *dir_path, const char *after, int eof,
+                             const sfs_dir_entry_t *entries, uint32_t count);
+/* Whether the page of ticket served stats: a kept page answered one, or a
+ * stat fetched a plain page's attributes. 0 once forgotten. */
+int sfs_pl_listed_used_by_stats(uint64_t ticket);
+/* A directory whose listing with attributes was refused: not asked again;
+ * whether dir_path is it. */
+void sfs_pl_listed_refuse(const char *dir_path);
+int  sfs_pl_listed_refused(const char *dir_path);
+/* A stat of sfs_path from a kept page, still what a round trip would
+ * answer (sfs_preload_listed.c says when): 1 and *s, or 0. */
+int sfs_pl_listed_stat(const char *sfs_path, int need_size, sfs_stat_t *s);
+/* Where sfs_path's name is in a page lately fetched plain, fetch that
+ * page's attributes (one round trip for up to 256 entries, once per page)
+ * and answer from them: 1 and *s, or 0 (the caller asks on its own). */
+int sfs_pl_listed_ahead(const char *sfs_path, int need_size, sfs_stat_t *s);
+
 /* --- descriptors (sfs_preload.c) ---------------------------------------- */
 
 /* 1 if fd is a stripefs descriptor (no lock: a quick filter). */
@@ -223,10 +252,7 @@ off_t   sfs_pl_lseek_fd(int fd, off_t offset, int whence);
 int     sfs_pl_close_fd(int fd);
 /* Stat a stripefs path or descriptor; without need_size one metadata
  * lookup is enough (size reads 0). Returns 0 or -errno. */
-int sfs_pl_stat_path(const char *sfs_path, int need_size, sfs_stat_t *s);
-/* A stat of `sfs_path` from the listing page an open directory stream
- * fetched just before (sfs_preload_dir.c says when): 1 and *s, or 0. */
-int  sfs_pl_dir_listed_stat(const char *sfs_path, int need_size, sfs_stat_t *s);
+int  sfs_pl_stat_path(const char *sfs_path, int need_size, sfs_stat_t *s);
 int  sfs_pl_stat_fd(int fd, int need_size, sfs_stat_t *s);
 void sfs_pl_stat_fill(const sfs_stat_t *s, struct stat *st);
 /* FILE* over a stripefs descriptor (fopencookie); NULL and errno on failure. */

@@ -6,20 +6,11 @@
  * file system gives them.
  *
  * A page comes with its entries' attributes (sfs_readdir_attrs: one round
- * trip, as NFS's READDIRPLUS), and a stat of an entry of the page just
- * fetched takes them instead of a round trip of its own: `ls -l` stats
- * every entry as it reads it. They are taken only while they are what a
- * round trip would answer, as far as this process can tell:
- *  - nothing but stats and listings was called in the client library
- *    since the page was asked for (a change this process made, even an
- *    unrelated one, ends them);
- *  - for at most SFS_PL_DIR_ATTRS_MS after it was asked for (what another process
- *    changed in that time is missed, as by any stat answered just before
- *    the change);
- *  - a size that only the targets know (a file open for writing) is not
- *    in the page: a stat that wants it asks, as before.
- * A stream whose page was not used for a stat fetches the next one plain
- * (`ls`, `find`), and goes back to attributes once a stat wants them.
+ * trip, as NFS's READDIRPLUS), kept for the stats that follow
+ * (sfs_preload_listed.c says which they answer): `ls -l` stats every
+ * entry as it reads it. A stream whose page no stat used fetches the next
+ * one plain (`ls`, and `find` until it stats), and goes back to attributes
+ * once a stat wanted an entry of a plain page.
  */
 #include "sfs_preload.h"
 
@@ -29,8 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SFS_PL_DIR_PAGE     256 /* entries per sfs_readdir call */
-#define SFS_PL_DIR_ATTRS_MS 200 /* how long a page's attributes are taken */
+#define SFS_PL_DIR_PAGE SFS_PL_LISTED_PAGE /* entries per sfs_readdir call */
 
 _Static_assert(sizeof(struct dirent) == sizeof(struct dirent64), "struct dirent64 differs");
 
@@ -43,17 +33,10 @@ typedef struct sfs_pl_dir {
     sfs_dir_entry_t    page[SFS_PL_DIR_PAGE];
     uint32_t           count, next_index;
     int                eof;
-    /* the page's attributes (read and written under sfs_pl_dirs_lock) */
-    sfs_stat_t      page_stats[SFS_PL_DIR_PAGE];
-    int             page_has_stats; /* page_stats hold the page's entries */
-    uint64_t        page_ms;        /* when it came (sfs_time_ms) */
-    uint64_t        page_calls;     /* sfs_pl_call_count() just after */
-    uint32_t        page_hits;      /* stats it answered */
-    int             page_wanted;    /* a stat of one of its entries found none */
-    int             fetching;       /* page, page_stats and count being rewritten */
-    int             plain;          /* fetch pages without attributes */
-    char            after[256];     /* resume point: the last name returned */
-    struct dirent64 entry;
+    uint64_t           page_ticket; /* the last page's (sfs_pl_listed_keep/plain) */
+    int                plain;       /* fetch pages without attributes */
+    char               after[256];  /* resume point: the last name returned */
+    struct dirent64    entry;
 } sfs_pl_dir_t;
 
 SFS_REAL_DECL(opendir);
@@ -165,127 +148,79 @@ static uint64_t sfs_pl_dir_id(const char *sfs_path)
     return sfs_pl_stat_path(sfs_path, 0, &s) == 0 && s.entry_id ? s.entry_id : 1;
 }
 
-/* Whether the page to fetch brings attributes: a page whose attributes no
- * stat took is followed by a plain one, a plain page one of whose entries
- * a stat wanted by one with attributes. */
+/* Whether the page to fetch brings attributes: not after a page that no
+ * stat used (one with attributes none took, a plain one none wanted). */
 static int sfs_pl_dir_with_attrs(sfs_pl_dir_t *dir)
 {
-    pthread_mutex_lock(&sfs_pl_dirs_lock);
-    if (dir->page_has_stats && dir->page_hits == 0) {
-        dir->plain = 1;
-    } else if (!dir->page_has_stats && dir->page_wanted) {
-        dir->plain = 0;
+    if (dir->page_ticket) {
+        dir->plain = !sfs_pl_listed_used_by_stats(dir->page_ticket);
     }
-    dir->page_has_stats = 0;
-    dir->page_hits      = 0;
-    dir->page_wanted    = 0;
-    dir->fetching       = 1; /* the page is rewritten outside the lock */
-    pthread_mutex_unlock(&sfs_pl_dirs_lock);
-    return sfs_pl_list_attrs() && !dir->plain;
+    return sfs_pl_list_attrs() && !dir->plain && !sfs_pl_listed_refused(dir->path);
+}
+
+/* The next page after dir->after, with attributes kept for stats
+ * (sfs_pl_listed_keep): 0 or -errno. */
+static int sfs_pl_dir_fetch_attrs(sfs_pl_dir_t *dir)
+{
+    sfs_client_t    *client;
+    sfs_dir_entry_t *entries  = malloc(SFS_PL_DIR_PAGE * sizeof(*entries));
+    sfs_stat_t      *stats    = malloc(SFS_PL_DIR_PAGE * sizeof(*stats));
+    uint64_t         asked_ms = 0, calls = 0;
+    int              rc = entries && stats ? sfs_pl_enter_to_read(&client) : -ENOMEM;
+
+    if (rc == 0) {
+        /* (a change made from now on, by any thread, ends the attributes) */
+        asked_ms = sfs_time_ms();
+        calls    = sfs_pl_call_count();
+        rc       = sfs_readdir_attrs(client, dir->path, dir->after, entries, stats, SFS_PL_DIR_PAGE,
+                                     &dir->count, &dir->eof);
+        sfs_pl_unlock();
+    }
+    if (rc) {
+        free(entries);
+        free(stats);
+        return rc;
+    }
+    memcpy(dir->page, entries, dir->count * sizeof(*entries));
+    dir->page_ticket = sfs_pl_listed_keep(dir->path, dir->after, dir->eof, entries, stats,
+                                          dir->count, asked_ms, calls);
+    return 0;
 }
 
 /* The next page after dir->after: 0 or -errno. */
 static int sfs_pl_dir_fetch(sfs_pl_dir_t *dir)
 {
     sfs_client_t *client;
-    int           with_attrs = sfs_pl_dir_with_attrs(dir);
-    int           rc         = sfs_pl_enter_to_read(&client);
-    uint64_t      asked_ms = 0, calls = 0;
+    int           rc = -EOPNOTSUPP;
 
-    if (rc) {
-        with_attrs = 0;
-        goto out;
-    }
-    /* (a change made from now on, by any thread, ends the attributes) */
-    asked_ms = sfs_time_ms();
-    calls    = sfs_pl_call_count();
-    if (with_attrs) {
-        rc = sfs_readdir_attrs(client, dir->path, dir->after, dir->page, dir->page_stats,
-                               SFS_PL_DIR_PAGE, &dir->count, &dir->eof);
+    if (sfs_pl_dir_with_attrs(dir)) {
+        rc = sfs_pl_dir_fetch_attrs(dir);
         if (rc == -EACCES || rc == -EOPNOTSUPP) {
             /* a directory one may read but not search (its entries' stats
-             * fail, as on a local file system), or an older server */
-            with_attrs = 0;
-            dir->plain = 1;
+             * fail, as on a local file system), or an older server: not
+             * asked again */
+            sfs_pl_listed_refuse(dir->path);
+        }
+        if (rc != -EACCES && rc != -EOPNOTSUPP && rc != -ENOMEM) {
+            goto out;
         }
     }
-    if (!with_attrs) {
+    rc = sfs_pl_enter_to_read(&client);
+    if (rc == 0) {
         rc = sfs_readdir(client, dir->path, dir->after, dir->page, SFS_PL_DIR_PAGE, &dir->count,
                          &dir->eof);
+        sfs_pl_unlock();
     }
-    sfs_pl_unlock();
+    if (rc == 0) {
+        dir->page_ticket =
+            sfs_pl_listed_plain(dir->path, dir->after, dir->eof, dir->page, dir->count);
+    }
 out:
-    pthread_mutex_lock(&sfs_pl_dirs_lock);
     if (rc) {
-        dir->count = 0;
-    } else if (with_attrs) {
-        dir->page_has_stats = 1;
-        dir->page_ms        = asked_ms;
-        dir->page_calls     = calls;
+        dir->count       = 0;
+        dir->page_ticket = 0;
     }
-    dir->fetching = 0;
-    pthread_mutex_unlock(&sfs_pl_dirs_lock);
     return rc;
-}
-
-/* The entry `name` of the page (names come in strcmp order): its index,
- * or -1. */
-static int sfs_pl_dir_page_find(const sfs_pl_dir_t *dir, const char *name)
-{
-    int low = 0, high = (int)dir->count - 1;
-
-    while (low <= high) {
-        int middle = low + (high - low) / 2;
-        int order  = strcmp(name, dir->page[middle].name);
-
-        if (order == 0) {
-            return middle;
-        }
-        if (order < 0) {
-            high = middle - 1;
-        } else {
-            low = middle + 1;
-        }
-    }
-    return -1;
-}
-
-int sfs_pl_dir_listed_stat(const char *sfs_path, int need_size, sfs_stat_t *s)
-{
-    const char   *slash = strrchr(sfs_path, '/');
-    size_t        parent_length;
-    sfs_pl_dir_t *dir;
-    int           found = 0;
-
-    if (!slash || !slash[1] || !__atomic_load_n(&sfs_pl_dir_count, __ATOMIC_ACQUIRE)) {
-        return 0;
-    }
-    parent_length = slash == sfs_path ? 1 : (size_t)(slash - sfs_path);
-    pthread_mutex_lock(&sfs_pl_dirs_lock);
-    for (dir = sfs_pl_dirs; dir && !found; dir = dir->next) {
-        int index;
-
-        if (dir->fetching || strlen(dir->path) != parent_length ||
-            memcmp(dir->path, sfs_path, parent_length) ||
-            (index = sfs_pl_dir_page_find(dir, slash + 1)) < 0) {
-            continue;
-        }
-        if (!dir->page_has_stats) {
-            dir->page_wanted = 1;
-            continue;
-        }
-        if (dir->page_calls != sfs_pl_call_count() ||
-            sfs_time_ms() - dir->page_ms > SFS_PL_DIR_ATTRS_MS ||
-            (need_size && (dir->page_stats[index].flags & SFS_STAT_SIZE_UNKNOWN))) {
-            continue;
-        }
-        *s = dir->page_stats[index];
-        s->flags &= ~SFS_STAT_SIZE_UNKNOWN; /* (a lookup's size is not asked for) */
-        dir->page_hits++;
-        found = 1;
-    }
-    pthread_mutex_unlock(&sfs_pl_dirs_lock);
-    return found;
 }
 
 /* The next entry, or NULL at the end (errno untouched) or on error. */
@@ -404,10 +339,7 @@ SFS_PL_EXPORT int readdir64_r(DIR *stream, struct dirent64 *entry, struct dirent
 
 static void sfs_pl_dir_rewind(sfs_pl_dir_t *dir)
 {
-    pthread_mutex_lock(&sfs_pl_dirs_lock);
-    dir->count          = 0;
-    dir->page_has_stats = 0;
-    pthread_mutex_unlock(&sfs_pl_dirs_lock);
+    dir->count      = 0;
     dir->position   = 0;
     dir->next_index = 0;
     dir->eof        = 0;

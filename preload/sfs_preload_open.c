@@ -90,7 +90,9 @@ int sfs_pl_open_path(const char *sfs_path, int flags, mode_t mode)
     }
     snprintf(ofd->path, sizeof(ofd->path), "%s", sfs_path);
     ofd->flags = accmode | (flags & SFS_PL_STATUS_FLAGS);
-    rc         = sfs_pl_enter(&client);
+    /* (opening a directory changes nothing: attributes listed before it
+     * stay good, sfs_pl_call_count) */
+    rc = (flags & O_DIRECTORY) ? sfs_pl_enter_to_read(&client) : sfs_pl_enter(&client);
     if (rc) {
         goto err_free;
     }

@@ -100,7 +100,7 @@ int sfs_pl_stat_path(const char *sfs_path, int need_size, sfs_stat_t *s)
     sfs_client_t *client;
     int           rc;
 
-    if (sfs_pl_dir_listed_stat(sfs_path, need_size, s)) {
+    if (sfs_pl_listed_stat(sfs_path, need_size, s) || sfs_pl_listed_ahead(sfs_path, need_size, s)) {
         return 0;
     }
     rc = sfs_pl_enter_to_read(&client);
