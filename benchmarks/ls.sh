@@ -11,8 +11,13 @@
 #   local     the same files in a directory of this machine's disk (the one
 #             under the targets), page cache warm: what a local ls -l costs
 #
-#   bash benchmarks/ls.sh [--quick] [--files "2000 10000"] [--reps R] [--cluster]
+#   bash benchmarks/ls.sh [--quick] [--files "2000 10000"] [--reps R] [--find] [--cluster]
 #        [--out DIR] [--build DIR] [--tmp DIR] [--keep]
+#
+# --find: time `find DIR -type f -size 100c` instead (the shape of IO500's
+# find phase: a test that needs each file's size, so find stats every
+# entry, with fstatat on the directory's descriptor); it prints every file.
+# Writes find.csv instead of ls.csv.
 #
 # --cluster: the stripefs sides across the four namespace hosts of
 # ci/cluster.sh (benchmarks/lib_cluster.sh: metadata on imaging-01, ls on
@@ -32,6 +37,7 @@ bench_setup ls "$@"
 
 files_list="2000 10000"
 reps=3
+what=ls
 if [ "$BENCH_QUICK" = 1 ]; then
     files_list="300"
     reps=1
@@ -41,6 +47,7 @@ while [ $# -gt 0 ]; do
     case $1 in
     --files) files_list=$2; shift 2 ;;
     --reps) reps=$2; shift 2 ;;
+    --find) what=find; shift ;;
     *) bench_die "unknown option '$1' (see the comment at the top of benchmarks/ls.sh)" ;;
     esac
 done
@@ -60,7 +67,7 @@ if [ -n "$asan" ]; then
         "ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0:detect_leaks=0")
 fi
 
-csv=$BENCH_OUT/ls.csv
+csv=$BENCH_OUT/$what.csv
 echo "side,files,rep,ms,lines,round_trips" >"$csv"
 bench_write_config "$BENCH_TMP/state" 4 3
 bench_start_service "$BENCH_TMP/state" 3
@@ -89,37 +96,44 @@ for i in range(count):
     os.write(fd, b"x" * 100)
     os.close(fd)
 EOF
-# time one ls -l: prints "MS LINES" (its output kept in OUT)
+# time one ls -l (or find): prints "MS FILES" (its output kept in OUT)
 TIMED=$BENCH_TMP/timed.sh
 cat >"$TIMED" <<'EOF'
-out=$1 dir=$2
+what=$1 out=$2 dir=$3
 start=$(date +%s%N)
-ls -l --time-style=full-iso "$dir" >"$out" || exit 1
-end=$(date +%s%N)
-echo "$(((end - start) / 1000)) $(($(wc -l <"$out") - 1))"
+if [ "$what" = find ]; then
+    find "$dir" -type f -size 100c >"$out" || exit 1
+    end=$(date +%s%N)
+    lines=$(wc -l <"$out")
+else
+    ls -l --time-style=full-iso "$dir" >"$out" || exit 1
+    end=$(date +%s%N)
+    lines=$(($(wc -l <"$out") - 1)) # its "total" line
+fi
+echo "$(((end - start) / 1000)) $lines"
 EOF
 
 run_side() { # SIDE FILES REP
     local side=$1 n=$2 rep=$3 out=$BENCH_TMP/out.$1.$2 result
     case $side in
-    attrs) result=$(on_client env "${with_preload[@]}" bash "$TIMED" "$out" "/stripefs/ls/d$n") ;;
+    attrs) result=$(on_client env "${with_preload[@]}" bash "$TIMED" $what "$out" "/stripefs/ls/d$n") ;;
     per-stat) result=$(on_client env STRIPEFS_PRELOAD_LIST_ATTRS=0 "${with_preload[@]}" \
-        bash "$TIMED" "$out" "/stripefs/ls/d$n") ;;
-    local) result=$(bash "$TIMED" "$out" "$local_top/d$n") ;;
-    esac || bench_die "ls -l of the $side side ($n files) failed"
+        bash "$TIMED" $what "$out" "/stripefs/ls/d$n") ;;
+    local) result=$(bash "$TIMED" $what "$out" "$local_top/d$n") ;;
+    esac || bench_die "$what of the $side side ($n files) failed"
     set -- $result
-    [ "${2:-}" = "$n" ] || bench_die "ls -l of the $side side listed ${2:-nothing}, not $n files"
+    [ "${2:-}" = "$n" ] || bench_die "$what of the $side side listed ${2:-nothing}, not $n files"
     echo "$side,$n,$rep,$(awk -v u="$1" 'BEGIN { printf "%.2f", u / 1000 }'),$2," >>"$csv"
 }
 
 round_trips() { # LIST_ATTRS FILES
     on_client env STRIPEFS_LOG_MASK=ucx=trace STRIPEFS_PRELOAD_LIST_ATTRS="$1" "${with_preload[@]}" \
-        ls -l "/stripefs/ls/d$2" 2>&1 >/dev/null |
+        bash "$TIMED" $what /dev/null "/stripefs/ls/d$2" 2>&1 >/dev/null |
         grep -oE "rpc [0-9]+: (STAT|LOOKUP|READDIR|CHUNK_STAT) " | wc -l
 }
 
 bench_log "machine: $(bench_machine)"
-bench_log "ls -l of $files_list files (and 0), $reps reps; stripefs $(bench_where)"
+bench_log "$what of $files_list files (and 0), $reps reps; stripefs $(bench_where)"
 sides=(attrs per-stat local)
 for n in 0 $files_list; do
     on_client env "${with_preload[@]}" python3 "$MAKE" "/stripefs/ls/d$n" "$n" ||
@@ -133,14 +147,14 @@ for n in 0 $files_list; do
         done
     done
     cmp -s "$BENCH_TMP/out.attrs.$n" "$BENCH_TMP/out.per-stat.$n" ||
-        bench_die "ls -l of $n files: the listing's attributes and a stat per entry print different lines: $(diff "$BENCH_TMP/out.per-stat.$n" "$BENCH_TMP/out.attrs.$n" | head -n 4)"
+        bench_die "$what of $n files: the listing's attributes and a stat per entry print different lines: $(diff "$BENCH_TMP/out.per-stat.$n" "$BENCH_TMP/out.attrs.$n" | head -n 4)"
     echo "attrs,$n,trace,,,$(round_trips 1 "$n")" >>"$csv"
     echo "per-stat,$n,trace,,,$(round_trips 0 "$n")" >>"$csv"
 done
 bench_stop_service
 
 echo
-echo "ls -l, ms per run (process start to exit): median (min-max) of $reps; stripefs $(bench_where); $(bench_machine)"
+echo "$([ $what = find ] && echo "find -type f -size 100c" || echo "ls -l"), ms per run (process start to exit): median (min-max) of $reps; stripefs $(bench_where); $(bench_machine)"
 awk -F, 'NR > 1 && $3 != "trace" { k = $1 SUBSEP $2; v[k] = v[k] " " $4; n[$2] = 1 }
     NR > 1 && $3 == "trace" { rt[$1 SUBSEP $2] = $6 }
     function stats(list,    a, c, i, j, t) {

@@ -3,8 +3,9 @@
 # each side (the listing's attributes, a stat per entry, the local disk)
 # lists every file of the directory, both stripefs sides print the same
 # lines (the script checks), and the traced runs count fewer round trips
-# with the listing's attributes than with a stat per entry. Figures
-# are not judged here.
+# with the listing's attributes than with a stat per entry; the same with
+# --find (find -type f -size 100c, which stats every entry by fstatat on
+# the directory's descriptor). Figures are not judged here.
 source "$SFS_SRC/tests/lib/sfs_test_lib.sh"
 
 out=$SFS_TEST_TMP/out
@@ -29,3 +30,19 @@ without=$(awk -F, '$1 == "per-stat" && $2 == 300 && $3 == "trace" { print $6 }' 
 [ -n "$with" ] && [ -n "$without" ] && [ "$with" -lt "$without" ] && [ "$without" -gt 300 ] ||
     sfs_fail "round trips of ls -l of 300 files: '$with' with the listing's attributes, '$without' with a stat per entry"
 echo "ok: ls -l of 300 files: $with round trips with the listing's attributes, $without with a stat per entry"
+
+ASAN_OPTIONS=${SFS_SERVER_ASAN_OPTIONS:-${ASAN_OPTIONS:-}} bash "$SFS_SRC/benchmarks/ls.sh" --quick --find \
+    --build "$SFS_BUILD" --out "$out" --tmp "$tmp" >"$SFS_TEST_TMP/find.out" 2>&1
+rc=$?
+cat "$SFS_TEST_TMP/find.out"
+[ $rc = 0 ] || sfs_fail "ls.sh --quick --find exited with $rc"
+csv=$out/find.csv
+for side in attrs per-stat local; do
+    sfs_expect_eq "$(awk -F, -v s=$side '$1 == s && $2 == 300 && $3 == 1 && $4 + 0 > 0 && $5 == 300' "$csv" | wc -l)" 1 \
+        "ls.sh --find runs of the $side side that found all 300 files"
+done
+with=$(awk -F, '$1 == "attrs" && $2 == 300 && $3 == "trace" { print $6 }' "$csv")
+without=$(awk -F, '$1 == "per-stat" && $2 == 300 && $3 == "trace" { print $6 }' "$csv")
+[ -n "$with" ] && [ -n "$without" ] && [ "$with" -lt "$without" ] && [ "$without" -gt 300 ] ||
+    sfs_fail "round trips of find -size of 300 files: '$with' with the listing's attributes, '$without' with a stat per entry"
+echo "ok: find -type f -size 100c of 300 files: $with round trips with the listing's attributes, $without with a stat per entry"
