@@ -17,7 +17,8 @@
  *    (sfs_pl_call_count unchanged: any change this process made ends it);
  *  - for at most SFS_PL_LISTED_MS after it was asked for;
  *  - never for a size only the targets know (a file open for writing).
- * SFS_PL_LISTED_SLOTS pages and ranges are kept, the oldest replaced.
+ * SFS_PL_LISTED_SLOTS pages and ranges are kept, the oldest replaced: at
+ * most 64 x 256 x (272 + 80) bytes, 5.5 MiB.
  */
 #include "sfs_preload.h"
 
@@ -31,18 +32,25 @@
 #define SFS_PL_LISTED_MS    200 /* how long a page's attributes are taken */
 #define SFS_PL_NAME_SIZE    sizeof(((sfs_dir_entry_t *)0)->name)
 
+/* What a stat through the preload reads of an sfs_stat_t: kept instead of
+ * it (80 bytes, not 728: no targets; none is read from a kept page). */
 typedef struct {
-    uint64_t         ticket; /* 0: empty */
-    char             path[SFS_PL_PATH_MAX];
-    char             after[SFS_PL_NAME_SIZE]; /* the page's names come after it */
-    char             last[SFS_PL_NAME_SIZE];  /* ... up to this one */
-    int              eof;                     /* the page ends the directory */
-    uint32_t         count;
-    sfs_dir_entry_t *entries; /* with attributes: owned; NULL for a plain page */
-    sfs_stat_t      *stats;
-    uint64_t         asked_ms, calls; /* when it was asked for */
-    uint32_t         hits;            /* stats it answered */
-    int              wanted;          /* plain: a stat fetched its attributes */
+    uint64_t entry_id, size, nlink, atime_ns, mtime_ns, ctime_ns, chunk_size;
+    uint32_t type, mode, uid, gid, stripe_count, flags;
+} sfs_pl_listed_attr_t;
+
+typedef struct {
+    uint64_t              ticket; /* 0: empty */
+    char                  path[SFS_PL_PATH_MAX];
+    char                  after[SFS_PL_NAME_SIZE]; /* the page's names come after it */
+    char                  last[SFS_PL_NAME_SIZE];  /* ... up to this one */
+    int                   eof;                     /* the page ends the directory */
+    uint32_t              count;
+    sfs_dir_entry_t      *entries; /* with attributes: owned; NULL for a plain page */
+    sfs_pl_listed_attr_t *attrs;
+    uint64_t              asked_ms, calls; /* when it was asked for */
+    uint32_t              hits;            /* stats it answered */
+    int                   wanted;          /* plain: a stat fetched its attributes */
 } sfs_pl_listed_t;
 
 static pthread_mutex_t sfs_pl_listed_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -65,12 +73,12 @@ static sfs_pl_listed_t *sfs_pl_listed_find(uint64_t ticket)
 /* Fill the next slot, replacing the oldest (lock held): its ticket. */
 static uint64_t sfs_pl_listed_put(const char *dir_path, const char *after, const char *last,
                                   int eof, uint32_t count, sfs_dir_entry_t *entries,
-                                  sfs_stat_t *stats, uint64_t asked_ms, uint64_t calls)
+                                  sfs_pl_listed_attr_t *attrs, uint64_t asked_ms, uint64_t calls)
 {
     sfs_pl_listed_t *slot = &sfs_pl_listed[sfs_pl_listed_next];
 
     free(slot->entries);
-    free(slot->stats);
+    free(slot->attrs);
     memset(slot, 0, sizeof(*slot));
     /* slots are filled in turn, one ticket each: ticket t is in slot
      * (t - 1) % SFS_PL_LISTED_SLOTS (sfs_pl_listed_find) */
@@ -82,7 +90,7 @@ static uint64_t sfs_pl_listed_put(const char *dir_path, const char *after, const
     slot->eof      = eof;
     slot->count    = count;
     slot->entries  = entries;
-    slot->stats    = stats;
+    slot->attrs    = attrs;
     slot->asked_ms = asked_ms;
     slot->calls    = calls;
     __atomic_store_n(&sfs_pl_listed_used, 1, __ATOMIC_RELEASE);
@@ -93,15 +101,34 @@ uint64_t sfs_pl_listed_keep(const char *dir_path, const char *after, int eof,
                             sfs_dir_entry_t *entries, sfs_stat_t *stats, uint32_t count,
                             uint64_t asked_ms, uint64_t calls)
 {
-    uint64_t ticket;
+    sfs_pl_listed_attr_t *attrs = count ? malloc(count * sizeof(*attrs)) : NULL;
+    uint64_t              ticket;
 
-    if (count == 0) {
+    if (!attrs) {
         free(entries);
         free(stats);
         return 0;
     }
+    for (uint32_t i = 0; i < count; i++) {
+        const sfs_stat_t *in = &stats[i];
+
+        attrs[i] = (sfs_pl_listed_attr_t){.entry_id     = in->entry_id,
+                                          .size         = in->size,
+                                          .nlink        = in->nlink,
+                                          .atime_ns     = in->atime_ns,
+                                          .mtime_ns     = in->mtime_ns,
+                                          .ctime_ns     = in->ctime_ns,
+                                          .chunk_size   = in->chunk_size,
+                                          .type         = in->type,
+                                          .mode         = in->mode,
+                                          .uid          = in->uid,
+                                          .gid          = in->gid,
+                                          .stripe_count = in->stripe_count,
+                                          .flags        = in->flags};
+    }
+    free(stats);
     pthread_mutex_lock(&sfs_pl_listed_lock);
-    ticket = sfs_pl_listed_put(dir_path, after, entries[count - 1].name, eof, count, entries, stats,
+    ticket = sfs_pl_listed_put(dir_path, after, entries[count - 1].name, eof, count, entries, attrs,
                                asked_ms, calls);
     pthread_mutex_unlock(&sfs_pl_listed_lock);
     return ticket;
@@ -195,6 +222,25 @@ static int sfs_pl_listed_split(const char *sfs_path, size_t *parent_length, cons
     return 1;
 }
 
+static void sfs_pl_listed_unpack(const sfs_pl_listed_attr_t *in, sfs_stat_t *s)
+{
+    memset(s, 0, sizeof(*s));
+    s->entry_id     = in->entry_id;
+    s->size         = in->size;
+    s->nlink        = in->nlink;
+    s->atime_ns     = in->atime_ns;
+    s->mtime_ns     = in->mtime_ns;
+    s->ctime_ns     = in->ctime_ns;
+    s->chunk_size   = in->chunk_size;
+    s->type         = in->type;
+    s->mode         = in->mode;
+    s->uid          = in->uid;
+    s->gid          = in->gid;
+    s->stripe_count = in->stripe_count;
+    /* (a lookup's size is not asked for) */
+    s->flags = in->flags & ~(uint32_t)SFS_STAT_SIZE_UNKNOWN;
+}
+
 int sfs_pl_listed_stat(const char *sfs_path, int need_size, sfs_stat_t *s)
 {
     const char *name;
@@ -223,11 +269,10 @@ int sfs_pl_listed_stat(const char *sfs_path, int need_size, sfs_stat_t *s)
         if (index < 0) {
             break; /* the newest listing of that range has no such name */
         }
-        if (need_size && (slot->stats[index].flags & SFS_STAT_SIZE_UNKNOWN)) {
+        if (need_size && (slot->attrs[index].flags & SFS_STAT_SIZE_UNKNOWN)) {
             break; /* only the targets know: asked */
         }
-        *s = slot->stats[index];
-        s->flags &= ~SFS_STAT_SIZE_UNKNOWN; /* (a lookup's size is not asked for) */
+        sfs_pl_listed_unpack(&slot->attrs[index], s);
         slot->hits++;
         found = 1;
     }
