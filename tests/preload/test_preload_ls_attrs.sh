@@ -96,20 +96,28 @@ without=$(full 0) || sfs_fail "ls -l with a stat per entry"
     sfs_fail "ls -l with the listing's attributes differs: $(diff <(echo "$without") <(echo "$with") | head)"
 echo "ok: the same ls -l --time-style=full-iso with the listing's attributes as with a stat per entry"
 
-calls() { # LIST_ATTRS: the STAT, LOOKUP and CHUNK_STAT calls of one ls -l
-    sfs_as sfsalice env STRIPEFS_LOG_MASK=ucx=trace STRIPEFS_PRELOAD_LIST_ATTRS="$1" \
-        LD_PRELOAD="$SFS_PRELOAD" ls -l /stripefs/ls/t 2>&1 >/dev/null |
+calls() { # LIST_ATTRS COMMAND...: the STAT, LOOKUP and CHUNK_STAT calls of one COMMAND
+    local attrs=$1
+    shift
+    sfs_as sfsalice env STRIPEFS_LOG_MASK=ucx=trace STRIPEFS_PRELOAD_LIST_ATTRS="$attrs" \
+        LD_PRELOAD="$SFS_PRELOAD" "$@" 2>&1 >/dev/null |
         grep -oE "rpc [0-9]+: [A-Z_]+" | awk '{print $3}' | grep -cE '^(STAT|LOOKUP|CHUNK_STAT)$'
 }
 # (a run that stalls past 0.2 s within a page, on a loaded machine, stats
 # the rest of that page with round trips: the least of 3 runs counts)
-with=$(calls 1)
-for _ in 1 2; do
-    [ "$with" -le 10 ] && break
-    again=$(calls 1)
-    [ "$again" -lt "$with" ] && with=$again
-done
-without=$(calls 0)
+least_calls() { # BOUND COMMAND...: calls with attributes, the least of up to 3 runs
+    local bound=$1 least again
+    shift
+    least=$(calls 1 "$@")
+    for _ in 1 2; do
+        [ "$least" -le "$bound" ] && break
+        again=$(calls 1 "$@")
+        [ "$again" -lt "$least" ] && least=$again
+    done
+    echo "$least"
+}
+with=$(least_calls 10 ls -l /stripefs/ls/t)
+without=$(calls 0 ls -l /stripefs/ls/t)
 [ "$with" -le 10 ] && [ "$without" -gt 300 ] ||
     sfs_fail "ls -l of 303 entries: $with STAT/LOOKUP/CHUNK_STAT calls with the listing's attributes, $without without"
 echo "ok: ls -l of 303 entries: $with STAT/LOOKUP/CHUNK_STAT calls with the listing's attributes, $without with a stat per entry"
@@ -128,19 +136,9 @@ here=$(found "$L/t")
 there=$(found /stripefs/ls/t LD_PRELOAD="$SFS_PRELOAD")
 [ "$(echo "$here" | wc -l)" -gt 290 ] && [ "$here" = "$there" ] ||
     sfs_fail "find -type f -size +100c differs from ext4's: $(diff <(echo "$here") <(echo "$there") | head)"
-find_calls() { # LIST_ATTRS: the STAT, LOOKUP and CHUNK_STAT calls of one find (not in nox)
-    sfs_as sfsalice env STRIPEFS_LOG_MASK=ucx=trace STRIPEFS_PRELOAD_LIST_ATTRS="$1" \
-        LD_PRELOAD="$SFS_PRELOAD" find /stripefs/ls/t -name nox -prune -o -type f -size +100c -print \
-        2>&1 >/dev/null |
-        grep -oE "rpc [0-9]+: [A-Z_]+" | awk '{print $3}' | grep -cE '^(STAT|LOOKUP|CHUNK_STAT)$'
-}
-with=$(find_calls 1)
-for _ in 1 2; do
-    [ "$with" -le 30 ] && break
-    again=$(find_calls 1)
-    [ "$again" -lt "$with" ] && with=$again
-done
-without=$(find_calls 0)
+pruned=(find /stripefs/ls/t -name nox -prune -o -type f -size +100c -print)
+with=$(least_calls 30 "${pruned[@]}")
+without=$(calls 0 "${pruned[@]}")
 [ "$with" -le 30 ] && [ "$without" -gt 300 ] ||
     sfs_fail "find -size over 306 entries: $with STAT/LOOKUP/CHUNK_STAT calls with the listings' attributes, $without without"
 echo "ok: find -type f -size +100c as sfsalice: the same files and exit status as on ext4, in $with STAT/LOOKUP/CHUNK_STAT calls against $without with a stat per entry"
