@@ -248,18 +248,21 @@ awk -F, 'function sort(k,   c, i, j, t) {
 log=$BENCH_TMP/state/service.log
 if [ -f "$log" ] && [ -z "$mdtest" ]; then
     {
-        echo "rep,shape,phase,writes,commits,mean_writes,max_writes,c1,c2,c3_4,c5_8,c9_16,c17_32,c33_64,c65_,reads,read_batches,mean_reads,max_reads"
+        echo "rep,shape,phase,writes,commits,mean_writes,max_writes,c1,c2,c3_4,c5_8,c9_16,c17_32,c33_64,c65_,reads,read_batches,mean_reads,max_reads,reads_at_once"
         awk -F, 'FNR == NR { if (FNR > 1 && $2 == "stripefs") { n++; l[n] = $1; sh[n] = $3; p[n] = $7; t[n] = $12; e[n] = $13 } next }
             /group commit, last burst:/ {
                 s = $0; sub(/.*last burst: /, "", s); gsub(/[(),;:]/, " ", s); split(s, w, " ")
                 # w: W writes in C commits mean M max X commits by writes 1 a 2 b 3-4 c ... 65+ h R reads in B batches ...
-                first = w[length(w) - 2] + 0; best = 0
+                # ... clients batches from F to L  A reads answered on arrival
+                ao = 0
+                for (i = 1; i <= length(w); i++) if (w[i] == "from") { first = w[i + 1] + 0; ao = w[i + 4] + 0 }
+                best = 0
                 for (i = 1; i <= n; i++) if (t[i] - 0.05 <= first && (!best || t[i] > t[best])) best = i
                 # a burst that began after its phase (and its verification) does not belong to the phase
                 if (!best || first > e[best] + 0.5) next
                 printf "%s,%s,%s,%s,%s,%s,%s", substr(l[best], 4), sh[best], p[best], w[1], w[4], w[7], w[9]
                 for (j = 14; j <= 28; j += 2) printf ",%s", w[j]
-                printf ",%s,%s,%s,%s\n", w[29], w[32], w[38], w[40] }' "$csv" "$log"
+                printf ",%s,%s,%s,%s,%s\n", w[29], w[32], w[38], w[40], ao }' "$csv" "$log"
     } >"$batches"
 fi
 
@@ -278,13 +281,13 @@ awk -F, 'NR > 1 { k = $1 SUBSEP $2; med[k, $3] = $6; cell[k, $3] = sprintf("%.0f
     "$summary" | bench_table
 if [ -s "$batches" ]; then
     echo
-    echo "stripefs group commits per phase, all reps: the clients' writes per durable commit, and reads per batch without a write"
+    echo "stripefs group commits per phase, all reps: the clients' writes per durable commit, reads per batch without a write, and reads answered on arrival (no batch: the metadata thread was idle)"
     awk -F, 'NR > 1 { k = $2 SUBSEP $3; if (!(k in w)) o[n++] = k; w[k] += $4; c[k] += $5; if ($7 > m[k]) m[k] = $7
-            r[k] += $16; b[k] += $17; if ($19 > rm[k]) rm[k] = $19 }
-        END { print "shape,phase,writes,commits,writes/commit,max,reads,read batches,reads/batch,max"
+            r[k] += $16; b[k] += $17; if ($19 > rm[k]) rm[k] = $19; ao[k] += $20 }
+        END { print "shape,phase,writes,commits,writes/commit,max,reads,read batches,reads/batch,max,reads at once"
             for (i = 0; i < n; i++) { k = o[i]; split(k, f, SUBSEP)
-                printf "%s,%s,%d,%d,%s,%d,%d,%d,%s,%d\n", f[1], f[2], w[k], c[k], c[k] ? sprintf("%.2f", w[k] / c[k]) : "-",
-                    m[k], r[k], b[k], b[k] ? sprintf("%.2f", r[k] / b[k]) : "-", rm[k] } }' "$batches" | bench_table
+                printf "%s,%s,%d,%d,%s,%d,%d,%d,%s,%d,%d\n", f[1], f[2], w[k], c[k], c[k] ? sprintf("%.2f", w[k] / c[k]) : "-",
+                    m[k], r[k], b[k], b[k] ? sprintf("%.2f", r[k] / b[k]) : "-", rm[k], ao[k] } }' "$batches" | bench_table
 fi
 if [ -s "$skipped" ]; then
     echo

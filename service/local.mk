@@ -8,7 +8,8 @@ libsfs_service_la_SOURCES = \
 	service/sfs_mgmt.c service/sfs_mgmt_internal.h service/sfs_mgmt_handlers.c \
 	service/sfs_meta.c service/sfs_meta_internal.h \
 	service/sfs_meta_handlers.c service/sfs_meta_commit.c service/sfs_meta_run.c \
-	service/sfs_meta_reply.c service/sfs_meta_counter.c service/sfs_meta_delete.c \
+	service/sfs_meta_reply.c service/sfs_meta_read_now.c service/sfs_meta_counter.c \
+	service/sfs_meta_delete.c \
 	service/sfs_meta_stats.c service/sfs_meta_stats.h \
 	service/sfs_meta_chooser.c service/sfs_meta_chooser.h \
 	service/sfs_meta_pool.c service/sfs_meta_pool.h service/sfs_mgmt_pool.c \

@@ -146,7 +146,7 @@ static void sfs_meta_batch_log(const char *what, const sfs_meta_batch_stats_t *s
     sfs_info("group commit, %s: %lu writes in %lu commits (mean %.2f, max %u; commits by writes "
              "1:%lu 2:%lu 3-4:%lu 5-8:%lu 9-16:%lu 17-32:%lu 33-64:%lu 65+:%lu), %lu reads in %lu "
              "batches without a write (mean %.2f, max %u), %lu batches of the server's own; "
-             "clients' batches from %.3f to %.3f",
+             "clients' batches from %.3f to %.3f; %lu reads answered on arrival",
              what, (unsigned long)s->commit_writes, (unsigned long)s->commits,
              s->commits ? (double)s->commit_writes / (double)s->commits : 0.0, s->commit_max,
              (unsigned long)s->hist[0], (unsigned long)s->hist[1], (unsigned long)s->hist[2],
@@ -154,7 +154,7 @@ static void sfs_meta_batch_log(const char *what, const sfs_meta_batch_stats_t *s
              (unsigned long)s->hist[6], (unsigned long)s->hist[7], (unsigned long)s->read_ops,
              (unsigned long)s->reads, s->reads ? (double)s->read_ops / (double)s->reads : 0.0,
              s->read_max, (unsigned long)s->internal, (double)s->first_ns / 1e9,
-             (double)s->last_ns / 1e9);
+             (double)s->last_ns / 1e9, (unsigned long)s->at_once);
 }
 
 /* Number the batch and send its writes to the mirror while this store
@@ -347,6 +347,7 @@ static void sfs_meta_process(sfs_meta_t *meta, sfs_list_t *ops, uint32_t n)
         }
     }
     pthread_mutex_lock(&meta->lock);
+    meta->batch_running = 0; /* committed, mirrored, fenced: reads may see it */
     sfs_meta_batch_count(&meta->batch_total, client_writes, client, now);
     sfs_meta_batch_count(&meta->batch_recent, client_writes, client, now);
     /* flushes are waited for by a blocked caller, not replied to */
@@ -441,6 +442,9 @@ void *sfs_meta_thread(void *arg)
             sfs_list_add_tail(&ops, elem);
             n++;
         }
+        /* no read is answered on arrival until the batch's replies may go
+         * (sfs_meta_read_now.c) */
+        meta->batch_running = 1;
         pthread_mutex_unlock(&meta->lock);
         sfs_meta_process(meta, &ops, n);
     }

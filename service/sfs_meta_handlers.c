@@ -1,7 +1,8 @@
 /*
  * Handlers of the metadata role's requests (sfs_handlers.h), on the
  * progress thread: decode and check them, then queue them for the metadata
- * thread (sfs_meta_commit.c); COUNTER is answered at once
+ * thread (sfs_meta_commit.c), or answer a read at once while that thread
+ * is idle (sfs_meta_read_now.c); COUNTER is answered at once
  * (sfs_meta_counter.c). SIZE's capability is checked here.
  */
 #define SFS_LOG_FAC "meta"
@@ -46,6 +47,9 @@ static sfs_meta_op_t *sfs_meta_op_new(sfs_tp_request_t *req, size_t args_offset,
 
 static void sfs_meta_op_queue(sfs_meta_t *meta, sfs_meta_op_t *op)
 {
+    if (sfs_meta_read_now(meta, op)) {
+        return;
+    }
     meta->in_flight++;
     sfs_meta_enqueue(meta, op);
 }

@@ -104,6 +104,7 @@ typedef struct sfs_meta_batch_stats {
     uint64_t read_ops; /* the operations in them */
     uint32_t read_max;
     uint64_t internal; /* batches of the server's own operations only */
+    uint64_t at_once;  /* reads answered on arrival (sfs_meta_read_now.c) */
     uint64_t first_ns; /* wall time of the first and the last client batch */
     uint64_t last_ns;
 } sfs_meta_batch_stats_t;
@@ -118,7 +119,8 @@ struct sfs_meta {
     pthread_cond_t    flushed;
     sfs_list_t        queue;
     int               stopping;
-    uint64_t          in_flight; /* progress thread only */
+    int               batch_running; /* the metadata thread holds a batch (under `lock`) */
+    uint64_t          in_flight;     /* progress thread only */
 
     sfs_meta_chooser_t      chooser;
     struct sfs_meta_leases *leases; /* migrate leases (sfs_meta_drain.c) */
@@ -189,6 +191,14 @@ typedef struct sfs_meta_batch {
     sfs_list_t  ops;
 } sfs_meta_batch_t;
 void sfs_meta_batch_done(void *arg);
+/* Reply to one operation (and count its times) now. */
+void sfs_meta_reply_now(sfs_meta_t *meta, sfs_meta_op_t *op);
+
+/* sfs_meta_read_now.c (progress thread) */
+/* Answer a read (STAT, LOOKUP, READDIR) at once, on the progress thread,
+ * when the metadata thread holds no batch and none is queued: 1 if
+ * answered, 0 if it is to be queued as any other operation. */
+int sfs_meta_read_now(sfs_meta_t *meta, sfs_meta_op_t *op);
 
 /* sfs_meta_counter.c (progress thread) */
 int sfs_meta_counters_init(sfs_meta_t *meta);

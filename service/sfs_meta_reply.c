@@ -281,21 +281,27 @@ static void sfs_meta_reply(sfs_meta_t *meta, sfs_meta_op_t *op)
     sfs_meta_free_op(op);
 }
 
+void sfs_meta_reply_now(sfs_meta_t *meta, sfs_meta_op_t *op)
+{
+    sfs_meta_times_t times  = op->times; /* the reply frees op */
+    uint32_t         opcode = op->opcode;
+
+    sfs_meta_reply(meta, op);
+    sfs_meta_stats_done(opcode, &times);
+}
+
 void sfs_meta_batch_done(void *arg)
 {
     sfs_meta_batch_t *batch = arg;
     sfs_list_t       *elem;
 
     while ((elem = sfs_list_pop_head(&batch->ops)) != NULL) {
-        sfs_meta_op_t   *op     = sfs_container_of(elem, sfs_meta_op_t, list);
-        sfs_meta_times_t times  = op->times; /* the reply frees op */
-        uint32_t         opcode = op->opcode;
+        sfs_meta_op_t *op = sfs_container_of(elem, sfs_meta_op_t, list);
 
         if (op->req) {
             batch->meta->in_flight--;
         }
-        sfs_meta_reply(batch->meta, op);
-        sfs_meta_stats_done(opcode, &times);
+        sfs_meta_reply_now(batch->meta, op);
     }
     free(batch);
 }
