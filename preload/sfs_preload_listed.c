@@ -7,7 +7,9 @@
  * descriptor). A page fetched plain is remembered by its range of names:
  * the first stat of one of them that no kept page answers fetches that
  * range's attributes in one round trip ("stat-ahead") instead of one round
- * trip per entry.
+ * trip per entry, within SFS_PL_LISTED_AHEAD_MS of the plain page: it is
+ * for stats that follow a listing (find, du), not for a stat that comes
+ * long after one (a program's stat phase after it checked a listing).
  *
  * A kept page answers a stat only while it is what a round trip would
  * answer, as far as this process can tell (docs/posix-preload.md,
@@ -28,9 +30,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SFS_PL_LISTED_SLOTS 64  /* pages kept: 16,384 entries with attributes */
-#define SFS_PL_LISTED_MS    200 /* how long a page's attributes are taken */
-#define SFS_PL_NAME_SIZE    sizeof(((sfs_dir_entry_t *)0)->name)
+#define SFS_PL_LISTED_SLOTS    64   /* pages kept: 16,384 entries with attributes */
+#define SFS_PL_LISTED_MS       200  /* how long a page's attributes are taken */
+#define SFS_PL_LISTED_AHEAD_MS 1000 /* how long a plain page's range is fetched for stats */
+#define SFS_PL_NAME_SIZE       sizeof(((sfs_dir_entry_t *)0)->name)
 
 /* What a stat through the preload reads of an sfs_stat_t: kept instead of
  * it (80 bytes, not 728: no targets; none is read from a kept page). */
@@ -143,8 +146,8 @@ uint64_t sfs_pl_listed_plain(const char *dir_path, const char *after, int eof,
         return 0;
     }
     pthread_mutex_lock(&sfs_pl_listed_lock);
-    ticket =
-        sfs_pl_listed_put(dir_path, after, entries[count - 1].name, eof, count, NULL, NULL, 0, 0);
+    ticket = sfs_pl_listed_put(dir_path, after, entries[count - 1].name, eof, count, NULL, NULL,
+                               sfs_time_ms(), 0);
     pthread_mutex_unlock(&sfs_pl_listed_lock);
     return ticket;
 }
@@ -280,14 +283,14 @@ int sfs_pl_listed_stat(const char *sfs_path, int need_size, sfs_stat_t *s)
     return found;
 }
 
-/* The plain page lately listed whose range holds sfs_path's name: its
- * ticket, directory and resume point (0: none, or its attributes were
- * refused once). Marks it wanted. */
+/* The plain page listed within SFS_PL_LISTED_AHEAD_MS whose range holds
+ * sfs_path's name: its ticket, directory and resume point (0: none, or its
+ * attributes were refused once). Marks it wanted. */
 static uint64_t sfs_pl_listed_plain_for(const char *sfs_path, char *dir_path, char *after)
 {
     const char *name;
     size_t      parent_length;
-    uint64_t    ticket = 0;
+    uint64_t    ticket = 0, now_ms = sfs_time_ms();
 
     if (!sfs_pl_listed_split(sfs_path, &parent_length, &name)) {
         return 0;
@@ -300,7 +303,7 @@ static uint64_t sfs_pl_listed_plain_for(const char *sfs_path, char *dir_path, ch
         if (!sfs_pl_listed_covers(slot, sfs_path, parent_length, name)) {
             continue;
         }
-        if (!slot->entries && !slot->wanted &&
+        if (!slot->entries && !slot->wanted && now_ms - slot->asked_ms <= SFS_PL_LISTED_AHEAD_MS &&
             strcmp(slot->path, sfs_pl_listed_refused_path) != 0) {
             slot->wanted = 1; /* (fetched once: a miss after that is a round trip) */
             ticket       = slot->ticket;

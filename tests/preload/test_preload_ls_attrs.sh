@@ -143,6 +143,31 @@ without=$(calls 0 "${pruned[@]}")
     sfs_fail "find -size over 306 entries: $with STAT/LOOKUP/CHUNK_STAT calls with the listings' attributes, $without without"
 echo "ok: find -type f -size +100c as sfsalice: the same files and exit status as on ext4, in $with STAT/LOOKUP/CHUNK_STAT calls against $without with a stat per entry"
 
+# --- stat-ahead is for stats that follow a listing: a stat of a name of a
+# plain page (the second of /ls/t: f255..f299) within 1 s of the listing
+# fetches that page's attributes once, and a stat 1.2 s after it is a round
+# trip of its own, as without a listing
+AHEAD="$SFS_TEST_TMP/ahead.py"
+cat >"$AHEAD" <<'EOF'
+import os, sys, time
+T, pause = sys.argv[1], float(sys.argv[2])
+os.listdir(T)
+time.sleep(pause)
+sys.stderr.write("MARK\n"); sys.stderr.flush()
+for i in range(290, 300):
+    os.stat("%s/f%03d" % (T, i))
+EOF
+ahead_stats() { # PAUSE: the STAT calls of the 10 stats PAUSE s after the listing
+    sfs_as sfsalice env STRIPEFS_LOG_MASK=ucx=trace LD_PRELOAD="$SFS_PRELOAD" \
+        python3 "$AHEAD" /stripefs/ls/t "$1" 2>&1 >/dev/null |
+        sed -n '/^MARK$/,$p' | grep -oE "rpc [0-9]+: STAT " | wc -l
+}
+soon=$(ahead_stats 0)
+late=$(ahead_stats 1.2)
+[ "$soon" = 1 ] && [ "$late" = 10 ] ||
+    sfs_fail "10 stats of a plain page's names: $soon STAT calls right after the listing (want 1: its attributes fetched once), $late 1.2 s after it (want 10: no stat-ahead)"
+echo "ok: 10 stats of a plain page's names: 1 STAT call right after the listing, 10 when 1.2 s after it"
+
 # --- a stat right after the listing, where its attributes may be old
 sfs_ctl mkdir /ls/live && sfs_ctl chown sfsalice /ls/live || sfs_fail "mkdir /ls/live"
 LIVE="$SFS_TEST_TMP/live.py"
