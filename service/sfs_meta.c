@@ -147,6 +147,9 @@ int sfs_meta_create(sfs_service_t *service, const char *dir, int mirrored, sfs_m
     if (rc == 0) {
         rc = sfs_meta_replies_test_start(meta);
     }
+    if (rc == 0) {
+        rc = sfs_meta_read_now_init(meta);
+    }
     if (rc == 0 && mirrored) {
         rc = sfs_meta_mirror_report_create(service, &meta->mirror_report);
         if (rc == 0) {

@@ -120,6 +120,7 @@ struct sfs_meta {
     sfs_list_t        queue;
     int               stopping;
     int               batch_running; /* the metadata thread holds a batch (under `lock`) */
+    int               read_now;      /* STRIPEFS_META_READ_NOW (sfs_meta_read_now.c) */
     uint64_t          in_flight;     /* progress thread only */
 
     sfs_meta_chooser_t      chooser;
@@ -199,6 +200,8 @@ void sfs_meta_reply_now(sfs_meta_t *meta, sfs_meta_op_t *op);
  * when the metadata thread holds no batch and none is queued: 1 if
  * answered, 0 if it is to be queued as any other operation. */
 int sfs_meta_read_now(sfs_meta_t *meta, sfs_meta_op_t *op);
+/* Read STRIPEFS_META_READ_NOW (0, or -errno naming the bad value). */
+int sfs_meta_read_now_init(sfs_meta_t *meta);
 
 /* sfs_meta_counter.c (progress thread) */
 int sfs_meta_counters_init(sfs_meta_t *meta);

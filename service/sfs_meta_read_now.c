@@ -18,10 +18,25 @@
 #include "sfs_service.h"
 
 #include "sfs_meta_internal.h"
+#include "sfs_storage_tunables.h"
 
+#include "sfs_log.h"
 #include "sfs_time.h"
 
 #include <pthread.h>
+#include <stdbool.h>
+
+int sfs_meta_read_now_init(sfs_meta_t *meta)
+{
+    bool on = true;
+    int  rc = sfs_tunable_bool(&sfs_storage_tunables, "STRIPEFS_META_READ_NOW", &on);
+
+    meta->read_now = on;
+    if (!on && rc == 0) {
+        sfs_info("reads are queued for the metadata thread (STRIPEFS_META_READ_NOW=0)");
+    }
+    return rc;
+}
 
 static int sfs_meta_read_op(const sfs_meta_op_t *op)
 {
@@ -55,7 +70,7 @@ int sfs_meta_read_now(sfs_meta_t *meta, sfs_meta_op_t *op)
     uint64_t        now = sfs_wall_ns();
     int             rc  = -1;
 
-    if (!sfs_meta_read_op(op)) {
+    if (!meta->read_now || !sfs_meta_read_op(op)) {
         return 0;
     }
     pthread_mutex_lock(&meta->lock);

@@ -47,6 +47,15 @@ static const sfs_tunable_t sfs_storage_tunable_entries[] = {
                 "before any reply of the batch goes (tests/cluster/test_cluster_meta_failover.sh)",
     },
     {
+        .name          = "STRIPEFS_META_READ_NOW",
+        .type          = SFS_TUNABLE_BOOL,
+        .default_value = "1",
+        .help          = "the metadata server answers a STAT, LOOKUP or READDIR on arrival, on "
+                         "its progress thread, while its metadata thread is idle (0: every "
+                         "read is queued for the metadata thread, as before 2026-12-07; "
+                         "docs/metadata.md, \"Reads answered on arrival\")",
+    },
+    {
         .name          = "STRIPEFS_META_TIMING",
         .type          = SFS_TUNABLE_BOOL,
         .default_value = "1",

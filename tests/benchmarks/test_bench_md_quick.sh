@@ -58,7 +58,9 @@ sfs_expect_eq "$hard_w" $((2 * 4 * items)) "client writes committed in the hard 
 awk -F, 'NR > 1 && $4 > 0 && ($5 < 1 || $5 > $4 || $7 > 8) { bad = 1 } END { exit bad }' "$b" ||
     sfs_fail "batch sizes out of range (commits within 1..writes, at most 8 writes each: 4 waited-for requests and 4 ENDs): $(cat "$b")"
 # a stat phase's reads: each answered on arrival on the progress thread
-# while the metadata thread is idle (sfs_meta_read_now.c), else in a batch
+# while the metadata thread is idle (sfs_meta_read_now.c), else in a batch;
+# every one reaches the server (the verification's listing 1.2 s before,
+# --pause, answers none of them: test_preload_ls_attrs checks the rules)
 for shape in easy hard; do
     stats=$(awk -F, -v h=$shape '$2 == h && $3 == "file_stat" { q += $16; a += $20 } END { print q + 0, a + 0 }' "$b")
     set -- $stats
